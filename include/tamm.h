@@ -1,0 +1,237 @@
+/*
+ * tamm.h — the public API of libtammrt, the tamm task runtime.
+ *
+ * One header for users and for the code tammcc generates.  Every function
+ * returns TAMM_OK (0) or a negative tamm_err unless it says otherwise.  The
+ * runtime is started by tamm_init() and stopped by tamm_finalize(); between the
+ * two, one thread (the "top level") submits tasks and waits for them, and the
+ * runtime's workers run them.
+ *
+ * Sequential elision: a program using this header compiles with a plain C
+ * compiler (pragmas ignored) and is then a correct sequential program:
+ * tamm_block() outside a task waits for the tasks that use the block and
+ * returns its memory.
+ */
+#ifndef TAMM_H
+#define TAMM_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TAMM_VERSION_MAJOR 0
+#define TAMM_VERSION_MINOR 1
+
+/** Tensors have 1 to TAMM_MAX_DIMS dimensions. */
+#define TAMM_MAX_DIMS 8
+
+/* ------------------------------------------------------------------ */
+/* Annotation macros: how a function treats its pointer parameters.     */
+/* Under tammcc (__TAMMCC__) they are clang annotations read by the     */
+/* inference; for other compilers they expand to nothing.               */
+/* ------------------------------------------------------------------ */
+#ifdef __TAMMCC__
+#define TAMM_READS        __attribute__((annotate("tamm_reads")))
+#define TAMM_WRITES       __attribute__((annotate("tamm_writes")))
+#define TAMM_UPDATES      __attribute__((annotate("tamm_updates")))
+#define TAMM_ACCUMULATES  __attribute__((annotate("tamm_accumulates")))
+#define TAMM_CUDA_VARIANT(f) __attribute__((annotate("tamm_cuda_variant:" #f)))
+#else
+#define TAMM_READS
+#define TAMM_WRITES
+#define TAMM_UPDATES
+#define TAMM_ACCUMULATES
+#define TAMM_CUDA_VARIANT(f)
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                               */
+/* ------------------------------------------------------------------ */
+typedef enum tamm_err {
+    TAMM_OK       = 0,
+    TAMM_EINVAL   = -1,  /**< invalid argument (NULL, bad dimension, bad mode...) */
+    TAMM_ENOMEM   = -2,  /**< out of memory, or a task cannot fit in a memory limit */
+    TAMM_ERANGE   = -3,  /**< block index out of range */
+    TAMM_EPERM    = -4,  /**< access or child permission not within the task's permissions */
+    TAMM_EBUF     = -5,  /**< buffer misuse: released twice, unknown buffer, wrong release kind */
+    TAMM_ELEAK    = -6,  /**< a buffer obtained by a task was never released */
+    TAMM_ECANCEL  = -7,  /**< cancel of a non-cancellable modifying buffer */
+    TAMM_EFSM     = -8,  /**< execution-FSM precondition violated (e.g. write twice in a task) */
+    TAMM_ESTATE   = -9,  /**< call in the wrong state (not initialised, top-level only, ...) */
+    TAMM_EDEADLOCK = -10,/**< nothing can run and tasks wait forever (e.g. unsignalled fence) */
+    TAMM_ENOTSUP  = -11, /**< needs a feature this build lacks */
+    TAMM_ECOMM    = -12  /**< communication failure (MPI) */
+} tamm_err;
+
+/** A static, human-readable description of an error code. */
+const char *tamm_strerror(int err);
+
+/* ------------------------------------------------------------------ */
+/* Lifecycle                                                            */
+/* ------------------------------------------------------------------ */
+/** Start the runtime (reads TAMM_* environment variables; rejects bad values). */
+int tamm_init(int *argc, char ***argv);
+/** Wait for every task, write trace/DAG/stats if asked, stop workers, free everything. */
+int tamm_finalize(void);
+/** This process's rank (0 without MPI) and the number of ranks. */
+int tamm_rank(void);
+int tamm_nranks(void);
+/** Number of CPU workers (including the top-level thread, which helps while it waits). */
+int tamm_num_workers(void);
+
+/* ------------------------------------------------------------------ */
+/* Tensors                                                              */
+/* ------------------------------------------------------------------ */
+typedef struct tamm_tensor tamm_tensor;
+
+typedef enum tamm_dtype { TAMM_F32 = 0, TAMM_F64 = 1, TAMM_I32 = 2, TAMM_I64 = 3 } tamm_dtype;
+
+typedef enum tamm_dist {
+    TAMM_DIST_BLOCK_CYCLIC = 0,  /**< blocks dealt over a process grid (default) */
+    TAMM_DIST_REPLICATED   = 1,  /**< every rank holds every block */
+    TAMM_DIST_LOCAL        = 2   /**< every block lives on rank `owner` */
+} tamm_dist;
+
+/** Computes the contents of an on-demand block: `buf` has the block's shape. */
+typedef void (*tamm_generator)(const tamm_tensor *T, const long *idx, void *buf, void *arg);
+
+typedef struct tamm_tensor_opts {
+    tamm_dist dist;
+    int grid[TAMM_MAX_DIMS];   /**< process grid for block-cyclic; all 0 = automatic */
+    int owner;                 /**< rank for TAMM_DIST_LOCAL */
+    tamm_generator gen;        /**< non-NULL: blocks are computed on first use */
+    void *gen_arg;
+} tamm_tensor_opts;
+
+/** A tensor of `ndim` dimensions `dims`, cut into blocks of `tile` elements
+ *  per dimension (edge blocks may be smaller).  Contents start at zero.
+ *  Returns NULL (and reports why) on bad arguments. */
+tamm_tensor *tamm_tensor_create(const char *name, tamm_dtype dtype, int ndim,
+                                const size_t *dims, const size_t *tile);
+tamm_tensor *tamm_tensor_create_ex(const char *name, tamm_dtype dtype, int ndim,
+                                   const size_t *dims, const size_t *tile,
+                                   const tamm_tensor_opts *opts);
+/** Destroy once no task submitted before this call uses T (deferred, non-blocking). */
+int tamm_tensor_destroy(tamm_tensor *T);
+const char *tamm_tensor_name(const tamm_tensor *T);
+int tamm_tensor_ndim(const tamm_tensor *T);
+tamm_dtype tamm_tensor_dtype(const tamm_tensor *T);
+size_t tamm_tensor_dim(const tamm_tensor *T, int dim);
+long tamm_tensor_nblocks(const tamm_tensor *T, int dim);
+/** Elements of block `b` along `dim` (the last block may be smaller). */
+size_t tamm_block_extent(const tamm_tensor *T, int dim, long b);
+/** Elements and bytes of the block at `idx`. */
+size_t tamm_block_elems(const tamm_tensor *T, const long *idx);
+size_t tamm_block_bytes(const tamm_tensor *T, const long *idx);
+/** Whole-tensor copies between the tensor and a plain row-major array (top level). */
+int tamm_tensor_gather(tamm_tensor *T, void *dst);
+int tamm_tensor_scatter(tamm_tensor *T, const void *src);
+
+/* ------------------------------------------------------------------ */
+/* Blocks (the sequential-elision interface)                            */
+/* ------------------------------------------------------------------ */
+/** Outside a task: wait for every task using the block, return its memory.
+ *  Inside a task: the block's buffer in the mode the task's permission allows
+ *  (fetched synchronously; released when the task ends).  NULL on error. */
+void *tamm_block_at(tamm_tensor *T, const long *idx, int n);
+/** A private uninitialised buffer shaped like the block. */
+void *tamm_temp_at(tamm_tensor *T, const long *idx, int n);
+/** Commit a temp or cancellable buffer by overwrite / by accumulation, or drop it.
+ *  On a buffer returned by tamm_block_at they only end its use. */
+int tamm_put(void *buf);
+int tamm_add(void *buf);
+int tamm_cancel(void *buf);
+
+#define TAMM__IDX(...)  ((const long[]){__VA_ARGS__})
+#define TAMM__NIDX(...) ((int)(sizeof((long[]){__VA_ARGS__}) / sizeof(long)))
+#define tamm_block(T, ...) tamm_block_at((T), TAMM__IDX(__VA_ARGS__), TAMM__NIDX(__VA_ARGS__))
+#define tamm_temp(T, ...)  tamm_temp_at((T), TAMM__IDX(__VA_ARGS__), TAMM__NIDX(__VA_ARGS__))
+
+/* ------------------------------------------------------------------ */
+/* Explicit tasks (the seed's submitTask)                               */
+/* ------------------------------------------------------------------ */
+typedef struct tamm_ctx tamm_ctx;
+
+enum { TAMM_READ = 1, TAMM_WRITE = 2, TAMM_READWRITE = 3, TAMM_ACCUM = 4,   /* modes */
+       TAMM_TEMP = 8, TAMM_CANCELLABLE = 16, TAMM_PERMISSION_ONLY = 32 };   /* flags */
+#define TAMM_ALL (-1L)                     /* a ':' index in a slice */
+
+/** A block (nidx == ndim), a slice (some idx == TAMM_ALL) or the whole tensor (nidx == 0). */
+typedef struct { tamm_tensor *tensor; int nidx; long idx[TAMM_MAX_DIMS]; unsigned mode; } tamm_ref;
+typedef void (*tamm_fn)(tamm_ctx *ctx, void *args);
+typedef struct {
+    tamm_fn cpu, cuda;               /* variants; either may be NULL, not both */
+    const void *args; size_t args_size;   /* copied at submission */
+    const tamm_ref *refs; int nrefs;      /* accesses; PERMISSION_ONLY refs widen permissions */
+    const char *label; int priority; int rank;   /* rank -1: owner computes */
+    const char *file; int line;           /* source location for errors and traces */
+} tamm_task;
+
+/** Submit a task.  ctx is NULL at top level, or the running task's context
+ *  for a nested task (whose permissions must lie within the parent's). */
+int tamm_submit(tamm_ctx *ctx, const tamm_task *t);
+
+typedef struct tamm_fence tamm_fence;
+
+/** Options beyond tamm_task (what the pragma clauses wait/signal/if/device/collective give). */
+typedef struct tamm_task_opts {
+    tamm_fence *const *wait;  int nwait;    /**< start only after these fences are signalled */
+    tamm_fence *const *signal; int nsignal; /**< signal these fences when the task completes */
+    int undeferred;    /**< if(0): the submitter waits until the task has completed */
+    int collective;    /**< one leaf per rank, all at once (see SPEC section 7) */
+} tamm_task_opts;
+int tamm_submit_ex(tamm_ctx *ctx, const tamm_task *t, const tamm_task_opts *opts);
+
+/* Buffers inside a running task (exactly the seed's get_buf_* / release_*).
+ * idx has one entry per dimension of T.  On error they report it and, under
+ * TAMM_ON_ERROR=return, give a private scratch buffer so the task cannot crash. */
+void *tamm_get_buf_read(tamm_ctx *ctx, tamm_tensor *T, const long *idx);
+void *tamm_get_buf_write(tamm_ctx *ctx, tamm_tensor *T, const long *idx);
+void *tamm_get_buf_readwrite(tamm_ctx *ctx, tamm_tensor *T, const long *idx);
+void *tamm_get_buf_accum(tamm_ctx *ctx, tamm_tensor *T, const long *idx);
+void *tamm_get_buf_tmp(tamm_ctx *ctx, tamm_tensor *T, const long *idx);
+void *tamm_get_buf_cwrite(tamm_ctx *ctx, tamm_tensor *T, const long *idx);
+void *tamm_get_buf_creadwrite(tamm_ctx *ctx, tamm_tensor *T, const long *idx);
+/** Commit by overwrite, commit by accumulation, or drop (cancellable / read / temp only). */
+int tamm_release_put(tamm_ctx *ctx, void *buf);
+int tamm_release_add(tamm_ctx *ctx, void *buf);
+int tamm_release_cancel(tamm_ctx *ctx, void *buf);
+
+/** The context of the task running on the calling thread, or NULL. */
+tamm_ctx *tamm_current_ctx(void);
+/** The label of the context's task. */
+const char *tamm_ctx_label(const tamm_ctx *ctx);
+/** CUDA stream (a cudaStream_t) of the task running on this thread; NULL on CPU. */
+void *tamm_cuda_stream(void);
+/** The communicator (an MPI_Comm, as a pointer to it) inside a collective task; NULL otherwise. */
+void *tamm_comm(tamm_ctx *ctx);
+
+/* ------------------------------------------------------------------ */
+/* Waiting and ordering (top level)                                     */
+/* ------------------------------------------------------------------ */
+/** Wait for every task submitted so far; returns the first error recorded
+ *  under TAMM_ON_ERROR=return (and clears it), else TAMM_OK. */
+int tamm_wait_all(void);
+/** Wait only for the tasks that use the given blocks/slices/tensors. */
+int tamm_wait_on(const tamm_ref *refs, int nrefs);
+/** Execution fence: everything submitted before completes before anything after starts. */
+int tamm_barrier(void);
+
+/** Fences: a fence is signalled when every task naming it in `signal` has
+ *  completed; tasks naming it in `wait` start only after that. */
+tamm_fence *tamm_fence_create(void);
+int tamm_fence_wait(tamm_fence *f);
+int tamm_fence_destroy(tamm_fence *f);
+
+/* ------------------------------------------------------------------ */
+/* Streaming scope (#pragma tamm streaming)                             */
+/* ------------------------------------------------------------------ */
+int tamm_streaming_begin(void);
+int tamm_streaming_end(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TAMM_H */

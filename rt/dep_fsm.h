@@ -1,0 +1,35 @@
+/*
+ * dep_fsm.h — the submission FSM of seeds/tamm-runtime.md (dependence analysis).
+ *
+ * Per block and dependence domain, a state (_UNACCESSED, _READ, _WRITE, _ACC)
+ * and the sets DT(A,R), DT(A,W), DT(A,ACC) of the last tasks in each role.
+ * A new permission either joins the current set (readers with readers,
+ * accumulators with accumulators) or starts a new set after it, which puts an
+ * edge from every member of the current set to the new task ("Remove").
+ * rt/dag.c keeps the sets as epochs; this module is the table, pure.
+ *
+ * Two cells of the seed table are read as the text around it requires:
+ *  - _WRITE x Write: the table omits Remove(DT(A,W)), but writes are exclusive
+ *    and execution must equal the sequential order, so the new writer gets an
+ *    edge from the previous one.
+ *  - _ACC x Read: the table writes "DT(A,W) = T /_Read"; the new state is _READ
+ *    and T is a reader, so T goes into DT(A,R).
+ */
+#ifndef TAMM_DEP_FSM_H
+#define TAMM_DEP_FSM_H
+
+typedef enum tamm_dep_state { TAMM_DS_UNACCESSED, TAMM_DS_READ, TAMM_DS_WRITE, TAMM_DS_ACC, TAMM_DS_COUNT } tamm_dep_state;
+/** Permission kinds of the table; read+write counts as Write. */
+typedef enum tamm_dep_perm { TAMM_DP_READ, TAMM_DP_WRITE, TAMM_DP_ACC, TAMM_DP_COUNT } tamm_dep_perm;
+
+typedef struct tamm_dep_step {
+    tamm_dep_state next; /**< state after the transition */
+    int after;           /**< 1: edges from the current set to T, then the set is {T}; 0: T joins the set */
+} tamm_dep_step;
+
+tamm_dep_step tamm__dep_step(tamm_dep_state s, tamm_dep_perm p);
+/** The table's kind for a permission mask (TAMM_READ/WRITE/ACCUM bits). */
+tamm_dep_perm tamm__dep_perm_of(unsigned mask);
+const char *tamm__dep_state_name(tamm_dep_state s);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * perm.h — the "Permissions Checks" table of seeds/tamm-runtime.md.
+ *
+ * A task holds permissions (what it may do to a block: read, write,
+ * read+write, accumulate); every operation it performs on a buffer is checked
+ * against them here.  Pure functions, no state.
+ */
+#ifndef TAMM_PERM_H
+#define TAMM_PERM_H
+
+/** Operations, the rows of the table. */
+typedef enum tamm_op {
+    TAMM_OP_READ, TAMM_OP_WRITE, TAMM_OP_RW, TAMM_OP_ACC, TAMM_OP_TMP,
+    TAMM_OP_RELEASE, TAMM_OP_CANCEL, TAMM_OP_EVICT, TAMM_OP_FLUSH,
+    TAMM_OP_DONE_WAITING, TAMM_OP_COUNT
+} tamm_op;
+
+/** Permission columns of the table. */
+typedef enum tamm_perm_col {
+    TAMM_PCOL_READ, TAMM_PCOL_WRITE, TAMM_PCOL_READWRITE, TAMM_PCOL_ACCUM, TAMM_PCOL_COUNT
+} tamm_perm_col;
+
+/** What a cell says: "ok", blank (not allowed), or "*" (runtime-internal, never checked). */
+typedef enum tamm_perm_cell { TAMM_PERM_DENIED = 0, TAMM_PERM_OK = 1, TAMM_PERM_INTERNAL = 2 } tamm_perm_cell;
+
+/** The table's cell for (op, column). */
+tamm_perm_cell tamm__perm_cell(tamm_op op, tamm_perm_col col);
+
+/** Does a permission mask (TAMM_READ | TAMM_WRITE | TAMM_ACCUM bits) allow op?
+ *  A mask allows what any of its columns allows (READ|WRITE is the
+ *  ReadWritePermission column).  TMP needs no permission: the row is blank in
+ *  every column because obtaining a temp never touches the tensor; committing
+ *  one is checked as WRITE (put) or ACC (add).  Internal ops ("*") are allowed. */
+int tamm__perm_allows(tamm_op op, unsigned mask);
+
+/** Name of an operation, for messages ("READ", "WRITE", ...). */
+const char *tamm__op_name(tamm_op op);
+/** Human name of a permission mask ("read", "write", "read+write", "accumulate", "none"...). */
+const char *tamm__perm_name(unsigned mask);
+
+#endif

@@ -1,0 +1,369 @@
+/* buffer.c — get_buf / release inside tasks, over the execution FSM (see buffer.h). */
+#include "buffer.h"
+#include "block_fsm.h"
+#include "error.h"
+#include "perm.h"
+#include "runtime.h"
+#include "tensor.h"
+#include "xfer.h"
+#include <stdio.h>
+#include <string.h>
+
+static const char *req_name[] = { "tamm_get_buf_read", "tamm_get_buf_write", "tamm_get_buf_readwrite",
+                                  "tamm_get_buf_accum", "tamm_get_buf_tmp", "tamm_get_buf_cwrite",
+                                  "tamm_get_buf_creadwrite", "tamm_block" };
+
+static tamm_bufrec *rec_add(tamm_ctx *ctx)
+{
+    if (ctx->n == ctx->cap) {
+        int nc = ctx->cap * 2;
+        tamm_bufrec *nr = tamm__xmalloc((size_t)nc * sizeof *nr);
+        memcpy(nr, ctx->recs, (size_t)ctx->n * sizeof *nr);
+        if (ctx->recs != ctx->inl) free(ctx->recs);
+        ctx->recs = nr;
+        ctx->cap = nc;
+    }
+    return &ctx->recs[ctx->n++];
+}
+
+static void *private_buf(tamm_ctx *ctx, size_t bytes, int zero)
+{
+    void *b = tamm__buf_get(ctx && ctx->w ? &ctx->w->bufs : NULL, bytes);
+    if (!b) return NULL;
+    if (zero) memset(b, 0, bytes);
+    return b;
+}
+
+static void private_free(tamm_ctx *ctx, void *b, size_t bytes)
+{
+    tamm__buf_put(ctx && ctx->w ? &ctx->w->bufs : NULL, b, bytes);
+}
+
+/* Apply an operation to the host unit's FSM of block lin.  Block lock held.
+ * Returns the step result; on OK the unit's buffer is the home. */
+static tamm_blk_result host_fsm(tamm_tensor *T, long lin, tamm_blk_op op, char *why, int nwhy)
+{
+    tamm_block_s *b = &T->blocks[lin];
+    tamm_unit_state *u = &b->units[0];
+    for (;;) {
+        tamm_blk_step st = tamm__blk_step((tamm_blk_state)u->state, u->rc, u->pending, op);
+        if (st.result != TAMM_BLK_OK) {
+            if (why) tamm__blk_why((tamm_blk_state)u->state, u->rc, u->pending, op, why, nwhy);
+            return st.result;
+        }
+        size_t bytes = tamm__block_elems_lin(T, lin) * T->esize;
+        if (st.actions & TAMM_ACT_ALLOCATE)
+            u->buf = tamm__block_home(T, lin); /* the host unit of the owner rank is the home */
+        /* Get, Put and AccAll between the host unit and the home: the same
+         * memory on the owner rank, so the transfers complete at once */
+        if (st.actions & TAMM_ACT_ACCALL) tamm__xfer_host(TAMM_XK_COPY, b->home, u->buf, bytes, T->dtype);
+        if (st.actions & TAMM_ACT_PUT) tamm__xfer_host(TAMM_XK_PUT, b->home, u->buf, bytes, T->dtype);
+        if (st.actions & TAMM_ACT_GET) tamm__xfer_host(TAMM_XK_GET, u->buf, b->home, bytes, T->dtype);
+        u->state = (unsigned char)st.next;
+        u->rc = st.rc;
+        if (!st.again) return TAMM_BLK_OK;
+    }
+}
+
+static void *scratch(tamm_ctx *ctx, tamm_tensor *T, long lin)
+{
+    size_t bytes = T && lin >= 0 ? tamm__block_elems_lin(T, lin) * T->esize : 64;
+    void *b = private_buf(ctx, bytes, 1);
+    tamm_bufrec *r = rec_add(ctx);
+    r->ptr = b;
+    r->T = T;
+    r->lin = lin;
+    r->bytes = bytes;
+    r->kind = TAMM_BK_SCRATCH;
+    r->flags = 0;
+    return b;
+}
+
+void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req)
+{
+    if (!ctx) {
+        tamm__error(NULL, TAMM_ESTATE, "%s needs the context of a running task (ctx is NULL)", req_name[req]);
+        return NULL;
+    }
+    tamm_task_s *t = ctx->task;
+    if (!T || !idx) {
+        tamm__error(t, TAMM_EINVAL, "%s: %s is NULL", req_name[req], T ? "the block index" : "the tensor");
+        return scratch(ctx, NULL, -1);
+    }
+    long lin = tamm__block_lin(T, idx, nidx);
+    if (lin < 0) {
+        char ib[160];
+        int o = 0;
+        for (int d = 0; d < nidx && d < TAMM_MAX_DIMS && o < 140; d++)
+            o += snprintf(ib + o, sizeof ib - (size_t)o, "%s%ld", d ? "," : "", idx[d]);
+        ib[o] = 0;
+        tamm__error(t, TAMM_ERANGE, "%s: block [%s] is not a block of '%s' (%d dims, %ld blocks)", req_name[req],
+                    ib, T->name, T->ndim, T->nblk);
+        return scratch(ctx, NULL, -1);
+    }
+    char bn[128];
+    int canc = 0;
+    unsigned perm = tamm__task_perm(t, T, lin, &canc);
+    int implicit = req == TAMM_REQ_IMPLICIT;
+    if (implicit) {
+        if (perm & TAMM_WRITE) req = TAMM_REQ_RW;
+        else if ((perm & TAMM_READ) && (perm & TAMM_ACCUM)) req = TAMM_REQ_RW;
+        else if (perm & TAMM_READ) req = TAMM_REQ_READ;
+        else if (perm & TAMM_ACCUM) req = TAMM_REQ_ACC;
+        else req = TAMM_REQ_READ; /* fails the check below with a clear message */
+    }
+    static const tamm_op req_op[] = { TAMM_OP_READ, TAMM_OP_WRITE, TAMM_OP_RW, TAMM_OP_ACC,
+                                      TAMM_OP_TMP, TAMM_OP_WRITE, TAMM_OP_RW };
+    if (!tamm__perm_allows(req_op[req], perm)) {
+        tamm__error(t, TAMM_EPERM, "%s on %s: the task has %s permission on that block", implicit ? "tamm_block" : req_name[req],
+                    tamm__block_name(T, lin, bn, sizeof bn), tamm__perm_name(perm));
+        return scratch(ctx, T, lin);
+    }
+    size_t bytes = tamm__block_elems_lin(T, lin) * T->esize;
+    tamm_block_s *b = &T->blocks[lin];
+    tamm_bufkind kind;
+    void *ptr = NULL;
+    char why[160];
+    tamm_blk_op fop = TAMM_BOP_READ;
+    switch (req) {
+    case TAMM_REQ_READ: kind = TAMM_BK_READ; fop = TAMM_BOP_READ; break;
+    case TAMM_REQ_WRITE: kind = TAMM_BK_WRITE; fop = TAMM_BOP_WRITE; break;
+    case TAMM_REQ_RW: kind = TAMM_BK_RW; fop = TAMM_BOP_RW; break;
+    case TAMM_REQ_ACC: {
+        tamm_dep *d = canc ? NULL : tamm__task_dep_for(t, T, lin);
+        kind = TAMM_BK_ACC_PRIVATE;
+        if (d && d->lin == lin && !(d->perm & (TAMM_READ | TAMM_WRITE)) && tamm__dag_sole_member(d)) {
+            tamm__spin_lock(&b->chain.lock);
+            if (host_fsm(T, lin, TAMM_BOP_ACC, NULL, 0) == TAMM_BLK_OK) {
+                kind = TAMM_BK_ACC_INPLACE;
+                ptr = b->units[0].buf;
+            }
+            tamm__spin_unlock(&b->chain.lock);
+        } else if (d && (d->perm & TAMM_WRITE)) {
+            /* exclusive (write permission): accumulate in place */
+            tamm__spin_lock(&b->chain.lock);
+            if (host_fsm(T, lin, TAMM_BOP_ACC, NULL, 0) == TAMM_BLK_OK) {
+                kind = TAMM_BK_ACC_INPLACE;
+                ptr = b->units[0].buf;
+            }
+            tamm__spin_unlock(&b->chain.lock);
+        }
+        if (kind == TAMM_BK_ACC_PRIVATE) {
+            ptr = private_buf(ctx, bytes, 1);
+            atomic_fetch_add_explicit(&tamm__rt.private_acc, 1, memory_order_relaxed);
+        } else {
+            atomic_fetch_add_explicit(&tamm__rt.inplace_acc, 1, memory_order_relaxed);
+        }
+        goto record;
+    }
+    case TAMM_REQ_TMP:
+        kind = TAMM_BK_TMP;
+        ptr = private_buf(ctx, bytes, 0);
+        goto record;
+    case TAMM_REQ_CWRITE:
+        kind = TAMM_BK_CWRITE;
+        ptr = private_buf(ctx, bytes, 0);
+        goto record;
+    case TAMM_REQ_CRW:
+        kind = TAMM_BK_CRW;
+        ptr = private_buf(ctx, bytes, 0);
+        tamm__spin_lock(&b->chain.lock);
+        void *home = tamm__block_home(T, lin);
+        tamm__spin_unlock(&b->chain.lock);
+        if (ptr) tamm__xfer_host(TAMM_XK_GET, ptr, home, bytes, T->dtype);
+        goto record;
+    default:
+        kind = TAMM_BK_READ;
+        break;
+    }
+    tamm__spin_lock(&b->chain.lock);
+    tamm_blk_result r = host_fsm(T, lin, fop, why, sizeof why);
+    ptr = b->units[0].buf;
+    tamm__spin_unlock(&b->chain.lock);
+    if (r != TAMM_BLK_OK) {
+        tamm__error(t, TAMM_EFSM, "%s on %s: %s (a block can be held once for writing in a task)",
+                    implicit ? "tamm_block" : req_name[req], tamm__block_name(T, lin, bn, sizeof bn), why);
+        return scratch(ctx, T, lin);
+    }
+record:
+    if (!ptr) {
+        tamm__error(t, TAMM_ENOMEM, "%s on %s: cannot allocate %zu bytes", req_name[req],
+                    tamm__block_name(T, lin, bn, sizeof bn), bytes);
+        return NULL;
+    }
+    tamm_bufrec *rec = rec_add(ctx);
+    rec->ptr = ptr;
+    rec->T = T;
+    rec->lin = lin;
+    rec->bytes = bytes;
+    rec->kind = (unsigned char)kind;
+    rec->flags = (unsigned char)((implicit ? TAMM_BR_IMPLICIT : 0) | (canc ? TAMM_BR_CANCELLABLE : 0));
+    return ptr;
+}
+
+/* commit a private buffer into the block's home, by copy or by sum */
+static void commit_private(tamm_tensor *T, long lin, const void *src, size_t bytes, int add)
+{
+    tamm_block_s *b = &T->blocks[lin];
+    tamm__spin_lock(&b->chain.lock);
+    void *home = tamm__block_home(T, lin);
+    tamm__xfer_host(add ? TAMM_XK_ACCALL : TAMM_XK_PUT, home, src, bytes, T->dtype);
+    tamm__spin_unlock(&b->chain.lock);
+}
+
+static int fsm_release(tamm_ctx *ctx, tamm_bufrec *r, tamm_blk_op op)
+{
+    char why[160], bn[128];
+    tamm_block_s *b = &r->T->blocks[r->lin];
+    tamm__spin_lock(&b->chain.lock);
+    tamm_blk_result res = host_fsm(r->T, r->lin, op, why, sizeof why);
+    tamm__spin_unlock(&b->chain.lock);
+    if (res != TAMM_BLK_OK)
+        return tamm__error(ctx->task, TAMM_EFSM, "release of %s: %s", tamm__block_name(r->T, r->lin, bn, sizeof bn), why);
+    return TAMM_OK;
+}
+
+static const char *rel_name(tamm_relkind how)
+{
+    return how == TAMM_REL_PUT ? "tamm_release_put" : how == TAMM_REL_ADD ? "tamm_release_add" : "tamm_release_cancel";
+}
+
+static const char *kind_name(int k)
+{
+    static const char *n[] = { "read", "write", "readwrite", "accum", "accum", "tmp", "cwrite", "creadwrite", "scratch" };
+    return n[k];
+}
+
+/* The effect of releasing r by `how`; marks it released and frees private memory. */
+static int release_rec(tamm_ctx *ctx, tamm_bufrec *r, tamm_relkind how)
+{
+    tamm_task_s *t = ctx->task;
+    char bn[128];
+    int rc = TAMM_OK;
+    r->flags |= TAMM_BR_RELEASED;
+    switch ((tamm_bufkind)r->kind) {
+    case TAMM_BK_READ:
+        if (how == TAMM_REL_ADD)
+            rc = tamm__error(t, TAMM_EBUF, "tamm_release_add on the read buffer of %s (use tamm_release_put or tamm_release_cancel)",
+                             tamm__block_name(r->T, r->lin, bn, sizeof bn));
+        { int r2 = fsm_release(ctx, r, how == TAMM_REL_CANCEL ? TAMM_BOP_CANCEL : TAMM_BOP_RELEASE); if (!rc) rc = r2; }
+        return rc;
+    case TAMM_BK_WRITE:
+    case TAMM_BK_RW:
+    case TAMM_BK_ACC_INPLACE: {
+        int want_add = r->kind == TAMM_BK_ACC_INPLACE;
+        if (how == TAMM_REL_CANCEL)
+            rc = tamm__error(t, TAMM_ECANCEL, "tamm_release_cancel on the %s buffer of %s, which is not cancellable "
+                             "(its changes are already in the tensor; ask with a cancellable mode to be able to cancel)",
+                             kind_name(r->kind), tamm__block_name(r->T, r->lin, bn, sizeof bn));
+        else if ((how == TAMM_REL_ADD) != want_add)
+            rc = tamm__error(t, TAMM_EBUF, "%s on the %s buffer of %s (use %s)", rel_name(how), kind_name(r->kind),
+                             tamm__block_name(r->T, r->lin, bn, sizeof bn), want_add ? "tamm_release_add" : "tamm_release_put");
+        int r2 = fsm_release(ctx, r, TAMM_BOP_RELEASE);
+        return rc ? rc : r2;
+    }
+    case TAMM_BK_ACC_PRIVATE:
+        if (how == TAMM_REL_ADD) {
+            commit_private(r->T, r->lin, r->ptr, r->bytes, 1);
+        } else if (how == TAMM_REL_CANCEL) {
+            if (!(r->flags & TAMM_BR_CANCELLABLE))
+                rc = tamm__error(t, TAMM_ECANCEL, "tamm_release_cancel on the accum buffer of %s, which is not cancellable "
+                                 "(declare the ref TAMM_ACCUM|TAMM_CANCELLABLE)", tamm__block_name(r->T, r->lin, bn, sizeof bn));
+        } else {
+            rc = tamm__error(t, TAMM_EBUF, "tamm_release_put on the accum buffer of %s (use tamm_release_add)",
+                             tamm__block_name(r->T, r->lin, bn, sizeof bn));
+        }
+        break;
+    case TAMM_BK_TMP:
+        if (how != TAMM_REL_CANCEL) {
+            unsigned perm = tamm__task_perm(t, r->T, r->lin, NULL);
+            tamm_op op = how == TAMM_REL_PUT ? TAMM_OP_WRITE : TAMM_OP_ACC;
+            if (!tamm__perm_allows(op, perm))
+                rc = tamm__error(t, TAMM_EPERM, "%s of a tmp buffer into %s: the task has %s permission on that block",
+                                 rel_name(how), tamm__block_name(r->T, r->lin, bn, sizeof bn), tamm__perm_name(perm));
+            else
+                commit_private(r->T, r->lin, r->ptr, r->bytes, how == TAMM_REL_ADD);
+        }
+        break;
+    case TAMM_BK_CWRITE:
+    case TAMM_BK_CRW:
+        if (how == TAMM_REL_PUT)
+            commit_private(r->T, r->lin, r->ptr, r->bytes, 0);
+        else if (how == TAMM_REL_ADD)
+            rc = tamm__error(t, TAMM_EBUF, "tamm_release_add on the %s buffer of %s (use tamm_release_put or tamm_release_cancel)",
+                             kind_name(r->kind), tamm__block_name(r->T, r->lin, bn, sizeof bn));
+        break;
+    case TAMM_BK_SCRATCH:
+        break;
+    }
+    private_free(ctx, r->ptr, r->bytes);
+    return rc;
+}
+
+int tamm__release(tamm_ctx *ctx, void *buf, tamm_relkind how)
+{
+    if (!ctx)
+        return tamm__error(NULL, TAMM_ESTATE, "%s needs the context of a running task (ctx is NULL)", rel_name(how));
+    tamm_bufrec *found = NULL, *stale = NULL;
+    for (int i = ctx->n - 1; i >= 0; i--) {
+        tamm_bufrec *r = &ctx->recs[i];
+        if (r->ptr != buf) continue;
+        if (!(r->flags & TAMM_BR_RELEASED)) { found = r; break; }
+        stale = r;
+    }
+    if (!found) {
+        if (!buf)
+            return tamm__error(ctx->task, TAMM_EBUF, "%s(NULL)", rel_name(how));
+        if (stale)
+            return tamm__error(ctx->task, TAMM_EBUF, "%s: this %s buffer was already released", rel_name(how),
+                               kind_name(stale->kind));
+        return tamm__error(ctx->task, TAMM_EBUF, "%s: %p is not a buffer this task obtained", rel_name(how), buf);
+    }
+    return release_rec(ctx, found, how);
+}
+
+void tamm__ctx_end(tamm_ctx *ctx)
+{
+    char bn[128];
+    for (int i = 0; i < ctx->n; i++) {
+        tamm_bufrec *r = &ctx->recs[i];
+        if (r->flags & TAMM_BR_RELEASED) continue;
+        if (r->kind == TAMM_BK_SCRATCH) {
+            r->flags |= TAMM_BR_RELEASED;
+            private_free(ctx, r->ptr, r->bytes);
+            continue;
+        }
+        if (r->flags & TAMM_BR_IMPLICIT) {
+            release_rec(ctx, r, r->kind == TAMM_BK_ACC_INPLACE || r->kind == TAMM_BK_ACC_PRIVATE ? TAMM_REL_ADD : TAMM_REL_PUT);
+            continue;
+        }
+        tamm__error(ctx->task, TAMM_ELEAK, "the %s buffer of %s was never released (call tamm_release_put, _add or _cancel)",
+                    kind_name(r->kind), r->T ? tamm__block_name(r->T, r->lin, bn, sizeof bn) : "?");
+        /* drop it: a modifying buffer's changes are kept only if they are in place */
+        int keep = r->kind == TAMM_BK_READ || r->kind == TAMM_BK_WRITE || r->kind == TAMM_BK_RW ||
+                   r->kind == TAMM_BK_ACC_INPLACE;
+        if (keep) {
+            r->flags |= TAMM_BR_RELEASED;
+            fsm_release(ctx, r, TAMM_BOP_RELEASE);
+        } else {
+            r->flags |= TAMM_BR_RELEASED;
+            private_free(ctx, r->ptr, r->bytes);
+        }
+    }
+    ctx->n = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* public wrappers                                                       */
+/* ------------------------------------------------------------------ */
+#define NIDX(T) ((T) ? (T)->ndim : 0)
+void *tamm_get_buf_read(tamm_ctx *c, tamm_tensor *T, const long *i) { return tamm__get_buf(c, T, i, NIDX(T), TAMM_REQ_READ); }
+void *tamm_get_buf_write(tamm_ctx *c, tamm_tensor *T, const long *i) { return tamm__get_buf(c, T, i, NIDX(T), TAMM_REQ_WRITE); }
+void *tamm_get_buf_readwrite(tamm_ctx *c, tamm_tensor *T, const long *i) { return tamm__get_buf(c, T, i, NIDX(T), TAMM_REQ_RW); }
+void *tamm_get_buf_accum(tamm_ctx *c, tamm_tensor *T, const long *i) { return tamm__get_buf(c, T, i, NIDX(T), TAMM_REQ_ACC); }
+void *tamm_get_buf_tmp(tamm_ctx *c, tamm_tensor *T, const long *i) { return tamm__get_buf(c, T, i, NIDX(T), TAMM_REQ_TMP); }
+void *tamm_get_buf_cwrite(tamm_ctx *c, tamm_tensor *T, const long *i) { return tamm__get_buf(c, T, i, NIDX(T), TAMM_REQ_CWRITE); }
+void *tamm_get_buf_creadwrite(tamm_ctx *c, tamm_tensor *T, const long *i) { return tamm__get_buf(c, T, i, NIDX(T), TAMM_REQ_CRW); }
+int tamm_release_put(tamm_ctx *c, void *b) { return tamm__release(c, b, TAMM_REL_PUT); }
+int tamm_release_add(tamm_ctx *c, void *b) { return tamm__release(c, b, TAMM_REL_ADD); }
+int tamm_release_cancel(tamm_ctx *c, void *b) { return tamm__release(c, b, TAMM_REL_CANCEL); }

@@ -1,0 +1,33 @@
+/*
+ * buffer.h — block buffers inside a running task: tamm_get_buf_* and
+ * tamm_release_* (seeds/tamm-runtime.md "Retrieving/Pushing buffers"),
+ * checked against the task's permissions (perm.c) and driving the execution
+ * FSM of the block in the worker's memory unit (block_fsm.c).  Private
+ * buffers (temps, cancellable copies, concurrent accumulations) come from the
+ * worker's buffer cache.
+ */
+#ifndef TAMM_BUFFER_H
+#define TAMM_BUFFER_H
+
+#include "task.h"
+
+typedef enum tamm_bufkind {
+    TAMM_BK_READ, TAMM_BK_WRITE, TAMM_BK_RW, TAMM_BK_ACC_INPLACE, TAMM_BK_ACC_PRIVATE,
+    TAMM_BK_TMP, TAMM_BK_CWRITE, TAMM_BK_CRW, TAMM_BK_SCRATCH
+} tamm_bufkind;
+
+/** What a get_buf call asks for. */
+typedef enum tamm_bufreq {
+    TAMM_REQ_READ, TAMM_REQ_WRITE, TAMM_REQ_RW, TAMM_REQ_ACC, TAMM_REQ_TMP, TAMM_REQ_CWRITE, TAMM_REQ_CRW,
+    TAMM_REQ_IMPLICIT /* tamm_block_at inside a task: the widest mode permitted */
+} tamm_bufreq;
+
+enum { TAMM_BR_RELEASED = 1, TAMM_BR_IMPLICIT = 2, TAMM_BR_CANCELLABLE = 4 };
+typedef enum { TAMM_REL_PUT, TAMM_REL_ADD, TAMM_REL_CANCEL } tamm_relkind;
+
+void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req);
+int tamm__release(tamm_ctx *ctx, void *buf, tamm_relkind how);
+/** The task's function has returned: report and release what it still holds. */
+void tamm__ctx_end(tamm_ctx *ctx);
+
+#endif

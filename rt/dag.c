@@ -1,0 +1,479 @@
+/*
+ * dag.c — epochs and chains: the submission FSM (dep_fsm.c) applied to tasks,
+ * per block and per tensor, in the top-level domain and in each parent's
+ * domain of children.  See dag.h for the model.
+ *
+ * Locking: an epoch is guarded by the lock of its chain.  A thread holds at
+ * most a block chain's lock and then its tensor chain's lock (in that order);
+ * notifications to other epochs are made after unlocking.
+ */
+#include "dag.h"
+#include "dep_fsm.h"
+#include "runtime.h"
+#include "task.h"
+#include "tensor.h"
+#include <string.h>
+
+struct tamm_epoch {
+    tamm_chain *chain;
+    unsigned char mode;       /* tamm_dep_state of the set: READ, WRITE or ACC */
+    unsigned char started, sealed, complete, coarse;
+    int members;              /* members not yet completed */
+    int joined;               /* members ever joined */
+    atomic_int npreds;        /* unfinished predecessors (+1 guard while being built) */
+    tamm_dep *waiters;        /* members waiting for the start */
+    tamm_epoch *next;         /* later epoch of the same chain, waiting for this one */
+    tamm_epoch *barrier;      /* whole-tensor epoch waiting for this block epoch */
+    tamm_epoch *dependents;   /* (whole-tensor) epochs waiting for this one */
+    tamm_epoch *dep_link;     /* link in another epoch's dependents list */
+    /* edge recording only */
+    uint64_t *ids, *pred_ids;
+    int nids, capids, npred_ids, cappred;
+};
+
+/* ------------------------------------------------------------------ */
+/* epoch allocation                                                      */
+/* ------------------------------------------------------------------ */
+static pthread_mutex_t foreign_lock = PTHREAD_MUTEX_INITIALIZER;
+static tamm_pool_cache foreign_cache;
+
+static tamm_epoch *epoch_new(tamm_chain *c, int mode, int coarse)
+{
+    tamm_worker *w = tamm__self();
+    tamm_epoch *e;
+    if (TAMM_LIKELY(w != NULL)) {
+        e = tamm__pool_get(&tamm__rt.epoch_pool, &w->epoch_cache);
+    } else {
+        pthread_mutex_lock(&foreign_lock);
+        e = tamm__pool_get(&tamm__rt.epoch_pool, &foreign_cache);
+        pthread_mutex_unlock(&foreign_lock);
+    }
+    memset(e, 0, sizeof *e);
+    e->chain = c;
+    e->mode = (unsigned char)mode;
+    e->coarse = (unsigned char)coarse;
+    atomic_init(&e->npreds, 1); /* construction guard */
+    return e;
+}
+
+static void epoch_free(tamm_epoch *e)
+{
+    free(e->ids);
+    free(e->pred_ids);
+    tamm_worker *w = tamm__self();
+    if (TAMM_LIKELY(w != NULL)) {
+        tamm__pool_put(&tamm__rt.epoch_pool, &w->epoch_cache, e);
+    } else {
+        pthread_mutex_lock(&foreign_lock);
+        tamm__pool_put(&tamm__rt.epoch_pool, &foreign_cache, e);
+        pthread_mutex_unlock(&foreign_lock);
+    }
+}
+
+void tamm__chain_init(tamm_chain *c)
+{
+    tamm__spin_init(&c->lock);
+    c->cur = NULL;
+    c->gen = 0;
+    c->touched = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* edge recording (TAMM_DAG / TAMM_TRACE)                                */
+/* ------------------------------------------------------------------ */
+static pthread_mutex_t rec_lock = PTHREAD_MUTEX_INITIALIZER;
+static tamm_edge *edges;
+static size_t nedges, capedges;
+static int recording;
+
+void tamm__dag_record_enable(int on) { recording = on; }
+
+const tamm_edge *tamm__dag_edges(size_t *n)
+{
+    *n = nedges;
+    return edges;
+}
+
+void tamm__dag_record_reset(void)
+{
+    free(edges);
+    edges = NULL;
+    nedges = capedges = 0;
+}
+
+static void rec_edge(uint64_t from, uint64_t to)
+{
+    if (from == to) return;
+    pthread_mutex_lock(&rec_lock);
+    if (nedges == capedges) {
+        capedges = capedges ? capedges * 2 : 1024;
+        edges = tamm__xrealloc(edges, capedges * sizeof *edges);
+    }
+    edges[nedges].from = from;
+    edges[nedges].to = to;
+    nedges++;
+    pthread_mutex_unlock(&rec_lock);
+}
+
+static void ids_push(uint64_t **a, int *n, int *cap, uint64_t v)
+{
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 8;
+        *a = tamm__xrealloc(*a, (size_t)*cap * sizeof **a);
+    }
+    (*a)[(*n)++] = v;
+}
+
+/* The new epoch e waits for pred: its members become e's predecessors in the DAG. */
+static void rec_pred(tamm_epoch *e, tamm_epoch *pred)
+{
+    for (int i = 0; i < pred->nids; i++)
+        ids_push(&e->pred_ids, &e->npred_ids, &e->cappred, pred->ids[i]);
+}
+
+/* ------------------------------------------------------------------ */
+/* starting and completing epochs                                       */
+/* ------------------------------------------------------------------ */
+static void epoch_start(tamm_epoch *e)
+{
+    tamm__spin_lock(&e->chain->lock);
+    e->started = 1;
+    tamm_dep *w = e->waiters;
+    e->waiters = NULL;
+    tamm__spin_unlock(&e->chain->lock);
+    while (w) {
+        tamm_dep *n = w->next_waiter;
+        tamm__task_dep_satisfied(w->task);
+        w = n;
+    }
+}
+
+static inline void notify(tamm_epoch *e)
+{
+    if (atomic_fetch_sub_explicit(&e->npreds, 1, memory_order_acq_rel) == 1)
+        epoch_start(e);
+}
+
+/* The set of epochs to notify when one completes. */
+typedef struct { tamm_epoch *next, *barrier, *dependents; } notify_set;
+
+static void notify_all(notify_set *s)
+{
+    if (s->next) notify(s->next);
+    if (s->barrier) notify(s->barrier);
+    tamm_epoch *d = s->dependents;
+    while (d) {
+        tamm_epoch *n = d->dep_link; /* read before d may start, run and be freed */
+        notify(d);
+        d = n;
+    }
+}
+
+/* e is sealed and has no members left: it is complete.  Chain lock held.
+ * Frees e unless it is still its chain's current epoch. */
+static void epoch_complete_locked(tamm_epoch *e, notify_set *s)
+{
+    e->complete = 1;
+    s->next = e->next;
+    s->barrier = e->barrier;
+    s->dependents = e->dependents;
+    e->next = e->barrier = e->dependents = NULL;
+    if (e->chain->cur != e)
+        epoch_free(e);
+}
+
+/* ------------------------------------------------------------------ */
+/* domains                                                              */
+/* ------------------------------------------------------------------ */
+typedef struct dom_ent {
+    const tamm_tensor *T;
+    long lin;             /* -1: the tensor's chain */
+    tamm_chain *chain;
+} dom_ent;
+
+struct tamm_domain {
+    dom_ent *tab;
+    size_t cap, n;
+};
+
+tamm_domain *tamm__domain_new(void)
+{
+    tamm_domain *d = tamm__xcalloc(1, sizeof *d);
+    d->cap = 16;
+    d->tab = tamm__xcalloc(d->cap, sizeof *d->tab);
+    return d;
+}
+
+static size_t dom_hash(const tamm_tensor *T, long lin)
+{
+    uint64_t h = (uint64_t)(uintptr_t)T * 0x9E3779B97F4A7C15ull ^ ((uint64_t)lin + 0x7F4A7C15ull) * 0xBF58476D1CE4E5B9ull;
+    return (size_t)(h ^ (h >> 31));
+}
+
+static tamm_chain *dom_chain(tamm_domain *d, const tamm_tensor *T, long lin)
+{
+    if (d->n * 2 >= d->cap) {
+        dom_ent *old = d->tab;
+        size_t oc = d->cap;
+        d->cap *= 2;
+        d->tab = tamm__xcalloc(d->cap, sizeof *d->tab);
+        for (size_t i = 0; i < oc; i++)
+            if (old[i].chain) {
+                size_t j = dom_hash(old[i].T, old[i].lin) & (d->cap - 1);
+                while (d->tab[j].chain) j = (j + 1) & (d->cap - 1);
+                d->tab[j] = old[i];
+            }
+        free(old);
+    }
+    size_t j = dom_hash(T, lin) & (d->cap - 1);
+    while (d->tab[j].chain) {
+        if (d->tab[j].T == T && d->tab[j].lin == lin)
+            return d->tab[j].chain;
+        j = (j + 1) & (d->cap - 1);
+    }
+    tamm_chain *c = tamm__xmalloc(sizeof *c);
+    tamm__chain_init(c);
+    d->tab[j].T = T;
+    d->tab[j].lin = lin;
+    d->tab[j].chain = c;
+    d->n++;
+    return c;
+}
+
+static void chain_drop(tamm_chain *c)
+{
+    /* every task of the chain has completed: its current epoch, if any, has no
+     * members, waiters or dependents left */
+    if (c->cur) {
+        tamm_epoch *e = c->cur;
+        c->cur = NULL;
+        epoch_free(e);
+    }
+}
+
+void tamm__domain_free(tamm_domain *d)
+{
+    if (!d) return;
+    for (size_t i = 0; i < d->cap; i++)
+        if (d->tab[i].chain) {
+            chain_drop(d->tab[i].chain);
+            free(d->tab[i].chain);
+        }
+    free(d->tab);
+    free(d);
+}
+
+void tamm__dag_tensor_done(tamm_tensor *T)
+{
+    for (long b = 0; b < T->nblk; b++)
+        chain_drop(&T->blocks[b].chain);
+    chain_drop(&T->coarse);
+}
+
+/* ------------------------------------------------------------------ */
+/* registration                                                          */
+/* ------------------------------------------------------------------ */
+static inline void join(tamm_epoch *e, tamm_task_s *t, tamm_dep *dep)
+{
+    dep->epoch = e;
+    dep->task = t;
+    e->members++;
+    e->joined++;
+    if (!e->started) {
+        atomic_fetch_add_explicit(&t->deps, 1, memory_order_relaxed);
+        dep->next_waiter = e->waiters;
+        e->waiters = dep;
+    }
+    if (TAMM_UNLIKELY(recording)) {
+        ids_push(&e->ids, &e->nids, &e->capids, t->id);
+        for (int i = 0; i < e->npred_ids; i++)
+            rec_edge(e->pred_ids[i], t->id);
+    }
+}
+
+/* Seal the current epoch of c (no more joins).  Chain lock held. */
+static void seal_locked(tamm_epoch *e, notify_set *s)
+{
+    e->sealed = 1;
+    if (e->members == 0 && !e->complete)
+        epoch_complete_locked(e, s);
+}
+
+/* A block access (top level or nested). */
+static void register_block(tamm_chain *c, tamm_chain *tc, tamm_task_s *t, unsigned perm, tamm_dep *dep)
+{
+    tamm_dep_perm p = tamm__dep_perm_of(perm);
+    notify_set ns = { 0, 0, 0 };
+    tamm__spin_lock(&c->lock);
+    int new_gen = c->gen != tc->gen;
+    tamm_epoch *cur = c->cur;
+    tamm_dep_step st = tamm__dep_step(cur ? (tamm_dep_state)cur->mode : TAMM_DS_UNACCESSED, p);
+    if (!st.after) {
+        join(cur, t, dep);
+        tamm__spin_unlock(&c->lock);
+        return;
+    }
+    tamm_epoch *e = epoch_new(c, st.next, 0);
+    if (cur) {
+        if (TAMM_UNLIKELY(recording)) rec_pred(e, cur);
+        cur->sealed = 1;
+        c->cur = e; /* before completing cur, so that it is freed */
+        if (cur->members == 0) {
+            epoch_complete_locked(cur, &ns); /* nobody waits on it */
+        } else {
+            cur->next = e;
+            atomic_fetch_add_explicit(&e->npreds, 1, memory_order_relaxed);
+        }
+    } else {
+        c->cur = e;
+    }
+    if (TAMM_UNLIKELY(new_gen)) {
+        /* first access to this block since a whole-tensor epoch: wait for it */
+        c->gen = tc->gen;
+        notify_set tns = { 0, 0, 0 };
+        tamm__spin_lock(&tc->lock);
+        tamm_epoch *ce = tc->cur;
+        tc->touched = 1;
+        if (ce) {
+            if (!ce->sealed) seal_locked(ce, &tns);
+            if (!ce->complete) {
+                if (TAMM_UNLIKELY(recording)) rec_pred(e, ce);
+                e->dep_link = ce->dependents;
+                ce->dependents = e;
+                atomic_fetch_add_explicit(&e->npreds, 1, memory_order_relaxed);
+            }
+        }
+        tamm__spin_unlock(&tc->lock);
+        int guard_last = atomic_fetch_sub_explicit(&e->npreds, 1, memory_order_acq_rel) == 1;
+        if (guard_last) e->started = 1;
+        join(e, t, dep);
+        tamm__spin_unlock(&c->lock);
+        notify_all(&tns);
+        notify_all(&ns);
+        return;
+    }
+    int guard_last = atomic_fetch_sub_explicit(&e->npreds, 1, memory_order_acq_rel) == 1;
+    if (guard_last) e->started = 1;
+    join(e, t, dep);
+    tamm__spin_unlock(&c->lock);
+    notify_all(&ns);
+}
+
+/* A whole-tensor epoch e is being built: the block chain c ends its
+ * generation, and e waits for c's current epoch if it has not completed. */
+static void end_generation(tamm_chain *c, tamm_epoch *e)
+{
+    notify_set ns = { 0, 0, 0 };
+    tamm__spin_lock(&c->lock);
+    tamm_epoch *be = c->cur;
+    if (be) {
+        c->cur = NULL;
+        if (TAMM_UNLIKELY(recording)) rec_pred(e, be);
+        be->sealed = 1;
+        if (be->members == 0) {
+            epoch_complete_locked(be, &ns);
+        } else {
+            be->barrier = e;
+            atomic_fetch_add_explicit(&e->npreds, 1, memory_order_relaxed);
+        }
+    }
+    tamm__spin_unlock(&c->lock);
+    notify_all(&ns);
+}
+
+/* A whole-tensor access. */
+static void register_tensor(tamm_domain *d, tamm_tensor *T, tamm_chain *tc, tamm_task_s *t, unsigned perm,
+                            tamm_dep *dep)
+{
+    tamm_dep_perm p = tamm__dep_perm_of(perm);
+    notify_set ns = { 0, 0, 0 };
+    tamm__spin_lock(&tc->lock);
+    tamm_epoch *cur = tc->cur;
+    tamm_dep_step st = tamm__dep_step(cur ? (tamm_dep_state)cur->mode : TAMM_DS_UNACCESSED, p);
+    if (!st.after && !cur->sealed && !tc->touched) {
+        join(cur, t, dep);
+        tamm__spin_unlock(&tc->lock);
+        return;
+    }
+    tamm_epoch *e = epoch_new(tc, st.next, 1);
+    if (cur) {
+        if (TAMM_UNLIKELY(recording)) rec_pred(e, cur);
+        tc->cur = e;
+        if (cur->complete) {
+            epoch_free(cur); /* it stayed only as the current epoch */
+        } else {
+            cur->sealed = 1;
+            if (cur->members == 0) {
+                epoch_complete_locked(cur, &ns); /* frees it: no longer current */
+            } else {
+                /* cur may already have dependents (block epochs): e joins that list */
+                e->dep_link = cur->dependents;
+                cur->dependents = e;
+                atomic_fetch_add_explicit(&e->npreds, 1, memory_order_relaxed);
+            }
+        }
+    } else {
+        tc->cur = e;
+    }
+    tc->gen++;
+    tc->touched = 0;
+    tamm__spin_unlock(&tc->lock);
+    notify_all(&ns);
+
+    /* every block chain touched since the previous whole-tensor epoch ends its
+     * generation: e waits for its current epoch */
+    if (d == NULL) {
+        for (long b = 0; b < T->nblk; b++)
+            end_generation(&T->blocks[b].chain, e);
+    } else {
+        for (size_t i = 0; i < d->cap; i++)
+            if (d->tab[i].chain && d->tab[i].T == T && d->tab[i].lin >= 0)
+                end_generation(d->tab[i].chain, e);
+    }
+    tamm__spin_lock(&tc->lock);
+    join(e, t, dep);
+    tamm__spin_unlock(&tc->lock);
+    notify(e); /* drop the construction guard */
+}
+
+void tamm__dag_register(tamm_domain *d, tamm_task_s *t, tamm_tensor *T, long lin, unsigned perm, tamm_dep *dep)
+{
+    dep->next_waiter = NULL;
+    if (d == NULL) {
+        if (lin >= 0)
+            register_block(&T->blocks[lin].chain, &T->coarse, t, perm, dep);
+        else
+            register_tensor(NULL, T, &T->coarse, t, perm, dep);
+    } else {
+        tamm_chain *tc = dom_chain(d, T, -1);
+        if (lin >= 0)
+            register_block(dom_chain(d, T, lin), tc, t, perm, dep);
+        else
+            register_tensor(d, T, tc, t, perm, dep);
+    }
+}
+
+void tamm__dag_release(tamm_dep *dep)
+{
+    tamm_epoch *e = dep->epoch;
+    if (!e) return;
+    dep->epoch = NULL;
+    notify_set ns = { 0, 0, 0 };
+    tamm_chain *c = e->chain;
+    tamm__spin_lock(&c->lock);
+    if (--e->members == 0 && e->sealed)
+        epoch_complete_locked(e, &ns);
+    tamm__spin_unlock(&c->lock);
+    notify_all(&ns);
+}
+
+int tamm__dag_sole_member(tamm_dep *dep)
+{
+    tamm_epoch *e = dep->epoch;
+    if (!e) return 0;
+    tamm_chain *c = e->chain;
+    tamm__spin_lock(&c->lock);
+    int sole = e->sealed && e->members == 1 && !e->coarse;
+    tamm__spin_unlock(&c->lock);
+    return sole;
+}

@@ -1,0 +1,77 @@
+/*
+ * dag.h — dependence analysis: the submission FSM applied to real tasks.
+ *
+ * For every block (and every tensor, for whole-tensor accesses) a dependence
+ * domain keeps a chain of epochs.  An epoch is one of the seed's sets
+ * DT(A,R) / DT(A,W) / DT(A,ACC): the tasks that joined it run together, and
+ * it starts only when the epoch before it has completed.  Joining or creating
+ * an epoch is O(1) and allocation-free in the steady state (epochs come from
+ * a per-worker pool), so the cost per task does not depend on how many
+ * readers came before it.
+ *
+ * Whole-tensor accesses live on the tensor's own chain; a whole-tensor epoch
+ * waits for the block epochs touched since the previous one (one scan of the
+ * tensor's chains, no record per block), and block epochs that come after it
+ * wait for it.  Slices are expanded into their blocks by the caller.
+ *
+ * The top-level domain's chains are embedded in the blocks and tensors; each
+ * task that submits children gets its own domain (a small hash map), because
+ * children are ordered only among themselves.
+ */
+#ifndef TAMM_DAG_H
+#define TAMM_DAG_H
+
+#include "util.h"
+#include <stdint.h>
+
+struct tamm_task_s;
+struct tamm_tensor;
+typedef struct tamm_epoch tamm_epoch;
+typedef struct tamm_domain tamm_domain;
+
+/** One block's (or one tensor's) chain of epochs in one domain. */
+typedef struct tamm_chain {
+    tamm_spin lock;       /* for block chains at top level, also the block's lock */
+    tamm_epoch *cur;      /* newest epoch, NULL = _UNACCESSED */
+    unsigned gen;         /* block chain: tensor generation when last touched; tensor chain: generation */
+    unsigned char touched;/* tensor chain: block accesses since the current whole-tensor epoch */
+} tamm_chain;
+
+/** A task's membership in one epoch (one per distinct block or tensor it names). */
+typedef struct tamm_dep {
+    tamm_epoch *epoch;
+    struct tamm_task_s *task;
+    struct tamm_dep *next_waiter;
+    struct tamm_tensor *T;
+    long lin;             /* -1: whole tensor */
+    unsigned perm;        /* TAMM_READ/WRITE/ACCUM bits */
+} tamm_dep;
+
+void tamm__chain_init(tamm_chain *c);
+
+/** Register task t's permission `perm` (TAMM_READ/WRITE/ACCUM bits) on block
+ *  lin of T (lin == -1: the whole tensor) in domain d (NULL: top level).
+ *  If the epoch has not started, t->deps is incremented and t is woken
+ *  (tamm__task_dep_satisfied) when it starts. */
+void tamm__dag_register(tamm_domain *d, struct tamm_task_s *t, struct tamm_tensor *T, long lin,
+                        unsigned perm, tamm_dep *dep);
+/** t has completed: leave the epoch (may start later epochs and wake their tasks). */
+void tamm__dag_release(tamm_dep *dep);
+/** Whether the epoch of dep may be accumulated into in place (t is its only
+ *  member that can still run, and no other can join). */
+int tamm__dag_sole_member(tamm_dep *dep);
+
+tamm_domain *tamm__domain_new(void);
+/** Free a domain whose tasks have all completed. */
+void tamm__domain_free(tamm_domain *d);
+/** Drop the top-level chains of a tensor (all its tasks have completed). */
+void tamm__dag_tensor_done(struct tamm_tensor *T);
+
+/** Edge recording for TAMM_DAG / TAMM_TRACE (off by default; costs nothing when off). */
+void tamm__dag_record_enable(int on);
+typedef struct { uint64_t from, to; } tamm_edge;
+/** Recorded edges (valid until tamm__dag_record_reset). */
+const tamm_edge *tamm__dag_edges(size_t *n);
+void tamm__dag_record_reset(void);
+
+#endif

@@ -1,0 +1,92 @@
+/* deque.c — Chase-Lev work-stealing deque (see deque.h). */
+#include "deque.h"
+#include "util.h"
+#include <stdlib.h>
+
+static tamm_deque_arr *arr_new(size_t cap)
+{
+    tamm_deque_arr *a = tamm__xmalloc(sizeof *a + cap * sizeof(a->slot[0]));
+    a->mask = cap - 1;
+    a->older = NULL;
+    for (size_t i = 0; i < cap; i++)
+        atomic_init(&a->slot[i], NULL);
+    return a;
+}
+
+void tamm__deque_init(tamm_deque *q, size_t cap)
+{
+    atomic_init(&q->top, 0);
+    atomic_init(&q->bottom, 0);
+    atomic_init(&q->arr, arr_new(cap));
+}
+
+void tamm__deque_destroy(tamm_deque *q)
+{
+    tamm_deque_arr *a = atomic_load(&q->arr);
+    while (a) {
+        tamm_deque_arr *o = a->older;
+        free(a);
+        a = o;
+    }
+    atomic_store(&q->arr, NULL);
+}
+
+void tamm__deque_push(tamm_deque *q, struct tamm_task_s *t)
+{
+    long b = atomic_load_explicit(&q->bottom, memory_order_relaxed);
+    long tp = atomic_load_explicit(&q->top, memory_order_acquire);
+    tamm_deque_arr *a = atomic_load_explicit(&q->arr, memory_order_relaxed);
+    if (TAMM_UNLIKELY(b - tp > (long)a->mask)) {
+        tamm_deque_arr *n = arr_new((a->mask + 1) * 2);
+        for (long i = tp; i < b; i++)
+            atomic_store_explicit(&n->slot[i & (long)n->mask],
+                                  atomic_load_explicit(&a->slot[i & (long)a->mask], memory_order_relaxed),
+                                  memory_order_relaxed);
+        n->older = a;
+        atomic_store_explicit(&q->arr, n, memory_order_release);
+        a = n;
+    }
+    atomic_store_explicit(&a->slot[b & (long)a->mask], t, memory_order_relaxed);
+    atomic_store_explicit(&q->bottom, b + 1, memory_order_release);
+}
+
+struct tamm_task_s *tamm__deque_pop(tamm_deque *q)
+{
+    long b = atomic_load_explicit(&q->bottom, memory_order_relaxed) - 1;
+    tamm_deque_arr *a = atomic_load_explicit(&q->arr, memory_order_relaxed);
+    atomic_store_explicit(&q->bottom, b, memory_order_seq_cst);
+    long t = atomic_load_explicit(&q->top, memory_order_seq_cst);
+    struct tamm_task_s *x = NULL;
+    if (t <= b) {
+        x = atomic_load_explicit(&a->slot[b & (long)a->mask], memory_order_relaxed);
+        if (t == b) {
+            if (!atomic_compare_exchange_strong_explicit(&q->top, &t, t + 1, memory_order_seq_cst,
+                                                         memory_order_relaxed))
+                x = NULL;
+            atomic_store_explicit(&q->bottom, b + 1, memory_order_relaxed);
+        }
+    } else {
+        atomic_store_explicit(&q->bottom, b + 1, memory_order_relaxed);
+    }
+    return x;
+}
+
+struct tamm_task_s *tamm__deque_steal(tamm_deque *q)
+{
+    long t = atomic_load_explicit(&q->top, memory_order_seq_cst);
+    long b = atomic_load_explicit(&q->bottom, memory_order_seq_cst);
+    if (t >= b)
+        return NULL;
+    tamm_deque_arr *a = atomic_load_explicit(&q->arr, memory_order_acquire);
+    struct tamm_task_s *x = atomic_load_explicit(&a->slot[t & (long)a->mask], memory_order_relaxed);
+    if (!atomic_compare_exchange_strong_explicit(&q->top, &t, t + 1, memory_order_seq_cst, memory_order_relaxed))
+        return NULL;
+    return x;
+}
+
+long tamm__deque_size(tamm_deque *q)
+{
+    long b = atomic_load_explicit(&q->bottom, memory_order_relaxed);
+    long t = atomic_load_explicit(&q->top, memory_order_relaxed);
+    return b > t ? b - t : 0;
+}

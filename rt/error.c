@@ -1,0 +1,77 @@
+/* error.c — error reporting and the error recorded for the next wait. */
+#include "error.h"
+#include "task.h"
+#include "util.h"
+#include <tamm.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <unistd.h>
+
+static atomic_int first_error;
+static atomic_int returns_mode;
+
+void tamm__error_set_mode(int returns) { atomic_store(&returns_mode, returns); }
+int tamm__error_returns(void) { return atomic_load(&returns_mode); }
+
+int tamm__error(const struct tamm_task_s *t, int err, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    char where[512];
+    if (t)
+        snprintf(where, sizeof where, "task '%s' (%s:%d): ", t->label ? t->label : "(unlabelled)",
+                 t->file ? t->file : "?", t->line);
+    else
+        snprintf(where, sizeof where, "top level: ");
+    fprintf(stderr, "tamm: error: %s%s [%s]\n", where, msg, tamm_strerror(err));
+    fflush(stderr);
+    if (!atomic_load(&returns_mode))
+        _exit(1);
+    int expected = 0;
+    atomic_compare_exchange_strong(&first_error, &expected, err);
+    return err;
+}
+
+int tamm__error_take(void) { return atomic_exchange(&first_error, 0); }
+
+const char *tamm_strerror(int err)
+{
+    switch (err) {
+    case TAMM_OK: return "success";
+    case TAMM_EINVAL: return "invalid argument";
+    case TAMM_ENOMEM: return "out of memory";
+    case TAMM_ERANGE: return "block index out of range";
+    case TAMM_EPERM: return "not permitted by the task's permissions";
+    case TAMM_EBUF: return "buffer misuse";
+    case TAMM_ELEAK: return "buffer never released";
+    case TAMM_ECANCEL: return "cancel of a non-cancellable buffer";
+    case TAMM_EFSM: return "block state precondition violated";
+    case TAMM_ESTATE: return "call not valid in this state";
+    case TAMM_EDEADLOCK: return "deadlock: tasks can never run";
+    case TAMM_ENOTSUP: return "not supported by this build";
+    case TAMM_ECOMM: return "communication failure";
+    default: return "unknown error";
+    }
+}
+
+void *tamm__xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) { fprintf(stderr, "tamm: fatal: out of memory (%zu bytes)\n", n); _exit(1); }
+    return p;
+}
+void *tamm__xcalloc(size_t n, size_t sz)
+{
+    void *p = calloc(n ? n : 1, sz ? sz : 1);
+    if (!p) { fprintf(stderr, "tamm: fatal: out of memory (%zu bytes)\n", n * sz); _exit(1); }
+    return p;
+}
+void *tamm__xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q) { fprintf(stderr, "tamm: fatal: out of memory (%zu bytes)\n", n); _exit(1); }
+    return q;
+}

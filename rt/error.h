@@ -1,0 +1,21 @@
+/*
+ * error.h — reporting misuse: one message naming the task (label and source
+ * location), then either exit(1) (default) or record the error so the next
+ * wait returns it (TAMM_ON_ERROR=return).
+ */
+#ifndef TAMM_ERROR_H
+#define TAMM_ERROR_H
+
+struct tamm_task_s;
+
+/** Report err for task t (NULL: top level).  Returns err (only in return mode;
+ *  in abort mode the process exits with status 1). */
+int tamm__error(const struct tamm_task_s *t, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/** Take (and clear) the first error recorded in return mode. */
+int tamm__error_take(void);
+/** Whether errors are returned (1) or fatal (0). */
+int tamm__error_returns(void);
+void tamm__error_set_mode(int returns);
+
+#endif

@@ -1,0 +1,119 @@
+/* fence.c — user fences (see fence.h) and their public API. */
+#include "fence.h"
+#include "error.h"
+#include "runtime.h"
+#include "task.h"
+#include <stdlib.h>
+
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static tamm_fence *live;
+
+tamm_fence *tamm_fence_create(void)
+{
+    if (!tamm__rt.initialised) return NULL;
+    tamm_fence *f = tamm__xcalloc(1, sizeof *f);
+    tamm__spin_init(&f->lock);
+    pthread_mutex_lock(&live_lock);
+    f->next_live = live;
+    live = f;
+    pthread_mutex_unlock(&live_lock);
+    return f;
+}
+
+int tamm__fence_add_waiter(tamm_fence *f, tamm_task_s *t)
+{
+    tamm__spin_lock(&f->lock);
+    if (f->signalled) {
+        tamm__spin_unlock(&f->lock);
+        return 0;
+    }
+    if (f->nw == f->capw) {
+        f->capw = f->capw ? f->capw * 2 : 4;
+        f->waiters = tamm__xrealloc(f->waiters, (size_t)f->capw * sizeof *f->waiters);
+    }
+    f->waiters[f->nw++] = t;
+    atomic_fetch_add(&t->deps, 1);
+    tamm__spin_unlock(&f->lock);
+    return 1;
+}
+
+void tamm__fence_add_signaller(tamm_fence *f)
+{
+    tamm__spin_lock(&f->lock);
+    f->registered++;
+    f->pending++;
+    tamm__spin_unlock(&f->lock);
+}
+
+void tamm__fence_signal(tamm_fence *f)
+{
+    tamm__spin_lock(&f->lock);
+    int fire = --f->pending == 0;
+    tamm_task_s **w = NULL;
+    int n = 0;
+    if (fire) {
+        f->signalled = 1;
+        w = f->waiters;
+        n = f->nw;
+        f->waiters = NULL;
+        f->nw = f->capw = 0;
+    }
+    tamm__spin_unlock(&f->lock);
+    for (int i = 0; i < n; i++) tamm__task_dep_satisfied(w[i]);
+    free(w);
+    if (fire) tamm__wake_all();
+}
+
+static int fence_reached(void *arg)
+{
+    tamm_fence *f = arg;
+    tamm__spin_lock(&f->lock);
+    int s = f->signalled;
+    tamm__spin_unlock(&f->lock);
+    return s;
+}
+
+int tamm_fence_wait(tamm_fence *f)
+{
+    if (!tamm__rt.initialised) return TAMM_ESTATE;
+    if (!f) return tamm__error(NULL, TAMM_EINVAL, "tamm_fence_wait(NULL)");
+    tamm__spin_lock(&f->lock);
+    int none = f->registered == 0;
+    tamm__spin_unlock(&f->lock);
+    if (none)
+        return tamm__error(NULL, TAMM_EDEADLOCK, "tamm_fence_wait on a fence that no submitted task signals");
+    int rc = tamm__help_until(fence_reached, f);
+    if (rc) return tamm__error(NULL, rc, "tamm_fence_wait: the tasks that signal the fence can never run");
+    return tamm__error_take();
+}
+
+int tamm_fence_destroy(tamm_fence *f)
+{
+    if (!f) return TAMM_EINVAL;
+    tamm__spin_lock(&f->lock);
+    int busy = f->pending > 0 || f->nw > 0;
+    tamm__spin_unlock(&f->lock);
+    if (busy) {
+        int rc = tamm__help_until(fence_reached, f);
+        if (rc) return tamm__error(NULL, rc, "tamm_fence_destroy: tasks still wait on the fence and can never run");
+    }
+    pthread_mutex_lock(&live_lock);
+    for (tamm_fence **p = &live; *p; p = &(*p)->next_live)
+        if (*p == f) { *p = f->next_live; break; }
+    pthread_mutex_unlock(&live_lock);
+    free(f->waiters);
+    free(f);
+    return TAMM_OK;
+}
+
+void tamm__fence_free_all(void)
+{
+    pthread_mutex_lock(&live_lock);
+    while (live) {
+        tamm_fence *n = live->next_live;
+        free(live->waiters);
+        free(live);
+        live = n;
+    }
+    pthread_mutex_unlock(&live_lock);
+}

@@ -1,0 +1,32 @@
+/*
+ * fence.h — user fences (SPEC section 5): a fence is signalled when every task
+ * that named it in `signal` has completed; tasks that name it in `wait` start
+ * only after that.
+ */
+#ifndef TAMM_FENCE_H
+#define TAMM_FENCE_H
+
+#include "util.h"
+#include <tamm.h>
+
+struct tamm_task_s;
+
+struct tamm_fence {
+    tamm_spin lock;
+    int registered;        /* signalling tasks ever submitted */
+    int pending;           /* signalling tasks not yet complete */
+    int signalled;
+    struct tamm_task_s **waiters;
+    int nw, capw;
+    struct tamm_fence *next_live;
+};
+
+/** t waits for f: returns 1 (and counts one start condition of t) if f is not signalled. */
+int tamm__fence_add_waiter(tamm_fence *f, struct tamm_task_s *t);
+void tamm__fence_add_signaller(tamm_fence *f);
+/** One signalling task of f has completed. */
+void tamm__fence_signal(tamm_fence *f);
+/** Free every fence still alive (finalize). */
+void tamm__fence_free_all(void);
+
+#endif

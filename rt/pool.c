@@ -1,0 +1,174 @@
+/* pool.c — per-thread object caches with a lock-free batch exchange, and
+ * size-class buffer caches (see pool.h). */
+#include "pool.h"
+#include <stdio.h>
+#include <string.h>
+
+struct tamm_pool_obj {
+    tamm_pool_obj *next;        /* next object in the same batch / cache */
+    tamm_pool_obj *next_batch;  /* (batch head only) next batch on the global stack */
+    int count;                  /* (batch head only) objects in the batch */
+};
+
+#define BATCH 128
+#define SLAB 256
+
+void tamm__pool_init(tamm_pool *p, size_t size)
+{
+    if (size < sizeof(tamm_pool_obj)) size = sizeof(tamm_pool_obj);
+    p->size = (size + 63) & ~(size_t)63;
+    atomic_init(&p->batches, NULL);
+    pthread_mutex_init(&p->slab_lock, NULL);
+    p->slabs = NULL;
+    atomic_init(&p->allocated, 0);
+}
+
+void tamm__pool_destroy(tamm_pool *p)
+{
+    void *s = p->slabs;
+    while (s) {
+        void *n = *(void **)s;
+        free(s);
+        s = n;
+    }
+    p->slabs = NULL;
+    atomic_store(&p->batches, NULL);
+    pthread_mutex_destroy(&p->slab_lock);
+}
+
+static void refill(tamm_pool *p, tamm_pool_cache *c)
+{
+    tamm_pool_obj *b = atomic_exchange_explicit(&p->batches, NULL, memory_order_acquire);
+    if (b) {
+        while (b) {
+            tamm_pool_obj *nb = b->next_batch;
+            int cnt = b->count;
+            tamm_pool_obj *last = b;
+            while (last->next) last = last->next;
+            last->next = c->head;
+            c->head = b;
+            c->n += cnt;
+            b = nb;
+        }
+        return;
+    }
+    /* a new slab: a header line for the slab list, then SLAB objects */
+    char *s = tamm__xmalloc(64 + p->size * SLAB);
+    pthread_mutex_lock(&p->slab_lock);
+    *(void **)s = p->slabs;
+    p->slabs = s;
+    pthread_mutex_unlock(&p->slab_lock);
+    atomic_fetch_add(&p->allocated, SLAB);
+    for (int i = SLAB - 1; i >= 0; i--) {
+        tamm_pool_obj *o = (tamm_pool_obj *)(s + 64 + (size_t)i * p->size);
+        o->next = c->head;
+        c->head = o;
+    }
+    c->n += SLAB;
+}
+
+void *tamm__pool_get(tamm_pool *p, tamm_pool_cache *c)
+{
+    if (TAMM_UNLIKELY(!c->head))
+        refill(p, c);
+    tamm_pool_obj *o = c->head;
+    c->head = o->next;
+    c->n--;
+    return o;
+}
+
+static void push_batch(tamm_pool *p, tamm_pool_obj *head, int count)
+{
+    head->count = count;
+    tamm_pool_obj *top = atomic_load_explicit(&p->batches, memory_order_relaxed);
+    do {
+        head->next_batch = top;
+    } while (!atomic_compare_exchange_weak_explicit(&p->batches, &top, head, memory_order_release,
+                                                    memory_order_relaxed));
+}
+
+void tamm__pool_put(tamm_pool *p, tamm_pool_cache *c, void *ptr)
+{
+    tamm_pool_obj *o = ptr;
+    o->next = c->head;
+    c->head = o;
+    c->n++;
+    if (TAMM_UNLIKELY(c->n >= 2 * BATCH)) {
+        /* hand BATCH objects to threads that allocate more than they free */
+        tamm_pool_obj *h = c->head, *last = h;
+        for (int i = 1; i < BATCH; i++) last = last->next;
+        c->head = last->next;
+        last->next = NULL;
+        c->n -= BATCH;
+        push_batch(p, h, BATCH);
+    }
+}
+
+void tamm__pool_flush(tamm_pool *p, tamm_pool_cache *c)
+{
+    if (c->head)
+        push_batch(p, c->head, c->n);
+    c->head = NULL;
+    c->n = 0;
+}
+
+/* ---- buffers ---- */
+static atomic_size_t buf_in_use, buf_peak;
+
+static int size_class(size_t bytes)
+{
+    int k = 6; /* 64 bytes minimum */
+    while (((size_t)1 << k) < bytes && k < TAMM_BUF_CLASSES - 1) k++;
+    return k;
+}
+
+void *tamm__buf_get(tamm_buf_cache *c, size_t bytes)
+{
+    int k = size_class(bytes);
+    size_t sz = (size_t)1 << k;
+    void *b;
+    if (c && c->head[k]) {
+        b = c->head[k];
+        c->head[k] = *(void **)b;
+        c->n[k]--;
+    } else {
+        b = aligned_alloc(64, sz);
+        if (!b) return NULL;
+    }
+    size_t now = atomic_fetch_add(&buf_in_use, sz) + sz;
+    size_t pk = atomic_load(&buf_peak);
+    while (now > pk && !atomic_compare_exchange_weak(&buf_peak, &pk, now)) {}
+    return b;
+}
+
+void tamm__buf_put(tamm_buf_cache *c, void *buf, size_t bytes)
+{
+    if (!buf) return;
+    int k = size_class(bytes);
+    atomic_fetch_sub(&buf_in_use, (size_t)1 << k);
+    if (c && c->n[k] < 64) {
+        *(void **)buf = c->head[k];
+        c->head[k] = buf;
+        c->n[k]++;
+    } else {
+        free(buf);
+    }
+}
+
+void tamm__buf_cache_free(tamm_buf_cache *c)
+{
+    for (int k = 0; k < TAMM_BUF_CLASSES; k++) {
+        void *b = c->head[k];
+        while (b) {
+            void *n = *(void **)b;
+            free(b);
+            b = n;
+        }
+        c->head[k] = NULL;
+        c->n[k] = 0;
+    }
+}
+
+size_t tamm__buf_in_use(void) { return atomic_load(&buf_in_use); }
+size_t tamm__buf_peak(void) { return atomic_load(&buf_peak); }
+void tamm__buf_reset_stats(void) { atomic_store(&buf_in_use, 0); atomic_store(&buf_peak, 0); }

@@ -1,0 +1,58 @@
+/*
+ * pool.h — allocation-free reuse of fixed-size objects (tasks, epochs) and of
+ * block-sized buffers.
+ *
+ * Each thread keeps a cache; objects freed on one thread and allocated on
+ * another flow back in batches through a lock-free stack (pushed with CAS,
+ * taken whole with one exchange, so there is no ABA).  Slabs are malloc'd only
+ * when the pool is empty and are freed at tamm_finalize.
+ */
+#ifndef TAMM_POOL_H
+#define TAMM_POOL_H
+
+#include "util.h"
+#include <pthread.h>
+#include <stddef.h>
+
+typedef struct tamm_pool_obj tamm_pool_obj;
+
+typedef struct tamm_pool {
+    size_t size;                       /* object size */
+    _Atomic(tamm_pool_obj *) batches;  /* stack of batches returned by other threads */
+    pthread_mutex_t slab_lock;
+    void *slabs;                       /* every slab, for freeing */
+    atomic_size_t allocated;           /* objects ever made */
+} tamm_pool;
+
+/** A thread's cache for one pool. */
+typedef struct tamm_pool_cache {
+    tamm_pool_obj *head;
+    int n;
+} tamm_pool_cache;
+
+void tamm__pool_init(tamm_pool *p, size_t size);
+/** Free every slab (all objects must be back or abandoned). */
+void tamm__pool_destroy(tamm_pool *p);
+void *tamm__pool_get(tamm_pool *p, tamm_pool_cache *c);
+void tamm__pool_put(tamm_pool *p, tamm_pool_cache *c, void *o);
+/** Return a thread's whole cache to the pool (thread exit). */
+void tamm__pool_flush(tamm_pool *p, tamm_pool_cache *c);
+
+/* Block-sized buffers, by power-of-two size class. */
+#define TAMM_BUF_CLASSES 40
+typedef struct tamm_buf_cache {
+    void *head[TAMM_BUF_CLASSES];
+    int n[TAMM_BUF_CLASSES];
+} tamm_buf_cache;
+
+/** A buffer of at least `bytes` bytes (64-byte aligned). */
+void *tamm__buf_get(tamm_buf_cache *c, size_t bytes);
+void tamm__buf_put(tamm_buf_cache *c, void *buf, size_t bytes);
+/** Free every cached buffer. */
+void tamm__buf_cache_free(tamm_buf_cache *c);
+/** Bytes of private buffers in use now and at peak. */
+size_t tamm__buf_in_use(void);
+size_t tamm__buf_peak(void);
+void tamm__buf_reset_stats(void);
+
+#endif

@@ -1,0 +1,363 @@
+/*
+ * runtime.c — the runtime's lifecycle (tamm_init / tamm_finalize) and the
+ * top-level API: waits, barriers, tamm_block outside tasks (sequential
+ * elision), top-level temps, gather / scatter, and the small public
+ * accessors.
+ */
+#include "runtime.h"
+#include "buffer.h"
+#include "error.h"
+#include "fence.h"
+#include "tensor.h"
+#include "trace.h"
+#include "xfer.h"
+#include <stdio.h>
+#include <string.h>
+
+tamm_runtime tamm__rt;
+
+int tamm_rank(void) { return 0; }
+int tamm_nranks(void) { return 1; }
+int tamm_num_workers(void) { return tamm__rt.initialised ? tamm__rt.nworkers : 0; }
+
+int tamm_init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    if (tamm__rt.initialised) {
+        fprintf(stderr, "tamm: error: tamm_init called twice without tamm_finalize\n");
+        return TAMM_ESTATE;
+    }
+    tamm_config cfg;
+    int rc = tamm__config_read(&cfg);
+    if (rc) {
+        const char *oe = getenv("TAMM_ON_ERROR");
+        if (!oe || strcmp(oe, "return") != 0) exit(1);
+        return rc;
+    }
+    memset(&tamm__rt, 0, sizeof tamm__rt);
+    tamm__rt.cfg = cfg;
+    tamm__error_set_mode(cfg.on_error == TAMM_ONERR_RETURN);
+    tamm__error_take();
+    tamm__rt.sched = cfg.sched == TAMM_SCHED_FIFO ? &tamm__sched_fifo
+                   : cfg.sched == TAMM_SCHED_PRIO ? &tamm__sched_prio : &tamm__sched_ws;
+    tamm__pool_init(&tamm__rt.task_pool, sizeof(tamm_task_s));
+    tamm__pool_init(&tamm__rt.epoch_pool, 192);
+    pthread_mutex_init(&tamm__rt.tensors_lock, NULL);
+    tamm__rt.recording = cfg.trace_file || cfg.dag_file;
+    tamm__dag_record_enable(tamm__rt.recording);
+    tamm__rt.throttle = 16384;
+    tamm__rt.t0 = tamm__now_ns();
+    tamm__buf_reset_stats();
+    tamm__rt.initialised = 1;
+    rc = tamm__workers_start(cfg.num_workers);
+    if (rc) {
+        tamm__rt.initialised = 0;
+        return rc;
+    }
+    return TAMM_OK;
+}
+
+static int nothing_pending(void *arg)
+{
+    (void)arg;
+    return atomic_load_explicit(&tamm__rt.top_pending, memory_order_acquire) == 0;
+}
+
+static int top_level_only(const char *what)
+{
+    if (!tamm__rt.initialised) {
+        fprintf(stderr, "tamm: error: %s called before tamm_init\n", what);
+        return TAMM_ESTATE;
+    }
+    tamm_worker *w = tamm__self();
+    if (!w) return tamm__error(NULL, TAMM_ESTATE, "%s called from a thread the runtime does not know", what);
+    if (w->cur_ctx)
+        return tamm__error(w->cur_ctx->task, TAMM_ESTATE,
+                           "%s inside a task: a task never blocks (tammcc turns a taskwait into a continuation)", what);
+    return TAMM_OK;
+}
+
+int tamm_wait_all(void)
+{
+    int rc = top_level_only("tamm_wait_all");
+    if (rc) return rc;
+    rc = tamm__help_until(nothing_pending, NULL);
+    atomic_store(&tamm__rt.top_waiting, 0);
+    if (rc) return tamm__error(NULL, rc, "tamm_wait_all: %ld tasks can never run (they wait for fences that are "
+                                         "never signalled, or for each other)",
+                               (long)atomic_load(&tamm__rt.top_pending));
+    return tamm__error_take();
+}
+
+int tamm_barrier(void) { return tamm_wait_all(); }
+
+int tamm_finalize(void)
+{
+    if (!tamm__rt.initialised) {
+        fprintf(stderr, "tamm: error: tamm_finalize called before tamm_init\n");
+        return TAMM_ESTATE;
+    }
+    int rc = tamm_wait_all();
+    tamm__workers_stop();
+    tamm__trace_finish();
+    int deadlocked = atomic_load(&tamm__rt.top_pending) != 0;
+    if (!deadlocked) tamm__tensor_free_all(); /* tasks that can never run still point at their tensors */
+    tamm__fence_free_all();
+    for (int i = 0; i < tamm__rt.nworkers; i++) {
+        tamm__deque_destroy(&tamm__rt.workers[i].dq);
+        tamm__buf_cache_free(&tamm__rt.workers[i].bufs);
+    }
+    if (!deadlocked) {
+        tamm__pool_destroy(&tamm__rt.task_pool);
+        tamm__pool_destroy(&tamm__rt.epoch_pool);
+    }
+    free(tamm__rt.workers);
+    tamm__rt.workers = NULL;
+    tamm__tls_worker = NULL;
+    pthread_mutex_destroy(&tamm__rt.tensors_lock);
+    tamm__rt.initialised = 0;
+    int e = tamm__error_take();
+    return rc ? rc : e;
+}
+
+/* ------------------------------------------------------------------ */
+/* waiting on blocks: sentinel tasks                                     */
+/* ------------------------------------------------------------------ */
+static int sentinel_ready(void *arg)
+{
+    tamm_task_s *t = arg;
+    return atomic_load_explicit(&t->ready_flag, memory_order_acquire) != 0;
+}
+
+/* Submit a bodiless task with refs and wait until it may run; the caller
+ * then does its work and calls tamm__task_finish_sentinel. */
+static int sentinel_wait(const tamm_ref *refs, int n, const char *what, tamm_task_s **out)
+{
+    tamm_task sk;
+    memset(&sk, 0, sizeof sk);
+    sk.refs = refs;
+    sk.nrefs = n;
+    sk.label = what;
+    sk.rank = -1;
+    tamm_task_s *t = NULL;
+    int rc = tamm__submit(NULL, &sk, NULL, TAMM_TF_SENTINEL, &t);
+    if (rc) return rc;
+    rc = tamm__help_until(sentinel_ready, t);
+    if (rc) return tamm__error(NULL, rc, "%s: the tasks using the block can never run", what);
+    *out = t;
+    return TAMM_OK;
+}
+
+int tamm_wait_on(const tamm_ref *refs, int nrefs)
+{
+    int rc = top_level_only("tamm_wait_on");
+    if (rc) return rc;
+    if (nrefs < 0 || (nrefs > 0 && !refs)) return tamm__error(NULL, TAMM_EINVAL, "tamm_wait_on: bad ref list");
+    if (nrefs == 0) return TAMM_OK;
+    tamm_task_s *t;
+    rc = sentinel_wait(refs, nrefs, "tamm_wait_on", &t);
+    if (rc) return rc;
+    tamm__task_finish_sentinel(t);
+    return tamm__error_take();
+}
+
+static int block_ref(tamm_tensor *T, const long *idx, int n, unsigned mode, tamm_ref *r, long *lin, const char *what)
+{
+    if (!T) return tamm__error(NULL, TAMM_EINVAL, "%s: the tensor is NULL", what);
+    if (!idx || n != T->ndim)
+        return tamm__error(NULL, TAMM_EINVAL, "%s on '%s': %d indices given, the tensor has %d dimensions", what,
+                           T->name, idx ? n : 0, T->ndim);
+    *lin = tamm__block_lin(T, idx, n);
+    if (*lin < 0) return tamm__error(NULL, TAMM_ERANGE, "%s on '%s': block index out of range", what, T->name);
+    memset(r, 0, sizeof *r);
+    r->tensor = T;
+    r->nidx = n;
+    memcpy(r->idx, idx, (size_t)n * sizeof(long));
+    r->mode = mode;
+    return TAMM_OK;
+}
+
+void *tamm_block_at(tamm_tensor *T, const long *idx, int n)
+{
+    if (!tamm__rt.initialised) {
+        fprintf(stderr, "tamm: error: tamm_block called before tamm_init\n");
+        return NULL;
+    }
+    tamm_worker *w = tamm__self();
+    if (w && w->cur_ctx) {
+        if (T && idx && n != T->ndim) {
+            tamm__error(w->cur_ctx->task, TAMM_EINVAL, "tamm_block on '%s': %d indices given, the tensor has %d dimensions",
+                        T->name, n, T->ndim);
+            return tamm__get_buf(w->cur_ctx, T, idx, n, TAMM_REQ_IMPLICIT);
+        }
+        return tamm__get_buf(w->cur_ctx, T, idx, n, TAMM_REQ_IMPLICIT);
+    }
+    tamm_ref r;
+    long lin;
+    if (block_ref(T, idx, n, TAMM_READWRITE, &r, &lin, "tamm_block")) return NULL;
+    tamm_task_s *t;
+    if (sentinel_wait(&r, 1, "tamm_block", &t)) return NULL;
+    tamm_block_s *b = &T->blocks[lin];
+    tamm__spin_lock(&b->chain.lock);
+    void *home = tamm__block_home(T, lin);
+    tamm__spin_unlock(&b->chain.lock);
+    tamm__task_finish_sentinel(t);
+    return home;
+}
+
+/* ------------------------------------------------------------------ */
+/* top-level temps                                                       */
+/* ------------------------------------------------------------------ */
+typedef struct toptemp { void *ptr; tamm_tensor *T; long idx[TAMM_MAX_DIMS]; int n; size_t bytes; struct toptemp *next; } toptemp;
+static pthread_mutex_t temps_lock = PTHREAD_MUTEX_INITIALIZER;
+static toptemp *temps;
+
+void *tamm_temp_at(tamm_tensor *T, const long *idx, int n)
+{
+    if (!tamm__rt.initialised) return NULL;
+    tamm_worker *w = tamm__self();
+    if (w && w->cur_ctx) return tamm__get_buf(w->cur_ctx, T, idx, n, TAMM_REQ_TMP);
+    tamm_ref r;
+    long lin;
+    if (block_ref(T, idx, n, TAMM_READWRITE, &r, &lin, "tamm_temp")) return NULL;
+    toptemp *tt = tamm__xcalloc(1, sizeof *tt);
+    tt->bytes = tamm__block_elems_lin(T, lin) * T->esize;
+    tt->ptr = tamm__xmalloc(tt->bytes);
+    tt->T = T;
+    tt->n = n;
+    memcpy(tt->idx, idx, (size_t)n * sizeof(long));
+    pthread_mutex_lock(&temps_lock);
+    tt->next = temps;
+    temps = tt;
+    pthread_mutex_unlock(&temps_lock);
+    return tt->ptr;
+}
+
+static int top_release(void *buf, tamm_relkind how)
+{
+    pthread_mutex_lock(&temps_lock);
+    toptemp **p = &temps, *tt = NULL;
+    for (; *p; p = &(*p)->next)
+        if ((*p)->ptr == buf) {
+            tt = *p;
+            *p = tt->next;
+            break;
+        }
+    pthread_mutex_unlock(&temps_lock);
+    if (!tt) return TAMM_OK; /* a pointer from tamm_block: its use simply ends */
+    int rc = TAMM_OK;
+    if (how != TAMM_REL_CANCEL) {
+        void *home = tamm_block_at(tt->T, tt->idx, tt->n);
+        if (home)
+            tamm__xfer_host(how == TAMM_REL_ADD ? TAMM_XK_ACCALL : TAMM_XK_PUT, home, tt->ptr, tt->bytes, tt->T->dtype);
+        else
+            rc = TAMM_EINVAL;
+    }
+    free(tt->ptr);
+    free(tt);
+    return rc;
+}
+
+static int put_add_cancel(void *buf, tamm_relkind how)
+{
+    if (!tamm__rt.initialised) return TAMM_ESTATE;
+    tamm_worker *w = tamm__self();
+    if (w && w->cur_ctx) return tamm__release(w->cur_ctx, buf, how);
+    return top_release(buf, how);
+}
+
+int tamm_put(void *buf) { return put_add_cancel(buf, TAMM_REL_PUT); }
+int tamm_add(void *buf) { return put_add_cancel(buf, TAMM_REL_ADD); }
+int tamm_cancel(void *buf) { return put_add_cancel(buf, TAMM_REL_CANCEL); }
+
+/* ------------------------------------------------------------------ */
+/* gather / scatter                                                      */
+/* ------------------------------------------------------------------ */
+/* Copy one block between its home (row-major tile) and a whole row-major array. */
+static void copy_block(tamm_tensor *T, long lin, void *home, void *arr, int to_arr)
+{
+    long bidx[TAMM_MAX_DIMS];
+    tamm__block_idx(T, lin, bidx);
+    size_t ext[TAMM_MAX_DIMS], off[TAMM_MAX_DIMS], stride[TAMM_MAX_DIMS];
+    int nd = T->ndim;
+    for (int d = 0; d < nd; d++) {
+        off[d] = (size_t)bidx[d] * T->tile[d];
+        ext[d] = tamm_block_extent(T, d, bidx[d]);
+    }
+    stride[nd - 1] = 1;
+    for (int d = nd - 2; d >= 0; d--) stride[d] = stride[d + 1] * T->dims[d + 1];
+    size_t row = ext[nd - 1] * T->esize;
+    size_t cnt[TAMM_MAX_DIMS] = { 0 };
+    char *h = home;
+    for (;;) {
+        size_t aoff = off[nd - 1];
+        for (int d = 0; d < nd - 1; d++) aoff += (off[d] + cnt[d]) * stride[d];
+        char *a = (char *)arr + aoff * T->esize;
+        if (to_arr) memcpy(a, h, row); else memcpy(h, a, row);
+        h += row;
+        int d = nd - 2;
+        while (d >= 0 && ++cnt[d] == ext[d]) { cnt[d] = 0; d--; }
+        if (d < 0) break;
+    }
+}
+
+static int whole(tamm_tensor *T, void *arr, int to_arr, const char *what)
+{
+    int rc = top_level_only(what);
+    if (rc) return rc;
+    if (!T || !arr) return tamm__error(NULL, TAMM_EINVAL, "%s: %s is NULL", what, T ? "the array" : "the tensor");
+    tamm_ref r;
+    memset(&r, 0, sizeof r);
+    r.tensor = T;
+    r.nidx = 0;
+    r.mode = to_arr ? TAMM_READ : TAMM_WRITE;
+    tamm_task_s *t;
+    rc = sentinel_wait(&r, 1, what, &t);
+    if (rc) return rc;
+    for (long b = 0; b < T->nblk; b++) {
+        tamm_block_s *blk = &T->blocks[b];
+        tamm__spin_lock(&blk->chain.lock);
+        void *home = tamm__block_home(T, b);
+        tamm__spin_unlock(&blk->chain.lock);
+        copy_block(T, b, home, arr, to_arr);
+    }
+    tamm__task_finish_sentinel(t);
+    return tamm__error_take();
+}
+
+int tamm_tensor_gather(tamm_tensor *T, void *dst) { return whole(T, dst, 1, "tamm_tensor_gather"); }
+int tamm_tensor_scatter(tamm_tensor *T, const void *src) { return whole(T, (void *)src, 0, "tamm_tensor_scatter"); }
+
+/* ------------------------------------------------------------------ */
+/* small public entry points                                             */
+/* ------------------------------------------------------------------ */
+int tamm_submit(tamm_ctx *ctx, const tamm_task *t) { return tamm__submit(ctx, t, NULL, 0, NULL); }
+int tamm_submit_ex(tamm_ctx *ctx, const tamm_task *t, const tamm_task_opts *o) { return tamm__submit(ctx, t, o, 0, NULL); }
+
+tamm_ctx *tamm_current_ctx(void)
+{
+    tamm_worker *w = tamm__self();
+    return w ? w->cur_ctx : NULL;
+}
+
+const char *tamm_ctx_label(const tamm_ctx *ctx) { return ctx && ctx->task ? ctx->task->label : NULL; }
+void *tamm_cuda_stream(void) { return NULL; }
+void *tamm_comm(tamm_ctx *ctx) { (void)ctx; return NULL; }
+
+static int streaming_depth;
+int tamm_streaming_begin(void)
+{
+    int rc = top_level_only("tamm_streaming_begin");
+    if (rc) return rc;
+    streaming_depth++;
+    return TAMM_OK;
+}
+int tamm_streaming_end(void)
+{
+    int rc = top_level_only("tamm_streaming_end");
+    if (rc) return rc;
+    if (streaming_depth == 0) return tamm__error(NULL, TAMM_ESTATE, "tamm_streaming_end without tamm_streaming_begin");
+    streaming_depth--;
+    return TAMM_OK;
+}

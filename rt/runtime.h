@@ -1,0 +1,49 @@
+/*
+ * runtime.h — the runtime's global state (one per process) and the helpers
+ * the modules share.  Everything here is set up by tamm_init and torn down by
+ * tamm_finalize (runtime.c).
+ */
+#ifndef TAMM_RUNTIME_H
+#define TAMM_RUNTIME_H
+
+#include "config.h"
+#include "pool.h"
+#include "sched_policy.h"
+#include "worker.h"
+#include <pthread.h>
+
+typedef struct tamm_runtime {
+    int initialised;
+    tamm_config cfg;
+    int nworkers;
+    tamm_worker *workers;
+    const tamm_sched_ops *sched;
+    tamm_pool task_pool, epoch_pool;
+    atomic_long top_pending;       /* top-level tasks not yet complete */
+    atomic_int top_waiting;        /* the top-level thread sleeps in a wait */
+    atomic_ullong next_id;
+    atomic_long submitted;
+    atomic_int stop;
+    atomic_uint wake_seq;          /* futex word for idle workers */
+    atomic_int nsleepers;
+    int recording;                 /* TAMM_DAG or TAMM_TRACE: record edges */
+    uint64_t t0;                   /* init time, for traces */
+    pthread_mutex_t tensors_lock;
+    struct tamm_tensor *tensors;   /* live tensors */
+    atomic_ullong tensor_uid;
+    long throttle;                 /* top-level tasks in flight before the submitter helps */
+    /* statistics */
+    atomic_ullong bytes_h2h;       /* bytes copied host<->host by transfers */
+    atomic_ullong inplace_acc, private_acc;
+} tamm_runtime;
+
+extern tamm_runtime tamm__rt;
+
+/** The calling thread's worker, or worker 0's caches for a foreign thread. */
+static inline tamm_worker *tamm__self(void)
+{
+    tamm_worker *w = tamm__tls_worker;
+    return w;
+}
+
+#endif

@@ -1,0 +1,447 @@
+/*
+ * task.c — task submission (validation, permission checks against the
+ * parent, dependence registration), readiness, running a variant, and
+ * completion (leaving epochs, signalling fences, completing parents).
+ */
+#include "task.h"
+#include "buffer.h"
+#include "error.h"
+#include "fence.h"
+#include "perm.h"
+#include "runtime.h"
+#include "tensor.h"
+#include "trace.h"
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* allocation                                                            */
+/* ------------------------------------------------------------------ */
+static tamm_task_s *task_alloc(void)
+{
+    tamm_worker *w = tamm__self();
+    tamm_task_s *t = tamm__pool_get(&tamm__rt.task_pool, &w->task_cache);
+    return t;
+}
+
+static void task_free(tamm_task_s *t)
+{
+    if (t->flags & TAMM_TF_HEAP_REFS) free(t->refs);
+    if (t->flags & TAMM_TF_HEAP_DEPS) free(t->dep);
+    if (t->flags & TAMM_TF_HEAP_ARGS) free(t->args);
+    if (t->flags & TAMM_TF_HEAP_SIG) free(t->signal);
+    tamm_worker *w = tamm__self();
+    tamm__pool_put(&tamm__rt.task_pool, &w->task_cache, t);
+}
+
+/* ------------------------------------------------------------------ */
+/* permissions                                                           */
+/* ------------------------------------------------------------------ */
+static int ref_covers(const tamm_ref *r, const long *idx)
+{
+    if (r->nidx == 0) return 1;
+    for (int d = 0; d < r->nidx; d++)
+        if (r->idx[d] != TAMM_ALL && r->idx[d] != idx[d]) return 0;
+    return 1;
+}
+
+unsigned tamm__task_perm(const tamm_task_s *t, const tamm_tensor *T, long lin, int *cancellable)
+{
+    long idx[TAMM_MAX_DIMS];
+    tamm__block_idx(T, lin, idx);
+    unsigned m = 0;
+    int c = 0;
+    for (int i = 0; i < t->nrefs; i++) {
+        const tamm_ref *r = &t->refs[i];
+        if (r->tensor != T || (r->mode & TAMM_TEMP)) continue;
+        if (!ref_covers(r, idx)) continue;
+        m |= r->mode & 7u;
+        if (r->mode & TAMM_CANCELLABLE) c = 1;
+    }
+    if (cancellable) *cancellable = c;
+    return m;
+}
+
+tamm_dep *tamm__task_dep_for(tamm_task_s *t, const tamm_tensor *T, long lin)
+{
+    for (int i = 0; i < t->ndep; i++)
+        if (t->dep[i].T == T && (t->dep[i].lin == lin || t->dep[i].lin < 0))
+            return &t->dep[i];
+    return NULL;
+}
+
+/* Does a parent's permission p allow a child's permission c? (the permission table) */
+static int child_within(unsigned c, unsigned p)
+{
+    if ((c & TAMM_READ) && !(p & (TAMM_READ | TAMM_WRITE))) return 0;
+    if ((c & TAMM_WRITE) && !(p & TAMM_WRITE)) return 0;
+    if ((c & TAMM_ACCUM) && !(p & (TAMM_ACCUM | TAMM_WRITE))) return 0;
+    return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* validation                                                            */
+/* ------------------------------------------------------------------ */
+static int check_ref(const tamm_task_s *t, const tamm_ref *r, int i)
+{
+    int allow_destroyed = (t->flags & TAMM_TF_DESTROY) != 0;
+    if (!r->tensor)
+        return tamm__error(t, TAMM_EINVAL, "ref %d names no tensor (NULL)", i);
+    const tamm_tensor *T = r->tensor;
+    if (!allow_destroyed && atomic_load_explicit(&((tamm_tensor *)T)->destroyed, memory_order_relaxed))
+        return tamm__error(t, TAMM_EINVAL, "ref %d names tensor '%s', which was destroyed", i, T->name);
+    if (r->nidx != 0 && r->nidx != T->ndim)
+        return tamm__error(t, TAMM_EINVAL, "ref %d on '%s' has %d indices, the tensor has %d dimensions", i,
+                           T->name, r->nidx, T->ndim);
+    for (int d = 0; d < r->nidx; d++)
+        if (r->idx[d] != TAMM_ALL && (r->idx[d] < 0 || r->idx[d] >= T->nblocks[d]))
+            return tamm__error(t, TAMM_ERANGE, "ref %d on '%s': index %ld of dimension %d is outside 0..%ld", i,
+                               T->name, r->idx[d], d, T->nblocks[d] - 1);
+    unsigned known = 7u | TAMM_TEMP | TAMM_CANCELLABLE | TAMM_PERMISSION_ONLY;
+    if (r->mode & ~known)
+        return tamm__error(t, TAMM_EINVAL, "ref %d on '%s': unknown mode bits 0x%x", i, T->name, r->mode & ~known);
+    if (!(r->mode & TAMM_TEMP) && !(r->mode & 7u))
+        return tamm__error(t, TAMM_EINVAL, "ref %d on '%s': no access mode (READ, WRITE, READWRITE or ACCUM)", i,
+                           T->name);
+    if ((r->mode & TAMM_CANCELLABLE) && !(r->mode & (TAMM_WRITE | TAMM_ACCUM)))
+        return tamm__error(t, TAMM_EINVAL, "ref %d on '%s': only write, readwrite and accum can be cancellable", i,
+                           T->name);
+    return TAMM_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* dependence entries                                                    */
+/* ------------------------------------------------------------------ */
+typedef struct { tamm_dep *v; int n, cap; int heap; } depvec;
+
+static void dep_add(depvec *dv, tamm_task_s *t, tamm_tensor *T, long lin, unsigned perm)
+{
+    for (int i = 0; i < dv->n; i++)
+        if (dv->v[i].T == T && dv->v[i].lin == lin) {
+            dv->v[i].perm |= perm;
+            return;
+        }
+    if (dv->n == dv->cap) {
+        int nc = dv->cap * 2;
+        tamm_dep *nv = tamm__xmalloc((size_t)nc * sizeof *nv);
+        memcpy(nv, dv->v, (size_t)dv->n * sizeof *nv);
+        if (dv->heap) free(dv->v);
+        dv->v = nv;
+        dv->cap = nc;
+        dv->heap = 1;
+    }
+    tamm_dep *d = &dv->v[dv->n++];
+    memset(d, 0, sizeof *d);
+    d->T = T;
+    d->lin = lin;
+    d->perm = perm;
+    d->task = t;
+}
+
+/* Expand a slice into its blocks. */
+static void dep_add_slice(depvec *dv, tamm_task_s *t, const tamm_ref *r)
+{
+    tamm_tensor *T = r->tensor;
+    long idx[TAMM_MAX_DIMS], lo[TAMM_MAX_DIMS], hi[TAMM_MAX_DIMS];
+    for (int d = 0; d < T->ndim; d++) {
+        lo[d] = r->idx[d] == TAMM_ALL ? 0 : r->idx[d];
+        hi[d] = r->idx[d] == TAMM_ALL ? T->nblocks[d] - 1 : r->idx[d];
+        idx[d] = lo[d];
+    }
+    for (;;) {
+        dep_add(dv, t, T, tamm__block_lin(T, idx, T->ndim), r->mode & 7u);
+        int d = T->ndim - 1;
+        while (d >= 0 && idx[d] == hi[d]) { idx[d] = lo[d]; d--; }
+        if (d < 0) break;
+        idx[d]++;
+    }
+}
+
+static void build_deps(tamm_task_s *t)
+{
+    depvec dv = { t->dep_inline, 0, TAMM_TASK_INLINE_REFS, 0 };
+    /* whole-tensor refs first: other refs to the same tensor fold into them */
+    for (int i = 0; i < t->nrefs; i++) {
+        const tamm_ref *r = &t->refs[i];
+        if ((r->mode & TAMM_TEMP) || r->nidx != 0) continue;
+        dep_add(&dv, t, r->tensor, -1, r->mode & 7u);
+        t->flags |= TAMM_TF_COARSE;
+    }
+    for (int i = 0; i < t->nrefs; i++) {
+        const tamm_ref *r = &t->refs[i];
+        if ((r->mode & TAMM_TEMP) || r->nidx == 0) continue;
+        int whole = 0;
+        if (t->flags & TAMM_TF_COARSE)
+            for (int k = 0; k < dv.n; k++)
+                if (dv.v[k].lin < 0 && dv.v[k].T == r->tensor) {
+                    dv.v[k].perm |= r->mode & 7u;
+                    whole = 1;
+                    break;
+                }
+        if (whole) continue;
+        int slice = 0;
+        for (int d = 0; d < r->nidx; d++)
+            if (r->idx[d] == TAMM_ALL) slice = 1;
+        if (slice)
+            dep_add_slice(&dv, t, r);
+        else
+            dep_add(&dv, t, r->tensor, tamm__block_lin(r->tensor, r->idx, r->nidx), r->mode & 7u);
+    }
+    t->dep = dv.v;
+    t->ndep = dv.n;
+    if (dv.heap) t->flags |= TAMM_TF_HEAP_DEPS;
+}
+
+/* The parent's permission on a whole tensor: what it holds on every block. */
+static unsigned parent_perm_whole(const tamm_task_s *p, const tamm_tensor *T)
+{
+    unsigned m = 7u;
+    for (long b = 0; b < T->nblk && m; b++)
+        m &= tamm__task_perm(p, T, b, NULL);
+    return m;
+}
+
+static int check_within_parent(tamm_task_s *t, tamm_task_s *p)
+{
+    char bn[128];
+    for (int i = 0; i < t->ndep; i++) {
+        tamm_dep *d = &t->dep[i];
+        unsigned pp = d->lin < 0 ? parent_perm_whole(p, d->T) : tamm__task_perm(p, d->T, d->lin, NULL);
+        if (!child_within(d->perm, pp)) {
+            if (d->lin < 0) snprintf(bn, sizeof bn, "%s (whole tensor)", d->T->name);
+            else tamm__block_name(d->T, d->lin, bn, sizeof bn);
+            return tamm__error(t, TAMM_EPERM,
+                               "nested task asks %s permission on %s, but its parent '%s' (%s:%d) has %s permission there",
+                               tamm__perm_name(d->perm), bn, p->label ? p->label : "(unlabelled)",
+                               p->file ? p->file : "?", p->line, tamm__perm_name(pp));
+        }
+    }
+    return TAMM_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* readiness                                                             */
+/* ------------------------------------------------------------------ */
+void tamm__task_dep_satisfied(tamm_task_s *t)
+{
+    if (atomic_fetch_sub_explicit(&t->deps, 1, memory_order_acq_rel) != 1)
+        return;
+    if (t->flags & TAMM_TF_SENTINEL) {
+        atomic_store_explicit(&t->ready_flag, 1, memory_order_release);
+        tamm__wake_all();
+        return;
+    }
+    tamm_worker *w = tamm__self();
+    tamm__rt.sched->push(w, t);
+    if (atomic_load_explicit(&tamm__rt.nsleepers, memory_order_seq_cst) > 0)
+        tamm__wake_one();
+}
+
+/* ------------------------------------------------------------------ */
+/* completion                                                            */
+/* ------------------------------------------------------------------ */
+static void task_complete(tamm_task_s *t)
+{
+    for (;;) {
+        for (int i = 0; i < t->ndep; i++)
+            tamm__dag_release(&t->dep[i]);
+        for (int i = 0; i < t->nsignal; i++)
+            tamm__fence_signal(t->signal[i]);
+        if (t->children) {
+            tamm__domain_free(t->children);
+            t->children = NULL;
+        }
+        if (t->flags & TAMM_TF_DESTROY)
+            tamm__tensor_free(t->destroy_tensor);
+        tamm_task_s *parent = t->parent;
+        task_free(t);
+        if (parent) {
+            if (atomic_fetch_sub_explicit(&parent->pending, 1, memory_order_acq_rel) == 1) {
+                t = parent;
+                continue;
+            }
+        } else if (atomic_fetch_sub_explicit(&tamm__rt.top_pending, 1, memory_order_acq_rel) == 1) {
+            if (atomic_load(&tamm__rt.top_waiting))
+                tamm__wake_all();
+        }
+        return;
+    }
+}
+
+static inline void body_done(tamm_task_s *t)
+{
+    if (atomic_fetch_sub_explicit(&t->pending, 1, memory_order_acq_rel) == 1)
+        task_complete(t);
+}
+
+void tamm__task_finish_sentinel(tamm_task_s *t) { body_done(t); }
+
+void tamm__task_run(tamm_worker *w, tamm_task_s *t)
+{
+    tamm_ctx ctx;
+    ctx.task = t;
+    ctx.w = w;
+    ctx.n = 0;
+    ctx.cap = TAMM_CTX_INLINE_BUFS;
+    ctx.recs = ctx.inl;
+    tamm_ctx *prev = w->cur_ctx;
+    w->cur_ctx = &ctx;
+    int tracing = tamm__rt.recording;
+    uint64_t t0 = tracing ? tamm__now_ns() : 0;
+    if (t->cpu) {
+        t->cpu(&ctx, t->args);
+    } else {
+        tamm__error(t, TAMM_ENOTSUP, "the task has only a CUDA variant and this run has no GPU");
+    }
+    if (ctx.n) tamm__ctx_end(&ctx);
+    if (ctx.recs != ctx.inl) free(ctx.recs);
+    w->cur_ctx = prev;
+    if (tracing) tamm__trace_event(w, t->id, t0, tamm__now_ns(), t->label);
+    atomic_store_explicit(&w->ntasks, atomic_load_explicit(&w->ntasks, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    body_done(t);
+}
+
+/* ------------------------------------------------------------------ */
+/* submission                                                            */
+/* ------------------------------------------------------------------ */
+static int only_hold_left(void *arg)
+{
+    tamm_task_s *t = arg;
+    return atomic_load_explicit(&t->pending, memory_order_acquire) == 1;
+}
+
+int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, unsigned flags, tamm_task_s **out)
+{
+    if (!tamm__rt.initialised) {
+        fprintf(stderr, "tamm: error: tamm_submit called before tamm_init\n");
+        return TAMM_ESTATE;
+    }
+    tamm_worker *w = tamm__self();
+    if (!w)
+        return tamm__error(NULL, TAMM_ESTATE, "tamm_submit called from a thread that is neither the thread "
+                                              "that called tamm_init nor a task");
+    if (!ctx) ctx = w->cur_ctx; /* a submission from inside a running task nests in it */
+    if (!u) return tamm__error(ctx ? ctx->task : NULL, TAMM_EINVAL, "tamm_submit: NULL task");
+
+    tamm_task_s *t = task_alloc();
+    t->cpu = u->cpu;
+    t->cuda = u->cuda;
+    t->label = u->label;
+    t->file = u->file;
+    t->line = u->line;
+    t->priority = u->priority;
+    t->flags = flags;
+    t->parent = ctx ? ctx->task : NULL;
+    t->children = NULL;
+    t->nrefs = 0;
+    t->ndep = 0;
+    t->dep = t->dep_inline;
+    t->refs = t->refs_inline;
+    t->args = t->args_inline;
+    t->signal = NULL;
+    t->nsignal = 0;
+    t->destroy_tensor = NULL;
+    t->next = NULL;
+    atomic_init(&t->ready_flag, 0);
+    atomic_init(&t->deps, 1);
+    atomic_init(&t->pending, 1);
+    t->id = tamm__rt.recording ? atomic_fetch_add(&tamm__rt.next_id, 1) + 1 : 0;
+
+    int rc = TAMM_OK;
+    if (!(flags & TAMM_TF_SENTINEL) && !u->cpu && !u->cuda)
+        rc = tamm__error(t, TAMM_EINVAL, "task has no variant (cpu and cuda are both NULL)");
+    else if (u->nrefs < 0 || (u->nrefs > 0 && !u->refs))
+        rc = tamm__error(t, TAMM_EINVAL, "task has %d refs but refs is %s", u->nrefs, u->refs ? "set" : "NULL");
+    else if (u->args_size > 0 && !u->args)
+        rc = tamm__error(t, TAMM_EINVAL, "task has args_size %zu but args is NULL", u->args_size);
+    for (int i = 0; rc == TAMM_OK && i < u->nrefs; i++)
+        rc = check_ref(t, &u->refs[i], i);
+    if (rc) {
+        task_free(t);
+        return rc;
+    }
+    /* copy refs and arguments */
+    if (u->nrefs > TAMM_TASK_INLINE_REFS) {
+        t->refs = tamm__xmalloc((size_t)u->nrefs * sizeof(tamm_ref));
+        t->flags |= TAMM_TF_HEAP_REFS;
+    }
+    if (u->nrefs) memcpy(t->refs, u->refs, (size_t)u->nrefs * sizeof(tamm_ref));
+    t->nrefs = u->nrefs;
+    if (u->args_size > TAMM_TASK_INLINE_ARGS) {
+        t->args = tamm__xmalloc(u->args_size);
+        t->flags |= TAMM_TF_HEAP_ARGS;
+    }
+    if (u->args_size) memcpy(t->args, u->args, u->args_size);
+    build_deps(t);
+
+    if (t->parent && (rc = check_within_parent(t, t->parent))) {
+        task_free(t);
+        return rc;
+    }
+    /* fences */
+    if (o && o->nsignal > 0) {
+        t->signal = tamm__xmalloc((size_t)o->nsignal * sizeof *t->signal);
+        t->flags |= TAMM_TF_HEAP_SIG;
+        for (int i = 0; i < o->nsignal; i++) {
+            if (!o->signal[i]) { rc = tamm__error(t, TAMM_EINVAL, "signal fence %d is NULL", i); break; }
+            t->signal[t->nsignal++] = o->signal[i];
+        }
+    }
+    if (o && rc == TAMM_OK)
+        for (int i = 0; i < o->nwait; i++)
+            if (!o->wait || !o->wait[i]) rc = tamm__error(t, TAMM_EINVAL, "wait fence %d is NULL", i);
+    if (rc) {
+        task_free(t);
+        return rc;
+    }
+    if (o && o->collective) t->flags |= TAMM_TF_COLLECTIVE;
+    if (flags & TAMM_TF_DESTROY) t->destroy_tensor = t->refs[0].tensor;
+
+    /* from here on the task exists */
+    tamm_domain *dom = NULL;
+    if (t->parent) {
+        atomic_fetch_add_explicit(&t->parent->pending, 1, memory_order_relaxed);
+        if (!t->parent->children) t->parent->children = tamm__domain_new();
+        dom = t->parent->children;
+    } else {
+        atomic_fetch_add_explicit(&tamm__rt.top_pending, 1, memory_order_relaxed);
+    }
+    atomic_fetch_add_explicit(&tamm__rt.submitted, 1, memory_order_relaxed);
+    if (TAMM_UNLIKELY(tamm__rt.recording))
+        tamm__trace_node(t->id, t->label, t->parent ? t->parent->id : 0);
+    for (int i = 0; i < t->ndep; i++)
+        tamm__dag_register(dom, t, t->dep[i].T, t->dep[i].lin, t->dep[i].perm, &t->dep[i]);
+    for (int i = 0; i < t->nsignal; i++)
+        tamm__fence_add_signaller(t->signal[i]);
+    if (o)
+        for (int i = 0; i < o->nwait; i++)
+            tamm__fence_add_waiter(o->wait[i], t);
+
+    int undeferred = (o && o->undeferred) || tamm__rt.cfg.sequential;
+    if (out) *out = t;
+    if (flags & TAMM_TF_SENTINEL) {
+        tamm__task_dep_satisfied(t); /* drop the guard */
+        return TAMM_OK;
+    }
+    if (undeferred) {
+        /* hold t: it cannot complete (nor be freed) until we drop the hold,
+         * after its body has returned and its children have completed */
+        atomic_fetch_add_explicit(&t->pending, 1, memory_order_relaxed);
+        tamm__task_dep_satisfied(t);
+        rc = tamm__help_until(only_hold_left, t);
+        if (rc)
+            return tamm__error(t, rc, "undeferred task can never run: its dependences are never satisfied");
+        body_done(t);
+        return TAMM_OK;
+    }
+    int top = t->parent == NULL;
+    tamm__task_dep_satisfied(t); /* drop the guard; t may run and vanish from here on */
+    if (top && tamm__rt.throttle > 0 &&
+        atomic_load_explicit(&tamm__rt.top_pending, memory_order_relaxed) > tamm__rt.throttle) {
+        /* too many tasks in flight: the submitter runs some (never waits idle) */
+        long lim = tamm__rt.throttle / 2;
+        while (atomic_load_explicit(&tamm__rt.top_pending, memory_order_relaxed) > lim && tamm__help_one(w)) {}
+    }
+    return TAMM_OK;
+}

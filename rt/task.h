@@ -1,0 +1,98 @@
+/*
+ * task.h — tasks: submission, readiness, execution and completion.
+ *
+ * A task is made ready when its `deps` counter (one per epoch that has not
+ * started, one per unsignalled fence, plus a guard held during submission)
+ * drops to zero.  It completes when its body has returned and all its
+ * children have completed (`pending`); then it leaves its epochs, which may
+ * start later ones.  Tasks come from per-worker pools and carry their refs,
+ * dependence records and small argument blocks inline, so submitting one
+ * allocates nothing in the common case.
+ */
+#ifndef TAMM_TASK_H
+#define TAMM_TASK_H
+
+#include "dag.h"
+#include <tamm.h>
+#include <stdint.h>
+
+#define TAMM_TASK_INLINE_REFS 4
+#define TAMM_TASK_INLINE_ARGS 96
+
+enum {
+    TAMM_TF_SENTINEL   = 1,   /* no body: a top-level wait on blocks */
+    TAMM_TF_UNDEFERRED = 2,
+    TAMM_TF_DESTROY    = 4,   /* frees destroy_tensor at completion */
+    TAMM_TF_COLLECTIVE = 8,
+    TAMM_TF_HEAP_REFS  = 16,
+    TAMM_TF_HEAP_DEPS  = 32,
+    TAMM_TF_HEAP_ARGS  = 64,
+    TAMM_TF_HEAP_SIG   = 128,
+    TAMM_TF_COARSE     = 256  /* has a whole-tensor ref */
+};
+
+struct tamm_fence;
+struct tamm_worker;
+
+typedef struct tamm_task_s {
+    tamm_fn cpu, cuda;
+    void *args;
+    atomic_int deps;            /* start conditions outstanding */
+    atomic_int pending;         /* 1 (the body) + children not complete */
+    struct tamm_task_s *parent;
+    tamm_domain *children;      /* dependence domain of its children, lazily */
+    tamm_ref *refs;
+    int nrefs;
+    int ndep;
+    tamm_dep *dep;
+    const char *label, *file;
+    int line, priority;
+    unsigned flags;
+    uint64_t id;
+    struct tamm_fence **signal;
+    int nsignal;
+    atomic_int ready_flag;      /* sentinel: dependences satisfied */
+    struct tamm_tensor *destroy_tensor;
+    struct tamm_task_s *next;   /* queue link */
+    uint64_t t_start, t_end;    /* trace */
+    int worker;
+    tamm_ref refs_inline[TAMM_TASK_INLINE_REFS];
+    tamm_dep dep_inline[TAMM_TASK_INLINE_REFS];
+    _Alignas(16) unsigned char args_inline[TAMM_TASK_INLINE_ARGS];
+} tamm_task_s;
+
+/** A buffer a running task holds. */
+typedef struct tamm_bufrec {
+    void *ptr;
+    struct tamm_tensor *T;
+    long lin;
+    size_t bytes;
+    unsigned char kind;     /* tamm_bufkind (buffer.h) */
+    unsigned char flags;    /* TAMM_BR_* (buffer.h) */
+} tamm_bufrec;
+
+#define TAMM_CTX_INLINE_BUFS 8
+struct tamm_ctx {
+    tamm_task_s *task;
+    struct tamm_worker *w;
+    int n, cap;
+    tamm_bufrec *recs;
+    tamm_bufrec inl[TAMM_CTX_INLINE_BUFS];
+};
+
+/** One start condition of t is satisfied; schedules t when none remain. */
+void tamm__task_dep_satisfied(tamm_task_s *t);
+/** Run t's variant on worker w (t is ready). */
+void tamm__task_run(struct tamm_worker *w, tamm_task_s *t);
+/** Submission shared by tamm_submit, tamm_submit_ex and internal tasks. */
+int tamm__submit(tamm_ctx *ctx, const tamm_task *t, const tamm_task_opts *o, unsigned flags,
+                 tamm_task_s **out);
+/** Complete a sentinel task once ready (top level). */
+void tamm__task_finish_sentinel(tamm_task_s *t);
+/** Effective permission mask of task t on block lin of T (union of covering refs);
+ *  *cancellable is set if a covering ref carries TAMM_CANCELLABLE. */
+unsigned tamm__task_perm(const tamm_task_s *t, const struct tamm_tensor *T, long lin, int *cancellable);
+/** The dependence record of t for (T, lin), or NULL. */
+tamm_dep *tamm__task_dep_for(tamm_task_s *t, const struct tamm_tensor *T, long lin);
+
+#endif

@@ -1,0 +1,222 @@
+/* tensor.c — tensor creation, block geometry, block homes, gather/scatter,
+ * deferred destruction (see tensor.h). */
+#include "tensor.h"
+#include "buffer.h"
+#include "error.h"
+#include "runtime.h"
+#include "task.h"
+#include <stdio.h>
+#include <string.h>
+
+static size_t dtype_size(tamm_dtype dt)
+{
+    switch (dt) {
+    case TAMM_F32: case TAMM_I32: return 4;
+    case TAMM_F64: case TAMM_I64: return 8;
+    default: return 0;
+    }
+}
+
+long tamm__block_lin(const tamm_tensor *T, const long *idx, int n)
+{
+    if (!T || n != T->ndim) return -1;
+    long lin = 0;
+    for (int d = 0; d < n; d++) {
+        if (idx[d] < 0 || idx[d] >= T->nblocks[d]) return -1;
+        lin = lin * T->nblocks[d] + idx[d];
+    }
+    return lin;
+}
+
+void tamm__block_idx(const tamm_tensor *T, long lin, long *idx)
+{
+    for (int d = T->ndim - 1; d >= 0; d--) {
+        idx[d] = lin % T->nblocks[d];
+        lin /= T->nblocks[d];
+    }
+}
+
+static size_t extent(const tamm_tensor *T, int d, long b)
+{
+    size_t start = (size_t)b * T->tile[d];
+    size_t left = T->dims[d] - start;
+    return left < T->tile[d] ? left : T->tile[d];
+}
+
+size_t tamm__block_elems_lin(const tamm_tensor *T, long lin)
+{
+    long idx[TAMM_MAX_DIMS];
+    tamm__block_idx(T, lin, idx);
+    size_t n = 1;
+    for (int d = 0; d < T->ndim; d++) n *= extent(T, d, idx[d]);
+    return n;
+}
+
+const char *tamm__block_name(const tamm_tensor *T, long lin, char *buf, int n)
+{
+    long idx[TAMM_MAX_DIMS];
+    tamm__block_idx(T, lin, idx);
+    int o = snprintf(buf, (size_t)n, "%s[", T->name);
+    for (int d = 0; d < T->ndim && o < n; d++)
+        o += snprintf(buf + o, (size_t)(n - o), "%s%ld", d ? "," : "", idx[d]);
+    if (o < n) snprintf(buf + o, (size_t)(n - o), "]");
+    return buf;
+}
+
+void *tamm__block_home(tamm_tensor *T, long lin)
+{
+    tamm_block_s *b = &T->blocks[lin];
+    if (TAMM_UNLIKELY(!b->home)) {
+        size_t bytes = tamm__block_elems_lin(T, lin) * T->esize;
+        b->home = tamm__xcalloc(1, bytes ? bytes : 1);
+        if (T->opts.gen) {
+            long idx[TAMM_MAX_DIMS];
+            tamm__block_idx(T, lin, idx);
+            T->opts.gen(T, idx, b->home, T->opts.gen_arg);
+        }
+    }
+    return b->home;
+}
+
+void tamm__accumulate(tamm_dtype dt, void *dst, const void *src, size_t n)
+{
+    switch (dt) {
+    case TAMM_F32: { float *d = dst; const float *s = src; for (size_t i = 0; i < n; i++) d[i] += s[i]; break; }
+    case TAMM_F64: { double *d = dst; const double *s = src; for (size_t i = 0; i < n; i++) d[i] += s[i]; break; }
+    case TAMM_I32: { uint32_t *d = dst; const uint32_t *s = src; for (size_t i = 0; i < n; i++) d[i] += s[i]; break; }
+    case TAMM_I64: { uint64_t *d = dst; const uint64_t *s = src; for (size_t i = 0; i < n; i++) d[i] += s[i]; break; }
+    }
+}
+
+tamm_tensor *tamm_tensor_create_ex(const char *name, tamm_dtype dtype, int ndim, const size_t *dims,
+                                   const size_t *tile, const tamm_tensor_opts *opts)
+{
+    const char *nm = name ? name : "(unnamed)";
+    if (!tamm__rt.initialised) {
+        fprintf(stderr, "tamm: error: tamm_tensor_create('%s') called before tamm_init\n", nm);
+        return NULL;
+    }
+    if (dtype_size(dtype) == 0) { tamm__error(NULL, TAMM_EINVAL, "tensor '%s': unknown data type %d", nm, (int)dtype); return NULL; }
+    if (ndim < 1 || ndim > TAMM_MAX_DIMS) {
+        tamm__error(NULL, TAMM_EINVAL, "tensor '%s': %d dimensions (1 to %d allowed)", nm, ndim, TAMM_MAX_DIMS);
+        return NULL;
+    }
+    if (!dims || !tile) { tamm__error(NULL, TAMM_EINVAL, "tensor '%s': dims or tile is NULL", nm); return NULL; }
+    long nblk = 1;
+    for (int d = 0; d < ndim; d++) {
+        if (dims[d] == 0 || tile[d] == 0) {
+            tamm__error(NULL, TAMM_EINVAL, "tensor '%s': dimension %d has extent %zu and tile %zu (both must be positive)",
+                        nm, d, dims[d], tile[d]);
+            return NULL;
+        }
+        long nb = (long)((dims[d] + tile[d] - 1) / tile[d]);
+        if (nblk > (1L << 40) / nb) { tamm__error(NULL, TAMM_EINVAL, "tensor '%s': too many blocks", nm); return NULL; }
+        nblk *= nb;
+    }
+    if (opts && (opts->dist < TAMM_DIST_BLOCK_CYCLIC || opts->dist > TAMM_DIST_LOCAL)) {
+        tamm__error(NULL, TAMM_EINVAL, "tensor '%s': unknown distribution %d", nm, (int)opts->dist);
+        return NULL;
+    }
+    if (opts && opts->dist == TAMM_DIST_LOCAL && (opts->owner < 0 || opts->owner >= tamm_nranks())) {
+        tamm__error(NULL, TAMM_EINVAL, "tensor '%s': owner rank %d does not exist (%d ranks)", nm, opts->owner, tamm_nranks());
+        return NULL;
+    }
+    tamm_tensor *T = tamm__xcalloc(1, sizeof *T);
+    snprintf(T->name, sizeof T->name, "%s", nm);
+    T->dtype = dtype;
+    T->esize = dtype_size(dtype);
+    T->ndim = ndim;
+    size_t mb = T->esize;
+    for (int d = 0; d < ndim; d++) {
+        T->dims[d] = dims[d];
+        T->tile[d] = tile[d];
+        T->nblocks[d] = (long)((dims[d] + tile[d] - 1) / tile[d]);
+        mb *= tile[d] < dims[d] ? tile[d] : dims[d];
+    }
+    T->nblk = nblk;
+    T->max_block_bytes = mb;
+    if (opts) T->opts = *opts;
+    T->blocks = tamm__xcalloc((size_t)nblk, sizeof *T->blocks);
+    for (long b = 0; b < nblk; b++) {
+        tamm__chain_init(&T->blocks[b].chain);
+        T->blocks[b].units[0].state = TAMM_BS_UNALLOC;
+        T->blocks[b].owner = 0;
+    }
+    tamm__chain_init(&T->coarse);
+    atomic_init(&T->destroyed, 0);
+    T->uid = atomic_fetch_add(&tamm__rt.tensor_uid, 1) + 1;
+    pthread_mutex_lock(&tamm__rt.tensors_lock);
+    T->next_live = tamm__rt.tensors;
+    if (tamm__rt.tensors) tamm__rt.tensors->prev_live = T;
+    tamm__rt.tensors = T;
+    pthread_mutex_unlock(&tamm__rt.tensors_lock);
+    return T;
+}
+
+tamm_tensor *tamm_tensor_create(const char *name, tamm_dtype dtype, int ndim, const size_t *dims, const size_t *tile)
+{
+    return tamm_tensor_create_ex(name, dtype, ndim, dims, tile, NULL);
+}
+
+void tamm__tensor_free(tamm_tensor *T)
+{
+    pthread_mutex_lock(&tamm__rt.tensors_lock);
+    if (T->prev_live) T->prev_live->next_live = T->next_live;
+    else tamm__rt.tensors = T->next_live;
+    if (T->next_live) T->next_live->prev_live = T->prev_live;
+    pthread_mutex_unlock(&tamm__rt.tensors_lock);
+    tamm__dag_tensor_done(T);
+    for (long b = 0; b < T->nblk; b++) free(T->blocks[b].home);
+    free(T->blocks);
+    free(T);
+}
+
+void tamm__tensor_free_all(void)
+{
+    while (tamm__rt.tensors) tamm__tensor_free(tamm__rt.tensors);
+}
+
+static void destroy_body(tamm_ctx *ctx, void *args) { (void)ctx; (void)args; }
+
+int tamm_tensor_destroy(tamm_tensor *T)
+{
+    if (!tamm__rt.initialised) return TAMM_ESTATE;
+    if (!T) return tamm__error(NULL, TAMM_EINVAL, "tamm_tensor_destroy(NULL)");
+    if (atomic_exchange(&T->destroyed, 1))
+        return tamm__error(NULL, TAMM_EINVAL, "tensor '%s' destroyed twice", T->name);
+    /* a task with write permission on the whole tensor runs after every task
+     * that uses it; when it completes the tensor is freed */
+    tamm_ref r;
+    memset(&r, 0, sizeof r);
+    r.tensor = T;
+    r.nidx = 0;
+    r.mode = TAMM_WRITE | TAMM_PERMISSION_ONLY;
+    tamm_task t;
+    memset(&t, 0, sizeof t);
+    t.cpu = destroy_body;
+    t.refs = &r;
+    t.nrefs = 1;
+    t.label = "tamm_tensor_destroy";
+    t.rank = -1;
+    return tamm__submit(NULL, &t, NULL, TAMM_TF_DESTROY, NULL);
+}
+
+const char *tamm_tensor_name(const tamm_tensor *T) { return T ? T->name : NULL; }
+int tamm_tensor_ndim(const tamm_tensor *T) { return T ? T->ndim : 0; }
+tamm_dtype tamm_tensor_dtype(const tamm_tensor *T) { return T ? T->dtype : TAMM_F64; }
+size_t tamm_tensor_dim(const tamm_tensor *T, int d) { return T && d >= 0 && d < T->ndim ? T->dims[d] : 0; }
+long tamm_tensor_nblocks(const tamm_tensor *T, int d) { return T && d >= 0 && d < T->ndim ? T->nblocks[d] : 0; }
+size_t tamm_block_extent(const tamm_tensor *T, int d, long b)
+{
+    if (!T || d < 0 || d >= T->ndim || b < 0 || b >= T->nblocks[d]) return 0;
+    return extent(T, d, b);
+}
+size_t tamm_block_elems(const tamm_tensor *T, const long *idx)
+{
+    long lin = T && idx ? tamm__block_lin(T, idx, T->ndim) : -1;
+    return lin < 0 ? 0 : tamm__block_elems_lin(T, lin);
+}
+size_t tamm_block_bytes(const tamm_tensor *T, const long *idx)
+{
+    return T ? tamm_block_elems(T, idx) * T->esize : 0;
+}

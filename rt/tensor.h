@@ -1,0 +1,70 @@
+/*
+ * tensor.h — tensors and their blocks.
+ *
+ * A tensor is cut into blocks (row-major tiles, edge blocks smaller).  Every
+ * block has a home (its owner rank's host memory, allocated on first use and
+ * zero-filled or generated), the execution-FSM state of each memory unit, and
+ * the top-level dependence chain.  The tensor also holds the top-level chain
+ * for whole-tensor accesses.
+ */
+#ifndef TAMM_TENSOR_H
+#define TAMM_TENSOR_H
+
+#include "block_fsm.h"
+#include "dag.h"
+#include "util.h"
+#include <tamm.h>
+
+/** Memory units: 0 is this rank's host memory; GPUs are added after it. */
+#define TAMM_MAX_UNITS 9
+
+typedef struct tamm_unit_state {
+    unsigned char state;   /* tamm_blk_state */
+    unsigned char pending; /* a transfer into this unit is in flight */
+    int rc;                /* reference count */
+    void *buf;             /* the buffer in this unit (aliases home on the host unit) */
+} tamm_unit_state;
+
+typedef struct tamm_block_s {
+    tamm_spin lock;        /* guards home, units[], and the top-level chain */
+    tamm_chain chain;      /* top-level dependence chain */
+    void *home;            /* home buffer (owner rank's host memory), NULL until allocated */
+    int owner;             /* owner rank */
+    tamm_unit_state units[1]; /* host unit; GPU units live in a side array when present */
+} tamm_block_s;
+
+struct tamm_tensor {
+    char name[64];
+    tamm_dtype dtype;
+    size_t esize;               /* bytes per element */
+    int ndim;
+    size_t dims[TAMM_MAX_DIMS], tile[TAMM_MAX_DIMS];
+    long nblocks[TAMM_MAX_DIMS];
+    long nblk;                  /* total blocks */
+    size_t max_block_bytes;
+    tamm_block_s *blocks;
+    tamm_chain coarse;          /* top-level chain for whole-tensor accesses */
+    tamm_tensor_opts opts;
+    struct tamm_tensor *next_live, *prev_live; /* list of live tensors */
+    atomic_int destroyed;
+    uint64_t uid;
+};
+
+/** Linear block number of idx (row-major), or -1 if out of range / wrong count. */
+long tamm__block_lin(const tamm_tensor *T, const long *idx, int n);
+/** Multi-index of a linear block number. */
+void tamm__block_idx(const tamm_tensor *T, long lin, long *idx);
+/** Elements of block lin. */
+size_t tamm__block_elems_lin(const tamm_tensor *T, long lin);
+/** Make sure the block's home exists (zero-filled, or generated).  Call with the block lock held. */
+void *tamm__block_home(tamm_tensor *T, long lin);
+/** "A[1,2]" style name of a block, for messages. */
+const char *tamm__block_name(const tamm_tensor *T, long lin, char *buf, int n);
+/** Free a tensor's memory now (no task may use it). */
+void tamm__tensor_free(tamm_tensor *T);
+/** Free every live tensor (finalize). */
+void tamm__tensor_free_all(void);
+/** Element-wise dst += src over n elements of dtype. */
+void tamm__accumulate(tamm_dtype dt, void *dst, const void *src, size_t n);
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * util.h — small shared helpers: spin locks, CPU pause, monotonic clock,
+ * checked allocation.  Header-only; no state.
+ */
+#ifndef TAMM_UTIL_H
+#define TAMM_UTIL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define TAMM_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define TAMM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define TAMM_CACHELINE 64
+
+static inline void tamm__pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/** Test-and-test-and-set spin lock; critical sections are a few instructions. */
+typedef struct { atomic_int v; } tamm_spin;
+#define TAMM_SPIN_INIT { 0 }
+static inline void tamm__spin_init(tamm_spin *l) { atomic_init(&l->v, 0); }
+static inline void tamm__spin_lock(tamm_spin *l)
+{
+    for (;;) {
+        if (!atomic_exchange_explicit(&l->v, 1, memory_order_acquire))
+            return;
+        while (atomic_load_explicit(&l->v, memory_order_relaxed))
+            tamm__pause();
+    }
+}
+static inline void tamm__spin_unlock(tamm_spin *l) { atomic_store_explicit(&l->v, 0, memory_order_release); }
+
+static inline uint64_t tamm__now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/** malloc/calloc/realloc that report and exit on failure (internal bookkeeping only). */
+void *tamm__xmalloc(size_t n);
+void *tamm__xcalloc(size_t n, size_t sz);
+void *tamm__xrealloc(void *p, size_t n);
+
+#endif

@@ -1,0 +1,175 @@
+/* worker.c — worker threads, idle sleep and wake-up, helping while waiting,
+ * deadlock detection (see worker.h). */
+#include "worker.h"
+#include "error.h"
+#include "runtime.h"
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+_Thread_local tamm_worker *tamm__tls_worker;
+
+#define SPIN_ROUNDS 4000        /* ~10-40 us of polling before sleeping */
+#define DEADLOCK_TIMEOUT_MS 100 /* sleep slice of a waiting thread */
+
+static void futex_wait(atomic_uint *addr, unsigned val, int timeout_ms)
+{
+    struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
+    syscall(SYS_futex, (unsigned *)addr, FUTEX_WAIT_PRIVATE, val, timeout_ms > 0 ? &ts : NULL, NULL, 0);
+}
+
+static void futex_wake(atomic_uint *addr, int n)
+{
+    syscall(SYS_futex, (unsigned *)addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+void tamm__wake_one(void)
+{
+    atomic_fetch_add_explicit(&tamm__rt.wake_seq, 1, memory_order_seq_cst);
+    futex_wake(&tamm__rt.wake_seq, 1);
+}
+
+void tamm__wake_all(void)
+{
+    atomic_fetch_add_explicit(&tamm__rt.wake_seq, 1, memory_order_seq_cst);
+    futex_wake(&tamm__rt.wake_seq, INT_MAX);
+}
+
+static void run(tamm_worker *w, tamm_task_s *t)
+{
+    if (TAMM_UNLIKELY(tamm__rt.cfg.stats)) {
+        uint64_t a = tamm__now_ns();
+        tamm__task_run(w, t);
+        w->busy_ns += tamm__now_ns() - a;
+    } else {
+        tamm__task_run(w, t);
+    }
+}
+
+int tamm__help_one(tamm_worker *w)
+{
+    tamm_task_s *t = tamm__rt.sched->pop(w);
+    if (!t) return 0;
+    run(w, t);
+    return 1;
+}
+
+static void *worker_main(void *arg)
+{
+    tamm_worker *w = arg;
+    tamm__tls_worker = w;
+    const tamm_sched_ops *s = tamm__rt.sched;
+    while (!atomic_load_explicit(&tamm__rt.stop, memory_order_acquire)) {
+        tamm_task_s *t = s->pop(w);
+        if (t) { run(w, t); continue; }
+        uint64_t idle0 = tamm__rt.cfg.stats ? tamm__now_ns() : 0;
+        for (int i = 0; i < SPIN_ROUNDS && !t; i++) {
+            tamm__pause();
+            if ((i & 15) == 15) t = s->pop(w);
+        }
+        if (!t) {
+            unsigned seq = atomic_load_explicit(&tamm__rt.wake_seq, memory_order_seq_cst);
+            atomic_fetch_add_explicit(&tamm__rt.nsleepers, 1, memory_order_seq_cst);
+            t = s->pop(w);
+            if (!t && !atomic_load_explicit(&tamm__rt.stop, memory_order_seq_cst)) {
+                w->nsleeps++;
+                futex_wait(&tamm__rt.wake_seq, seq, 0);
+            }
+            atomic_fetch_sub_explicit(&tamm__rt.nsleepers, 1, memory_order_seq_cst);
+        }
+        if (tamm__rt.cfg.stats) w->idle_ns += tamm__now_ns() - idle0;
+        if (t) run(w, t);
+    }
+    tamm__pool_flush(&tamm__rt.task_pool, &w->task_cache);
+    tamm__pool_flush(&tamm__rt.epoch_pool, &w->epoch_cache);
+    return NULL;
+}
+
+int tamm__workers_start(int n)
+{
+    tamm__rt.nworkers = n;
+    tamm__rt.workers = aligned_alloc(TAMM_CACHELINE, sizeof(tamm_worker) * (size_t)n);
+    if (!tamm__rt.workers) return TAMM_ENOMEM;
+    memset(tamm__rt.workers, 0, sizeof(tamm_worker) * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        tamm_worker *w = &tamm__rt.workers[i];
+        w->id = i;
+        w->rng = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
+        tamm__deque_init(&w->dq, 4096);
+    }
+    tamm__tls_worker = &tamm__rt.workers[0];
+    tamm__rt.sched->init(n);
+    for (int i = 1; i < n; i++) {
+        if (pthread_create(&tamm__rt.workers[i].thread, NULL, worker_main, &tamm__rt.workers[i])) {
+            fprintf(stderr, "tamm: error: cannot start worker thread %d\n", i);
+            atomic_store(&tamm__rt.stop, 1);
+            tamm__wake_all();
+            for (int k = 1; k < i; k++) pthread_join(tamm__rt.workers[k].thread, NULL);
+            return TAMM_ENOMEM;
+        }
+    }
+    return TAMM_OK;
+}
+
+void tamm__workers_stop(void)
+{
+    atomic_store(&tamm__rt.stop, 1);
+    tamm__wake_all();
+    for (int i = 1; i < tamm__rt.nworkers; i++) pthread_join(tamm__rt.workers[i].thread, NULL);
+    tamm__rt.sched->fini();
+}
+
+static uint64_t progress(void)
+{
+    uint64_t s = 0;
+    for (int i = 0; i < tamm__rt.nworkers; i++)
+        s += atomic_load_explicit(&tamm__rt.workers[i].ntasks, memory_order_relaxed);
+    return s;
+}
+
+int tamm__help_until(int (*cond)(void *), void *arg)
+{
+    tamm_worker *w = tamm__self();
+    if (!w) return TAMM_ESTATE;
+    const tamm_sched_ops *s = tamm__rt.sched;
+    int spins = 0, quiet = 0;
+    uint64_t last = progress();
+    for (;;) {
+        if (cond(arg)) return TAMM_OK;
+        tamm_task_s *t = s->pop(w);
+        if (t) {
+            run(w, t);
+            spins = 0;
+            quiet = 0;
+            continue;
+        }
+        if (++spins < SPIN_ROUNDS) {
+            tamm__pause();
+            continue;
+        }
+        spins = 0;
+        unsigned seq = atomic_load_explicit(&tamm__rt.wake_seq, memory_order_seq_cst);
+        atomic_store_explicit(&tamm__rt.top_waiting, 1, memory_order_seq_cst);
+        int others = atomic_fetch_add_explicit(&tamm__rt.nsleepers, 1, memory_order_seq_cst);
+        if (cond(arg) || (t = s->pop(w))) {
+            atomic_fetch_sub_explicit(&tamm__rt.nsleepers, 1, memory_order_seq_cst);
+            if (t) run(w, t);
+            continue;
+        }
+        futex_wait(&tamm__rt.wake_seq, seq, DEADLOCK_TIMEOUT_MS);
+        atomic_fetch_sub_explicit(&tamm__rt.nsleepers, 1, memory_order_seq_cst);
+        /* Deadlock: after two quiet slices every other worker sleeps, nothing
+         * is queued and no task has run, yet cond still fails. */
+        uint64_t now = progress();
+        if (atomic_load(&tamm__rt.wake_seq) == seq && now == last && others >= tamm__rt.nworkers - 1 &&
+            s->empty() && !cond(arg)) {
+            if (++quiet >= 2) return TAMM_EDEADLOCK;
+        } else {
+            quiet = 0;
+        }
+        last = now;
+    }
+}

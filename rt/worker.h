@@ -1,0 +1,49 @@
+/*
+ * worker.h — CPU workers: one thread per core (the top-level thread is worker
+ * 0 and helps while it waits), idle sleep on a futex with no lost wake-ups,
+ * and the help-while-waiting loop with deadlock detection.
+ */
+#ifndef TAMM_WORKER_H
+#define TAMM_WORKER_H
+
+#include "deque.h"
+#include "pool.h"
+#include "task.h"
+#include <pthread.h>
+#include <stdint.h>
+
+typedef struct tamm_trace_ev {
+    uint64_t id, t0, t1;
+    const char *label;
+} tamm_trace_ev;
+
+typedef struct tamm_worker {
+    int id;
+    pthread_t thread;
+    tamm_deque dq;
+    uint64_t rng;
+    tamm_pool_cache task_cache, epoch_cache;
+    tamm_buf_cache bufs;
+    /* statistics (written by the owner; read at finalize) */
+    atomic_ullong ntasks;
+    uint64_t busy_ns, idle_ns, nsteals, nsleeps;
+    /* trace events (only when tracing) */
+    tamm_trace_ev *ev;
+    size_t nev, capev;
+    tamm_ctx *cur_ctx;         /* context of the task running on this worker */
+} __attribute__((aligned(TAMM_CACHELINE))) tamm_worker;
+
+extern _Thread_local tamm_worker *tamm__tls_worker;
+
+int tamm__workers_start(int n);
+void tamm__workers_stop(void);
+/** Make a queued task visible to sleeping workers. */
+void tamm__wake_one(void);
+void tamm__wake_all(void);
+/** Run tasks until cond(arg) holds.  Returns TAMM_OK, or TAMM_EDEADLOCK when
+ *  no task can ever run again and cond is still false. */
+int tamm__help_until(int (*cond)(void *), void *arg);
+/** Run one ready task if there is one (used by the submission throttle). */
+int tamm__help_one(tamm_worker *w);
+
+#endif

@@ -1,0 +1,25 @@
+/* xfer.c — transfers between memory units (see xfer.h). */
+#include "xfer.h"
+#include "runtime.h"
+#include "tensor.h"
+#include <string.h>
+
+void tamm__xfer_start(tamm_xfer *x)
+{
+    if (x->dst != x->src && x->bytes) {
+        if (x->kind == TAMM_XK_ACCALL) {
+            size_t es = x->dtype == TAMM_F32 || x->dtype == TAMM_I32 ? 4 : 8;
+            tamm__accumulate(x->dtype, x->dst, x->src, x->bytes / es);
+        } else {
+            memcpy(x->dst, x->src, x->bytes);
+        }
+        atomic_fetch_add_explicit(&tamm__rt.bytes_h2h, x->bytes, memory_order_relaxed);
+    }
+    if (x->done) x->done(x, x->arg);
+}
+
+void tamm__xfer_host(tamm_xfer_kind kind, void *dst, const void *src, size_t bytes, tamm_dtype dt)
+{
+    tamm_xfer x = { kind, 0, 0, dst, src, bytes, dt, NULL, NULL };
+    tamm__xfer_start(&x);
+}

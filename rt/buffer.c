@@ -65,6 +65,12 @@ static tamm_blk_result host_fsm(tamm_tensor *T, long lin, tamm_blk_op op, char *
     }
 }
 
+static const char *kind_name(int k)
+{
+    static const char *n[] = { "read", "write", "readwrite", "accum", "accum", "tmp", "cwrite", "creadwrite", "scratch" };
+    return n[k];
+}
+
 static void *scratch(tamm_ctx *ctx, tamm_tensor *T, long lin)
 {
     size_t bytes = T && lin >= 0 ? tamm__block_elems_lin(T, lin) * T->esize : 64;
@@ -130,23 +136,33 @@ void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, ta
     case TAMM_REQ_WRITE: kind = TAMM_BK_WRITE; fop = TAMM_BOP_WRITE; break;
     case TAMM_REQ_RW: kind = TAMM_BK_RW; fop = TAMM_BOP_RW; break;
     case TAMM_REQ_ACC: {
+        /* the FSM's ACC needs RC == 0 in this unit: not while the task holds the block */
+        for (int i = 0; i < ctx->n; i++) {
+            tamm_bufrec *h = &ctx->recs[i];
+            if (h->T == T && h->lin == lin && !(h->flags & TAMM_BR_RELEASED) && h->kind <= TAMM_BK_ACC_PRIVATE) {
+                tamm__error(t, TAMM_EFSM, "%s on %s: ACC needs RC == 0, but the task still holds the block's %s buffer "
+                            "(release it first)", implicit ? "tamm_block" : req_name[req],
+                            tamm__block_name(T, lin, bn, sizeof bn), kind_name(h->kind));
+                return scratch(ctx, T, lin);
+            }
+        }
         tamm_dep *d = canc ? NULL : tamm__task_dep_for(t, T, lin);
         kind = TAMM_BK_ACC_PRIVATE;
         if (d && d->lin == lin && !(d->perm & (TAMM_READ | TAMM_WRITE)) && tamm__dag_sole_member(d)) {
-            tamm__spin_lock(&b->chain.lock);
+            tamm__spin_lock(&b->lock);
             if (host_fsm(T, lin, TAMM_BOP_ACC, NULL, 0) == TAMM_BLK_OK) {
                 kind = TAMM_BK_ACC_INPLACE;
                 ptr = b->units[0].buf;
             }
-            tamm__spin_unlock(&b->chain.lock);
+            tamm__spin_unlock(&b->lock);
         } else if (d && (d->perm & TAMM_WRITE)) {
             /* exclusive (write permission): accumulate in place */
-            tamm__spin_lock(&b->chain.lock);
+            tamm__spin_lock(&b->lock);
             if (host_fsm(T, lin, TAMM_BOP_ACC, NULL, 0) == TAMM_BLK_OK) {
                 kind = TAMM_BK_ACC_INPLACE;
                 ptr = b->units[0].buf;
             }
-            tamm__spin_unlock(&b->chain.lock);
+            tamm__spin_unlock(&b->lock);
         }
         if (kind == TAMM_BK_ACC_PRIVATE) {
             ptr = private_buf(ctx, bytes, 1);
@@ -167,19 +183,19 @@ void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, ta
     case TAMM_REQ_CRW:
         kind = TAMM_BK_CRW;
         ptr = private_buf(ctx, bytes, 0);
-        tamm__spin_lock(&b->chain.lock);
+        tamm__spin_lock(&b->lock);
         void *home = tamm__block_home(T, lin);
-        tamm__spin_unlock(&b->chain.lock);
+        tamm__spin_unlock(&b->lock);
         if (ptr) tamm__xfer_host(TAMM_XK_GET, ptr, home, bytes, T->dtype);
         goto record;
     default:
         kind = TAMM_BK_READ;
         break;
     }
-    tamm__spin_lock(&b->chain.lock);
+    tamm__spin_lock(&b->lock);
     tamm_blk_result r = host_fsm(T, lin, fop, why, sizeof why);
     ptr = b->units[0].buf;
-    tamm__spin_unlock(&b->chain.lock);
+    tamm__spin_unlock(&b->lock);
     if (r != TAMM_BLK_OK) {
         tamm__error(t, TAMM_EFSM, "%s on %s: %s (a block can be held once for writing in a task)",
                     implicit ? "tamm_block" : req_name[req], tamm__block_name(T, lin, bn, sizeof bn), why);
@@ -205,19 +221,19 @@ record:
 static void commit_private(tamm_tensor *T, long lin, const void *src, size_t bytes, int add)
 {
     tamm_block_s *b = &T->blocks[lin];
-    tamm__spin_lock(&b->chain.lock);
+    tamm__spin_lock(&b->lock);
     void *home = tamm__block_home(T, lin);
     tamm__xfer_host(add ? TAMM_XK_ACCALL : TAMM_XK_PUT, home, src, bytes, T->dtype);
-    tamm__spin_unlock(&b->chain.lock);
+    tamm__spin_unlock(&b->lock);
 }
 
 static int fsm_release(tamm_ctx *ctx, tamm_bufrec *r, tamm_blk_op op)
 {
     char why[160], bn[128];
     tamm_block_s *b = &r->T->blocks[r->lin];
-    tamm__spin_lock(&b->chain.lock);
+    tamm__spin_lock(&b->lock);
     tamm_blk_result res = host_fsm(r->T, r->lin, op, why, sizeof why);
-    tamm__spin_unlock(&b->chain.lock);
+    tamm__spin_unlock(&b->lock);
     if (res != TAMM_BLK_OK)
         return tamm__error(ctx->task, TAMM_EFSM, "release of %s: %s", tamm__block_name(r->T, r->lin, bn, sizeof bn), why);
     return TAMM_OK;
@@ -228,11 +244,6 @@ static const char *rel_name(tamm_relkind how)
     return how == TAMM_REL_PUT ? "tamm_release_put" : how == TAMM_REL_ADD ? "tamm_release_add" : "tamm_release_cancel";
 }
 
-static const char *kind_name(int k)
-{
-    static const char *n[] = { "read", "write", "readwrite", "accum", "accum", "tmp", "cwrite", "creadwrite", "scratch" };
-    return n[k];
-}
 
 /* The effect of releasing r by `how`; marks it released and frees private memory. */
 static int release_rec(tamm_ctx *ctx, tamm_bufrec *r, tamm_relkind how)

@@ -155,10 +155,16 @@ static inline void notify(tamm_epoch *e)
 }
 
 /* The set of epochs to notify when one completes. */
-typedef struct { tamm_epoch *next, *barrier, *dependents; } notify_set;
+typedef struct { tamm_epoch *next, *barrier, *dependents; tamm_dep *wake; } notify_set;
 
 static void notify_all(notify_set *s)
 {
+    tamm_dep *w = s->wake;
+    while (w) {
+        tamm_dep *n = w->next_waiter;
+        tamm__task_dep_satisfied(w->task);
+        w = n;
+    }
     if (s->next) notify(s->next);
     if (s->barrier) notify(s->barrier);
     tamm_epoch *d = s->dependents;
@@ -175,6 +181,16 @@ static void epoch_complete_locked(tamm_epoch *e, notify_set *s)
 {
     e->complete = 1;
     s->next = e->next;
+    tamm_epoch *nx = e->next;
+    if (nx && nx->chain == e->chain) {
+        /* the successor in the same chain: start it under the lock we hold */
+        s->next = NULL;
+        if (atomic_fetch_sub_explicit(&nx->npreds, 1, memory_order_acq_rel) == 1) {
+            nx->started = 1;
+            s->wake = nx->waiters;
+            nx->waiters = NULL;
+        }
+    }
     s->barrier = e->barrier;
     s->dependents = e->dependents;
     e->next = e->barrier = e->dependents = NULL;
@@ -303,7 +319,7 @@ static void seal_locked(tamm_epoch *e, notify_set *s)
 static void register_block(tamm_chain *c, tamm_chain *tc, tamm_task_s *t, unsigned perm, tamm_dep *dep)
 {
     tamm_dep_perm p = tamm__dep_perm_of(perm);
-    notify_set ns = { 0, 0, 0 };
+    notify_set ns = { 0, 0, 0, 0 };
     tamm__spin_lock(&c->lock);
     int new_gen = c->gen != tc->gen;
     tamm_epoch *cur = c->cur;
@@ -330,7 +346,7 @@ static void register_block(tamm_chain *c, tamm_chain *tc, tamm_task_s *t, unsign
     if (TAMM_UNLIKELY(new_gen)) {
         /* first access to this block since a whole-tensor epoch: wait for it */
         c->gen = tc->gen;
-        notify_set tns = { 0, 0, 0 };
+        notify_set tns = { 0, 0, 0, 0 };
         tamm__spin_lock(&tc->lock);
         tamm_epoch *ce = tc->cur;
         tc->touched = 1;
@@ -363,7 +379,7 @@ static void register_block(tamm_chain *c, tamm_chain *tc, tamm_task_s *t, unsign
  * generation, and e waits for c's current epoch if it has not completed. */
 static void end_generation(tamm_chain *c, tamm_epoch *e)
 {
-    notify_set ns = { 0, 0, 0 };
+    notify_set ns = { 0, 0, 0, 0 };
     tamm__spin_lock(&c->lock);
     tamm_epoch *be = c->cur;
     if (be) {
@@ -386,7 +402,7 @@ static void register_tensor(tamm_domain *d, tamm_tensor *T, tamm_chain *tc, tamm
                             tamm_dep *dep)
 {
     tamm_dep_perm p = tamm__dep_perm_of(perm);
-    notify_set ns = { 0, 0, 0 };
+    notify_set ns = { 0, 0, 0, 0 };
     tamm__spin_lock(&tc->lock);
     tamm_epoch *cur = tc->cur;
     tamm_dep_step st = tamm__dep_step(cur ? (tamm_dep_state)cur->mode : TAMM_DS_UNACCESSED, p);
@@ -458,7 +474,7 @@ void tamm__dag_release(tamm_dep *dep)
     tamm_epoch *e = dep->epoch;
     if (!e) return;
     dep->epoch = NULL;
-    notify_set ns = { 0, 0, 0 };
+    notify_set ns = { 0, 0, 0, 0 };
     tamm_chain *c = e->chain;
     tamm__spin_lock(&c->lock);
     if (--e->members == 0 && e->sealed)

@@ -46,7 +46,9 @@ int tamm_init(int *argc, char ***argv)
     pthread_mutex_init(&tamm__rt.tensors_lock, NULL);
     tamm__rt.recording = cfg.trace_file || cfg.dag_file;
     tamm__dag_record_enable(tamm__rt.recording);
-    tamm__rt.throttle = 16384;
+    /* tasks in flight before the submitter starts running some itself: enough
+     * to keep every worker fed, few enough that task records stay in cache */
+    tamm__rt.throttle = 256L * cfg.num_workers;
     tamm__rt.t0 = tamm__now_ns();
     tamm__buf_reset_stats();
     tamm__rt.initialised = 1;
@@ -61,7 +63,7 @@ int tamm_init(int *argc, char ***argv)
 static int nothing_pending(void *arg)
 {
     (void)arg;
-    return atomic_load_explicit(&tamm__rt.top_pending, memory_order_acquire) == 0;
+    return tamm__top_pending() == 0;
 }
 
 static int top_level_only(const char *what)
@@ -86,7 +88,7 @@ int tamm_wait_all(void)
     atomic_store(&tamm__rt.top_waiting, 0);
     if (rc) return tamm__error(NULL, rc, "tamm_wait_all: %ld tasks can never run (they wait for fences that are "
                                          "never signalled, or for each other)",
-                               (long)atomic_load(&tamm__rt.top_pending));
+                               tamm__top_pending());
     return tamm__error_take();
 }
 
@@ -101,7 +103,7 @@ int tamm_finalize(void)
     int rc = tamm_wait_all();
     tamm__workers_stop();
     tamm__trace_finish();
-    int deadlocked = atomic_load(&tamm__rt.top_pending) != 0;
+    int deadlocked = tamm__top_pending() != 0;
     if (!deadlocked) tamm__tensor_free_all(); /* tasks that can never run still point at their tensors */
     tamm__fence_free_all();
     for (int i = 0; i < tamm__rt.nworkers; i++) {
@@ -155,7 +157,7 @@ int tamm_wait_on(const tamm_ref *refs, int nrefs)
     if (rc) return rc;
     if (nrefs < 0 || (nrefs > 0 && !refs)) return tamm__error(NULL, TAMM_EINVAL, "tamm_wait_on: bad ref list");
     if (nrefs == 0) return TAMM_OK;
-    tamm_task_s *t;
+    tamm_task_s *t = NULL;
     rc = sentinel_wait(refs, nrefs, "tamm_wait_on", &t);
     if (rc) return rc;
     tamm__task_finish_sentinel(t);
@@ -194,14 +196,14 @@ void *tamm_block_at(tamm_tensor *T, const long *idx, int n)
         return tamm__get_buf(w->cur_ctx, T, idx, n, TAMM_REQ_IMPLICIT);
     }
     tamm_ref r;
-    long lin;
+    long lin = -1;
     if (block_ref(T, idx, n, TAMM_READWRITE, &r, &lin, "tamm_block")) return NULL;
-    tamm_task_s *t;
+    tamm_task_s *t = NULL;
     if (sentinel_wait(&r, 1, "tamm_block", &t)) return NULL;
     tamm_block_s *b = &T->blocks[lin];
-    tamm__spin_lock(&b->chain.lock);
+    tamm__spin_lock(&b->lock);
     void *home = tamm__block_home(T, lin);
-    tamm__spin_unlock(&b->chain.lock);
+    tamm__spin_unlock(&b->lock);
     tamm__task_finish_sentinel(t);
     return home;
 }
@@ -219,7 +221,7 @@ void *tamm_temp_at(tamm_tensor *T, const long *idx, int n)
     tamm_worker *w = tamm__self();
     if (w && w->cur_ctx) return tamm__get_buf(w->cur_ctx, T, idx, n, TAMM_REQ_TMP);
     tamm_ref r;
-    long lin;
+    long lin = -1;
     if (block_ref(T, idx, n, TAMM_READWRITE, &r, &lin, "tamm_temp")) return NULL;
     toptemp *tt = tamm__xcalloc(1, sizeof *tt);
     tt->bytes = tamm__block_elems_lin(T, lin) * T->esize;
@@ -234,6 +236,17 @@ void *tamm_temp_at(tamm_tensor *T, const long *idx, int n)
     return tt->ptr;
 }
 
+static int is_block_home(const void *p)
+{
+    int found = 0;
+    pthread_mutex_lock(&tamm__rt.tensors_lock);
+    for (tamm_tensor *T = tamm__rt.tensors; T && !found; T = T->next_live)
+        for (long b = 0; b < T->nblk; b++)
+            if (T->blocks[b].home == p) { found = 1; break; }
+    pthread_mutex_unlock(&tamm__rt.tensors_lock);
+    return found;
+}
+
 static int top_release(void *buf, tamm_relkind how)
 {
     pthread_mutex_lock(&temps_lock);
@@ -245,7 +258,12 @@ static int top_release(void *buf, tamm_relkind how)
             break;
         }
     pthread_mutex_unlock(&temps_lock);
-    if (!tt) return TAMM_OK; /* a pointer from tamm_block: its use simply ends */
+    if (!tt) {
+        /* a pointer from tamm_block: its use simply ends; anything else is misuse */
+        if (buf && is_block_home(buf)) return TAMM_OK;
+        return tamm__error(NULL, TAMM_EBUF, "%s(%p): not a live buffer from tamm_temp or tamm_block (released twice?)",
+                           how == TAMM_REL_PUT ? "tamm_put" : how == TAMM_REL_ADD ? "tamm_add" : "tamm_cancel", buf);
+    }
     int rc = TAMM_OK;
     if (how != TAMM_REL_CANCEL) {
         void *home = tamm_block_at(tt->T, tt->idx, tt->n);
@@ -312,14 +330,14 @@ static int whole(tamm_tensor *T, void *arr, int to_arr, const char *what)
     r.tensor = T;
     r.nidx = 0;
     r.mode = to_arr ? TAMM_READ : TAMM_WRITE;
-    tamm_task_s *t;
+    tamm_task_s *t = NULL;
     rc = sentinel_wait(&r, 1, what, &t);
     if (rc) return rc;
     for (long b = 0; b < T->nblk; b++) {
         tamm_block_s *blk = &T->blocks[b];
-        tamm__spin_lock(&blk->chain.lock);
+        tamm__spin_lock(&blk->lock);
         void *home = tamm__block_home(T, b);
-        tamm__spin_unlock(&blk->chain.lock);
+        tamm__spin_unlock(&blk->lock);
         copy_block(T, b, home, arr, to_arr);
     }
     tamm__task_finish_sentinel(t);

@@ -19,7 +19,7 @@ typedef struct tamm_runtime {
     tamm_worker *workers;
     const tamm_sched_ops *sched;
     tamm_pool task_pool, epoch_pool;
-    atomic_long top_pending;       /* top-level tasks not yet complete */
+    atomic_long top_submitted;     /* top-level tasks submitted (by the top-level thread) */
     atomic_int top_waiting;        /* the top-level thread sleeps in a wait */
     atomic_ullong next_id;
     atomic_long submitted;
@@ -44,6 +44,16 @@ static inline tamm_worker *tamm__self(void)
 {
     tamm_worker *w = tamm__tls_worker;
     return w;
+}
+
+/** Top-level tasks not yet complete: submitted minus the per-worker completion
+ *  counts (no shared counter is written per task). */
+static inline long tamm__top_pending(void)
+{
+    long done = 0;
+    for (int i = 0; i < tamm__rt.nworkers; i++)
+        done += atomic_load_explicit(&tamm__rt.workers[i].top_done, memory_order_acquire);
+    return atomic_load_explicit(&tamm__rt.top_submitted, memory_order_relaxed) - done;
 }
 
 #endif

@@ -26,7 +26,6 @@ static tamm_task_s *task_alloc(void)
 
 static void task_free(tamm_task_s *t)
 {
-    if (t->flags & TAMM_TF_HEAP_REFS) free(t->refs);
     if (t->flags & TAMM_TF_HEAP_DEPS) free(t->dep);
     if (t->flags & TAMM_TF_HEAP_ARGS) free(t->args);
     if (t->flags & TAMM_TF_HEAP_SIG) free(t->signal);
@@ -37,29 +36,15 @@ static void task_free(tamm_task_s *t)
 /* ------------------------------------------------------------------ */
 /* permissions                                                           */
 /* ------------------------------------------------------------------ */
-static int ref_covers(const tamm_ref *r, const long *idx)
-{
-    if (r->nidx == 0) return 1;
-    for (int d = 0; d < r->nidx; d++)
-        if (r->idx[d] != TAMM_ALL && r->idx[d] != idx[d]) return 0;
-    return 1;
-}
-
 unsigned tamm__task_perm(const tamm_task_s *t, const tamm_tensor *T, long lin, int *cancellable)
 {
-    long idx[TAMM_MAX_DIMS];
-    tamm__block_idx(T, lin, idx);
     unsigned m = 0;
-    int c = 0;
-    for (int i = 0; i < t->nrefs; i++) {
-        const tamm_ref *r = &t->refs[i];
-        if (r->tensor != T || (r->mode & TAMM_TEMP)) continue;
-        if (!ref_covers(r, idx)) continue;
-        m |= r->mode & 7u;
-        if (r->mode & TAMM_CANCELLABLE) c = 1;
+    for (int i = 0; i < t->ndep; i++) {
+        const tamm_dep *d = &t->dep[i];
+        if (d->T == T && (d->lin == lin || d->lin < 0)) m |= d->perm;
     }
-    if (cancellable) *cancellable = c;
-    return m;
+    if (cancellable) *cancellable = (m & TAMM_CANCELLABLE) != 0;
+    return m & 7u;
 }
 
 tamm_dep *tamm__task_dep_for(tamm_task_s *t, const tamm_tensor *T, long lin)
@@ -112,6 +97,9 @@ static int check_ref(const tamm_task_s *t, const tamm_ref *r, int i)
 /* ------------------------------------------------------------------ */
 /* dependence entries                                                    */
 /* ------------------------------------------------------------------ */
+/* what a ref contributes to a dependence record: its mode bits and the cancellable flag */
+#define PERMBITS(mode) ((mode) & (7u | TAMM_CANCELLABLE))
+
 typedef struct { tamm_dep *v; int n, cap; int heap; } depvec;
 
 static void dep_add(depvec *dv, tamm_task_s *t, tamm_tensor *T, long lin, unsigned perm)
@@ -149,7 +137,7 @@ static void dep_add_slice(depvec *dv, tamm_task_s *t, const tamm_ref *r)
         idx[d] = lo[d];
     }
     for (;;) {
-        dep_add(dv, t, T, tamm__block_lin(T, idx, T->ndim), r->mode & 7u);
+        dep_add(dv, t, T, tamm__block_lin(T, idx, T->ndim), PERMBITS(r->mode));
         int d = T->ndim - 1;
         while (d >= 0 && idx[d] == hi[d]) { idx[d] = lo[d]; d--; }
         if (d < 0) break;
@@ -157,24 +145,24 @@ static void dep_add_slice(depvec *dv, tamm_task_s *t, const tamm_ref *r)
     }
 }
 
-static void build_deps(tamm_task_s *t)
+static void build_deps(tamm_task_s *t, const tamm_ref *refs, int nrefs)
 {
     depvec dv = { t->dep_inline, 0, TAMM_TASK_INLINE_REFS, 0 };
     /* whole-tensor refs first: other refs to the same tensor fold into them */
-    for (int i = 0; i < t->nrefs; i++) {
-        const tamm_ref *r = &t->refs[i];
+    for (int i = 0; i < nrefs; i++) {
+        const tamm_ref *r = &refs[i];
         if ((r->mode & TAMM_TEMP) || r->nidx != 0) continue;
-        dep_add(&dv, t, r->tensor, -1, r->mode & 7u);
+        dep_add(&dv, t, r->tensor, -1, PERMBITS(r->mode));
         t->flags |= TAMM_TF_COARSE;
     }
-    for (int i = 0; i < t->nrefs; i++) {
-        const tamm_ref *r = &t->refs[i];
+    for (int i = 0; i < nrefs; i++) {
+        const tamm_ref *r = &refs[i];
         if ((r->mode & TAMM_TEMP) || r->nidx == 0) continue;
         int whole = 0;
         if (t->flags & TAMM_TF_COARSE)
             for (int k = 0; k < dv.n; k++)
                 if (dv.v[k].lin < 0 && dv.v[k].T == r->tensor) {
-                    dv.v[k].perm |= r->mode & 7u;
+                    dv.v[k].perm |= PERMBITS(r->mode);
                     whole = 1;
                     break;
                 }
@@ -185,7 +173,7 @@ static void build_deps(tamm_task_s *t)
         if (slice)
             dep_add_slice(&dv, t, r);
         else
-            dep_add(&dv, t, r->tensor, tamm__block_lin(r->tensor, r->idx, r->nidx), r->mode & 7u);
+            dep_add(&dv, t, r->tensor, tamm__block_lin(r->tensor, r->idx, r->nidx), PERMBITS(r->mode));
     }
     t->dep = dv.v;
     t->ndep = dv.n;
@@ -201,20 +189,46 @@ static unsigned parent_perm_whole(const tamm_task_s *p, const tamm_tensor *T)
     return m;
 }
 
-static int check_within_parent(tamm_task_s *t, tamm_task_s *p)
+static int parent_refuses(tamm_task_s *t, tamm_task_s *p, tamm_tensor *T, long lin, unsigned c)
 {
+    unsigned pp = lin < 0 ? parent_perm_whole(p, T) : tamm__task_perm(p, T, lin, NULL);
+    if (child_within(c, pp)) return TAMM_OK;
     char bn[128];
-    for (int i = 0; i < t->ndep; i++) {
-        tamm_dep *d = &t->dep[i];
-        unsigned pp = d->lin < 0 ? parent_perm_whole(p, d->T) : tamm__task_perm(p, d->T, d->lin, NULL);
-        if (!child_within(d->perm, pp)) {
-            if (d->lin < 0) snprintf(bn, sizeof bn, "%s (whole tensor)", d->T->name);
-            else tamm__block_name(d->T, d->lin, bn, sizeof bn);
-            return tamm__error(t, TAMM_EPERM,
-                               "nested task asks %s permission on %s, but its parent '%s' (%s:%d) has %s permission there",
-                               tamm__perm_name(d->perm), bn, p->label ? p->label : "(unlabelled)",
-                               p->file ? p->file : "?", p->line, tamm__perm_name(pp));
+    if (lin < 0) snprintf(bn, sizeof bn, "%s (whole tensor)", T->name);
+    else tamm__block_name(T, lin, bn, sizeof bn);
+    return tamm__error(t, TAMM_EPERM,
+                       "nested task asks %s permission on %s, but its parent '%s' (%s:%d) has %s permission there",
+                       tamm__perm_name(c), bn, p->label ? p->label : "(unlabelled)", p->file ? p->file : "?", p->line,
+                       tamm__perm_name(pp));
+}
+
+/* Every ref of the child (before folding) must lie within the parent's permissions. */
+static int check_within_parent(tamm_task_s *t, tamm_task_s *p, const tamm_ref *refs, int nrefs)
+{
+    for (int i = 0; i < nrefs; i++) {
+        const tamm_ref *r = &refs[i];
+        if (r->mode & TAMM_TEMP) continue;
+        unsigned c = r->mode & 7u;
+        tamm_tensor *T = r->tensor;
+        int rc = TAMM_OK;
+        if (r->nidx == 0) {
+            rc = parent_refuses(t, p, T, -1, c);
+        } else {
+            long idx[TAMM_MAX_DIMS], lo[TAMM_MAX_DIMS], hi[TAMM_MAX_DIMS];
+            for (int d = 0; d < T->ndim; d++) {
+                lo[d] = r->idx[d] == TAMM_ALL ? 0 : r->idx[d];
+                hi[d] = r->idx[d] == TAMM_ALL ? T->nblocks[d] - 1 : r->idx[d];
+                idx[d] = lo[d];
+            }
+            for (;;) {
+                if ((rc = parent_refuses(t, p, T, tamm__block_lin(T, idx, T->ndim), c))) break;
+                int d = T->ndim - 1;
+                while (d >= 0 && idx[d] == hi[d]) { idx[d] = lo[d]; d--; }
+                if (d < 0) break;
+                idx[d]++;
+            }
         }
+        if (rc) return rc;
     }
     return TAMM_OK;
 }
@@ -260,8 +274,11 @@ static void task_complete(tamm_task_s *t)
                 t = parent;
                 continue;
             }
-        } else if (atomic_fetch_sub_explicit(&tamm__rt.top_pending, 1, memory_order_acq_rel) == 1) {
-            if (atomic_load(&tamm__rt.top_waiting))
+        } else {
+            tamm_worker *w = tamm__self();
+            atomic_store_explicit(&w->top_done, atomic_load_explicit(&w->top_done, memory_order_relaxed) + 1,
+                                  memory_order_release);
+            if (atomic_load_explicit(&tamm__rt.top_waiting, memory_order_seq_cst))
                 tamm__wake_all();
         }
         return;
@@ -334,10 +351,8 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
     t->flags = flags;
     t->parent = ctx ? ctx->task : NULL;
     t->children = NULL;
-    t->nrefs = 0;
     t->ndep = 0;
     t->dep = t->dep_inline;
-    t->refs = t->refs_inline;
     t->args = t->args_inline;
     t->signal = NULL;
     t->nsignal = 0;
@@ -361,21 +376,15 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
         task_free(t);
         return rc;
     }
-    /* copy refs and arguments */
-    if (u->nrefs > TAMM_TASK_INLINE_REFS) {
-        t->refs = tamm__xmalloc((size_t)u->nrefs * sizeof(tamm_ref));
-        t->flags |= TAMM_TF_HEAP_REFS;
-    }
-    if (u->nrefs) memcpy(t->refs, u->refs, (size_t)u->nrefs * sizeof(tamm_ref));
-    t->nrefs = u->nrefs;
+    /* copy the arguments; refs become dependence records */
     if (u->args_size > TAMM_TASK_INLINE_ARGS) {
         t->args = tamm__xmalloc(u->args_size);
         t->flags |= TAMM_TF_HEAP_ARGS;
     }
     if (u->args_size) memcpy(t->args, u->args, u->args_size);
-    build_deps(t);
+    build_deps(t, u->refs, u->nrefs);
 
-    if (t->parent && (rc = check_within_parent(t, t->parent))) {
+    if (t->parent && (rc = check_within_parent(t, t->parent, u->refs, u->nrefs))) {
         task_free(t);
         return rc;
     }
@@ -396,7 +405,7 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
         return rc;
     }
     if (o && o->collective) t->flags |= TAMM_TF_COLLECTIVE;
-    if (flags & TAMM_TF_DESTROY) t->destroy_tensor = t->refs[0].tensor;
+    if (flags & TAMM_TF_DESTROY) t->destroy_tensor = u->refs[0].tensor;
 
     /* from here on the task exists */
     tamm_domain *dom = NULL;
@@ -405,7 +414,9 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
         if (!t->parent->children) t->parent->children = tamm__domain_new();
         dom = t->parent->children;
     } else {
-        atomic_fetch_add_explicit(&tamm__rt.top_pending, 1, memory_order_relaxed);
+        atomic_store_explicit(&tamm__rt.top_submitted,
+                              atomic_load_explicit(&tamm__rt.top_submitted, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
     }
     atomic_fetch_add_explicit(&tamm__rt.submitted, 1, memory_order_relaxed);
     if (TAMM_UNLIKELY(tamm__rt.recording))
@@ -437,11 +448,11 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
     }
     int top = t->parent == NULL;
     tamm__task_dep_satisfied(t); /* drop the guard; t may run and vanish from here on */
-    if (top && tamm__rt.throttle > 0 &&
-        atomic_load_explicit(&tamm__rt.top_pending, memory_order_relaxed) > tamm__rt.throttle) {
+    if (top && tamm__rt.throttle > 0 && (atomic_load_explicit(&tamm__rt.top_submitted, memory_order_relaxed) & 63) == 0 &&
+        tamm__top_pending() > tamm__rt.throttle) {
         /* too many tasks in flight: the submitter runs some (never waits idle) */
         long lim = tamm__rt.throttle / 2;
-        while (atomic_load_explicit(&tamm__rt.top_pending, memory_order_relaxed) > lim && tamm__help_one(w)) {}
+        while (tamm__top_pending() > lim && tamm__help_one(w)) {}
     }
     return TAMM_OK;
 }

@@ -5,7 +5,7 @@
  * started, one per unsignalled fence, plus a guard held during submission)
  * drops to zero.  It completes when its body has returned and all its
  * children have completed (`pending`); then it leaves its epochs, which may
- * start later ones.  Tasks come from per-worker pools and carry their refs,
+ * start later ones.  Tasks come from per-worker pools and carry their
  * dependence records and small argument blocks inline, so submitting one
  * allocates nothing in the common case.
  */
@@ -24,7 +24,6 @@ enum {
     TAMM_TF_UNDEFERRED = 2,
     TAMM_TF_DESTROY    = 4,   /* frees destroy_tensor at completion */
     TAMM_TF_COLLECTIVE = 8,
-    TAMM_TF_HEAP_REFS  = 16,
     TAMM_TF_HEAP_DEPS  = 32,
     TAMM_TF_HEAP_ARGS  = 64,
     TAMM_TF_HEAP_SIG   = 128,
@@ -41,8 +40,6 @@ typedef struct tamm_task_s {
     atomic_int pending;         /* 1 (the body) + children not complete */
     struct tamm_task_s *parent;
     tamm_domain *children;      /* dependence domain of its children, lazily */
-    tamm_ref *refs;
-    int nrefs;
     int ndep;
     tamm_dep *dep;
     const char *label, *file;
@@ -56,7 +53,6 @@ typedef struct tamm_task_s {
     struct tamm_task_s *next;   /* queue link */
     uint64_t t_start, t_end;    /* trace */
     int worker;
-    tamm_ref refs_inline[TAMM_TASK_INLINE_REFS];
     tamm_dep dep_inline[TAMM_TASK_INLINE_REFS];
     _Alignas(16) unsigned char args_inline[TAMM_TASK_INLINE_ARGS];
 } tamm_task_s;
@@ -89,8 +85,11 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *t, const tamm_task_opts *o, uns
                  tamm_task_s **out);
 /** Complete a sentinel task once ready (top level). */
 void tamm__task_finish_sentinel(tamm_task_s *t);
-/** Effective permission mask of task t on block lin of T (union of covering refs);
- *  *cancellable is set if a covering ref carries TAMM_CANCELLABLE. */
+/** Effective permission mask of task t on block lin of T: the union of its
+ *  dependence records covering the block (refs are folded into those at
+ *  submission: a slice into its blocks, every ref to a tensor it names whole
+ *  into the whole-tensor record); *cancellable is set if a covering ref
+ *  carries TAMM_CANCELLABLE. */
 unsigned tamm__task_perm(const tamm_task_s *t, const struct tamm_tensor *T, long lin, int *cancellable);
 /** The dependence record of t for (T, lin), or NULL. */
 tamm_dep *tamm__task_dep_for(tamm_task_s *t, const struct tamm_tensor *T, long lin);

@@ -26,8 +26,8 @@ typedef struct tamm_unit_state {
 } tamm_unit_state;
 
 typedef struct tamm_block_s {
-    tamm_spin lock;        /* guards home, units[], and the top-level chain */
-    tamm_chain chain;      /* top-level dependence chain */
+    tamm_chain chain;      /* top-level dependence chain (its own cache line: the submitter's) */
+    _Alignas(TAMM_CACHELINE) tamm_spin lock; /* guards home and units[] (the executors' line) */
     void *home;            /* home buffer (owner rank's host memory), NULL until allocated */
     int owner;             /* owner rank */
     tamm_unit_state units[1]; /* host unit; GPU units live in a side array when present */

@@ -26,6 +26,7 @@ typedef struct tamm_worker {
     tamm_buf_cache bufs;
     /* statistics (written by the owner; read at finalize) */
     atomic_ullong ntasks;
+    atomic_long top_done;      /* top-level tasks completed on this worker */
     uint64_t busy_ns, idle_ns, nsteals, nsleeps;
     /* trace events (only when tracing) */
     tamm_trace_ev *ev;

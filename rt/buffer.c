@@ -71,6 +71,21 @@ static const char *kind_name(int k)
     return n[k];
 }
 
+/* May t accumulate into block lin in place?  Only if no other task can touch
+ * the block meanwhile: at every level from t up to the top, the task holds
+ * the block exclusively (write or read+accumulate permission) or is the only
+ * member left of a sealed accumulation set. */
+static int acc_exclusive(tamm_task_s *t, tamm_tensor *T, long lin)
+{
+    for (tamm_task_s *a = t; a; a = a->parent) {
+        tamm_dep *d = tamm__task_dep_for(a, T, lin);
+        if (!d) return 0;
+        if (d->perm & (TAMM_READ | TAMM_WRITE)) continue; /* exclusive at this level */
+        if (d->lin != lin || !tamm__dag_sole_member(d)) return 0;
+    }
+    return 1;
+}
+
 static void *scratch(tamm_ctx *ctx, tamm_tensor *T, long lin)
 {
     size_t bytes = T && lin >= 0 ? tamm__block_elems_lin(T, lin) * T->esize : 64;
@@ -146,17 +161,8 @@ void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, ta
                 return scratch(ctx, T, lin);
             }
         }
-        tamm_dep *d = canc ? NULL : tamm__task_dep_for(t, T, lin);
         kind = TAMM_BK_ACC_PRIVATE;
-        if (d && d->lin == lin && !(d->perm & (TAMM_READ | TAMM_WRITE)) && tamm__dag_sole_member(d)) {
-            tamm__spin_lock(&b->lock);
-            if (host_fsm(T, lin, TAMM_BOP_ACC, NULL, 0) == TAMM_BLK_OK) {
-                kind = TAMM_BK_ACC_INPLACE;
-                ptr = b->units[0].buf;
-            }
-            tamm__spin_unlock(&b->lock);
-        } else if (d && (d->perm & TAMM_WRITE)) {
-            /* exclusive (write permission): accumulate in place */
+        if (!canc && acc_exclusive(t, T, lin)) {
             tamm__spin_lock(&b->lock);
             if (host_fsm(T, lin, TAMM_BOP_ACC, NULL, 0) == TAMM_BLK_OK) {
                 kind = TAMM_BK_ACC_INPLACE;

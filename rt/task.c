@@ -180,22 +180,19 @@ static void build_deps(tamm_task_s *t, const tamm_ref *refs, int nrefs)
     if (dv.heap) t->flags |= TAMM_TF_HEAP_DEPS;
 }
 
-/* The parent's permission on a whole tensor: what it holds on every block. */
-static unsigned parent_perm_whole(const tamm_task_s *p, const tamm_tensor *T)
-{
-    unsigned m = 7u;
-    for (long b = 0; b < T->nblk && m; b++)
-        m &= tamm__task_perm(p, T, b, NULL);
-    return m;
-}
-
 static int parent_refuses(tamm_task_s *t, tamm_task_s *p, tamm_tensor *T, long lin, unsigned c)
 {
-    unsigned pp = lin < 0 ? parent_perm_whole(p, T) : tamm__task_perm(p, T, lin, NULL);
+    if (lin < 0) { /* a whole-tensor child: every block must be within the parent's permission there */
+        for (long b = 0; b < T->nblk; b++) {
+            int rc = parent_refuses(t, p, T, b, c);
+            if (rc) return rc;
+        }
+        return TAMM_OK;
+    }
+    unsigned pp = tamm__task_perm(p, T, lin, NULL);
     if (child_within(c, pp)) return TAMM_OK;
     char bn[128];
-    if (lin < 0) snprintf(bn, sizeof bn, "%s (whole tensor)", T->name);
-    else tamm__block_name(T, lin, bn, sizeof bn);
+    tamm__block_name(T, lin, bn, sizeof bn);
     return tamm__error(t, TAMM_EPERM,
                        "nested task asks %s permission on %s, but its parent '%s' (%s:%d) has %s permission there",
                        tamm__perm_name(c), bn, p->label ? p->label : "(unlabelled)", p->file ? p->file : "?", p->line,

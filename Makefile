@@ -1,0 +1,150 @@
+# tamm — convenience targets around CMake, for a fresh Debian 12 machine.
+#
+#   make deps      install the Debian packages that are missing (apt-get)
+#   make build     configure (Release) and build in build/
+#   make run       deps + build + run the sample build/samples/gemm_explicit
+#   make test      deps + three test suites: Release (build/), ASan+UBSan
+#                  (build-asan/), TSan (build-tsan/); ends with "N passed, N failed"
+#   make install   cmake --install build --prefix $(PREFIX)   (default /usr/local)
+#   make clean     remove the build directories
+#
+# Variables: PREFIX, JOBS (default: number of cores), BUILD_DIR, ASAN_DIR,
+# TSAN_DIR, CMAKE_ARGS (extra -D options for every configure), CTEST_ARGS.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+.DEFAULT_GOAL := all
+
+PREFIX     ?= /usr/local
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+BUILD_DIR  ?= build
+ASAN_DIR   ?= build-asan
+TSAN_DIR   ?= build-tsan
+CMAKE_ARGS ?=
+CTEST_ARGS ?=
+
+DEPS := build-essential cmake pkg-config libclang-14-dev llvm-14-dev clang-14 \
+        libopenmpi-dev openmpi-bin libopenblas-dev liblapacke-dev libstarpu-dev \
+        starpu-examples libomp-14-dev valgrind
+
+# sudo only when not root and sudo exists.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && echo sudo; })
+
+ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+TSAN_ENV := TSAN_OPTIONS=halt_on_error=1
+
+.PHONY: all deps build run test install clean test-suite test-summary tsan-probe
+
+all: build
+
+# ---------------------------------------------------------------- deps
+deps:
+	@missing=""; \
+	for p in $(DEPS); do \
+	  dpkg -s "$$p" 2>/dev/null | grep -q '^Status: install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then \
+	  echo "deps: all $(words $(DEPS)) packages are installed"; \
+	else \
+	  echo "deps: installing:$$missing"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+# ---------------------------------------------------------------- build
+build:
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+	cmake --build $(BUILD_DIR) -j$(JOBS)
+
+# ---------------------------------------------------------------- run
+run:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory build
+	@echo "=== ./$(BUILD_DIR)/samples/gemm_explicit"
+	@./$(BUILD_DIR)/samples/gemm_explicit
+
+# ---------------------------------------------------------------- test
+# Each suite configures and builds its directory, runs ctest, and records
+# "PASSED FAILED STATUS" in DIR/tamm-test-result; test-summary adds them up.
+test: deps
+	@rm -f $(BUILD_DIR)/tamm-test-result $(ASAN_DIR)/tamm-test-result $(TSAN_DIR)/tamm-test-result
+	@$(MAKE) --no-print-directory test-suite SUITE=release SUITE_DIR=$(BUILD_DIR) \
+	    SUITE_CMAKE="-DCMAKE_BUILD_TYPE=Release" SUITE_ENV="" || true
+	@$(MAKE) --no-print-directory test-suite SUITE=asan SUITE_DIR=$(ASAN_DIR) \
+	    SUITE_CMAKE="-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTAMM_SANITIZE=address" \
+	    SUITE_ENV="$(ASAN_ENV)" || true
+	@$(MAKE) --no-print-directory tsan-probe || true
+	@$(MAKE) --no-print-directory test-suite SUITE=tsan SUITE_DIR=$(TSAN_DIR) \
+	    SUITE_CMAKE="-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTAMM_SANITIZE=thread" \
+	    SUITE_ENV="$(TSAN_ENV)" SUITE_WRAP="$$(cat $(TSAN_DIR)/tamm-tsan-wrap 2>/dev/null)" || true
+	@$(MAKE) --no-print-directory test-summary
+
+test-suite:
+	@dir=$(SUITE_DIR); mkdir -p "$$dir"; rm -f "$$dir/tamm-test-result" "$$dir/tamm-ctest.log"; \
+	echo; echo "=== [$(SUITE)] configure and build in $$dir"; \
+	if ! { cmake -S . -B "$$dir" $(SUITE_CMAKE) $(CMAKE_ARGS) && cmake --build "$$dir" -j$(JOBS); }; then \
+	  echo "=== [$(SUITE)] BUILD FAILED"; echo "0 1 build-failed" > "$$dir/tamm-test-result"; exit 1; \
+	fi; \
+	echo "=== [$(SUITE)] ctest in $$dir $(if $(SUITE_ENV),with $(SUITE_ENV))$(if $(SUITE_WRAP), under '$(SUITE_WRAP)')"; \
+	( cd "$$dir" && env $(SUITE_ENV) $(SUITE_WRAP) ctest --output-on-failure $(CTEST_ARGS) ) 2>&1 \
+	  | tee "$$dir/tamm-ctest.log"; rc=$$?; \
+	counts=$$(sed -nE 's/.*tests passed, ([0-9]+) tests? failed out of ([0-9]+).*/\1 \2/p' "$$dir/tamm-ctest.log" | tail -n 1); \
+	if [ -n "$$counts" ]; then \
+	  set -- $$counts; failed=$$1; passed=$$(( $$2 - $$1 )); \
+	elif grep -q 'No tests were found' "$$dir/tamm-ctest.log"; then passed=0; failed=0; \
+	else passed=0; failed=1; fi; \
+	if [ $$rc -ne 0 ] && [ $$failed -eq 0 ]; then failed=1; fi; \
+	if [ $$rc -eq 0 ] && [ $$failed -eq 0 ]; then status=ok; else status=failed; fi; \
+	echo "$$passed $$failed $$status" > "$$dir/tamm-test-result"; \
+	echo "=== [$(SUITE)] $$passed passed, $$failed failed"; \
+	[ "$$status" = ok ]
+
+# ThreadSanitizer (GCC 12's libtsan) aborts with "unexpected memory mapping"
+# on kernels with a high vm.mmap_rnd_bits.  Probe it; if it fails, retry with
+# ASLR off (setarch -R) and, when that works, run the TSan ctest under it.
+tsan-probe:
+	@mkdir -p $(TSAN_DIR); rm -f $(TSAN_DIR)/tamm-tsan-wrap; \
+	printf '%s\n' '#include <pthread.h>' 'static int x;' \
+	  'static void *f(void *a) { __atomic_fetch_add(&x, 1, __ATOMIC_SEQ_CST); return a; }' \
+	  'int main(void) { pthread_t t; pthread_create(&t, 0, f, 0); pthread_join(t, 0); return x != 1; }' \
+	  > $(TSAN_DIR)/tsan-probe.c; \
+	if ! $(CC) -fsanitize=thread -pthread $(TSAN_DIR)/tsan-probe.c -o $(TSAN_DIR)/tsan-probe; then \
+	  echo "tsan-probe: cannot build a -fsanitize=thread program"; exit 0; fi; \
+	if $(TSAN_DIR)/tsan-probe > $(TSAN_DIR)/tsan-probe.log 2>&1; then \
+	  echo "tsan-probe: ThreadSanitizer works as is"; \
+	elif setarch "$$(uname -m)" -R $(TSAN_DIR)/tsan-probe > /dev/null 2>&1; then \
+	  echo "setarch $$(uname -m) -R" > $(TSAN_DIR)/tamm-tsan-wrap; \
+	  echo "tsan-probe: ThreadSanitizer fails here ($$(head -n 1 $(TSAN_DIR)/tsan-probe.log)); running the TSan tests under 'setarch $$(uname -m) -R'"; \
+	else \
+	  echo "tsan-probe: ThreadSanitizer fails here, even with ASLR off:"; cat $(TSAN_DIR)/tsan-probe.log; \
+	  echo "tsan-probe: try 'sysctl -w vm.mmap_rnd_bits=28' (as root) and run make test again"; \
+	fi
+
+test-summary:
+	@passed=0; failed=0; bad=0; \
+	for s in release:$(BUILD_DIR) asan:$(ASAN_DIR) tsan:$(TSAN_DIR); do \
+	  name=$${s%%:*}; dir=$${s#*:}; \
+	  if [ -f "$$dir/tamm-test-result" ]; then read -r p f st < "$$dir/tamm-test-result"; \
+	  else p=0; f=1; st=not-run; fi; \
+	  printf '%-8s %-14s %4d passed, %4d failed  (%s)\n' "$$name" "$$dir" "$$p" "$$f" "$$st"; \
+	  passed=$$((passed + p)); failed=$$((failed + f)); [ "$$st" = ok ] || bad=1; \
+	done; \
+	echo "$$passed passed, $$failed failed"; \
+	[ $$bad -eq 0 ]
+
+# ---------------------------------------------------------------- install
+install:
+	@$(MAKE) --no-print-directory build
+	@if [ -n "$(SUDO)" ] && ! { mkdir -p "$(PREFIX)" 2>/dev/null && [ -w "$(PREFIX)" ]; }; then \
+	  echo "$(SUDO) cmake --install $(BUILD_DIR) --prefix $(PREFIX)"; \
+	  $(SUDO) cmake --install $(BUILD_DIR) --prefix "$(PREFIX)"; \
+	else \
+	  echo "cmake --install $(BUILD_DIR) --prefix $(PREFIX)"; \
+	  cmake --install $(BUILD_DIR) --prefix "$(PREFIX)"; \
+	fi
+	@case "$(PREFIX)" in /usr|/usr/local) $(SUDO) ldconfig 2>/dev/null || true;; esac
+
+# ---------------------------------------------------------------- clean
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR)

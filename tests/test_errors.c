@@ -1,0 +1,451 @@
+/*
+ * test_errors.c — every misuse a user can make ends well:
+ *   default mode            -> message "tamm: error: ..." (naming the task's label and
+ *                              FILE:LINE for misuse inside a task) and exit status 1;
+ *   TAMM_ON_ERROR=return    -> the call returns the error code and/or the next
+ *                              tamm_wait_all() returns it; the process goes on;
+ *   never a signal (crash) and never a hang (each child is killed after a timeout).
+ * Also: invalid TAMM_* environment values make tamm_init fail with a message naming
+ * the variable, and valid ones are accepted.
+ */
+#include "tamm_util.h"
+
+#define TILE 4
+#define LOC_FILE "misuse.c"
+
+/* ------------------------------------------------------------------ */
+/* Misuse inside a task                                                 */
+/* ------------------------------------------------------------------ */
+enum {
+    T_PERM, T_REL_TWICE, T_NEVER_REL, T_CANCEL_WRITE, T_CANCEL_RW, T_CANCEL_ACC, T_WRITE_TWICE,
+    T_REL_UNKNOWN, T_WRONG_KIND, T_NESTED, T_GET_RANGE, T_GET_NULL_T, T_GET_NULL_IDX, T_NESTED_BADREF,
+    T_COUNT
+};
+static const struct { const char *label; unsigned perm; int code; int any_code; } tcases[T_COUNT] = {
+    [T_PERM]         = { "perm_violation", TAMM_READ, TAMM_EPERM, 0 },
+    [T_REL_TWICE]    = { "release_twice", TAMM_READ, TAMM_EBUF, 0 },
+    [T_NEVER_REL]    = { "never_release", TAMM_WRITE, TAMM_ELEAK, 0 },
+    [T_CANCEL_WRITE] = { "cancel_write", TAMM_WRITE, TAMM_ECANCEL, 0 },
+    [T_CANCEL_RW]    = { "cancel_readwrite", TAMM_READWRITE, TAMM_ECANCEL, 0 },
+    [T_CANCEL_ACC]   = { "cancel_accum", TAMM_ACCUM, TAMM_ECANCEL, 0 },
+    [T_WRITE_TWICE]  = { "write_twice", TAMM_WRITE, TAMM_EFSM, 0 },
+    [T_REL_UNKNOWN]  = { "release_unknown", TAMM_WRITE, TAMM_EBUF, 0 },
+    [T_WRONG_KIND]   = { "read_released_by_add", TAMM_READ, TAMM_EBUF, 0 },
+    [T_NESTED]       = { "nested_beyond_parent", TAMM_READ, TAMM_EPERM, 0 },
+    [T_GET_RANGE]    = { "get_out_of_range", TAMM_WRITE, TAMM_ERANGE, 1 },
+    [T_GET_NULL_T]   = { "get_null_tensor", TAMM_WRITE, TAMM_EINVAL, 1 },
+    [T_GET_NULL_IDX] = { "get_null_idx", TAMM_WRITE, TAMM_EINVAL, 1 },
+    [T_NESTED_BADREF] = { "nested_bad_ref", TAMM_WRITE, TAMM_ERANGE, 1 },
+};
+
+typedef struct { tamm_tensor *T; int k; } targs;
+static atomic_int call_rc;
+
+static void nested_noop(tamm_ctx *ctx, void *vp) { (void)ctx; (void)vp; }
+
+static void misuse_body(tamm_ctx *ctx, void *vp)
+{
+    targs *a = vp;
+    long idx[1] = { 0 }, bad[1] = { 5 };
+    long local[TILE];
+    long *p;
+    int rc = 0;
+    switch (a->k) {
+    case T_PERM:
+        p = tamm_get_buf_write(ctx, a->T, idx);
+        TCHECK(p != NULL); /* scratch in return mode */
+        if (p) p[0] = 1;
+        break;
+    case T_REL_TWICE:
+        p = tamm_get_buf_read(ctx, a->T, idx);
+        TCHECK(tamm_release_cancel(ctx, p) == TAMM_OK);
+        rc = tamm_release_cancel(ctx, p);
+        break;
+    case T_NEVER_REL:
+        p = tamm_get_buf_write(ctx, a->T, idx);
+        if (p) p[0] = 1;
+        break;
+    case T_CANCEL_WRITE:
+        p = tamm_get_buf_write(ctx, a->T, idx);
+        rc = tamm_release_cancel(ctx, p);
+        break;
+    case T_CANCEL_RW:
+        p = tamm_get_buf_readwrite(ctx, a->T, idx);
+        rc = tamm_release_cancel(ctx, p);
+        break;
+    case T_CANCEL_ACC:
+        p = tamm_get_buf_accum(ctx, a->T, idx);
+        rc = tamm_release_cancel(ctx, p);
+        break;
+    case T_WRITE_TWICE: {
+        p = tamm_get_buf_write(ctx, a->T, idx);
+        long *q = tamm_get_buf_write(ctx, a->T, idx);
+        TCHECK(q != NULL);
+        if (q) q[0] = 2;
+        if (p) { p[0] = 1; tamm_release_put(ctx, p); }
+        break;
+    }
+    case T_REL_UNKNOWN:
+        rc = tamm_release_put(ctx, local);
+        break;
+    case T_WRONG_KIND:
+        p = tamm_get_buf_read(ctx, a->T, idx);
+        rc = tamm_release_add(ctx, p);
+        break;
+    case T_NESTED: {
+        tamm_ref r = tu_ref1(a->T, TAMM_WRITE, 0);
+        tamm_task t = tu_task(nested_noop, a, sizeof *a, &r, 1, "nested_child", LOC_FILE, 99);
+        rc = tamm_submit(ctx, &t);
+        break;
+    }
+    case T_GET_RANGE:
+        p = tamm_get_buf_read(ctx, a->T, bad);
+        if (p) rc = -1000; /* got a scratch buffer: fine; the code comes from the wait */
+        if (p) p[0] = 1;
+        break;
+    case T_GET_NULL_T:
+        p = tamm_get_buf_read(ctx, NULL, idx);
+        break;
+    case T_GET_NULL_IDX:
+        p = tamm_get_buf_read(ctx, a->T, NULL);
+        break;
+    case T_NESTED_BADREF: {
+        tamm_ref r = tu_ref1(a->T, TAMM_WRITE, 7);
+        tamm_task t = tu_task(nested_noop, a, sizeof *a, &r, 1, "nested_child", LOC_FILE, 98);
+        rc = tamm_submit(ctx, &t);
+        break;
+    }
+    default:
+        break;
+    }
+    atomic_store(&call_rc, rc);
+}
+
+static int child_task_misuse(void *vp)
+{
+    int k = *(int *)vp;
+    tu_init();
+    tamm_tensor *T = tu_vec("ErrT", 2, TILE);
+    CHECK_NOTNULL(T);
+    targs a = { T, k };
+    tamm_ref r = tu_ref1(T, tcases[k].perm | TAMM_PERMISSION_ONLY, 0);
+    tamm_task t = tu_task(misuse_body, &a, sizeof a, &r, 1, tcases[k].label, LOC_FILE, 500 + k);
+    atomic_store(&call_rc, 12345);
+    CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+    int rc = tamm_wait_all();
+    /* Only reached in return mode. */
+    if (tcases[k].any_code) CHECK_MSG(rc < 0, "tamm_wait_all returned %d, expected an error", rc);
+    else CHECK_EQ_INT(rc, tcases[k].code);
+    int crc = atomic_load(&call_rc);
+    if (k == T_REL_TWICE || k == T_CANCEL_WRITE || k == T_CANCEL_RW || k == T_CANCEL_ACC || k == T_REL_UNKNOWN ||
+        k == T_WRONG_KIND || k == T_NESTED)
+        CHECK_EQ_INT(crc, tcases[k].code); /* the failing call itself returned the code */
+    if (k == T_NESTED_BADREF) CHECK_MSG(crc < 0, "nested submit with a bad ref returned %d", crc);
+    CHECK_TASKS_OK();
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_OK); /* taken by the first wait */
+    /* the runtime still works after the error */
+    long *b = tamm_block(T, 1);
+    CHECK_NOTNULL(b);
+    TU_FINALIZE();
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Misuse at top level                                                  */
+/* ------------------------------------------------------------------ */
+enum {
+    X_SUBMIT_RANGE, X_SUBMIT_NIDX, X_SUBMIT_NULLT, X_SUBMIT_NOFN, X_SUBMIT_NULL_TASK, X_SUBMIT_MODE0,
+    X_SUBMIT_NREFS, X_SUBMIT_NULLREFS, X_CREATE_NDIM0, X_CREATE_NDIM9, X_CREATE_TILE0, X_CREATE_NULLDIMS,
+    X_CREATE_DTYPE, X_BLOCK_RANGE, X_BLOCK_NIDX, X_BLOCK_NULL, X_TOP_PUT_BAD, X_DESTROY_NULL, X_FENCE_NULL,
+    X_TOP_GETBUF, X_DEADLOCK, X_WAIT_ON_BAD, X_COUNT
+};
+static const struct { const char *name; int code; int any_code; } xcases[X_COUNT] = {
+    [X_SUBMIT_RANGE]    = { "submit: block index out of range", TAMM_ERANGE, 0 },
+    [X_SUBMIT_NIDX]     = { "submit: nidx does not match ndim", TAMM_EINVAL, 0 },
+    [X_SUBMIT_NULLT]    = { "submit: ref to a NULL tensor", TAMM_EINVAL, 0 },
+    [X_SUBMIT_NOFN]     = { "submit: no variant", TAMM_EINVAL, 0 },
+    [X_SUBMIT_NULL_TASK] = { "submit: NULL task", TAMM_EINVAL, 0 },
+    [X_SUBMIT_MODE0]    = { "submit: ref mode 0", TAMM_EINVAL, 0 },
+    [X_SUBMIT_NREFS]    = { "submit: nrefs < 0", TAMM_EINVAL, 0 },
+    [X_SUBMIT_NULLREFS] = { "submit: refs NULL, nrefs 1", TAMM_EINVAL, 0 },
+    [X_CREATE_NDIM0]    = { "tensor_create: ndim 0", TAMM_EINVAL, 0 },
+    [X_CREATE_NDIM9]    = { "tensor_create: ndim 9", TAMM_EINVAL, 0 },
+    [X_CREATE_TILE0]    = { "tensor_create: zero tile", TAMM_EINVAL, 0 },
+    [X_CREATE_NULLDIMS] = { "tensor_create: NULL dims", TAMM_EINVAL, 0 },
+    [X_CREATE_DTYPE]    = { "tensor_create: bad dtype", TAMM_EINVAL, 0 },
+    [X_BLOCK_RANGE]     = { "tamm_block: index out of range", TAMM_ERANGE, 0 },
+    [X_BLOCK_NIDX]      = { "tamm_block: wrong number of indices", TAMM_EINVAL, 0 },
+    [X_BLOCK_NULL]      = { "tamm_block: NULL tensor", TAMM_EINVAL, 0 },
+    [X_TOP_PUT_BAD]     = { "tamm_put twice on a top-level temp", TAMM_EBUF, 0 },
+    [X_DESTROY_NULL]    = { "tensor_destroy: NULL", TAMM_EINVAL, 0 },
+    [X_FENCE_NULL]      = { "fence_wait: NULL", TAMM_EINVAL, 0 },
+    [X_TOP_GETBUF]      = { "get_buf_read outside a task", TAMM_ESTATE, 1 },
+    [X_DEADLOCK]        = { "task waits on a fence nobody signals", TAMM_EDEADLOCK, 0 },
+    [X_WAIT_ON_BAD]     = { "wait_on: out-of-range ref", TAMM_ERANGE, 1 },
+};
+
+static void noop(tamm_ctx *ctx, void *vp) { (void)ctx; (void)vp; }
+
+static int child_top_misuse(void *vp)
+{
+    int k = *(int *)vp;
+    tu_init();
+    size_t dims[2] = { 8, 8 }, tile[2] = { 4, 4 }, zt[2] = { 4, 0 };
+    tamm_tensor *T = tamm_tensor_create("TopT", TAMM_I64, 2, dims, tile);
+    CHECK_NOTNULL(T);
+    int dummy = 0;
+    int rc = 12345;      /* what the call returned (codes) */
+    int null_ret = -1;   /* 1 if a pointer-returning call returned NULL */
+    tamm_ref r = tu_ref2(T, TAMM_READ, 0, 0);
+    tamm_task t = tu_task(noop, &dummy, sizeof dummy, &r, 1, "top_task", LOC_FILE, 700 + k);
+    switch (k) {
+    case X_SUBMIT_RANGE: r = tu_ref2(T, TAMM_READ, 2, 0); t.refs = &r; rc = tamm_submit(NULL, &t); break;
+    case X_SUBMIT_NIDX: r = tu_ref1(T, TAMM_READ, 0); t.refs = &r; rc = tamm_submit(NULL, &t); break;
+    case X_SUBMIT_NULLT: r.tensor = NULL; t.refs = &r; rc = tamm_submit(NULL, &t); break;
+    case X_SUBMIT_NOFN: t.cpu = NULL; t.cuda = NULL; rc = tamm_submit(NULL, &t); break;
+    case X_SUBMIT_NULL_TASK: rc = tamm_submit(NULL, NULL); break;
+    case X_SUBMIT_MODE0: r.mode = 0; t.refs = &r; rc = tamm_submit(NULL, &t); break;
+    case X_SUBMIT_NREFS: t.nrefs = -1; rc = tamm_submit(NULL, &t); break;
+    case X_SUBMIT_NULLREFS: t.refs = NULL; t.nrefs = 1; rc = tamm_submit(NULL, &t); break;
+    case X_CREATE_NDIM0: null_ret = tamm_tensor_create("Bad", TAMM_F64, 0, dims, tile) == NULL; break;
+    case X_CREATE_NDIM9: {
+        size_t d9[9] = { 2, 2, 2, 2, 2, 2, 2, 2, 2 }, t9[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+        null_ret = tamm_tensor_create("Bad", TAMM_F64, 9, d9, t9) == NULL;
+        break;
+    }
+    case X_CREATE_TILE0: null_ret = tamm_tensor_create("Bad", TAMM_F64, 2, dims, zt) == NULL; break;
+    case X_CREATE_NULLDIMS: null_ret = tamm_tensor_create("Bad", TAMM_F64, 2, NULL, tile) == NULL; break;
+    case X_CREATE_DTYPE: null_ret = tamm_tensor_create("Bad", (tamm_dtype)7, 2, dims, tile) == NULL; break;
+    case X_BLOCK_RANGE: null_ret = tamm_block(T, 2, 0) == NULL; break;
+    case X_BLOCK_NIDX: null_ret = tamm_block(T, 0) == NULL; break;
+    case X_BLOCK_NULL: null_ret = tamm_block(NULL, 0, 0) == NULL; break;
+    case X_TOP_PUT_BAD: {
+        long *tmp = tamm_temp(T, 0, 0);
+        CHECK_NOTNULL(tmp);
+        if (tmp) memset(tmp, 0, 16 * sizeof(long));
+        CHECK_EQ_INT(tamm_put(tmp), TAMM_OK);
+        rc = tamm_put(tmp); /* released already */
+        break;
+    }
+    case X_DESTROY_NULL: rc = tamm_tensor_destroy(NULL); break;
+    case X_FENCE_NULL: rc = tamm_fence_wait(NULL); break;
+    case X_TOP_GETBUF: {
+        long idx[2] = { 0, 0 };
+        void *p = tamm_get_buf_read(NULL, T, idx);
+        rc = -2000;
+        (void)p;
+        break;
+    }
+    case X_DEADLOCK: {
+        tamm_fence *f = tamm_fence_create();
+        CHECK_NOTNULL(f);
+        tamm_task_opts o;
+        memset(&o, 0, sizeof o);
+        o.wait = &f;
+        o.nwait = 1;
+        rc = tamm_submit_ex(NULL, &t, &o);
+        CHECK_EQ_INT(rc, TAMM_OK);
+        rc = 12345;
+        break;
+    }
+    case X_WAIT_ON_BAD: r = tu_ref2(T, TAMM_READ, 9, 9); rc = tamm_wait_on(&r, 1); break;
+    default: break;
+    }
+    /* Only reached in return mode (or where the default mode lets the call return). */
+    if (null_ret >= 0) CHECK_MSG(null_ret == 1, "the call returned NULL");
+    if (rc != 12345 && rc != -2000) {
+        if (xcases[k].any_code) CHECK_MSG(rc < 0, "the call returned %d, expected an error", rc);
+        else CHECK_EQ_INT(rc, xcases[k].code);
+    }
+    int w = tamm_wait_all();
+    if (xcases[k].any_code) CHECK_MSG(w < 0, "tamm_wait_all returned %d, expected an error", w);
+    else CHECK_EQ_INT(w, xcases[k].code);
+    tamm_finalize(); /* may report the stuck task again; must not hang */
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Before tamm_init / after tamm_finalize                                */
+/* ------------------------------------------------------------------ */
+static int child_not_init(void *vp)
+{
+    (void)vp;
+    int dummy = 0;
+    tamm_task t = tu_task(noop, &dummy, sizeof dummy, NULL, 0, "early", LOC_FILE, 1);
+    int rc = tamm_submit(NULL, &t);
+    CHECK_MSG(rc < 0, "tamm_submit before tamm_init returned %d", rc);
+    rc = tamm_wait_all();
+    CHECK_MSG(rc < 0, "tamm_wait_all before tamm_init returned %d", rc);
+    size_t d[1] = { 4 }, tl[1] = { 2 };
+    CHECK_NULL(tamm_tensor_create("Early", TAMM_F64, 1, d, tl));
+    rc = tamm_finalize();
+    CHECK_MSG(rc < 0, "tamm_finalize before tamm_init returned %d", rc);
+    /* and the runtime still starts afterwards */
+    tu_init();
+    TU_FINALIZE();
+    rc = tamm_finalize();
+    CHECK_MSG(rc < 0, "a second tamm_finalize returned %d", rc);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Environment                                                          */
+/* ------------------------------------------------------------------ */
+typedef struct { const char *var, *val; } envcase;
+
+static const envcase bad_env[] = {
+    { "TAMM_NUM_WORKERS", "abc" }, { "TAMM_NUM_WORKERS", "0" }, { "TAMM_NUM_WORKERS", "-3" },
+    { "TAMM_NUM_WORKERS", "1025" }, { "TAMM_NUM_WORKERS", "4x" }, { "TAMM_NUM_WORKERS", "99999999999999999999" },
+    { "TAMM_SCHED", "bogus" }, { "TAMM_ON_ERROR", "maybe" }, { "TAMM_SEQUENTIAL", "2" },
+    { "TAMM_SEQUENTIAL", "yes" }, { "TAMM_STATS", "2" }, { "TAMM_MEMORY_LIMIT", "12Q" },
+    { "TAMM_MEMORY_LIMIT", "abc" }, { "TAMM_MEMORY_LIMIT", "-5" }, { "TAMM_CUDA_MEMORY_LIMIT", "12Q" },
+    { "TAMM_NUM_GPUS", "-1" },
+};
+static const envcase good_env[] = {
+    { "TAMM_NUM_WORKERS", "1" }, { "TAMM_NUM_WORKERS", "3" }, { "TAMM_SCHED", "ws" }, { "TAMM_SCHED", "fifo" },
+    { "TAMM_SCHED", "prio" }, { "TAMM_ON_ERROR", "abort" }, { "TAMM_ON_ERROR", "return" },
+    { "TAMM_SEQUENTIAL", "0" }, { "TAMM_SEQUENTIAL", "1" }, { "TAMM_STATS", "0" },
+    { "TAMM_MEMORY_LIMIT", "1048576" }, { "TAMM_MEMORY_LIMIT", "64K" }, { "TAMM_MEMORY_LIMIT", "64M" },
+    { "TAMM_MEMORY_LIMIT", "2G" }, { "TAMM_MEMORY_LIMIT", "50%" }, { "TAMM_CUDA_MEMORY_LIMIT", "1G" },
+};
+
+static int child_env(void *vp)
+{
+    const envcase *e = vp;
+    static int argc = 1;
+    static char arg0[] = "t";
+    static char *argv0[] = { arg0, NULL };
+    static char **argv = argv0;
+    int rc = tamm_init(&argc, &argv);
+    if (rc == TAMM_OK) {
+        if (!strcmp(e->var, "TAMM_NUM_WORKERS")) CHECK_EQ_INT(tamm_num_workers(), atoi(e->val));
+        tamm_finalize();
+        return 0;
+    }
+    /* Return mode: tamm_init failed and returned; the process goes on. */
+    CHECK_EQ_INT(rc, TAMM_EINVAL);
+    /* with the variable fixed, the runtime starts */
+    unsetenv(e->var);
+    rc = tamm_init(&argc, &argv);
+    CHECK_EQ_INT(rc, TAMM_OK);
+    if (rc == TAMM_OK) tamm_finalize();
+    return 10; /* "init failed and returned" */
+}
+
+static void test_env(void)
+{
+    static char err[H_ERRBUF_SIZE];
+    static h_status st;
+    char how[128], kv[128], quoted[128];
+    for (size_t i = 0; i < sizeof bad_env / sizeof bad_env[0]; i++) {
+        const envcase *e = &bad_env[i];
+        snprintf(kv, sizeof kv, "%s=%s", e->var, e->val);
+        snprintf(quoted, sizeof quoted, "'%s'", e->val);
+        /* default mode: exit status 1 and the message */
+        h_context("%s (default mode)", kv);
+        const char *env[] = { kv, NULL };
+        run_child(child_env, (void *)e, env, 15, &st, err);
+        if (!CHECK_MSG(child_exit_is(&st, 1), "exit status 1 (got %s)", child_how(&st, how, sizeof how)))
+            h_dump_child(kv, &st, err);
+        CHECK_CONTAINS(err, "tamm: error");
+        CHECK_CONTAINS(err, e->var);
+        CHECK_CONTAINS(err, quoted);
+        /* return mode: tamm_init returns TAMM_EINVAL */
+        if (strcmp(e->var, "TAMM_ON_ERROR") != 0) {
+            h_context("%s (TAMM_ON_ERROR=return)", kv);
+            const char *env2[] = { kv, "TAMM_ON_ERROR=return", NULL };
+            run_child(child_env, (void *)e, env2, 15, &st, err);
+            h__merge_counts(&st);
+            if (!CHECK_MSG(child_exit_is(&st, 10), "tamm_init returned the error (got %s)", child_how(&st, how, sizeof how)))
+                h_dump_child(kv, &st, err);
+            CHECK_CONTAINS(err, e->var);
+        }
+    }
+    for (size_t i = 0; i < sizeof good_env / sizeof good_env[0]; i++) {
+        const envcase *e = &good_env[i];
+        snprintf(kv, sizeof kv, "%s=%s", e->var, e->val);
+        h_context("%s (valid)", kv);
+        const char *env[] = { kv, NULL };
+        run_child(child_env, (void *)e, env, 15, &st, err);
+        h__merge_counts(&st);
+        if (!CHECK_MSG(child_ok(&st), "accepted (got %s)", child_how(&st, how, sizeof how)))
+            h_dump_child(kv, &st, err);
+        CHECK_NOT_CONTAINS(err, "tamm: error");
+    }
+    h_context(NULL);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void test_task_misuse(void)
+{
+    static char err[H_ERRBUF_SIZE];
+    static h_status st;
+    char how[128], loc[64];
+    for (int k = 0; k < T_COUNT; k++) {
+        /* a bad ref of a nested task is the nested task's error: its label and location */
+        const char *label = k == T_NESTED_BADREF ? "nested_child" : tcases[k].label;
+        snprintf(loc, sizeof loc, LOC_FILE ":%d", k == T_NESTED_BADREF ? 98 : 500 + k);
+        h_context("%s (default mode)", tcases[k].label);
+        const char *env[] = { "TAMM_NUM_WORKERS=2", NULL };
+        run_child(child_task_misuse, &k, env, 20, &st, err);
+        if (!CHECK_MSG(child_exit_is(&st, 1), "exit status 1 (got %s)", child_how(&st, how, sizeof how)))
+            h_dump_child(tcases[k].label, &st, err);
+        CHECK_CONTAINS(err, "tamm: error");
+        CHECK_CONTAINS(err, label);
+        CHECK_CONTAINS(err, loc);
+        CHECK_EQ_INT(h_count(err, "tamm: error"), 1); /* reported once */
+
+        h_context("%s (TAMM_ON_ERROR=return)", tcases[k].label);
+        const char *env2[] = { "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
+        run_child(child_task_misuse, &k, env2, 20, &st, err);
+        h__merge_counts(&st);
+        if (!CHECK_MSG(child_ok(&st), "ended cleanly (got %s)", child_how(&st, how, sizeof how)))
+            h_dump_child(tcases[k].label, &st, err);
+        CHECK_CONTAINS(err, "tamm: error");
+        CHECK_CONTAINS(err, label);
+    }
+    h_context(NULL);
+}
+
+static void test_top_misuse(void)
+{
+    static char err[H_ERRBUF_SIZE];
+    static h_status st;
+    char how[128];
+    for (int k = 0; k < X_COUNT; k++) {
+        h_context("%s (default mode)", xcases[k].name);
+        const char *env[] = { "TAMM_NUM_WORKERS=2", NULL };
+        run_child(child_top_misuse, &k, env, 20, &st, err);
+        if (!CHECK_MSG(child_exit_is(&st, 1), "exit status 1 (got %s)", child_how(&st, how, sizeof how)))
+            h_dump_child(xcases[k].name, &st, err);
+        CHECK_CONTAINS(err, "tamm: error");
+
+        h_context("%s (TAMM_ON_ERROR=return)", xcases[k].name);
+        const char *env2[] = { "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
+        run_child(child_top_misuse, &k, env2, 20, &st, err);
+        h__merge_counts(&st);
+        if (!CHECK_MSG(child_ok(&st), "ended cleanly (got %s)", child_how(&st, how, sizeof how)))
+            h_dump_child(xcases[k].name, &st, err);
+        CHECK_CONTAINS(err, "tamm: error");
+    }
+    h_context("calls before tamm_init / after tamm_finalize");
+    {
+        const char *env[] = { "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
+        run_child(child_not_init, NULL, env, 20, &st, err);
+        h__merge_counts(&st);
+        /* The mode is unknown before tamm_init: stopping with status 1 is also fine. */
+        if (!CHECK_MSG(child_exit_is(&st, 0) || child_exit_is(&st, 1), "ended (got %s)", child_how(&st, how, sizeof how)))
+            h_dump_child("not_init", &st, err);
+        CHECK_CONTAINS(err, "tamm: error");
+    }
+    h_context(NULL);
+}
+
+int main(void)
+{
+    test_task_misuse();
+    test_top_misuse();
+    test_env();
+    return test_summary();
+}

@@ -126,23 +126,40 @@ static void dep_add(depvec *dv, tamm_task_s *t, tamm_tensor *T, long lin, unsign
     d->task = t;
 }
 
+/* A cursor over the blocks a block or slice ref covers, in row-major order. */
+typedef struct { const tamm_tensor *T; long idx[TAMM_MAX_DIMS], lo[TAMM_MAX_DIMS], hi[TAMM_MAX_DIMS]; int done; } ref_iter;
+
+static void ref_iter_init(ref_iter *it, const tamm_ref *r)
+{
+    const tamm_tensor *T = it->T = r->tensor;
+    for (int d = 0; d < T->ndim; d++) {
+        it->lo[d] = r->idx[d] == TAMM_ALL ? 0 : r->idx[d];
+        it->hi[d] = r->idx[d] == TAMM_ALL ? T->nblocks[d] - 1 : r->idx[d];
+        it->idx[d] = it->lo[d];
+    }
+    it->done = 0;
+}
+
+/* The current block's linear number, or -1 when the cursor is past the end. */
+static long ref_iter_next(ref_iter *it)
+{
+    if (it->done) return -1;
+    const tamm_tensor *T = it->T;
+    long lin = tamm__block_lin(T, it->idx, T->ndim);
+    int d = T->ndim - 1;
+    while (d >= 0 && it->idx[d] == it->hi[d]) { it->idx[d] = it->lo[d]; d--; }
+    if (d < 0) it->done = 1;
+    else it->idx[d]++;
+    return lin;
+}
+
 /* Expand a slice into its blocks. */
 static void dep_add_slice(depvec *dv, tamm_task_s *t, const tamm_ref *r)
 {
-    tamm_tensor *T = r->tensor;
-    long idx[TAMM_MAX_DIMS], lo[TAMM_MAX_DIMS], hi[TAMM_MAX_DIMS];
-    for (int d = 0; d < T->ndim; d++) {
-        lo[d] = r->idx[d] == TAMM_ALL ? 0 : r->idx[d];
-        hi[d] = r->idx[d] == TAMM_ALL ? T->nblocks[d] - 1 : r->idx[d];
-        idx[d] = lo[d];
-    }
-    for (;;) {
-        dep_add(dv, t, T, tamm__block_lin(T, idx, T->ndim), PERMBITS(r->mode));
-        int d = T->ndim - 1;
-        while (d >= 0 && idx[d] == hi[d]) { idx[d] = lo[d]; d--; }
-        if (d < 0) break;
-        idx[d]++;
-    }
+    ref_iter it;
+    ref_iter_init(&it, r);
+    for (long lin; (lin = ref_iter_next(&it)) >= 0;)
+        dep_add(dv, t, r->tensor, lin, PERMBITS(r->mode));
 }
 
 static void build_deps(tamm_task_s *t, const tamm_ref *refs, int nrefs)
@@ -211,19 +228,10 @@ static int check_within_parent(tamm_task_s *t, tamm_task_s *p, const tamm_ref *r
         if (r->nidx == 0) {
             rc = parent_refuses(t, p, T, -1, c);
         } else {
-            long idx[TAMM_MAX_DIMS], lo[TAMM_MAX_DIMS], hi[TAMM_MAX_DIMS];
-            for (int d = 0; d < T->ndim; d++) {
-                lo[d] = r->idx[d] == TAMM_ALL ? 0 : r->idx[d];
-                hi[d] = r->idx[d] == TAMM_ALL ? T->nblocks[d] - 1 : r->idx[d];
-                idx[d] = lo[d];
-            }
-            for (;;) {
-                if ((rc = parent_refuses(t, p, T, tamm__block_lin(T, idx, T->ndim), c))) break;
-                int d = T->ndim - 1;
-                while (d >= 0 && idx[d] == hi[d]) { idx[d] = lo[d]; d--; }
-                if (d < 0) break;
-                idx[d]++;
-            }
+            ref_iter it;
+            ref_iter_init(&it, r);
+            for (long lin; !rc && (lin = ref_iter_next(&it)) >= 0;)
+                rc = parent_refuses(t, p, T, lin, c);
         }
         if (rc) return rc;
     }

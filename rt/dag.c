@@ -3,8 +3,11 @@
  * per block and per tensor, in the top-level domain and in each parent's
  * domain of children.  See dag.h for the model.
  *
- * Locking: an epoch is guarded by the lock of its chain.  A thread holds at
- * most a block chain's lock and then its tensor chain's lock (in that order);
+ * Locking: a chain's fields (its newest epoch, generation) belong to the one
+ * thread that submits into its domain (the top-level thread, or the parent
+ * task's body) and take no lock.  Each epoch has its own lock, so the
+ * submitter, working on the newest epoch, and the workers completing tasks of
+ * older epochs do not contend.  A thread holds one epoch lock at a time;
  * notifications to other epochs are made after unlocking.
  */
 #include "dag.h"
@@ -15,9 +18,10 @@
 #include <string.h>
 
 struct tamm_epoch {
-    tamm_chain *chain;
+    tamm_spin lock;           /* guards everything below but npreds */
     unsigned char mode;       /* tamm_dep_state of the set: READ, WRITE or ACC */
     unsigned char started, sealed, complete, coarse;
+    unsigned char is_cur;     /* still its chain's newest epoch */
     int members;              /* members not yet completed */
     int joined;               /* members ever joined */
     atomic_int npreds;        /* unfinished predecessors (+1 guard while being built) */
@@ -37,7 +41,7 @@ struct tamm_epoch {
 static pthread_mutex_t foreign_lock = PTHREAD_MUTEX_INITIALIZER;
 static tamm_pool_cache foreign_cache;
 
-static tamm_epoch *epoch_new(tamm_chain *c, int mode, int coarse)
+static tamm_epoch *epoch_new(int mode, int coarse)
 {
     tamm_worker *w = tamm__self();
     tamm_epoch *e;
@@ -49,7 +53,8 @@ static tamm_epoch *epoch_new(tamm_chain *c, int mode, int coarse)
         pthread_mutex_unlock(&foreign_lock);
     }
     memset(e, 0, sizeof *e);
-    e->chain = c;
+    tamm__spin_init(&e->lock);
+    e->is_cur = 1;
     e->mode = (unsigned char)mode;
     e->coarse = (unsigned char)coarse;
     atomic_init(&e->npreds, 1); /* construction guard */
@@ -72,7 +77,6 @@ static void epoch_free(tamm_epoch *e)
 
 void tamm__chain_init(tamm_chain *c)
 {
-    tamm__spin_init(&c->lock);
     c->cur = NULL;
     c->gen = 0;
     c->touched = 0;
@@ -136,11 +140,11 @@ static void rec_pred(tamm_epoch *e, tamm_epoch *pred)
 /* ------------------------------------------------------------------ */
 static void epoch_start(tamm_epoch *e)
 {
-    tamm__spin_lock(&e->chain->lock);
+    tamm__spin_lock(&e->lock);
     e->started = 1;
     tamm_dep *w = e->waiters;
     e->waiters = NULL;
-    tamm__spin_unlock(&e->chain->lock);
+    tamm__spin_unlock(&e->lock);
     while (w) {
         tamm_dep *n = w->next_waiter;
         tamm__task_dep_satisfied(w->task);
@@ -155,16 +159,10 @@ static inline void notify(tamm_epoch *e)
 }
 
 /* The set of epochs to notify when one completes. */
-typedef struct { tamm_epoch *next, *barrier, *dependents; tamm_dep *wake; } notify_set;
+typedef struct { tamm_epoch *next, *barrier, *dependents; } notify_set;
 
 static void notify_all(notify_set *s)
 {
-    tamm_dep *w = s->wake;
-    while (w) {
-        tamm_dep *n = w->next_waiter;
-        tamm__task_dep_satisfied(w->task);
-        w = n;
-    }
     if (s->next) notify(s->next);
     if (s->barrier) notify(s->barrier);
     tamm_epoch *d = s->dependents;
@@ -175,27 +173,17 @@ static void notify_all(notify_set *s)
     }
 }
 
-/* e is sealed and has no members left: it is complete.  Chain lock held.
- * Frees e unless it is still its chain's current epoch. */
-static void epoch_complete_locked(tamm_epoch *e, notify_set *s)
+/* e is sealed and has no members left: it is complete.  e's lock held.
+ * Returns 1 if the caller must free e after unlocking (it is no longer its
+ * chain's newest epoch, so nothing refers to it). */
+static int epoch_complete_locked(tamm_epoch *e, notify_set *s)
 {
     e->complete = 1;
     s->next = e->next;
-    tamm_epoch *nx = e->next;
-    if (nx && nx->chain == e->chain) {
-        /* the successor in the same chain: start it under the lock we hold */
-        s->next = NULL;
-        if (atomic_fetch_sub_explicit(&nx->npreds, 1, memory_order_acq_rel) == 1) {
-            nx->started = 1;
-            s->wake = nx->waiters;
-            nx->waiters = NULL;
-        }
-    }
     s->barrier = e->barrier;
     s->dependents = e->dependents;
     e->next = e->barrier = e->dependents = NULL;
-    if (e->chain->cur != e)
-        epoch_free(e);
+    return !e->is_cur;
 }
 
 /* ------------------------------------------------------------------ */
@@ -307,7 +295,7 @@ static inline void join(tamm_epoch *e, tamm_task_s *t, tamm_dep *dep)
     }
 }
 
-/* Seal the current epoch of c (no more joins).  Chain lock held. */
+/* Seal e (no more joins).  e's lock held; e is still its chain's newest. */
 static void seal_locked(tamm_epoch *e, notify_set *s)
 {
     e->sealed = 1;
@@ -315,42 +303,57 @@ static void seal_locked(tamm_epoch *e, notify_set *s)
         epoch_complete_locked(e, s);
 }
 
+/* The chain's newest epoch cur (locked) is replaced by e: seal it, and make
+ * e wait for it unless it has completed.  Returns 1 if cur must be freed. */
+static int retire_locked(tamm_epoch *cur, tamm_epoch *e, int as_dependent, notify_set *ns)
+{
+    if (TAMM_UNLIKELY(recording)) rec_pred(e, cur);
+    cur->is_cur = 0;
+    if (cur->complete) return 1;
+    cur->sealed = 1;
+    if (cur->members == 0) return epoch_complete_locked(cur, ns);
+    if (as_dependent) {
+        e->dep_link = cur->dependents;
+        cur->dependents = e;
+    } else {
+        cur->next = e;
+    }
+    atomic_fetch_add_explicit(&e->npreds, 1, memory_order_relaxed);
+    return 0;
+}
+
 /* A block access (top level or nested). */
 static void register_block(tamm_chain *c, tamm_chain *tc, tamm_task_s *t, unsigned perm, tamm_dep *dep)
 {
     tamm_dep_perm p = tamm__dep_perm_of(perm);
-    notify_set ns = { 0, 0, 0, 0 };
-    tamm__spin_lock(&c->lock);
-    int new_gen = c->gen != tc->gen;
+    notify_set ns = { 0, 0, 0 }, tns = { 0, 0, 0 };
     tamm_epoch *cur = c->cur;
-    tamm_dep_step st = tamm__dep_step(cur ? (tamm_dep_state)cur->mode : TAMM_DS_UNACCESSED, p);
-    if (!st.after) {
-        join(cur, t, dep);
-        tamm__spin_unlock(&c->lock);
-        return;
-    }
-    tamm_epoch *e = epoch_new(c, st.next, 0);
+    tamm_dep_step st;
     if (cur) {
-        if (TAMM_UNLIKELY(recording)) rec_pred(e, cur);
-        cur->sealed = 1;
-        c->cur = e; /* before completing cur, so that it is freed */
-        if (cur->members == 0) {
-            epoch_complete_locked(cur, &ns); /* nobody waits on it */
-        } else {
-            cur->next = e;
-            atomic_fetch_add_explicit(&e->npreds, 1, memory_order_relaxed);
+        tamm__spin_lock(&cur->lock);
+        st = tamm__dep_step((tamm_dep_state)cur->mode, p);
+        if (!st.after) {
+            join(cur, t, dep);
+            tamm__spin_unlock(&cur->lock);
+            return;
         }
     } else {
-        c->cur = e;
+        st = tamm__dep_step(TAMM_DS_UNACCESSED, p);
     }
-    if (TAMM_UNLIKELY(new_gen)) {
+    tamm_epoch *e = epoch_new(st.next, 0);
+    if (cur) {
+        int drop = retire_locked(cur, e, 0, &ns);
+        tamm__spin_unlock(&cur->lock);
+        if (drop) epoch_free(cur);
+    }
+    c->cur = e;
+    if (TAMM_UNLIKELY(c->gen != tc->gen)) {
         /* first access to this block since a whole-tensor epoch: wait for it */
         c->gen = tc->gen;
-        notify_set tns = { 0, 0, 0, 0 };
-        tamm__spin_lock(&tc->lock);
-        tamm_epoch *ce = tc->cur;
         tc->touched = 1;
+        tamm_epoch *ce = tc->cur;
         if (ce) {
+            tamm__spin_lock(&ce->lock);
             if (!ce->sealed) seal_locked(ce, &tns);
             if (!ce->complete) {
                 if (TAMM_UNLIKELY(recording)) rec_pred(e, ce);
@@ -358,42 +361,38 @@ static void register_block(tamm_chain *c, tamm_chain *tc, tamm_task_s *t, unsign
                 ce->dependents = e;
                 atomic_fetch_add_explicit(&e->npreds, 1, memory_order_relaxed);
             }
+            tamm__spin_unlock(&ce->lock);
         }
-        tamm__spin_unlock(&tc->lock);
-        int guard_last = atomic_fetch_sub_explicit(&e->npreds, 1, memory_order_acq_rel) == 1;
-        if (guard_last) e->started = 1;
-        join(e, t, dep);
-        tamm__spin_unlock(&c->lock);
-        notify_all(&tns);
-        notify_all(&ns);
-        return;
     }
-    int guard_last = atomic_fetch_sub_explicit(&e->npreds, 1, memory_order_acq_rel) == 1;
-    if (guard_last) e->started = 1;
+    tamm__spin_lock(&e->lock);
+    if (atomic_fetch_sub_explicit(&e->npreds, 1, memory_order_acq_rel) == 1) e->started = 1;
     join(e, t, dep);
-    tamm__spin_unlock(&c->lock);
+    tamm__spin_unlock(&e->lock);
+    notify_all(&tns);
     notify_all(&ns);
 }
 
 /* A whole-tensor epoch e is being built: the block chain c ends its
- * generation, and e waits for c's current epoch if it has not completed. */
+ * generation, and e waits for c's newest epoch if it has not completed. */
 static void end_generation(tamm_chain *c, tamm_epoch *e)
 {
-    notify_set ns = { 0, 0, 0, 0 };
-    tamm__spin_lock(&c->lock);
     tamm_epoch *be = c->cur;
-    if (be) {
-        c->cur = NULL;
-        if (TAMM_UNLIKELY(recording)) rec_pred(e, be);
-        be->sealed = 1;
-        if (be->members == 0) {
-            epoch_complete_locked(be, &ns);
-        } else {
-            be->barrier = e;
-            atomic_fetch_add_explicit(&e->npreds, 1, memory_order_relaxed);
-        }
+    if (!be) return;
+    c->cur = NULL;
+    notify_set ns = { 0, 0, 0 };
+    tamm__spin_lock(&be->lock);
+    if (TAMM_UNLIKELY(recording)) rec_pred(e, be);
+    be->is_cur = 0;
+    be->sealed = 1;
+    int drop = 0;
+    if (be->members == 0) {
+        drop = epoch_complete_locked(be, &ns);
+    } else {
+        be->barrier = e;
+        atomic_fetch_add_explicit(&e->npreds, 1, memory_order_relaxed);
     }
-    tamm__spin_unlock(&c->lock);
+    tamm__spin_unlock(&be->lock);
+    if (drop) epoch_free(be);
     notify_all(&ns);
 }
 
@@ -402,42 +401,34 @@ static void register_tensor(tamm_domain *d, tamm_tensor *T, tamm_chain *tc, tamm
                             tamm_dep *dep)
 {
     tamm_dep_perm p = tamm__dep_perm_of(perm);
-    notify_set ns = { 0, 0, 0, 0 };
-    tamm__spin_lock(&tc->lock);
+    notify_set ns = { 0, 0, 0 };
     tamm_epoch *cur = tc->cur;
-    tamm_dep_step st = tamm__dep_step(cur ? (tamm_dep_state)cur->mode : TAMM_DS_UNACCESSED, p);
-    if (!st.after && !cur->sealed && !tc->touched) {
-        join(cur, t, dep);
-        tamm__spin_unlock(&tc->lock);
-        return;
-    }
-    tamm_epoch *e = epoch_new(tc, st.next, 1);
+    tamm_dep_step st;
     if (cur) {
-        if (TAMM_UNLIKELY(recording)) rec_pred(e, cur);
-        tc->cur = e;
-        if (cur->complete) {
-            epoch_free(cur); /* it stayed only as the current epoch */
-        } else {
-            cur->sealed = 1;
-            if (cur->members == 0) {
-                epoch_complete_locked(cur, &ns); /* frees it: no longer current */
-            } else {
-                /* cur may already have dependents (block epochs): e joins that list */
-                e->dep_link = cur->dependents;
-                cur->dependents = e;
-                atomic_fetch_add_explicit(&e->npreds, 1, memory_order_relaxed);
-            }
+        tamm__spin_lock(&cur->lock);
+        st = tamm__dep_step((tamm_dep_state)cur->mode, p);
+        if (!st.after && !cur->sealed && !tc->touched) {
+            join(cur, t, dep);
+            tamm__spin_unlock(&cur->lock);
+            return;
         }
     } else {
-        tc->cur = e;
+        st = tamm__dep_step(TAMM_DS_UNACCESSED, p);
     }
+    tamm_epoch *e = epoch_new(st.next, 1);
+    if (cur) {
+        /* cur may already have dependents (block epochs): e joins that list */
+        int drop = retire_locked(cur, e, 1, &ns);
+        tamm__spin_unlock(&cur->lock);
+        if (drop) epoch_free(cur);
+    }
+    tc->cur = e;
     tc->gen++;
     tc->touched = 0;
-    tamm__spin_unlock(&tc->lock);
     notify_all(&ns);
 
     /* every block chain touched since the previous whole-tensor epoch ends its
-     * generation: e waits for its current epoch */
+     * generation: e waits for its newest epoch */
     if (d == NULL) {
         for (long b = 0; b < T->nblk; b++)
             end_generation(&T->blocks[b].chain, e);
@@ -446,9 +437,9 @@ static void register_tensor(tamm_domain *d, tamm_tensor *T, tamm_chain *tc, tamm
             if (d->tab[i].chain && d->tab[i].T == T && d->tab[i].lin >= 0)
                 end_generation(d->tab[i].chain, e);
     }
-    tamm__spin_lock(&tc->lock);
+    tamm__spin_lock(&e->lock);
     join(e, t, dep);
-    tamm__spin_unlock(&tc->lock);
+    tamm__spin_unlock(&e->lock);
     notify(e); /* drop the construction guard */
 }
 
@@ -474,12 +465,13 @@ void tamm__dag_release(tamm_dep *dep)
     tamm_epoch *e = dep->epoch;
     if (!e) return;
     dep->epoch = NULL;
-    notify_set ns = { 0, 0, 0, 0 };
-    tamm_chain *c = e->chain;
-    tamm__spin_lock(&c->lock);
+    notify_set ns = { 0, 0, 0 };
+    int drop = 0;
+    tamm__spin_lock(&e->lock);
     if (--e->members == 0 && e->sealed)
-        epoch_complete_locked(e, &ns);
-    tamm__spin_unlock(&c->lock);
+        drop = epoch_complete_locked(e, &ns);
+    tamm__spin_unlock(&e->lock);
+    if (drop) epoch_free(e);
     notify_all(&ns);
 }
 
@@ -487,9 +479,8 @@ int tamm__dag_sole_member(tamm_dep *dep)
 {
     tamm_epoch *e = dep->epoch;
     if (!e) return 0;
-    tamm_chain *c = e->chain;
-    tamm__spin_lock(&c->lock);
+    tamm__spin_lock(&e->lock);
     int sole = e->sealed && e->members == 1 && !e->coarse;
-    tamm__spin_unlock(&c->lock);
+    tamm__spin_unlock(&e->lock);
     return sole;
 }

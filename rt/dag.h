@@ -31,8 +31,7 @@ typedef struct tamm_domain tamm_domain;
 
 /** One block's (or one tensor's) chain of epochs in one domain. */
 typedef struct tamm_chain {
-    tamm_spin lock;       /* for block chains at top level, also the block's lock */
-    tamm_epoch *cur;      /* newest epoch, NULL = _UNACCESSED */
+    tamm_epoch *cur;      /* newest epoch, NULL = _UNACCESSED (the domain's submitter only) */
     unsigned gen;         /* block chain: tensor generation when last touched; tensor chain: generation */
     unsigned char touched;/* tensor chain: block accesses since the current whole-tensor epoch */
 } tamm_chain;

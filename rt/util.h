@@ -5,6 +5,7 @@
 #ifndef TAMM_UTIL_H
 #define TAMM_UTIL_H
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,7 +24,9 @@ static inline void tamm__pause(void)
 #endif
 }
 
-/** Test-and-test-and-set spin lock; critical sections are a few instructions. */
+/** Test-and-test-and-set spin lock; critical sections are a few instructions.
+ *  After a short spin it yields the CPU, so a preempted holder (more threads
+ *  than cores) is not waited for by burning the waiter's time slice. */
 typedef struct { atomic_int v; } tamm_spin;
 #define TAMM_SPIN_INIT { 0 }
 static inline void tamm__spin_init(tamm_spin *l) { atomic_init(&l->v, 0); }
@@ -32,8 +35,10 @@ static inline void tamm__spin_lock(tamm_spin *l)
     for (;;) {
         if (!atomic_exchange_explicit(&l->v, 1, memory_order_acquire))
             return;
-        while (atomic_load_explicit(&l->v, memory_order_relaxed))
-            tamm__pause();
+        for (int n = 0; atomic_load_explicit(&l->v, memory_order_relaxed); n++) {
+            if (n < 128) tamm__pause();
+            else sched_yield();
+        }
     }
 }
 static inline void tamm__spin_unlock(tamm_spin *l) { atomic_store_explicit(&l->v, 0, memory_order_release); }

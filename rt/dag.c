@@ -88,10 +88,6 @@ void tamm__chain_init(tamm_chain *c)
 static pthread_mutex_t rec_lock = PTHREAD_MUTEX_INITIALIZER;
 static tamm_edge *edges;
 static size_t nedges, capedges;
-static int recording;
-
-void tamm__dag_record_enable(int on) { recording = on; }
-
 const tamm_edge *tamm__dag_edges(size_t *n)
 {
     *n = nedges;
@@ -288,14 +284,14 @@ static inline void join(tamm_epoch *e, tamm_task_s *t, tamm_dep *dep)
         dep->next_waiter = e->waiters;
         e->waiters = dep;
     }
-    if (TAMM_UNLIKELY(recording)) {
+    if (TAMM_UNLIKELY(tamm__rt.recording)) {
         ids_push(&e->ids, &e->nids, &e->capids, t->id);
         for (int i = 0; i < e->npred_ids; i++)
             rec_edge(e->pred_ids[i], t->id);
     }
 }
 
-/* Seal e (no more joins).  e's lock held; e is still its chain's newest. */
+/* Seal e (no more joins).  e's lock held. */
 static void seal_locked(tamm_epoch *e, notify_set *s)
 {
     e->sealed = 1;
@@ -303,50 +299,68 @@ static void seal_locked(tamm_epoch *e, notify_set *s)
         epoch_complete_locked(e, s);
 }
 
-/* The chain's newest epoch cur (locked) is replaced by e: seal it, and make
- * e wait for it unless it has completed.  Returns 1 if cur must be freed. */
-static int retire_locked(tamm_epoch *cur, tamm_epoch *e, int as_dependent, notify_set *ns)
+/* How a later epoch waits for an earlier one. */
+enum { LINK_NEXT, LINK_DEPENDENT, LINK_BARRIER };
+
+/* e waits for pred (locked) to complete, unless it has. */
+static void wait_for_locked(tamm_epoch *pred, tamm_epoch *e, int how)
 {
-    if (TAMM_UNLIKELY(recording)) rec_pred(e, cur);
-    cur->is_cur = 0;
-    if (cur->complete) return 1;
-    cur->sealed = 1;
-    if (cur->members == 0) return epoch_complete_locked(cur, ns);
-    if (as_dependent) {
-        e->dep_link = cur->dependents;
-        cur->dependents = e;
-    } else {
-        cur->next = e;
+    if (pred->complete) return;
+    switch (how) {
+    case LINK_NEXT: pred->next = e; break;               /* same chain */
+    case LINK_BARRIER: pred->barrier = e; break;         /* block epoch -> whole-tensor epoch */
+    default: e->dep_link = pred->dependents; pred->dependents = e; break; /* whole-tensor epoch -> many */
     }
     atomic_fetch_add_explicit(&e->npreds, 1, memory_order_relaxed);
-    return 0;
+}
+
+/* cur (locked) stops being its chain's newest epoch and e comes after it:
+ * seal it and make e wait for it.  Returns 1 if the caller must free cur
+ * after unlocking (it has completed, so nothing refers to it any more). */
+static int retire_locked(tamm_epoch *cur, tamm_epoch *e, int how, notify_set *ns)
+{
+    if (TAMM_UNLIKELY(tamm__rt.recording)) rec_pred(e, cur);
+    cur->is_cur = 0;
+    seal_locked(cur, ns);
+    wait_for_locked(cur, e, how);
+    return cur->complete;
+}
+
+/* The submission-FSM step for the chain's newest epoch: t joins it (returns
+ * NULL), or a new epoch comes after it and becomes the newest (returned with
+ * its construction guard; t has not joined it yet). */
+static tamm_epoch *open_epoch(tamm_chain *c, tamm_task_s *t, unsigned perm, tamm_dep *dep, int coarse,
+                              notify_set *ns)
+{
+    tamm_epoch *cur = c->cur;
+    tamm_dep_state s = TAMM_DS_UNACCESSED;
+    if (cur) {
+        tamm__spin_lock(&cur->lock);
+        s = (tamm_dep_state)cur->mode;
+    }
+    tamm_dep_step st = tamm__dep_step(s, tamm__dep_perm_of(perm));
+    /* a sealed whole-tensor epoch, or one with block accesses after it, takes no more members */
+    if (cur && !st.after && !cur->sealed && !c->touched) {
+        join(cur, t, dep);
+        tamm__spin_unlock(&cur->lock);
+        return NULL;
+    }
+    tamm_epoch *e = epoch_new(st.next, coarse);
+    if (cur) {
+        int drop = retire_locked(cur, e, coarse ? LINK_DEPENDENT : LINK_NEXT, ns);
+        tamm__spin_unlock(&cur->lock);
+        if (drop) epoch_free(cur);
+    }
+    c->cur = e;
+    return e;
 }
 
 /* A block access (top level or nested). */
 static void register_block(tamm_chain *c, tamm_chain *tc, tamm_task_s *t, unsigned perm, tamm_dep *dep)
 {
-    tamm_dep_perm p = tamm__dep_perm_of(perm);
     notify_set ns = { 0, 0, 0 }, tns = { 0, 0, 0 };
-    tamm_epoch *cur = c->cur;
-    tamm_dep_step st;
-    if (cur) {
-        tamm__spin_lock(&cur->lock);
-        st = tamm__dep_step((tamm_dep_state)cur->mode, p);
-        if (!st.after) {
-            join(cur, t, dep);
-            tamm__spin_unlock(&cur->lock);
-            return;
-        }
-    } else {
-        st = tamm__dep_step(TAMM_DS_UNACCESSED, p);
-    }
-    tamm_epoch *e = epoch_new(st.next, 0);
-    if (cur) {
-        int drop = retire_locked(cur, e, 0, &ns);
-        tamm__spin_unlock(&cur->lock);
-        if (drop) epoch_free(cur);
-    }
-    c->cur = e;
+    tamm_epoch *e = open_epoch(c, t, perm, dep, 0, &ns);
+    if (!e) return;
     if (TAMM_UNLIKELY(c->gen != tc->gen)) {
         /* first access to this block since a whole-tensor epoch: wait for it */
         c->gen = tc->gen;
@@ -354,13 +368,9 @@ static void register_block(tamm_chain *c, tamm_chain *tc, tamm_task_s *t, unsign
         tamm_epoch *ce = tc->cur;
         if (ce) {
             tamm__spin_lock(&ce->lock);
-            if (!ce->sealed) seal_locked(ce, &tns);
-            if (!ce->complete) {
-                if (TAMM_UNLIKELY(recording)) rec_pred(e, ce);
-                e->dep_link = ce->dependents;
-                ce->dependents = e;
-                atomic_fetch_add_explicit(&e->npreds, 1, memory_order_relaxed);
-            }
+            seal_locked(ce, &tns);
+            if (!ce->complete && TAMM_UNLIKELY(tamm__rt.recording)) rec_pred(e, ce);
+            wait_for_locked(ce, e, LINK_DEPENDENT);
             tamm__spin_unlock(&ce->lock);
         }
     }
@@ -381,16 +391,7 @@ static void end_generation(tamm_chain *c, tamm_epoch *e)
     c->cur = NULL;
     notify_set ns = { 0, 0, 0 };
     tamm__spin_lock(&be->lock);
-    if (TAMM_UNLIKELY(recording)) rec_pred(e, be);
-    be->is_cur = 0;
-    be->sealed = 1;
-    int drop = 0;
-    if (be->members == 0) {
-        drop = epoch_complete_locked(be, &ns);
-    } else {
-        be->barrier = e;
-        atomic_fetch_add_explicit(&e->npreds, 1, memory_order_relaxed);
-    }
+    int drop = retire_locked(be, e, LINK_BARRIER, &ns);
     tamm__spin_unlock(&be->lock);
     if (drop) epoch_free(be);
     notify_all(&ns);
@@ -400,29 +401,9 @@ static void end_generation(tamm_chain *c, tamm_epoch *e)
 static void register_tensor(tamm_domain *d, tamm_tensor *T, tamm_chain *tc, tamm_task_s *t, unsigned perm,
                             tamm_dep *dep)
 {
-    tamm_dep_perm p = tamm__dep_perm_of(perm);
     notify_set ns = { 0, 0, 0 };
-    tamm_epoch *cur = tc->cur;
-    tamm_dep_step st;
-    if (cur) {
-        tamm__spin_lock(&cur->lock);
-        st = tamm__dep_step((tamm_dep_state)cur->mode, p);
-        if (!st.after && !cur->sealed && !tc->touched) {
-            join(cur, t, dep);
-            tamm__spin_unlock(&cur->lock);
-            return;
-        }
-    } else {
-        st = tamm__dep_step(TAMM_DS_UNACCESSED, p);
-    }
-    tamm_epoch *e = epoch_new(st.next, 1);
-    if (cur) {
-        /* cur may already have dependents (block epochs): e joins that list */
-        int drop = retire_locked(cur, e, 1, &ns);
-        tamm__spin_unlock(&cur->lock);
-        if (drop) epoch_free(cur);
-    }
-    tc->cur = e;
+    tamm_epoch *e = open_epoch(tc, t, perm, dep, 1, &ns);
+    if (!e) return;
     tc->gen++;
     tc->touched = 0;
     notify_all(&ns);

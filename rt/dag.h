@@ -66,8 +66,7 @@ void tamm__domain_free(tamm_domain *d);
 /** Drop the top-level chains of a tensor (all its tasks have completed). */
 void tamm__dag_tensor_done(struct tamm_tensor *T);
 
-/** Edge recording for TAMM_DAG / TAMM_TRACE (off by default; costs nothing when off). */
-void tamm__dag_record_enable(int on);
+/* Edge recording for TAMM_DAG / TAMM_TRACE: on when tamm__rt.recording (costs nothing when off). */
 typedef struct { uint64_t from, to; } tamm_edge;
 /** Recorded edges (valid until tamm__dag_record_reset). */
 const tamm_edge *tamm__dag_edges(size_t *n);

@@ -45,7 +45,6 @@ int tamm_init(int *argc, char ***argv)
     tamm__pool_init(&tamm__rt.epoch_pool, 192);
     pthread_mutex_init(&tamm__rt.tensors_lock, NULL);
     tamm__rt.recording = cfg.trace_file || cfg.dag_file;
-    tamm__dag_record_enable(tamm__rt.recording);
     /* tasks in flight before the submitter starts running some itself: enough
      * to keep every worker fed, few enough that task records stay in cache */
     tamm__rt.throttle = 256L * cfg.num_workers;
@@ -188,11 +187,9 @@ void *tamm_block_at(tamm_tensor *T, const long *idx, int n)
     }
     tamm_worker *w = tamm__self();
     if (w && w->cur_ctx) {
-        if (T && idx && n != T->ndim) {
+        if (T && idx && n != T->ndim)
             tamm__error(w->cur_ctx->task, TAMM_EINVAL, "tamm_block on '%s': %d indices given, the tensor has %d dimensions",
                         T->name, n, T->ndim);
-            return tamm__get_buf(w->cur_ctx, T, idx, n, TAMM_REQ_IMPLICIT);
-        }
         return tamm__get_buf(w->cur_ctx, T, idx, n, TAMM_REQ_IMPLICIT);
     }
     tamm_ref r;

@@ -22,7 +22,6 @@ typedef struct tamm_runtime {
     atomic_long top_submitted;     /* top-level tasks submitted (by the top-level thread) */
     atomic_int top_waiting;        /* the top-level thread sleeps in a wait */
     atomic_ullong next_id;
-    atomic_long submitted;
     atomic_int stop;
     atomic_uint wake_seq;          /* futex word for idle workers */
     atomic_int nsleepers;
@@ -30,7 +29,6 @@ typedef struct tamm_runtime {
     uint64_t t0;                   /* init time, for traces */
     pthread_mutex_t tensors_lock;
     struct tamm_tensor *tensors;   /* live tensors */
-    atomic_ullong tensor_uid;
     long throttle;                 /* top-level tasks in flight before the submitter helps */
     /* statistics */
     atomic_ullong bytes_h2h;       /* bytes copied host<->host by transfers */
@@ -40,11 +38,7 @@ typedef struct tamm_runtime {
 extern tamm_runtime tamm__rt;
 
 /** The calling thread's worker, or worker 0's caches for a foreign thread. */
-static inline tamm_worker *tamm__self(void)
-{
-    tamm_worker *w = tamm__tls_worker;
-    return w;
-}
+static inline tamm_worker *tamm__self(void) { return tamm__tls_worker; }
 
 /** Top-level tasks not yet complete: submitted minus the per-worker completion
  *  counts (no shared counter is written per task). */

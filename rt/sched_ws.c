@@ -3,13 +3,11 @@
  * idle workers steal the oldest task of a random victim. */
 #include "runtime.h"
 #include "sched_policy.h"
-#include <pthread.h>
+#include "taskq.h"
 
-static pthread_mutex_t inject_lock = PTHREAD_MUTEX_INITIALIZER;
-static tamm_task_s *inject_head, *inject_tail;
-static atomic_int inject_n;
+static tamm_taskq inject = TAMM_TASKQ_INIT; /* tasks made ready outside a worker */
 
-static void ws_init(int n) { (void)n; inject_head = inject_tail = NULL; atomic_store(&inject_n, 0); }
+static void ws_init(int n) { (void)n; tamm__taskq_reset(&inject); }
 static void ws_fini(void) {}
 
 static void ws_push(tamm_worker *w, tamm_task_s *t)
@@ -18,12 +16,7 @@ static void ws_push(tamm_worker *w, tamm_task_s *t)
         tamm__deque_push(&w->dq, t);
         return;
     }
-    t->next = NULL;
-    pthread_mutex_lock(&inject_lock);
-    if (inject_tail) inject_tail->next = t; else inject_head = t;
-    inject_tail = t;
-    atomic_fetch_add(&inject_n, 1);
-    pthread_mutex_unlock(&inject_lock);
+    tamm__taskq_push(&inject, t);
 }
 
 static inline uint64_t xorshift(uint64_t *s)
@@ -47,24 +40,14 @@ static tamm_task_s *ws_pop(tamm_worker *w)
             if (t) { w->nsteals++; return t; }
         }
     }
-    if (atomic_load_explicit(&inject_n, memory_order_relaxed) > 0) {
-        pthread_mutex_lock(&inject_lock);
-        t = inject_head;
-        if (t) {
-            inject_head = t->next;
-            if (!inject_head) inject_tail = NULL;
-            atomic_fetch_sub(&inject_n, 1);
-        }
-        pthread_mutex_unlock(&inject_lock);
-    }
-    return t;
+    return tamm__taskq_pop(&inject);
 }
 
 static int ws_empty(void)
 {
     for (int i = 0; i < tamm__rt.nworkers; i++)
         if (tamm__deque_size(&tamm__rt.workers[i].dq) > 0) return 0;
-    return atomic_load(&inject_n) == 0;
+    return tamm__taskq_empty(&inject);
 }
 
 const tamm_sched_ops tamm__sched_ws = { "ws", ws_init, ws_fini, ws_push, ws_pop, ws_empty };

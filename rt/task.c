@@ -318,7 +318,7 @@ void tamm__task_run(tamm_worker *w, tamm_task_s *t)
     if (ctx.n) tamm__ctx_end(&ctx);
     if (ctx.recs != ctx.inl) free(ctx.recs);
     w->cur_ctx = prev;
-    if (tracing) tamm__trace_event(w, t->id, t0, tamm__now_ns(), t->label);
+    if (tracing) tamm__trace_event(w, t->id, t0, tamm__now_ns());
     atomic_store_explicit(&w->ntasks, atomic_load_explicit(&w->ntasks, memory_order_relaxed) + 1,
                           memory_order_relaxed);
     body_done(t);
@@ -423,7 +423,8 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
                               atomic_load_explicit(&tamm__rt.top_submitted, memory_order_relaxed) + 1,
                               memory_order_relaxed);
     }
-    atomic_fetch_add_explicit(&tamm__rt.submitted, 1, memory_order_relaxed);
+    atomic_store_explicit(&w->nsubmitted, atomic_load_explicit(&w->nsubmitted, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
     if (TAMM_UNLIKELY(tamm__rt.recording))
         tamm__trace_node(t->id, t->label, t->parent ? t->parent->id : 0);
     for (int i = 0; i < t->ndep; i++)

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static size_t dtype_size(tamm_dtype dt)
+size_t tamm__dtype_size(tamm_dtype dt)
 {
     switch (dt) {
     case TAMM_F32: case TAMM_I32: return 4;
@@ -96,7 +96,7 @@ tamm_tensor *tamm_tensor_create_ex(const char *name, tamm_dtype dtype, int ndim,
         fprintf(stderr, "tamm: error: tamm_tensor_create('%s') called before tamm_init\n", nm);
         return NULL;
     }
-    if (dtype_size(dtype) == 0) { tamm__error(NULL, TAMM_EINVAL, "tensor '%s': unknown data type %d", nm, (int)dtype); return NULL; }
+    if (tamm__dtype_size(dtype) == 0) { tamm__error(NULL, TAMM_EINVAL, "tensor '%s': unknown data type %d", nm, (int)dtype); return NULL; }
     if (ndim < 1 || ndim > TAMM_MAX_DIMS) {
         tamm__error(NULL, TAMM_EINVAL, "tensor '%s': %d dimensions (1 to %d allowed)", nm, ndim, TAMM_MAX_DIMS);
         return NULL;
@@ -124,17 +124,14 @@ tamm_tensor *tamm_tensor_create_ex(const char *name, tamm_dtype dtype, int ndim,
     tamm_tensor *T = tamm__xcalloc(1, sizeof *T);
     snprintf(T->name, sizeof T->name, "%s", nm);
     T->dtype = dtype;
-    T->esize = dtype_size(dtype);
+    T->esize = tamm__dtype_size(dtype);
     T->ndim = ndim;
-    size_t mb = T->esize;
     for (int d = 0; d < ndim; d++) {
         T->dims[d] = dims[d];
         T->tile[d] = tile[d];
         T->nblocks[d] = (long)((dims[d] + tile[d] - 1) / tile[d]);
-        mb *= tile[d] < dims[d] ? tile[d] : dims[d];
     }
     T->nblk = nblk;
-    T->max_block_bytes = mb;
     if (opts) T->opts = *opts;
     T->blocks = tamm__xcalloc((size_t)nblk, sizeof *T->blocks);
     for (long b = 0; b < nblk; b++) {
@@ -144,7 +141,6 @@ tamm_tensor *tamm_tensor_create_ex(const char *name, tamm_dtype dtype, int ndim,
     }
     tamm__chain_init(&T->coarse);
     atomic_init(&T->destroyed, 0);
-    T->uid = atomic_fetch_add(&tamm__rt.tensor_uid, 1) + 1;
     pthread_mutex_lock(&tamm__rt.tensors_lock);
     T->next_live = tamm__rt.tensors;
     if (tamm__rt.tensors) tamm__rt.tensors->prev_live = T;

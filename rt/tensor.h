@@ -41,13 +41,11 @@ struct tamm_tensor {
     size_t dims[TAMM_MAX_DIMS], tile[TAMM_MAX_DIMS];
     long nblocks[TAMM_MAX_DIMS];
     long nblk;                  /* total blocks */
-    size_t max_block_bytes;
     tamm_block_s *blocks;
     tamm_chain coarse;          /* top-level chain for whole-tensor accesses */
     tamm_tensor_opts opts;
     struct tamm_tensor *next_live, *prev_live; /* list of live tensors */
     atomic_int destroyed;
-    uint64_t uid;
 };
 
 /** Linear block number of idx (row-major), or -1 if out of range / wrong count. */
@@ -64,6 +62,8 @@ const char *tamm__block_name(const tamm_tensor *T, long lin, char *buf, int n);
 void tamm__tensor_free(tamm_tensor *T);
 /** Free every live tensor (finalize). */
 void tamm__tensor_free_all(void);
+/** Bytes per element of dtype (0: not a data type). */
+size_t tamm__dtype_size(tamm_dtype dt);
 /** Element-wise dst += src over n elements of dtype. */
 void tamm__accumulate(tamm_dtype dt, void *dst, const void *src, size_t n);
 

@@ -27,9 +27,8 @@ void tamm__trace_node(uint64_t id, const char *label, uint64_t parent)
     pthread_mutex_unlock(&lock);
 }
 
-void tamm__trace_event(tamm_worker *w, uint64_t id, uint64_t t0, uint64_t t1, const char *label)
+void tamm__trace_event(tamm_worker *w, uint64_t id, uint64_t t0, uint64_t t1)
 {
-    (void)label;
     if (w->nev == w->capev) {
         w->capev = w->capev ? w->capev * 2 : 1024;
         w->ev = tamm__xrealloc(w->ev, w->capev * sizeof *w->ev);
@@ -38,7 +37,6 @@ void tamm__trace_event(tamm_worker *w, uint64_t id, uint64_t t0, uint64_t t1, co
     e->id = id;
     e->t0 = t0;
     e->t1 = t1;
-    e->label = NULL;
 }
 
 static void json_str(FILE *f, const char *s)
@@ -134,12 +132,15 @@ static void write_dag(const char *file)
 static void print_stats(void)
 {
     FILE *f = stderr;
-    uint64_t total = 0;
-    for (int i = 0; i < tamm__rt.nworkers; i++) total += atomic_load(&tamm__rt.workers[i].ntasks);
+    uint64_t total = 0, submitted = 0;
+    for (int i = 0; i < tamm__rt.nworkers; i++) {
+        total += atomic_load(&tamm__rt.workers[i].ntasks);
+        submitted += atomic_load(&tamm__rt.workers[i].nsubmitted);
+    }
     double wall = (double)(tamm__now_ns() - tamm__rt.t0) / 1e6;
     fprintf(f, "tamm stats: rank %d, %d workers, scheduler %s, %.1f ms since tamm_init\n", tamm_rank(),
             tamm__rt.nworkers, tamm__rt.sched->name, wall);
-    fprintf(f, "  tasks: %ld submitted, %llu run\n", (long)atomic_load(&tamm__rt.submitted), (unsigned long long)total);
+    fprintf(f, "  tasks: %ld submitted, %llu run\n", (long)submitted, (unsigned long long)total);
     for (int i = 0; i < tamm__rt.nworkers; i++) {
         tamm_worker *w = &tamm__rt.workers[i];
         fprintf(f, "  worker %d: %llu tasks, busy %.1f ms, idle %.1f ms, %llu steals, %llu sleeps\n", i,

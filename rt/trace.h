@@ -13,7 +13,7 @@ struct tamm_worker;
 /** A task was submitted (recording only). */
 void tamm__trace_node(uint64_t id, const char *label, uint64_t parent);
 /** Task id ran on worker w from t0 to t1 (ns). */
-void tamm__trace_event(struct tamm_worker *w, uint64_t id, uint64_t t0, uint64_t t1, const char *label);
+void tamm__trace_event(struct tamm_worker *w, uint64_t id, uint64_t t0, uint64_t t1);
 /** Write the files and the summary asked for by the configuration. */
 void tamm__trace_finish(void);
 

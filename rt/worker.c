@@ -57,6 +57,31 @@ int tamm__help_one(tamm_worker *w)
     return 1;
 }
 
+static int stopping(void *arg)
+{
+    (void)arg;
+    return atomic_load_explicit(&tamm__rt.stop, memory_order_seq_cst);
+}
+
+/* The sleep protocol, free of lost wake-ups: count this thread as a sleeper,
+ * look once more for a task (or for `done`), then sleep until a wake-up
+ * (tamm__wake_one/_all bump wake_seq) or the timeout (0: none).  Returns the
+ * task found on that last look, or NULL; *seq is the wake_seq slept on and
+ * *others the sleepers besides this thread. */
+static tamm_task_s *sleep_once(tamm_worker *w, int (*done)(void *), void *arg, int timeout_ms, unsigned *seq,
+                               int *others)
+{
+    *seq = atomic_load_explicit(&tamm__rt.wake_seq, memory_order_seq_cst);
+    *others = atomic_fetch_add_explicit(&tamm__rt.nsleepers, 1, memory_order_seq_cst);
+    tamm_task_s *t = NULL;
+    if (!done(arg) && !(t = tamm__rt.sched->pop(w))) {
+        w->nsleeps++;
+        futex_wait(&tamm__rt.wake_seq, *seq, timeout_ms);
+    }
+    atomic_fetch_sub_explicit(&tamm__rt.nsleepers, 1, memory_order_seq_cst);
+    return t;
+}
+
 static void *worker_main(void *arg)
 {
     tamm_worker *w = arg;
@@ -71,14 +96,9 @@ static void *worker_main(void *arg)
             if ((i & 15) == 15) t = s->pop(w);
         }
         if (!t) {
-            unsigned seq = atomic_load_explicit(&tamm__rt.wake_seq, memory_order_seq_cst);
-            atomic_fetch_add_explicit(&tamm__rt.nsleepers, 1, memory_order_seq_cst);
-            t = s->pop(w);
-            if (!t && !atomic_load_explicit(&tamm__rt.stop, memory_order_seq_cst)) {
-                w->nsleeps++;
-                futex_wait(&tamm__rt.wake_seq, seq, 0);
-            }
-            atomic_fetch_sub_explicit(&tamm__rt.nsleepers, 1, memory_order_seq_cst);
+            unsigned seq;
+            int others;
+            t = sleep_once(w, stopping, NULL, 0, &seq, &others);
         }
         if (tamm__rt.cfg.stats) w->idle_ns += tamm__now_ns() - idle0;
         if (t) run(w, t);
@@ -151,16 +171,13 @@ int tamm__help_until(int (*cond)(void *), void *arg)
             continue;
         }
         spins = 0;
-        unsigned seq = atomic_load_explicit(&tamm__rt.wake_seq, memory_order_seq_cst);
         atomic_store_explicit(&tamm__rt.top_waiting, 1, memory_order_seq_cst);
-        int others = atomic_fetch_add_explicit(&tamm__rt.nsleepers, 1, memory_order_seq_cst);
-        if (cond(arg) || (t = s->pop(w))) {
-            atomic_fetch_sub_explicit(&tamm__rt.nsleepers, 1, memory_order_seq_cst);
-            if (t) run(w, t);
+        unsigned seq;
+        int others;
+        if ((t = sleep_once(w, cond, arg, DEADLOCK_TIMEOUT_MS, &seq, &others))) {
+            run(w, t);
             continue;
         }
-        futex_wait(&tamm__rt.wake_seq, seq, DEADLOCK_TIMEOUT_MS);
-        atomic_fetch_sub_explicit(&tamm__rt.nsleepers, 1, memory_order_seq_cst);
         /* Deadlock: after two quiet slices every other worker sleeps, nothing
          * is queued and no task has run, yet cond still fails. */
         uint64_t now = progress();

@@ -14,7 +14,6 @@
 
 typedef struct tamm_trace_ev {
     uint64_t id, t0, t1;
-    const char *label;
 } tamm_trace_ev;
 
 typedef struct tamm_worker {
@@ -27,6 +26,7 @@ typedef struct tamm_worker {
     /* statistics (written by the owner; read at finalize) */
     atomic_ullong ntasks;
     atomic_long top_done;      /* top-level tasks completed on this worker */
+    atomic_ullong nsubmitted;  /* tasks submitted from this worker (statistics) */
     uint64_t busy_ns, idle_ns, nsteals, nsleeps;
     /* trace events (only when tracing) */
     tamm_trace_ev *ev;

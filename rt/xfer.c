@@ -8,8 +8,7 @@ void tamm__xfer_start(tamm_xfer *x)
 {
     if (x->dst != x->src && x->bytes) {
         if (x->kind == TAMM_XK_ACCALL) {
-            size_t es = x->dtype == TAMM_F32 || x->dtype == TAMM_I32 ? 4 : 8;
-            tamm__accumulate(x->dtype, x->dst, x->src, x->bytes / es);
+            tamm__accumulate(x->dtype, x->dst, x->src, x->bytes / tamm__dtype_size(x->dtype));
         } else {
             memcpy(x->dst, x->src, x->bytes);
         }

@@ -1,0 +1,52 @@
+/*
+ * taskq.h — a locked FIFO of ready tasks, linked through tamm_task_s.next:
+ * the eager FIFO policy's queue and the work-stealing policy's queue for tasks
+ * made ready outside a worker.  Header-only.
+ */
+#ifndef TAMM_TASKQ_H
+#define TAMM_TASKQ_H
+
+#include "task.h"
+#include <pthread.h>
+
+typedef struct tamm_taskq {
+    pthread_mutex_t lock;
+    tamm_task_s *head, *tail;
+    atomic_long n;              /* read without the lock to skip an empty queue */
+} tamm_taskq;
+
+#define TAMM_TASKQ_INIT { PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0 }
+
+static inline void tamm__taskq_reset(tamm_taskq *q)
+{
+    q->head = q->tail = NULL;
+    atomic_store(&q->n, 0);
+}
+
+static inline void tamm__taskq_push(tamm_taskq *q, tamm_task_s *t)
+{
+    t->next = NULL;
+    pthread_mutex_lock(&q->lock);
+    if (q->tail) q->tail->next = t; else q->head = t;
+    q->tail = t;
+    atomic_fetch_add(&q->n, 1);
+    pthread_mutex_unlock(&q->lock);
+}
+
+static inline tamm_task_s *tamm__taskq_pop(tamm_taskq *q)
+{
+    if (atomic_load_explicit(&q->n, memory_order_relaxed) == 0) return NULL;
+    pthread_mutex_lock(&q->lock);
+    tamm_task_s *t = q->head;
+    if (t) {
+        q->head = t->next;
+        if (!q->head) q->tail = NULL;
+        atomic_fetch_sub(&q->n, 1);
+    }
+    pthread_mutex_unlock(&q->lock);
+    return t;
+}
+
+static inline int tamm__taskq_empty(tamm_taskq *q) { return atomic_load(&q->n) == 0; }
+
+#endif

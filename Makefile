@@ -2,7 +2,7 @@
 #
 #   make deps      install the Debian packages that are missing (apt-get)
 #   make build     configure (Release) and build in build/
-#   make run       deps + build + run the sample build/samples/gemm_explicit
+#   make run       deps + build + run samples/gemm.c compiled by tammcc (and gemm_explicit)
 #   make test      deps + three test suites: Release (build/), ASan+UBSan
 #                  (build-asan/), TSan (build-tsan/); ends with "N passed, N failed"
 #   make install   cmake --install build --prefix $(PREFIX)   (default /usr/local)
@@ -61,7 +61,9 @@ build:
 run:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory build
-	@echo "=== ./$(BUILD_DIR)/samples/gemm_explicit"
+	@echo "=== samples/gemm.c, compiled by tammcc (build/samples/gemm), on all cores"
+	@./$(BUILD_DIR)/samples/gemm
+	@echo "=== samples/gemm_explicit.c (the explicit task API)"
 	@./$(BUILD_DIR)/samples/gemm_explicit
 
 # ---------------------------------------------------------------- test

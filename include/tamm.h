@@ -183,6 +183,13 @@ typedef struct tamm_task_opts {
     int collective;    /**< one leaf per rank, all at once (see SPEC section 7) */
 } tamm_task_opts;
 int tamm_submit_ex(tamm_ctx *ctx, const tamm_task *t, const tamm_task_opts *opts);
+/** Submit a continuation of the running task (what tammcc makes of a taskwait
+ *  inside a task body): like a nested task submitted through ctx (its
+ *  permissions must lie within the task's), and it also starts only after
+ *  every task submitted through ctx before it has completed.  The task of ctx
+ *  counts as complete only when the continuation has.  ctx must be a running
+ *  task's context (TAMM_ESTATE otherwise); opts may be NULL. */
+int tamm_submit_continuation(tamm_ctx *ctx, const tamm_task *t, const tamm_task_opts *opts);
 
 /* Buffers inside a running task (exactly the seed's get_buf_* / release_*).
  * idx has one entry per dimension of T.  On error they report it and, under
@@ -198,6 +205,8 @@ void *tamm_get_buf_creadwrite(tamm_ctx *ctx, tamm_tensor *T, const long *idx);
 int tamm_release_put(tamm_ctx *ctx, void *buf);
 int tamm_release_add(tamm_ctx *ctx, void *buf);
 int tamm_release_cancel(tamm_ctx *ctx, void *buf);
+/** Whether buf is a buffer the context's task holds (obtained and not yet released). */
+int tamm_buf_held(tamm_ctx *ctx, const void *buf);
 
 /** The context of the task running on the calling thread, or NULL. */
 tamm_ctx *tamm_current_ctx(void);

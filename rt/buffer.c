@@ -384,3 +384,11 @@ void *tamm_get_buf_creadwrite(tamm_ctx *c, tamm_tensor *T, const long *i) { retu
 int tamm_release_put(tamm_ctx *c, void *b) { return tamm__release(c, b, TAMM_REL_PUT); }
 int tamm_release_add(tamm_ctx *c, void *b) { return tamm__release(c, b, TAMM_REL_ADD); }
 int tamm_release_cancel(tamm_ctx *c, void *b) { return tamm__release(c, b, TAMM_REL_CANCEL); }
+
+int tamm_buf_held(tamm_ctx *ctx, const void *buf)
+{
+    if (!ctx || !buf) return 0;
+    for (int i = ctx->n - 1; i >= 0; i--)
+        if (ctx->recs[i].ptr == buf && !(ctx->recs[i].flags & TAMM_BR_RELEASED)) return 1;
+    return 0;
+}

@@ -1,0 +1,292 @@
+/* capture.c — captured variables, carried locals, body checks (see capture.h). */
+#include "capture.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *dup_cx(CXString s)
+{
+    char *r = strdup(clang_getCString(s));
+    clang_disposeString(s);
+    return r;
+}
+
+char *cc_decl(CXType ty, const char *name, int canonical)
+{
+    if (canonical) ty = clang_getCanonicalType(ty);
+    char *r = NULL;
+    if (ty.kind == CXType_ConstantArray) {
+        char *inner = NULL;
+        if (asprintf(&inner, "%s[%lld]", name, clang_getArraySize(ty)) < 0) return NULL;
+        r = cc_decl(clang_getArrayElementType(ty), inner, canonical);
+        free(inner);
+        return r;
+    }
+    if (ty.kind == CXType_Pointer) {
+        CXType pt = clang_getPointeeType(ty);
+        CXType cpt = clang_getCanonicalType(pt);
+        int paren = cpt.kind == CXType_ConstantArray || cpt.kind == CXType_FunctionProto ||
+                    cpt.kind == CXType_FunctionNoProto;
+        if (pt.kind == CXType_Typedef && !canonical) paren = 0;
+        char *inner = NULL;
+        const char *q = clang_isConstQualifiedType(ty) ? " const" : "";
+        if (asprintf(&inner, paren ? "(*%s%s)" : "*%s%s", q, name) < 0) return NULL;
+        if (!paren && (cpt.kind == CXType_FunctionProto) && pt.kind != CXType_Typedef) {
+            free(inner);
+            if (asprintf(&inner, "(*%s)", name) < 0) return NULL;
+        }
+        r = cc_decl(pt, inner, canonical);
+        free(inner);
+        return r;
+    }
+    if (ty.kind == CXType_FunctionProto || ty.kind == CXType_FunctionNoProto) {
+        char *ret = dup_cx(clang_getTypeSpelling(clang_getResultType(ty)));
+        size_t cap = 256, n = 0;
+        char *args = malloc(cap);
+        args[0] = 0;
+        int na = clang_getNumArgTypes(ty);
+        for (int i = 0; i < na; i++) {
+            char *a = dup_cx(clang_getTypeSpelling(clang_getArgType(ty, (unsigned)i)));
+            size_t need = n + strlen(a) + 4;
+            if (need > cap) { cap = need * 2; args = realloc(args, cap); }
+            n += (size_t)sprintf(args + n, "%s%s", i ? ", " : "", a);
+            free(a);
+        }
+        if (na == 0 && ty.kind == CXType_FunctionProto) strcpy(args, "void");
+        if (asprintf(&r, "%s %s(%s)", ret, name, args) < 0) r = NULL;
+        free(ret);
+        free(args);
+        return r;
+    }
+    char *s = dup_cx(clang_getTypeSpelling(ty));
+    if (asprintf(&r, "%s %s", s, name) < 0) r = NULL;
+    free(s);
+    return r;
+}
+
+static int decl_offset(cc_unit *u, CXCursor d, size_t *off)
+{
+    return cc_offset(&u->ast, clang_getCursorLocation(d), off);
+}
+
+typedef struct { cc_unit *u; cc_task *t; int errors; } cap_ctx;
+
+static int has_var(cc_var *v, int n, CXCursor d)
+{
+    for (int i = 0; i < n; i++)
+        if (clang_equalCursors(v[i].decl, d)) return i;
+    return -1;
+}
+
+static void add_var(cc_var **v, int *n, CXCursor d, const char *prefix, size_t off)
+{
+    *v = realloc(*v, (size_t)(*n + 1) * sizeof **v);
+    cc_var *x = &(*v)[*n];
+    memset(x, 0, sizeof *x);
+    x->name = dup_cx(clang_getCursorSpelling(d));
+    x->type = clang_getCursorType(d);
+    x->decl = d;
+    x->decl_off = off;
+    if (asprintf(&x->field, "%s%s", prefix, x->name) < 0) x->field = NULL;
+    (*n)++;
+}
+
+static int is_task_stmt(cc_unit *u, const cc_node *n)
+{
+    for (int i = 0; i < u->ntasks; i++)
+        if (u->tasks[i]->stmt == n) return 1;
+    return 0;
+}
+
+/* the variable an lvalue names: x, or the base of p[i] / *p / p->f / s.f */
+static cc_node *lvalue_base(cc_node *n, int *through_ptr)
+{
+    *through_ptr = 0;
+    for (;;) {
+        n = cc_down_wrappers(n);
+        if (n->kind == CXCursor_DeclRefExpr) return n;
+        if ((n->kind == CXCursor_ArraySubscriptExpr || n->kind == CXCursor_MemberRefExpr) && n->nkid >= 1) {
+            if (n->kind == CXCursor_ArraySubscriptExpr || clang_getCursorType(cc_down_wrappers(n->kid[0])->c).kind == CXType_Pointer)
+                *through_ptr = 1;
+            n = n->kid[0];
+            continue;
+        }
+        if (n->kind == CXCursor_UnaryOperator && n->nkid == 1) {
+            *through_ptr = 1;
+            n = n->kid[0];
+            continue;
+        }
+        return NULL;
+    }
+}
+
+static int inside_block_use(const cc_task *t, size_t off)
+{
+    for (int i = 0; i < t->nuse; i++)
+        if (off >= t->use[i].b && off < t->use[i].e) return 1;
+    return 0;
+}
+
+static void check_write(cap_ctx *c, cc_node *lhs, size_t at)
+{
+    cc_unit *u = c->u;
+    cc_task *t = c->t;
+    int ptr;
+    cc_node *base = lvalue_base(lhs, &ptr);
+    if (!base) return;
+    CXCursor d = clang_getCanonicalCursor(cc_referenced(base));
+    enum CXCursorKind dk = clang_getCursorKind(d);
+    if (dk != CXCursor_VarDecl && dk != CXCursor_ParmDecl) return;
+    size_t off;
+    int local = decl_offset(u, d, &off) && off >= t->fn->b && off < t->fn->e;
+    int in_body = local && off >= t->stmt->b && off < t->e;
+    char *nm = dup_cx(clang_getCursorSpelling(d));
+    if (local && !in_body && !ptr) {
+        cc_diag(&u->src, at, CC_ERROR, "the task assigns '%s', a variable of the enclosing function: tasks capture "
+                "such variables by value (like OpenMP firstprivate), so the assignment would be lost; keep the "
+                "result in a tensor block", nm);
+        c->errors++;
+    } else if (!local && !ptr && clang_getCursorKind(d) == CXCursor_VarDecl) {
+        cc_diag(&u->src, at, CC_WARNING, "the task writes the global '%s': the runtime cannot order this write "
+                "with other tasks (use a tensor block)", nm);
+    } else if (ptr && !in_body && clang_getCursorType(d).kind != CXType_Record) {
+        /* through a captured or global pointer: not a block (block pointers are body locals or tamm_block calls) */
+        CXType ty = clang_getCanonicalType(clang_getCursorType(d));
+        if (ty.kind == CXType_Pointer || ty.kind == CXType_ConstantArray || ty.kind == CXType_IncompleteArray)
+            cc_diag(&u->src, at, CC_WARNING, "the task writes memory through '%s', which is not a tensor block: the "
+                    "runtime cannot order this write with other tasks", nm);
+    }
+    free(nm);
+}
+
+static int visit(cc_node *n, void *arg)
+{
+    cap_ctx *c = arg;
+    cc_unit *u = c->u;
+    cc_task *t = c->t;
+    if (n->kind == CXCursor_DeclRefExpr || n->kind == CXCursor_TypeRef) {
+        CXCursor d = clang_getCanonicalCursor(cc_referenced(n));
+        enum CXCursorKind dk = clang_getCursorKind(d);
+        size_t off;
+        CXCursor holder = dk == CXCursor_EnumConstantDecl ? clang_getCursorSemanticParent(d) : d;
+        enum CXCursorKind hk = clang_getCursorKind(holder);
+        size_t hb, he;
+        if ((hk == CXCursor_EnumDecl || hk == CXCursor_TypedefDecl || hk == CXCursor_StructDecl ||
+             hk == CXCursor_UnionDecl) && cc_extent(&u->ast, holder, &hb, &he) && hb >= t->fn->b && hb < t->fn->e &&
+            !(hb >= t->stmt->b && hb < t->e)) {
+            /* a type or enum declared in the enclosing function: the outlined variant needs its own copy */
+            char *txt = cc_src_text(&u->ast, hb, he);
+            int seen = 0;
+            for (int i = 0; i < t->npre; i++) if (!strcmp(t->pre[i], txt)) seen = 1;
+            if (!seen) {
+                t->pre = realloc(t->pre, (size_t)(t->npre + 1) * sizeof *t->pre);
+                t->pre[t->npre++] = txt;
+            } else {
+                free(txt);
+            }
+            return 1;
+        }
+        int in_fetched = 0; /* a block use replaced by its buffer: its tensor and indices are evaluated at submission */
+        for (int i = 0; i < t->nuse; i++)
+            if (t->acc[t->use[i].acc].fetched && n->b >= t->use[i].b && n->b < t->use[i].e) in_fetched = 1;
+        if (in_fetched) return 1;
+        if ((dk == CXCursor_VarDecl || dk == CXCursor_ParmDecl) && decl_offset(u, d, &off) && off >= t->fn->b &&
+            off < t->fn->e && !(off >= t->stmt->b && off < t->e) && has_var(t->cap, t->ncap, d) < 0) {
+            if (clang_Cursor_getStorageClass(d) == CX_SC_Static) {
+                char *nm = dup_cx(clang_getCursorSpelling(d));
+                cc_diag(&u->src, n->b, CC_ERROR, "the task uses '%s', a static local of %s(): make it a global "
+                        "or keep it in a tensor block", nm, t->fname);
+                free(nm);
+                c->errors++;
+            } else if (clang_getCanonicalType(clang_getCursorType(d)).kind == CXType_VariableArray) {
+                char *nm = dup_cx(clang_getCursorSpelling(d));
+                cc_diag(&u->src, n->b, CC_ERROR, "the task uses '%s', a variable-length array, which cannot be "
+                        "captured by value", nm);
+                free(nm);
+                c->errors++;
+            } else {
+                add_var(&t->cap, &t->ncap, d, "", off);
+            }
+        }
+    } else if (n->kind == CXCursor_BinaryOperator || n->kind == CXCursor_CompoundAssignOperator) {
+        const char *op = cc_binop(&u->ast, n);
+        if ((n->kind == CXCursor_CompoundAssignOperator || !strcmp(op, "=")) && n->nkid == 2 &&
+            !inside_block_use(t, n->kid[0]->b))
+            check_write(c, n->kid[0], n->b);
+    } else if (n->kind == CXCursor_UnaryOperator && n->nkid == 1) {
+        int post;
+        const char *op = cc_unop(&u->ast, n, &post);
+        if (!strcmp(op, "++") || !strcmp(op, "--")) check_write(c, n->kid[0], n->b);
+    } else if (n->kind == CXCursor_ReturnStmt) {
+        cc_diag(&u->src, n->b, CC_ERROR, "'return' inside a task body (line %u): a task cannot return from its "
+                "enclosing function", t->line);
+        c->errors++;
+    } else if (n->kind == CXCursor_GotoStmt || n->kind == CXCursor_IndirectGotoStmt) {
+        /* a goto to a label inside the body is fine */
+        CXCursor lab = clang_getCursorReferenced(n->kind == CXCursor_GotoStmt && n->nkid ? n->kid[0]->c : n->c);
+        size_t off;
+        if (n->kind == CXCursor_IndirectGotoStmt || !decl_offset(u, lab, &off) || off < t->stmt->b || off >= t->e) {
+            cc_diag(&u->src, n->b, CC_ERROR, "'goto' out of a task body (line %u)", t->line);
+            c->errors++;
+        }
+    } else if (n->kind == CXCursor_BreakStmt || n->kind == CXCursor_ContinueStmt) {
+        int ok = 0;
+        for (cc_node *p = n->parent; p && p != t->stmt->parent; p = p->parent) {
+            if (p->kind == CXCursor_ForStmt || p->kind == CXCursor_WhileStmt || p->kind == CXCursor_DoStmt ||
+                (p->kind == CXCursor_SwitchStmt && n->kind == CXCursor_BreakStmt)) { ok = 1; break; }
+            if (p == t->stmt) break;
+        }
+        if (!ok) {
+            cc_diag(&u->src, n->b, CC_ERROR, "'%s' out of a task body (line %u)",
+                    n->kind == CXCursor_BreakStmt ? "break" : "continue", t->line);
+            c->errors++;
+        }
+    }
+    (void)is_task_stmt;
+    return 1;
+}
+
+/* body locals in scope at offset `at` (a taskwait) */
+static void live_at(cc_unit *u, cc_task *t, cc_wait *w)
+{
+    size_t at = w->pr->off;
+    /* innermost node of the body containing at */
+    cc_node *n = t->stmt;
+    for (int again = 1; again;) {
+        again = 0;
+        for (int i = 0; i < n->nkid; i++)
+            if (n->kid[i]->in_main && n->kid[i]->b <= at && at < n->kid[i]->e) { n = n->kid[i]; again = 1; break; }
+    }
+    for (cc_node *a = n; a; a = a->parent) {
+        if (a->kind == CXCursor_CompoundStmt || a->kind == CXCursor_ForStmt) {
+            for (int i = 0; i < a->nkid; i++) {
+                cc_node *k = a->kid[i];
+                if (k->kind != CXCursor_DeclStmt || k->b >= at) continue;
+                for (int j = 0; j < k->nkid; j++) {
+                    if (k->kid[j]->kind != CXCursor_VarDecl) continue;
+                    CXCursor d = k->kid[j]->c;
+                    int li = has_var(t->loc, t->nloc, d);
+                    if (li < 0) {
+                        char pre[32];
+                        snprintf(pre, sizeof pre, "tamm_l%d_", t->nloc);
+                        add_var(&t->loc, &t->nloc, d, pre, k->kid[j]->b);
+                        li = t->nloc - 1;
+                    }
+                    w->live = realloc(w->live, (size_t)(w->nlive + 1) * sizeof *w->live);
+                    w->live[w->nlive++] = li;
+                }
+            }
+        }
+        if (a == t->stmt) break;
+    }
+    (void)u;
+}
+
+int cc_capture(cc_unit *u, cc_task *t)
+{
+    cap_ctx c = { u, t, 0 };
+    cc_walk(t->stmt, (int (*)(cc_node *, void *))visit, &c);
+    for (int i = 0; i < t->nwait; i++) live_at(u, t, &t->wait[i]);
+    /* a child captures from its parent's body: the parent must capture what the child takes from outside it */
+    return c.errors;
+}

@@ -1,0 +1,18 @@
+/*
+ * capture.h — the variables a task takes from its surroundings (captured by
+ * value at submission, as OpenMP does for locals), the body locals that live
+ * across each taskwait (carried by the continuation), and the body checks:
+ * writes to captured variables, writes to memory that is not a block,
+ * return / goto / break / continue out of the body.
+ */
+#ifndef TAMMCC_CAPTURE_H
+#define TAMMCC_CAPTURE_H
+
+#include "pragma.h"
+
+/** Fill t->cap, t->loc and t->wait[].live; report errors and warnings.  Returns the number of errors. */
+int cc_capture(cc_unit *u, cc_task *t);
+/** A C declaration of `name` with type `ty` ("double (*name)[4]"); caller frees. */
+char *cc_decl(CXType ty, const char *name, int canonical);
+
+#endif

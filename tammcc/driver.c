@@ -1,0 +1,317 @@
+/*
+ * driver.c — tammcc, a compiler driver in the manner of mpicc and nvcc
+ * (SPEC section 6): translates each C file with pragmas, compiles the
+ * generated C with $TAMMCC_CC (default cc) and the generated CUDA with
+ * $TAMMCC_NVCC (default: nvcc when found; "none" disables), and links with
+ * libtammrt.
+ *
+ *   tammcc [flags] file.c... [-c|-S] [-o out] [--emit=c|--emit=cuda] [--explain] [-v]
+ */
+#include "diag.h"
+#include "translate.h"
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+typedef struct { char **v; int n, cap; } strv;
+static void sv_add(strv *s, const char *x)
+{
+    if (s->n + 2 > s->cap) { s->cap = s->cap ? s->cap * 2 : 16; s->v = realloc(s->v, (size_t)s->cap * sizeof *s->v); }
+    s->v[s->n++] = strdup(x);
+    s->v[s->n] = NULL;
+}
+static void sv_addv(strv *s, const strv *o) { for (int i = 0; i < o->n; i++) sv_add(s, o->v[i]); }
+static void sv_free(strv *s) { for (int i = 0; i < s->n; i++) free(s->v[i]); free(s->v); memset(s, 0, sizeof *s); }
+
+static int verbose;
+
+static int run(strv *cmd)
+{
+    if (verbose) {
+        for (int i = 0; i < cmd->n; i++) fprintf(stderr, "%s%s", i ? " " : "", cmd->v[i]);
+        fputc('\n', stderr);
+    }
+    pid_t p = fork();
+    if (p < 0) { perror("tammcc: fork"); return -1; }
+    if (p == 0) {
+        execvp(cmd->v[0], cmd->v);
+        fprintf(stderr, "tammcc: error: cannot run '%s': %s\n", cmd->v[0], strerror(errno));
+        _exit(127);
+    }
+    int st;
+    while (waitpid(p, &st, 0) < 0 && errno == EINTR) {}
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static int exists(const char *p) { struct stat s; return stat(p, &s) == 0; }
+
+static int in_path(const char *prog)
+{
+    const char *path = getenv("PATH");
+    if (!path) return 0;
+    char *d = strdup(path), *save = NULL;
+    int found = 0;
+    for (char *t = strtok_r(d, ":", &save); t && !found; t = strtok_r(NULL, ":", &save)) {
+        char buf[PATH_MAX];
+        snprintf(buf, sizeof buf, "%s/%s", t, prog);
+        found = access(buf, X_OK) == 0;
+    }
+    free(d);
+    return found;
+}
+
+/* where tamm.h and libtammrt live: next to an installed tammcc, else the build tree */
+static char incdir[PATH_MAX], libdir[PATH_MAX];
+static int installed;
+static void locate(void)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *d = dirname(exe);
+        char p[PATH_MAX * 2];
+        snprintf(p, sizeof p, "%s/../include/tamm.h", d);
+        if (exists(p) && strcmp(d, TAMMCC_BUILD_BINDIR) != 0) {
+            snprintf(incdir, sizeof incdir, "%s/../include", d);
+            snprintf(p, sizeof p, "%s/../lib/libtammrt.a", d);
+            if (!exists(p)) snprintf(p, sizeof p, "%s/../" TAMMCC_INSTALL_LIBDIR "/libtammrt.a", d);
+            snprintf(libdir, sizeof libdir, "%s", dirname(p));
+            installed = 1;
+            return;
+        }
+    }
+    snprintf(incdir, sizeof incdir, "%s", TAMMCC_INCLUDE_DIR);
+    snprintf(libdir, sizeof libdir, "%s", TAMMCC_BUILD_LIBDIR);
+}
+
+static const char *nvcc_path(void)
+{
+    const char *e = getenv("TAMMCC_NVCC");
+    if (e && *e) return strcmp(e, "none") ? e : NULL;
+    if (in_path("nvcc")) return "nvcc";
+    if (exists("/usr/local/cuda/bin/nvcc")) return "/usr/local/cuda/bin/nvcc";
+    return NULL;
+}
+
+static int write_file(const char *path, const char *s)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+    if (!f) { fprintf(stderr, "tammcc: error: cannot write '%s': %s\n", path, strerror(errno)); return -1; }
+    fputs(s, f);
+    if (f != stdout) fclose(f);
+    return 0;
+}
+
+static char *base_of(const char *path, const char *suffix)
+{
+    char *c = strdup(path), *b = basename(c), *r = NULL;
+    char *dot = strrchr(b, '.');
+    if (dot) *dot = 0;
+    if (asprintf(&r, "%s%s", b, suffix) < 0) r = NULL;
+    free(c);
+    return r;
+}
+
+static void usage(void)
+{
+    fputs("usage: tammcc [cc flags] file.c... [-c|-S] [-o out] [--emit=c|--emit=cuda] [--explain] [-v]\n"
+          "  translates '#pragma tamm' programs, compiles them with $TAMMCC_CC (default cc) and\n"
+          "  $TAMMCC_NVCC (default nvcc when found; 'none' disables CUDA), links libtammrt.\n"
+          "  -S              write the generated C (and .cu) instead of compiling\n"
+          "  --emit=c|cuda   print the generated C / CUDA on stdout (or to -o)\n"
+          "  --explain       print each task's inferred accesses and permissions, and why\n"
+          "  -v              print the commands run\n", stderr);
+}
+
+int main(int argc, char **argv)
+{
+    locate();
+    strv cflags = { 0 }, clangflags = { 0 }, linkflags = { 0 }, sources = { 0 }, objects = { 0 };
+    const char *out = NULL;
+    int compile_only = 0, gen_only = 0, explain = 0;
+    const char *emit = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        size_t l = strlen(a);
+        if (!strcmp(a, "-o")) {
+            if (++i >= argc) { fprintf(stderr, "tammcc: error: -o needs a file name\n"); return 2; }
+            out = argv[i];
+        } else if (!strcmp(a, "-c")) compile_only = 1;
+        else if (!strcmp(a, "-S")) gen_only = 1;
+        else if (!strcmp(a, "-v")) verbose = 1;
+        else if (!strcmp(a, "--explain")) explain = 1;
+        else if (!strncmp(a, "--emit=", 7)) {
+            emit = a + 7;
+            if (strcmp(emit, "c") && strcmp(emit, "cuda")) {
+                fprintf(stderr, "tammcc: error: --emit takes 'c' or 'cuda', not '%s'\n", emit);
+                return 2;
+            }
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(); return 0; }
+        else if (!strncmp(a, "-I", 2) || !strncmp(a, "-D", 2) || !strncmp(a, "-U", 2) || !strncmp(a, "-std=", 5) ||
+                 !strcmp(a, "-include") || !strcmp(a, "-isystem")) {
+            sv_add(&cflags, a);
+            sv_add(&clangflags, a);
+            if ((l == 2 || !strcmp(a, "-include") || !strcmp(a, "-isystem")) && i + 1 < argc) {
+                sv_add(&cflags, argv[i + 1]);
+                sv_add(&clangflags, argv[++i]);
+            }
+        } else if (!strncmp(a, "-l", 2) || !strncmp(a, "-L", 2) || !strncmp(a, "-Wl,", 4) || !strcmp(a, "-pthread") ||
+                   !strcmp(a, "-fopenmp") || !strncmp(a, "-fsanitize", 10)) {
+            sv_add(&linkflags, a);
+            if (l == 2 && i + 1 < argc) sv_add(&linkflags, argv[++i]);
+            if (!strcmp(a, "-pthread") || !strcmp(a, "-fopenmp") || !strncmp(a, "-fsanitize", 10)) sv_add(&cflags, a);
+        } else if (a[0] == '-') {
+            sv_add(&cflags, a);
+        } else if (l > 2 && !strcmp(a + l - 2, ".c")) {
+            sv_add(&sources, a);
+        } else {
+            sv_add(&objects, a);
+        }
+    }
+    if (sources.n == 0 && objects.n == 0) { usage(); return 2; }
+    sv_add(&clangflags, "-I");
+    sv_add(&clangflags, incdir);
+    if ((emit || gen_only || compile_only) && out && sources.n > 1) {
+        fprintf(stderr, "tammcc: error: -o with -c, -S or --emit needs a single input file\n");
+        return 2;
+    }
+    const char *cc = getenv("TAMMCC_CC");
+    if (!cc || !*cc) cc = TAMMCC_DEFAULT_CC;
+    const char *nvcc = nvcc_path();
+    char tmpdir[] = "/tmp/tammcc-XXXXXX";
+    if (!mkdtemp(tmpdir)) { perror("tammcc: mkdtemp"); return 1; }
+    int status = 0;
+    strv link_objs = { 0 };
+    for (int s = 0; s < sources.n && !status; s++) {
+        const char *src = sources.v[s];
+        char *cname = NULL, *cuname = NULL;
+        if (gen_only) {
+            cname = out ? strdup(out) : base_of(src, ".tamm.c");
+            cuname = base_of(cname, ".cu");
+        } else {
+            char *b = base_of(src, "");
+            if (asprintf(&cname, "%s/%s.tamm.c", tmpdir, b) < 0 || asprintf(&cuname, "%s/%s.tamm.cu", tmpdir, b) < 0) return 1;
+            free(b);
+        }
+        cc_result r;
+        int errs = cc_translate(src, (const char *const *)clangflags.v, clangflags.n, cname, cuname,
+                                explain ? stdout : NULL, &r);
+        if (errs) {
+            fprintf(stderr, "%d error%s generated.\n", errs, errs == 1 ? "" : "s");
+            status = 1;
+        } else if (explain) {
+            /* the report is the output */
+        } else if (emit) {
+            const char *txt = !strcmp(emit, "c") ? r.c : r.cuda;
+            if (!txt) fprintf(stderr, "tammcc: %s: no task has a CUDA variant (see --explain)\n", src);
+            else if (write_file(out ? out : "-", txt)) status = 1;
+        } else {
+            if (write_file(cname, r.c)) status = 1;
+            if (!status && r.cuda && (gen_only || nvcc) && write_file(cuname, r.cuda)) status = 1;
+            if (!status && !gen_only) {
+                char *obj = NULL, *cuobj = NULL, *b = base_of(src, "");
+                if (compile_only && out) obj = strdup(out);
+                else if (compile_only) obj = base_of(src, ".o");
+                else if (asprintf(&obj, "%s/%s.o", tmpdir, b) < 0) return 1;
+                int with_cuda = r.cuda && nvcc;
+                char *cobj = NULL;
+                if (asprintf(&cobj, with_cuda ? "%s/%s.c.o" : "%s", with_cuda ? tmpdir : obj, b) < 0) return 1;
+                strv cmd = { 0 };
+                sv_add(&cmd, cc);
+                sv_addv(&cmd, &cflags);
+                if (TAMMCC_SANITIZE[0] && !installed) sv_add(&cmd, TAMMCC_SANITIZE);
+                sv_add(&cmd, "-I");
+                sv_add(&cmd, incdir);
+                sv_add(&cmd, "-c");
+                sv_add(&cmd, cname);
+                sv_add(&cmd, "-o");
+                sv_add(&cmd, cobj);
+                if (run(&cmd)) status = 1;
+                sv_free(&cmd);
+                if (!status && with_cuda) {
+                    if (asprintf(&cuobj, "%s/%s.cu.o", tmpdir, b) < 0) return 1;
+                    sv_add(&cmd, nvcc);
+                    const char *nf = getenv("TAMMCC_NVCC_FLAGS");
+                    sv_add(&cmd, nf && *nf ? nf : "-arch=sm_70");
+                    for (int k = 0; k < cflags.n; k++)
+                        if (!strncmp(cflags.v[k], "-I", 2) || !strncmp(cflags.v[k], "-D", 2) || !strncmp(cflags.v[k], "-O", 2))
+                            sv_add(&cmd, cflags.v[k]);
+                    sv_add(&cmd, "-I");
+                    sv_add(&cmd, incdir);
+                    sv_add(&cmd, "-c");
+                    sv_add(&cmd, cuname);
+                    sv_add(&cmd, "-o");
+                    sv_add(&cmd, cuobj);
+                    if (run(&cmd)) status = 1;
+                    sv_free(&cmd);
+                    if (!status) { /* one object: the C and the CUDA variants */
+                        sv_add(&cmd, "ld");
+                        sv_add(&cmd, "-r");
+                        sv_add(&cmd, "-o");
+                        sv_add(&cmd, obj);
+                        sv_add(&cmd, cobj);
+                        sv_add(&cmd, cuobj);
+                        if (run(&cmd)) status = 1;
+                        sv_free(&cmd);
+                    }
+                }
+                if (with_cuda) sv_add(&linkflags, "-lcudart");
+                sv_add(&link_objs, obj);
+                free(obj);
+                free(cobj);
+                free(cuobj);
+                free(b);
+            }
+        }
+        cc_result_free(&r);
+        free(cname);
+        free(cuname);
+    }
+    if (!status && !compile_only && !gen_only && !emit && !explain) {
+        strv cmd = { 0 };
+        sv_add(&cmd, cc);
+        sv_addv(&cmd, &cflags);
+        if (TAMMCC_SANITIZE[0] && !installed) sv_add(&cmd, TAMMCC_SANITIZE);
+        sv_addv(&cmd, &link_objs);
+        sv_addv(&cmd, &objects);
+        sv_add(&cmd, "-o");
+        sv_add(&cmd, out ? out : "a.out");
+        char lib[PATH_MAX + 32];
+        snprintf(lib, sizeof lib, "%s/libtammrt.a", libdir);
+        if (exists(lib)) sv_add(&cmd, lib);
+        else {
+            snprintf(lib, sizeof lib, "-L%s", libdir);
+            sv_add(&cmd, lib);
+            sv_add(&cmd, "-ltammrt");
+        }
+        int cuda = 0;
+        for (int k = 0; k < linkflags.n; k++) {
+            if (!strcmp(linkflags.v[k], "-lcudart")) { if (cuda++) continue; sv_add(&cmd, "-L/usr/local/cuda/lib64"); sv_add(&cmd, "-Wl,-rpath,/usr/local/cuda/lib64"); }
+            sv_add(&cmd, linkflags.v[k]);
+        }
+        sv_add(&cmd, "-lpthread");
+        sv_add(&cmd, "-lm");
+        if (run(&cmd)) status = 1;
+        sv_free(&cmd);
+    }
+    /* clean the scratch directory */
+    strv rm = { 0 };
+    sv_add(&rm, "rm");
+    sv_add(&rm, "-rf");
+    sv_add(&rm, tmpdir);
+    int v = verbose;
+    verbose = 0;
+    if (!getenv("TAMMCC_KEEP")) run(&rm);
+    else fprintf(stderr, "tammcc: kept %s\n", tmpdir);
+    verbose = v;
+    sv_free(&rm);
+    sv_free(&cflags); sv_free(&clangflags); sv_free(&linkflags); sv_free(&sources); sv_free(&objects); sv_free(&link_objs);
+    return status || cc_error_count() ? 1 : 0;
+}

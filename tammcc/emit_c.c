@@ -1,0 +1,434 @@
+/* emit_c.c — outlining, submissions and continuations in the generated C (see emit_c.h). */
+#include "emit_c.h"
+#include "capture.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { E_USE, E_TASK, E_WAIT_IN_TASK, E_TASKWAIT, E_FENCE, E_STREAM_BEGIN, E_STREAM_END, E_OUTLINE, E_INCLUDE };
+typedef struct edit { size_t b, e; int kind; void *p; int n; } edit;
+typedef struct { edit *v; int n; } edits;
+
+static void add_edit(edits *es, size_t b, size_t e, int kind, void *p, int n)
+{
+    es->v = realloc(es->v, (size_t)(es->n + 1) * sizeof *es->v);
+    es->v[es->n++] = (edit){ b, e, kind, p, n };
+}
+
+static int cmp_edit(const void *x, const void *y)
+{
+    const edit *a = x, *b = y;
+    if (a->b != b->b) return a->b < b->b ? -1 : 1;
+    int ra = a->kind == E_INCLUDE ? 0 : a->kind == E_OUTLINE ? 1 : 2;
+    int rb = b->kind == E_INCLUDE ? 0 : b->kind == E_OUTLINE ? 1 : 2;
+    return ra - rb;
+}
+
+static unsigned line_of(cc_unit *u, size_t off)
+{
+    unsigned l, c;
+    cc_line_col(&u->src, off, &l, &c);
+    return l;
+}
+
+static unsigned count_nl(const char *s, size_t b, size_t e)
+{
+    unsigned n = 0;
+    for (size_t i = b; i < e; i++) n += s[i] == '\n';
+    return n;
+}
+
+static int has_kids_or_waits(const cc_task *t) { return t->nkids > 0 || t->nwait > 0; }
+
+/* the TAMM_CC_* mode expression of access i */
+static char *how_of(const cc_task *t, int i, const char *args)
+{
+    const cc_access *a = &t->acc[i];
+    char *r = NULL;
+    unsigned m = a->mode & 7u;
+    int c = (a->mode & CC_CANCEL) != 0;
+    if (m == CC_WRITE && a->cov && !a->explicit_mode) {
+        if (asprintf(&r, "%s->tamm_m%d", args, i) < 0) r = NULL;
+        return r;
+    }
+    const char *s = m == CC_READ ? "TAMM_CC_READ" : m == CC_WRITE ? (c ? "TAMM_CC_CWRITE" : "TAMM_CC_WRITE") :
+                    m == CC_ACCUM ? (c ? "TAMM_CC_CACC" : "TAMM_CC_ACC") : (c ? "TAMM_CC_CRW" : "TAMM_CC_RW");
+    return strdup(s);
+}
+
+static int is_array(CXType t) { return clang_getCanonicalType(t).kind == CXType_ConstantArray; }
+
+/* ---------------------------------------------------------------- labels */
+char *cc_task_label(cc_unit *u, cc_task *t)
+{
+    char *r = NULL;
+    if (t->pr->label.s) return strdup(t->pr->label.s);
+    cc_node *s = t->stmt;
+    while (s->kind == CXCursor_CompoundStmt && s->nkid == 1) s = s->kid[0];
+    s = cc_down_wrappers(s);
+    if (s->kind == CXCursor_CallExpr) {
+        char *f = cc_spelling(cc_referenced(s));
+        if (*f && asprintf(&r, "\"%s\"", f) < 0) r = NULL;
+        free(f);
+        if (r) return r;
+    }
+    if (asprintf(&r, "\"%s:%u\"", t->fname, t->line) < 0) r = NULL;
+    (void)u;
+    return r;
+}
+
+static void c_string(cc_out *o, const char *s)
+{
+    cc_puts(o, "\"");
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') cc_puts(o, "\\");
+        cc_putn(o, s, 1);
+    }
+    cc_puts(o, "\"");
+}
+
+/* ---------------------------------------------------------------- submission */
+static void emit_region(cc_out *o, cc_unit *u, cc_task *scope, size_t b, size_t e, int indent_body);
+
+static void emit_submit(cc_out *o, cc_unit *u, cc_task *t, const char *ctx)
+{
+    cc_pragma *p = t->pr;
+    cc_printf(o, "{   /* #pragma tamm task (%s:%u) */\n", u->src.name, t->line);
+    if (t->parent && has_kids_or_waits(t->parent)) {
+        /* the parent gives back its blocks before a child may need them */
+        for (int i = 0; i < t->parent->nacc; i++)
+            if (t->parent->acc[i].fetched) {
+                char *how = how_of(t->parent, i, "tamm_a_");
+                cc_printf(o, "    tamm_cc_release(tamm_ctx_, &tamm_b%d_, %s);\n", i, how);
+                free(how);
+            }
+    }
+    const char *A = t->parent ? "tamm_c_" : "tamm_a_";
+    cc_printf(o, "    struct %s_args %s;\n    memset(&%s, 0, sizeof %s);\n", t->name, A, A, A);
+    for (int i = 0; i < t->ncap; i++) {
+        cc_var *v = &t->cap[i];
+        if (is_array(v->type)) cc_printf(o, "    memcpy(%s.%s, %s, sizeof %s.%s);\n", A, v->field, v->name, A, v->field);
+        else cc_printf(o, "    %s.%s = %s;\n", A, v->field, v->name);
+    }
+    for (int i = 0; i < t->nacc; i++) {
+        cc_access *a = &t->acc[i];
+        cc_printf(o, "    %s.tamm_T%d = (%s);", A, i, a->tensor);
+        for (int d = 0; d < a->nidx; d++) {
+            if (a->idx[d]) cc_printf(o, " %s.tamm_i%d[%d] = (%s);", A, i, d, a->idx[d]);
+            else cc_printf(o, " %s.tamm_i%d[%d] = TAMM_ALL;", A, i, d);
+        }
+        cc_printf(o, "  /* %s %s */\n", cc_mode_name(a->mode & (7u | CC_CANCEL)), a->key);
+        if ((a->mode & 7u) == CC_WRITE && a->cov && !a->explicit_mode)
+            cc_printf(o, "    %s.tamm_m%d = tamm_cc_write_mode(%s.tamm_T%d, %s.tamm_i%d, %s);\n", A, i, A, i, A, i,
+                      a->cov);
+    }
+    char *label = cc_task_label(u, t);
+    int K = t->nacc > 0 ? t->nacc : 1;
+    cc_printf(o, "    tamm_ref tamm_r_[%d];\n", K);
+    cc_printf(o, "    tamm_task tamm_t_ = { %s, %s%s, &%s, sizeof %s, tamm_r_, %s_refs(&%s, tamm_r_),\n", t->name,
+              t->has_cuda ? t->name : "NULL", t->has_cuda ? "_cuda" : "", A, A, t->name, A);
+    cc_printf(o, "                          %s, %s%s%s, %s%s%s, ", label, p->priority.s ? "(int)(" : "0",
+              p->priority.s ? p->priority.s : "", p->priority.s ? ")" : "", p->on.s ? "(int)(" : "-1",
+              p->on.s ? p->on.s : "", p->on.s ? ")" : "");
+    c_string(o, u->src.name);
+    cc_printf(o, ", %u };\n", t->line);
+    free(label);
+    int opts = p->ifexpr.s || p->nwait || p->nsignal || p->collective;
+    if (opts) {
+        cc_puts(o, "    tamm_task_opts tamm_o_;\n    memset(&tamm_o_, 0, sizeof tamm_o_);\n");
+        if (p->ifexpr.s) cc_printf(o, "    tamm_o_.undeferred = !(%s);\n", p->ifexpr.s);
+        if (p->nwait) {
+            cc_puts(o, "    tamm_fence *tamm_wf_[] = {");
+            for (int i = 0; i < p->nwait; i++) cc_printf(o, "%s (%s)", i ? "," : "", p->wait[i].s);
+            cc_printf(o, " };\n    tamm_o_.wait = tamm_wf_;\n    tamm_o_.nwait = %d;\n", p->nwait);
+        }
+        if (p->nsignal) {
+            cc_puts(o, "    tamm_fence *tamm_sf_[] = {");
+            for (int i = 0; i < p->nsignal; i++) cc_printf(o, "%s (%s)", i ? "," : "", p->signal[i].s);
+            cc_printf(o, " };\n    tamm_o_.signal = tamm_sf_;\n    tamm_o_.nsignal = %d;\n", p->nsignal);
+        }
+        if (p->collective) cc_puts(o, "    tamm_o_.collective = 1;\n");
+        cc_printf(o, "    (void)tamm_submit_ex(%s, &tamm_t_, &tamm_o_);\n}", ctx);
+    } else {
+        cc_printf(o, "    (void)tamm_submit(%s, &tamm_t_);\n}", ctx);
+    }
+}
+
+/* ---------------------------------------------------------------- outlined code */
+static void emit_releases(cc_out *o, cc_task *t)
+{
+    for (int i = t->nacc - 1; i >= 0; i--)
+        if (t->acc[i].fetched) {
+            char *how = how_of(t, i, "tamm_a_");
+            cc_printf(o, "    tamm_cc_release(tamm_ctx_, &tamm_b%d_, %s);\n", i, how);
+            free(how);
+        }
+}
+
+static void emit_split(cc_out *o, cc_task *t, cc_wait *w)
+{
+    cc_puts(o, "{   /* #pragma tamm taskwait: the rest of the task runs as a continuation */\n");
+    for (int i = 0; i < w->nlive; i++) {
+        cc_var *v = &t->loc[w->live[i]];
+        cc_printf(o, "    memcpy(&tamm_a_->%s, &%s, sizeof %s);\n", v->field, v->name, v->name);
+    }
+    cc_printf(o, "    tamm_a_->tamm_resume = %d;\n    goto tamm_split_;\n}\ntamm_resume_%d: ;", w->id, w->id);
+    for (int i = 0; i < w->nlive; i++) {
+        cc_var *v = &t->loc[w->live[i]];
+        cc_printf(o, "\n    memcpy((void *)&%s, &tamm_a_->%s, sizeof %s);", v->name, v->field, v->name);
+    }
+}
+
+static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t)
+{
+    for (int k = 0; k < t->nkids; k++) emit_outlined(o, u, t->kids[k]);
+    cc_newline(o);
+    cc_line_self(o);
+    cc_printf(o, "\n/* ---- task %s: %s:%u, in %s() ---- */\n", t->name, u->src.name, t->line, t->fname);
+    /* arguments (and, with taskwaits, the continuation's frame) */
+    cc_printf(o, "struct %s_args {\n", t->name);
+    for (int i = 0; i < t->ncap; i++) {
+        char *d = cc_decl(t->cap[i].type, t->cap[i].field, 0);
+        cc_printf(o, "    %s;\n", d);
+        free(d);
+    }
+    for (int i = 0; i < t->nacc; i++) {
+        cc_printf(o, "    tamm_tensor *tamm_T%d;", i);
+        if (t->acc[i].nidx) cc_printf(o, " long tamm_i%d[%d];", i, t->acc[i].nidx);
+        if ((t->acc[i].mode & 7u) == CC_WRITE && t->acc[i].cov && !t->acc[i].explicit_mode) cc_printf(o, " unsigned tamm_m%d;", i);
+        cc_printf(o, "  /* %s */\n", t->acc[i].key);
+    }
+    if (t->nwait) {
+        cc_puts(o, "    int tamm_resume;               /* continuation point */\n");
+        for (int i = 0; i < t->nloc; i++) {
+            char *d = cc_decl(t->loc[i].type, t->loc[i].field, 0);
+            cc_printf(o, "    %s;\n", d);
+            free(d);
+        }
+    }
+    if (t->ncap == 0 && t->nacc == 0 && !t->nwait) cc_puts(o, "    char tamm_unused;\n");
+    cc_puts(o, "};\n\n");
+    /* refs */
+    cc_printf(o, "static int %s_refs(const struct %s_args *a, tamm_ref *r)\n{\n", t->name, t->name);
+    if (!t->nacc) cc_puts(o, "    (void)a;\n    (void)r;\n");
+    for (int i = 0; i < t->nacc; i++) {
+        cc_access *ac = &t->acc[i];
+        char *how = NULL;
+        if ((ac->mode & 7u) == CC_WRITE && ac->cov && !ac->explicit_mode) {
+            if (asprintf(&how, "a->tamm_m%d", i) < 0) how = NULL;
+        } else {
+            unsigned m = ac->mode & 7u;
+            const char *mm = m == CC_READ ? "TAMM_READ" : m == CC_WRITE ? "TAMM_WRITE" : m == CC_ACCUM ? "TAMM_ACCUM" : "TAMM_READWRITE";
+            if (asprintf(&how, "%s%s%s", mm, ac->mode & CC_CANCEL ? " | TAMM_CANCELLABLE" : "",
+                         ac->mode & CC_PERMONLY ? " | TAMM_PERMISSION_ONLY" : "") < 0)
+                how = NULL;
+        }
+        if (ac->nidx) cc_printf(o, "    tamm_cc_ref(&r[%d], a->tamm_T%d, %d, a->tamm_i%d, %s);\n", i, i, ac->nidx, i, how);
+        else cc_printf(o, "    tamm_cc_ref(&r[%d], a->tamm_T%d, 0, NULL, %s);\n", i, i, how);
+        free(how);
+    }
+    cc_printf(o, "    return %d;\n}\n\n", t->nacc);
+    if (t->has_cuda) cc_printf(o, "extern void %s_cuda(tamm_ctx *, void *) __attribute__((weak));\n\n", t->name);
+    /* the CPU variant */
+    cc_printf(o, "static void %s(tamm_ctx *tamm_ctx_, void *tamm_args_)\n{\n", t->name);
+    for (int i = 0; i < t->npre; i++) cc_printf(o, "    %s;  /* from %s() */\n", t->pre[i], t->fname);
+    cc_printf(o, "    struct %s_args *tamm_a_ = (struct %s_args *)tamm_args_;\n", t->name, t->name);
+    for (int i = 0; i < t->ncap; i++) {
+        cc_var *v = &t->cap[i];
+        char *d = cc_decl(v->type, v->name, 0);
+        if (is_array(v->type)) cc_printf(o, "    %s;\n    memcpy(%s, tamm_a_->%s, sizeof %s);\n", d, v->name, v->field, v->name);
+        else cc_printf(o, "    %s = tamm_a_->%s;\n", d, v->field);
+        free(d);
+    }
+    int lazy = has_kids_or_waits(t);
+    for (int i = 0; i < t->nacc; i++) {
+        if (!t->acc[i].fetched) continue;
+        if (lazy) {
+            cc_printf(o, "    void *tamm_b%d_ = NULL;  /* %s, fetched on first use */\n", i, t->acc[i].key);
+        } else {
+            char *how = how_of(t, i, "tamm_a_");
+            if (t->acc[i].nidx)
+                cc_printf(o, "    void *tamm_b%d_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T%d, tamm_a_->tamm_i%d, %s);  /* %s */\n",
+                          i, i, i, how, t->acc[i].key);
+            else
+                cc_printf(o, "    void *tamm_b%d_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T%d, NULL, %s);  /* %s */\n", i, i,
+                          how, t->acc[i].key);
+            free(how);
+        }
+    }
+    if (t->ncap) {
+        cc_puts(o, "   ");
+        for (int i = 0; i < t->ncap; i++) cc_printf(o, " (void)%s;", t->cap[i].name);
+        cc_puts(o, "\n");
+    }
+    if (t->nwait) {
+        cc_puts(o, "    switch (tamm_a_->tamm_resume) {  /* a continuation resumes after its taskwait */\n");
+        for (int i = 0; i < t->nwait; i++) cc_printf(o, "    case %d: goto tamm_resume_%d;\n", t->wait[i].id, t->wait[i].id);
+        cc_puts(o, "    default: break;\n    }\n");
+    }
+    emit_region(o, u, t, t->stmt->b, t->e, 1);
+    cc_line_self(o);
+    emit_releases(o, t);
+    if (t->nwait) {
+        cc_puts(o, "    return;\ntamm_split_:\n");
+        emit_releases(o, t);
+        char *label = cc_task_label(u, t);
+        cc_printf(o, "    {\n        tamm_ref tamm_r_[%d];\n", t->nacc ? t->nacc : 1);
+        cc_printf(o, "        tamm_task tamm_t_ = { %s, NULL, tamm_a_, sizeof *tamm_a_, tamm_r_, %s_refs(tamm_a_, tamm_r_),\n"
+                     "                              %s, 0, -1, ", t->name, t->name, label);
+        c_string(o, u->src.name);
+        cc_printf(o, ", %u };\n        (void)tamm_submit_continuation(tamm_ctx_, &tamm_t_, NULL);\n    }\n", t->line);
+        free(label);
+    }
+    cc_puts(o, "}\n");
+}
+
+/* ---------------------------------------------------------------- regions */
+static void emit_edit(cc_out *o, cc_unit *u, cc_task *scope, edit *ed)
+{
+    switch (ed->kind) {
+    case E_USE: {
+        cc_task *t = scope;
+        int i = ed->n;
+        if (has_kids_or_waits(t)) {
+            char *how = how_of(t, i, "tamm_a_");
+            if (t->acc[i].nidx)
+                cc_printf(o, "TAMM_CC_LAZY(tamm_ctx_, tamm_b%d_, tamm_a_->tamm_T%d, tamm_a_->tamm_i%d, %s)", i, i, i, how);
+            else
+                cc_printf(o, "TAMM_CC_LAZY(tamm_ctx_, tamm_b%d_, tamm_a_->tamm_T%d, NULL, %s)", i, i, how);
+            free(how);
+        } else {
+            cc_printf(o, "tamm_b%d_", i);
+        }
+        break;
+    }
+    case E_TASK: emit_submit(o, u, ed->p, scope ? "tamm_ctx_" : "NULL"); break;
+    case E_WAIT_IN_TASK: emit_split(o, scope, ed->p); break;
+    case E_TASKWAIT: {
+        cc_pragma *p = ed->p;
+        if (!p->has_on_list) {
+            cc_puts(o, "(void)tamm_wait_all();  /* #pragma tamm taskwait */");
+            break;
+        }
+        cc_printf(o, "{   /* #pragma tamm taskwait on(...) */\n    tamm_ref tamm_r_[%d];\n", p->nrefs);
+        for (int i = 0; i < p->nrefs; i++) {
+            cc_ref *r = &p->refs[i];
+            cc_printf(o, "    tamm_cc_ref(&tamm_r_[%d], (%s), %d, ", i, r->tensor.s, r->nidx);
+            if (r->nidx) {
+                cc_puts(o, "(const long[]){");
+                for (int d = 0; d < r->nidx; d++) cc_printf(o, "%s%s", d ? ", " : "", r->idx[d].s ? r->idx[d].s : "TAMM_ALL");
+                cc_puts(o, "}");
+            } else {
+                cc_puts(o, "NULL");
+            }
+            cc_puts(o, ", TAMM_READ);\n");
+        }
+        cc_printf(o, "    (void)tamm_wait_on(tamm_r_, %d);\n}", p->nrefs);
+        break;
+    }
+    case E_FENCE: cc_puts(o, "(void)tamm_barrier();  /* #pragma tamm fence */"); break;
+    case E_STREAM_BEGIN: cc_puts(o, "{ (void)tamm_streaming_begin();  /* #pragma tamm streaming */"); break;
+    case E_STREAM_END: cc_puts(o, " (void)tamm_streaming_end(); }"); break;
+    case E_INCLUDE:
+        cc_line_self(o);
+        cc_puts(o, "#include <tamm_cc.h>\n");
+        break;
+    case E_OUTLINE: {
+        cc_node *fn = ed->p;
+        /* the enclosing function's prototype first: a task body may call it (recursion) */
+        cc_node *body = fn->nkid ? fn->kid[fn->nkid - 1] : NULL;
+        if (body && body->kind == CXCursor_CompoundStmt && body->b > fn->b) {
+            size_t e = body->b;
+            while (e > fn->b && (u->ast.text[e - 1] == ' ' || u->ast.text[e - 1] == '\n' || u->ast.text[e - 1] == '\t')) e--;
+            cc_line_self(o);
+            cc_putn(o, u->ast.text + fn->b, e - fn->b);
+            cc_puts(o, ";\n");
+        }
+        for (int i = 0; i < u->ntasks; i++)
+            if (u->tasks[i]->fn == fn && !u->tasks[i]->parent) emit_outlined(o, u, u->tasks[i]);
+        cc_puts(o, "\n");
+        break;
+    }
+    }
+}
+
+/* the edits that belong to scope (a task, or NULL: the top level) within [b, e) */
+static void collect(cc_unit *u, cc_task *scope, size_t b, size_t e, edits *es)
+{
+    if (scope) {
+        for (int i = 0; i < scope->nuse; i++)
+            if (scope->acc[scope->use[i].acc].fetched) add_edit(es, scope->use[i].b, scope->use[i].e, E_USE, NULL, scope->use[i].acc);
+        for (int k = 0; k < scope->nkids; k++) add_edit(es, scope->kids[k]->b, scope->kids[k]->e, E_TASK, scope->kids[k], 0);
+        for (int k = 0; k < scope->nwait; k++)
+            add_edit(es, scope->wait[k].pr->off, scope->wait[k].pr->end, E_WAIT_IN_TASK, &scope->wait[k], 0);
+        return;
+    }
+    for (int i = 0; i < u->ntasks; i++) {
+        cc_task *t = u->tasks[i];
+        if (!t->parent && t->b >= b && t->e <= e) add_edit(es, t->b, t->e, E_TASK, t, 0);
+    }
+    for (int i = 0; i < u->nsa; i++) {
+        struct cc_standalone *s = &u->sa[i];
+        if (s->in || s->pr->off < b || s->pr->off >= e) continue;
+        if (s->pr->kind == CC_P_TASKWAIT) add_edit(es, s->pr->off, s->pr->end, E_TASKWAIT, s->pr, 0);
+        else if (s->pr->kind == CC_P_FENCE) add_edit(es, s->pr->off, s->pr->end, E_FENCE, s->pr, 0);
+        else if (s->pr->kind == CC_P_STREAMING) {
+            add_edit(es, s->pr->off, s->pr->end, E_STREAM_BEGIN, s->pr, 0);
+            add_edit(es, s->e, s->e, E_STREAM_END, s->pr, 0);
+        }
+    }
+    /* the helpers for generated code, included where the first function with directives starts:
+     * after the user's own includes and feature-test macros */
+    if (u->nfns) {
+        cc_node *first = u->fns[0];
+        for (int i = 1; i < u->nfns; i++) if (u->fns[i]->b < first->b) first = u->fns[i];
+        add_edit(es, first->b, first->b, E_INCLUDE, NULL, 0);
+    }
+    for (int i = 0; i < u->nfns; i++) {
+        int has = 0;
+        for (int k = 0; k < u->ntasks; k++)
+            if (u->tasks[k]->fn == u->fns[i]) has = 1;
+        if (has) add_edit(es, u->fns[i]->b, u->fns[i]->b, E_OUTLINE, u->fns[i], 0);
+    }
+}
+
+static void emit_region(cc_out *o, cc_unit *u, cc_task *scope, size_t b, size_t e, int body)
+{
+    edits es = { NULL, 0 };
+    collect(u, scope, b, e, &es);
+    qsort(es.v, (size_t)es.n, sizeof *es.v, cmp_edit);
+    size_t pos = b;
+    if (body) cc_puts(o, "    {\n");
+    cc_line_to(o, line_of(u, b), u->src.name);
+    if (body) { /* keep the first line's indentation */
+        size_t ls = b;
+        while (ls > 0 && u->ast.text[ls - 1] != '\n') ls--;
+        for (size_t i = ls; i < b; i++) cc_putn(o, u->ast.text[i] == '\t' ? "\t" : " ", 1);
+    }
+    for (int i = 0; i < es.n; i++) {
+        edit *ed = &es.v[i];
+        if (ed->b < pos) continue; /* inside an earlier edit (cannot happen for well-nested input) */
+        cc_putn(o, u->ast.text + pos, ed->b - pos);
+        unsigned l0 = o->line;
+        emit_edit(o, u, scope, ed);
+        unsigned produced = o->line - l0;
+        pos = ed->e;
+        int block = ed->kind == E_OUTLINE || ed->kind == E_INCLUDE;
+        if (produced != count_nl(u->ast.text, ed->b, ed->e) || block) cc_line_to(o, line_of(u, pos), u->src.name);
+        if (!block && produced != count_nl(u->ast.text, ed->b, ed->e)) {
+            size_t ls = pos;
+            while (ls > 0 && u->ast.text[ls - 1] != '\n') ls--;
+            for (size_t k = ls; k < pos; k++) cc_putn(o, u->ast.text[k] == '\t' ? "\t" : " ", 1);
+        }
+    }
+    cc_putn(o, u->ast.text + pos, e - pos);
+    if (body) cc_puts(o, "\n    }\n");
+    free(es.v);
+}
+
+void cc_emit_c(cc_unit *u, cc_out *o)
+{
+    cc_printf(o, "/* Generated by tammcc from %s: do not edit.  Task variants are outlined before the\n"
+                 " * function that holds them; #line directives point back at %s. */\n", u->src.name, u->src.name);
+    emit_region(o, u, NULL, 0, u->ast.len, 0);
+}

@@ -1,0 +1,27 @@
+/*
+ * infer.h — access inference (SPEC 3.1): how a task body uses each
+ * tamm_block() pointer, following calls into function definitions of the
+ * translation unit, honouring const and the TAMM_READS/WRITES/UPDATES/
+ * ACCUMULATES annotations, with the coverage proof for write; then merging
+ * explicit clauses and the children's accesses into the task's permissions
+ * (SPEC 3.2), widening indices that vary in the body to ':'.
+ */
+#ifndef TAMMCC_INFER_H
+#define TAMMCC_INFER_H
+
+#include "model.h"
+
+typedef struct cc_infer cc_infer;
+
+cc_infer *cc_infer_new(cc_ast *a, const cc_source *src);
+void cc_infer_free(cc_infer *in);
+/** The task's own block uses (not those of nested tasks).  Returns the number of errors. */
+int cc_infer_body(cc_infer *in, cc_task *t);
+/** Explicit clauses and children's accesses (kids must be finished first).  Errors counted. */
+int cc_infer_finish(cc_infer *in, cc_task *t);
+/** Does text mention (as an identifier) a variable declared or assigned inside the task's statement? */
+int cc_varies_in(cc_infer *in, const cc_task *t, const char *text);
+/** Print the --explain report of a task. */
+void cc_infer_explain(cc_infer *in, const cc_task *t, void *FILE_out);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * model.h — what tammcc knows about a translation unit's tasks: each task's
+ * pragma, statement, accesses (inferred and declared), captured variables,
+ * nesting and continuation points.  Filled by pragma.c (directives and their
+ * statements), infer.c (accesses), capture.c (variables), read by emit_c.c
+ * and emit_cuda.c.
+ */
+#ifndef TAMMCC_MODEL_H
+#define TAMMCC_MODEL_H
+
+#include "ast.h"
+#include "clause.h"
+
+/* what the body does through a block pointer */
+enum { CC_SEEN_READ = 1, CC_SEEN_STORE = 2, CC_SEEN_ACC = 4, CC_SEEN_ESC = 8 };
+
+typedef struct cc_access {
+    char *key;                  /* normalised text "T[i][j]" (tensor and indices, no spaces) */
+    char *tensor;               /* tensor expression text */
+    int nidx;                   /* 0: whole tensor */
+    char *idx[CC_MAX_DIMS];     /* index texts; NULL: ':' */
+    unsigned mode;              /* CC_READ/WRITE/ACCUM bits | CC_CANCEL | CC_PERMONLY */
+    unsigned seen;              /* CC_SEEN_* of the task's own body */
+    int own;                    /* the task's own body uses the block */
+    int fetched;                /* obtained at the start of the task (indices known at submission) */
+    int explicit_mode;          /* the mode comes from a clause */
+    char *cov;                  /* write needs: bytes stored (expression at submission) >= block bytes */
+    char *why;                  /* --explain: what decided the mode */
+    size_t off;                 /* where it was first seen */
+} cc_access;
+
+typedef struct cc_use {         /* one tamm_block(...) in a task's own body */
+    size_t b, e;                /* its text, replaced by the buffer variable when fetched */
+    int acc;                    /* index into the task's accesses */
+} cc_use;
+
+typedef struct cc_var {         /* a variable captured by value or carried across a taskwait */
+    char *name;
+    char *field;                /* its name in the args/frame struct */
+    CXType type;
+    CXCursor decl;
+    size_t decl_off;
+} cc_var;
+
+typedef struct cc_wait {        /* a taskwait inside a task body: a continuation point */
+    cc_pragma *pr;
+    int id;                     /* resume label number (1...) */
+    int *live; int nlive;       /* body locals in scope there (indices into task->loc) */
+} cc_wait;
+
+typedef struct cc_task {
+    cc_pragma *pr;
+    cc_node *stmt;              /* the statement the pragma applies to */
+    size_t b, e;                /* [pragma, end of statement]: replaced by the submission */
+    struct cc_task *parent;
+    struct cc_task **kids; int nkids;
+    cc_node *fn;                /* enclosing function definition */
+    char *fname;
+    unsigned line;              /* of the pragma */
+    char name[160];             /* tamm_task_<fn>_<line>[_n] */
+    cc_access *acc; int nacc;
+    cc_use *use; int nuse;
+    cc_var *cap; int ncap;      /* captured at submission */
+    cc_var *loc; int nloc;      /* body locals carried across taskwaits */
+    cc_wait *wait; int nwait;
+    char **pre; int npre;       /* local enum/typedef declarations the body needs, copied */
+    int has_cuda;               /* a CUDA variant was generated */
+    char *cuda_why;             /* why not (--explain) */
+    char *label;                /* label text (a C string literal) */
+} cc_task;
+
+#endif

@@ -1,0 +1,198 @@
+/* translate.c — the per-file pipeline of tammcc (see translate.h). */
+#include "translate.h"
+#include "capture.h"
+#include "emit_c.h"
+#include "emit_cuda.h"
+#include "infer.h"
+#include "pragma.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* Report libclang's diagnostics; main-file ones in our format with the source line. */
+static int report_clang(CXTranslationUnit tu, cc_unit *u, const size_t *remap_from, const size_t *remap_to, int nremap,
+                        int only_main)
+{
+    int errors = 0;
+    unsigned n = clang_getNumDiagnostics(tu);
+    for (unsigned i = 0; i < n; i++) {
+        CXDiagnostic d = clang_getDiagnostic(tu, i);
+        enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(d);
+        if (sev < CXDiagnostic_Warning) { clang_disposeDiagnostic(d); continue; }
+        CXString msg = clang_getDiagnosticSpelling(d);
+        CXFile f;
+        unsigned off;
+        clang_getFileLocation(clang_getDiagnosticLocation(d), &f, NULL, NULL, &off);
+        int in_main = f && u->ast.file && clang_File_isEqual(f, u->ast.file);
+        if (nremap) { /* a check translation unit: only diagnostics inside the inserted checks */
+            int hit = -1;
+            for (int k = 0; k < nremap; k++)
+                if (off >= remap_from[2 * k] && off < remap_from[2 * k + 1]) hit = k;
+            if (!in_main || hit < 0 || sev < CXDiagnostic_Error) {
+                clang_disposeString(msg);
+                clang_disposeDiagnostic(d);
+                continue;
+            }
+            size_t o = remap_to[hit] + (off - remap_from[2 * hit]);
+            const char *m = clang_getCString(msg);
+            const char *gen = strstr(m, "controlling expression type '");
+            if (gen) {
+                char ty[200] = "";
+                sscanf(gen + strlen("controlling expression type '"), "%199[^']", ty);
+                cc_diag(&u->src, o, CC_ERROR, "this is not a tensor: expected a 'tamm_tensor *', found '%s'", ty);
+            } else {
+                cc_diag(&u->src, o, CC_ERROR, "%s", m);
+            }
+            errors++;
+        } else if (in_main) {
+            cc_diag(&u->src, off, sev >= CXDiagnostic_Error ? CC_ERROR : CC_WARNING, "%s", clang_getCString(msg));
+            if (sev >= CXDiagnostic_Error) errors++;
+        } else if (!only_main || sev >= CXDiagnostic_Error) {
+            CXString s = clang_formatDiagnostic(d, clang_defaultDiagnosticDisplayOptions());
+            fprintf(stderr, "%s\n", clang_getCString(s));
+            clang_disposeString(s);
+            if (sev >= CXDiagnostic_Error) { errors++; cc_diag(NULL, 0, CC_ERROR, "errors in included files"); }
+        }
+        clang_disposeString(msg);
+        clang_disposeDiagnostic(d);
+    }
+    return errors;
+}
+
+/* Clause expressions are checked by libclang in the scope of their statement:
+ * a copy of the file where each task/taskwait directive's line holds checks
+ * of its expressions (same line count), parsed once more. */
+static int check_clauses(cc_unit *u, CXIndex idx, const char *file, const char *const *args, int nargs)
+{
+    size_t cap = u->ast.len * 2 + 1024, n = 0;
+    char *t = malloc(cap);
+    size_t *from = NULL, *to = NULL;
+    int nr = 0;
+    size_t pos = 0;
+    int any = 0;
+#define PUT(s, l) do { size_t L_ = (l); if (n + L_ + 1 > cap) { cap = (n + L_ + 1) * 2; t = realloc(t, cap); } memcpy(t + n, (s), L_); n += L_; } while (0)
+#define PUTS(s) PUT((s), strlen(s))
+#define EXPR(text, off, pre, post) do { PUTS(pre); from = realloc(from, (size_t)(nr + 1) * 2 * sizeof *from); \
+        to = realloc(to, (size_t)(nr + 1) * sizeof *to); from[2 * nr] = n; PUTS(text); from[2 * nr + 1] = n; \
+        to[nr] = (off); nr++; PUTS(post); } while (0)
+    for (int i = 0; i < u->npr; i++) {
+        cc_pragma *p = &u->pr[i];
+        if (p->from_macro || (p->kind != CC_P_TASK && !(p->kind == CC_P_TASKWAIT && p->has_on_list))) continue;
+        int attached = 0;
+        for (int k = 0; k < u->ntasks; k++) if (u->tasks[k]->pr == p) attached = 1;
+        for (int k = 0; k < u->nsa; k++) if (u->sa[k].pr == p) attached = 1;
+        if (!attached) continue;
+        PUT(u->ast.text + pos, p->off - pos);
+        PUTS("{");
+        for (int r = 0; r < p->nrefs; r++) {
+            cc_ref *rf = &p->refs[r];
+            EXPR(rf->tensor.s, rf->tensor.off, "(void)_Generic((", "), tamm_tensor *: 0);");
+            for (int d = 0; d < rf->nidx; d++)
+                if (rf->idx[d].s) EXPR(rf->idx[d].s, rf->idx[d].off, "(void)((", ") % 1);");
+        }
+        if (p->priority.s) EXPR(p->priority.s, p->priority.off, "(void)((", ") % 1);");
+        if (p->on.s) EXPR(p->on.s, p->on.off, "(void)((", ") % 1);");
+        if (p->ifexpr.s) EXPR(p->ifexpr.s, p->ifexpr.off, "(void)!(", ");");
+        for (int w = 0; w < p->nwait; w++) EXPR(p->wait[w].s, p->wait[w].off, "(void)_Generic((", "), tamm_fence *: 0);");
+        for (int w = 0; w < p->nsignal; w++) EXPR(p->signal[w].s, p->signal[w].off, "(void)_Generic((", "), tamm_fence *: 0);");
+        PUTS("}");
+        for (size_t k = p->off; k < p->end; k++) if (u->ast.text[k] == '\n') PUTS("\n");
+        pos = p->end;
+        any = 1;
+    }
+    PUT(u->ast.text + pos, u->ast.len - pos);
+    t[n] = 0;
+    int errors = 0;
+    if (any) {
+        struct CXUnsavedFile uf = { file, t, (unsigned long)n };
+        CXTranslationUnit tu = clang_parseTranslationUnit(idx, file, args, nargs, &uf, 1, CXTranslationUnit_KeepGoing);
+        if (tu) {
+            cc_ast saved = u->ast;
+            u->ast.file = clang_getFile(tu, file);
+            errors = report_clang(tu, u, from, to, nr, 1);
+            u->ast = saved;
+            clang_disposeTranslationUnit(tu);
+        }
+    }
+    free(t);
+    free(from);
+    free(to);
+#undef PUT
+#undef PUTS
+#undef EXPR
+    return errors;
+}
+
+int cc_translate(const char *file, const char *const *uargs, int nuargs, const char *c_name, const char *cu_name,
+                 FILE *explain, cc_result *out)
+{
+    memset(out, 0, sizeof *out);
+    int e0 = cc_error_count();
+    const char **args = malloc((size_t)(nuargs + 4) * sizeof *args);
+    int nargs = 0;
+    args[nargs++] = "-D__TAMMCC__";
+    for (int i = 0; i < nuargs; i++) args[nargs++] = uargs[i];
+    CXIndex idx = clang_createIndex(0, 0);
+    CXTranslationUnit tu = NULL;
+    enum CXErrorCode ec = clang_parseTranslationUnit2(idx, file, args, nargs, NULL, 0,
+                                                      CXTranslationUnit_DetailedPreprocessingRecord |
+                                                          CXTranslationUnit_KeepGoing, &tu);
+    if (ec != CXError_Success || !tu) {
+        cc_diag(NULL, 0, CC_ERROR, "cannot parse '%s' (libclang error %d; does the file exist?)", file, (int)ec);
+        clang_disposeIndex(idx);
+        free(args);
+        return 1;
+    }
+    cc_unit u;
+    memset(&u, 0, sizeof u);
+    u.ast.tu = tu;
+    u.ast.file = clang_getFile(tu, file);
+    size_t len = 0;
+    u.ast.text = u.ast.file ? clang_getFileContents(tu, u.ast.file, &len) : NULL;
+    u.ast.len = len;
+    u.src.name = file;
+    u.src.text = u.ast.text ? u.ast.text : "";
+    u.src.len = len;
+    if (!u.ast.text) {
+        cc_diag(NULL, 0, CC_ERROR, "cannot read '%s'", file);
+        goto done;
+    }
+    if (report_clang(tu, &u, NULL, NULL, 0, 1)) goto done;
+    cc_pragmas_collect(&u);
+    cc_pragmas_attach(&u);
+    if (cc_error_count() > e0) goto done;
+    if (check_clauses(&u, idx, file, args, nargs)) goto done;
+    cc_infer *in = cc_infer_new(&u.ast, &u.src);
+    for (int i = u.ntasks - 1; i >= 0; i--) { /* children (later in the file) before parents */
+        cc_task *t = u.tasks[i];
+        cc_infer_body(in, t);
+        cc_capture(&u, t);
+        cc_infer_finish(in, t);
+        cc_cuda_decide(&u, t);
+    }
+    if (explain)
+        for (int i = 0; i < u.ntasks; i++) cc_infer_explain(in, u.tasks[i], explain);
+    cc_infer_free(in);
+    if (cc_error_count() > e0) goto done;
+    cc_out o;
+    cc_out_init(&o, c_name);
+    cc_emit_c(&u, &o);
+    out->c = o.buf;
+    out->ntasks = u.ntasks;
+    cc_out oc;
+    cc_out_init(&oc, cu_name);
+    if (cc_emit_cuda(&u, &oc)) out->cuda = oc.buf;
+    else cc_out_free(&oc);
+done:
+    cc_unit_free(&u);
+    clang_disposeTranslationUnit(tu);
+    clang_disposeIndex(idx);
+    free(args);
+    return cc_error_count() - e0;
+}
+
+void cc_result_free(cc_result *r)
+{
+    free(r->c);
+    free(r->cuda);
+    memset(r, 0, sizeof *r);
+}

@@ -1,7 +1,8 @@
 /*
  * task.c — task submission (validation, permission checks against the
  * parent, dependence registration), readiness, running a variant, and
- * completion (leaving epochs, signalling fences, completing parents).
+ * completion (leaving epochs, signalling fences, completing parents), and
+ * continuations (see task.h).
  */
 #include "task.h"
 #include "buffer.h"
@@ -257,6 +258,21 @@ void tamm__task_dep_satisfied(tamm_task_s *t)
 }
 
 /* ------------------------------------------------------------------ */
+/* continuations                                                         */
+/* ------------------------------------------------------------------ */
+/* Slot `slot` of p was armed and has drained: every child counted in it has
+ * completed.  Called by exactly one thread per arming (the one whose update
+ * took the slot to TAMM_KIDS_ARMED + 0), which resets the slot and makes the
+ * continuation ready.  The slot is reset before `cont` is cleared: p's body
+ * reuses it only after seeing `cont` NULL. */
+static void cont_fire(tamm_task_s *p, unsigned slot)
+{
+    atomic_store_explicit(&p->kids[slot], 0, memory_order_relaxed);
+    tamm_task_s *k = atomic_exchange_explicit(&p->cont, NULL, memory_order_acq_rel);
+    tamm__task_dep_satisfied(k);
+}
+
+/* ------------------------------------------------------------------ */
 /* completion                                                            */
 /* ------------------------------------------------------------------ */
 static void task_complete(tamm_task_s *t)
@@ -273,8 +289,13 @@ static void task_complete(tamm_task_s *t)
         if (t->flags & TAMM_TF_DESTROY)
             tamm__tensor_free(t->destroy_tensor);
         tamm_task_s *parent = t->parent;
+        unsigned slot = (t->flags & TAMM_TF_KSLOT1) ? 1u : 0u;
         task_free(t);
         if (parent) {
+            /* before parent->pending: parent (and a continuation of it) stay alive */
+            if (TAMM_UNLIKELY(atomic_fetch_sub_explicit(&parent->kids[slot], 1, memory_order_acq_rel) ==
+                              TAMM_KIDS_ARMED + 1))
+                cont_fire(parent, slot);
             if (atomic_fetch_sub_explicit(&parent->pending, 1, memory_order_acq_rel) == 1) {
                 t = parent;
                 continue;
@@ -364,8 +385,13 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
     t->destroy_tensor = NULL;
     t->next = NULL;
     atomic_init(&t->ready_flag, 0);
-    atomic_init(&t->deps, 1);
+    /* the guard, and for a continuation its earlier siblings (cont_fire) */
+    atomic_init(&t->deps, (flags & TAMM_TF_CONT) ? 2 : 1);
     atomic_init(&t->pending, 1);
+    atomic_init(&t->kids[0], 0);
+    atomic_init(&t->kids[1], 0);
+    t->kcur = 0;
+    atomic_init(&t->cont, NULL);
     t->id = tamm__rt.recording ? atomic_fetch_add(&tamm__rt.next_id, 1) + 1 : 0;
 
     int rc = TAMM_OK;
@@ -415,7 +441,21 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
     /* from here on the task exists */
     tamm_domain *dom = NULL;
     if (t->parent) {
-        atomic_fetch_add_explicit(&t->parent->pending, 1, memory_order_relaxed);
+        tamm_task_s *p = t->parent;
+        atomic_fetch_add_explicit(&p->pending, 1, memory_order_relaxed);
+        int closed = -1;
+        if (TAMM_UNLIKELY(flags & TAMM_TF_CONT)) {
+            /* close the open slot for t to wait on; t and later children use the other */
+            closed = p->kcur;
+            p->kcur ^= 1;
+            atomic_store_explicit(&p->cont, t, memory_order_relaxed);
+        }
+        if (p->kcur) t->flags |= TAMM_TF_KSLOT1;
+        atomic_fetch_add_explicit(&p->kids[p->kcur], 1, memory_order_relaxed);
+        /* arm the closed slot (publishing cont); if it was empty, t waits for nobody */
+        if (TAMM_UNLIKELY(closed >= 0) &&
+            atomic_fetch_add_explicit(&p->kids[closed], TAMM_KIDS_ARMED, memory_order_acq_rel) == 0)
+            cont_fire(p, (unsigned)closed);
         if (!t->parent->children) t->parent->children = tamm__domain_new();
         dom = t->parent->children;
     } else {
@@ -461,4 +501,30 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
         while (tamm__top_pending() > lim && tamm__help_one(w)) {}
     }
     return TAMM_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* continuations                                                         */
+/* ------------------------------------------------------------------ */
+int tamm_submit_continuation(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o)
+{
+    if (!tamm__rt.initialised) {
+        fprintf(stderr, "tamm: error: tamm_submit_continuation called before tamm_init\n");
+        return TAMM_ESTATE;
+    }
+    /* errors name the continuation (it does not exist yet) */
+    tamm_task_s where = { .label = u ? u->label : NULL, .file = u ? u->file : NULL, .line = u ? u->line : 0 };
+    tamm_worker *w = tamm__self();
+    if (!ctx || !w || ctx != w->cur_ctx || !ctx->task)
+        return tamm__error(&where, TAMM_ESTATE,
+                           "tamm_submit_continuation needs the context of the task running on this thread (%s)",
+                           !ctx ? "ctx is NULL" : "ctx is not the running task's context");
+    tamm_task_s *p = ctx->task;
+    /* only p's body arms p->cont; it is cleared when the continuation is made ready */
+    if (atomic_load_explicit(&p->cont, memory_order_acquire))
+        return tamm__error(&where, TAMM_ESTATE,
+                           "task '%s' (%s:%d) submits a continuation while its previous continuation still waits "
+                           "for the children submitted before it (one continuation may wait at a time)",
+                           p->label ? p->label : "(unlabelled)", p->file ? p->file : "?", p->line);
+    return tamm__submit(ctx, u, o, TAMM_TF_CONT, NULL);
 }

@@ -8,6 +8,13 @@
  * start later ones.  Tasks come from per-worker pools and carry their
  * dependence records and small argument blocks inline, so submitting one
  * allocates nothing in the common case.
+ *
+ * Continuations (tamm_submit_continuation): a task's live children are
+ * counted in one of two slots (`kids`, indexed by `kcur`); submitting a
+ * continuation K closes the current slot (K waits for it to drain: its
+ * `KIDS_ARMED` bit set, `cont` = K) and opens the other for K and the
+ * children that come after it.  The child whose completion drains an armed
+ * slot, or the submitter if it was empty, resets the slot and makes K ready.
  */
 #ifndef TAMM_TASK_H
 #define TAMM_TASK_H
@@ -27,8 +34,13 @@ enum {
     TAMM_TF_HEAP_DEPS  = 32,
     TAMM_TF_HEAP_ARGS  = 64,
     TAMM_TF_HEAP_SIG   = 128,
-    TAMM_TF_COARSE     = 256  /* has a whole-tensor ref */
+    TAMM_TF_COARSE     = 256, /* has a whole-tensor ref */
+    TAMM_TF_CONT       = 512, /* a continuation of its parent */
+    TAMM_TF_KSLOT1     = 1024 /* counted in its parent's kids[1] (else kids[0]) */
 };
+
+/* The armed bit of a kids slot: a continuation waits for the slot to drain. */
+#define TAMM_KIDS_ARMED 0x80000000u
 
 struct tamm_fence;
 struct tamm_worker;
@@ -53,6 +65,10 @@ typedef struct tamm_task_s {
     struct tamm_task_s *next;   /* queue link */
     uint64_t t_start, t_end;    /* trace */
     int worker;
+    /* continuations (nested children only touch these) */
+    atomic_uint kids[2];        /* live children per slot (+ TAMM_KIDS_ARMED) */
+    int kcur;                   /* the open slot (the body's thread only) */
+    _Atomic(struct tamm_task_s *) cont; /* continuation waiting for a slot */
     tamm_dep dep_inline[TAMM_TASK_INLINE_REFS];
     _Alignas(16) unsigned char args_inline[TAMM_TASK_INLINE_ARGS];
 } tamm_task_s;

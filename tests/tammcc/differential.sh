@@ -1,0 +1,112 @@
+#!/bin/sh
+# differential.sh PROGRAM.c [extra link flags...]
+#
+# The sequential elision is the oracle: PROGRAM.c built by a plain C compiler
+# (pragmas ignored) is run once and its output is the reference.  If TAMMCC is
+# set, PROGRAM.c is also built by tammcc and run at every worker count in
+# WORKERS; each run's output must equal the reference and its exit status must
+# be 0.
+#
+# Environment:
+#   TAMMCC        path of tammcc (unset or empty: the plain build only)
+#   CC            plain C compiler (default cc)
+#   CFLAGS        flags of the plain build
+#                 (default: -std=c11 -O1 -Wall -Wextra -Wno-unknown-pragmas)
+#   TAMM_INCLUDE  directory of tamm.h (default: ../../include from this script)
+#   TAMM_LIB      path of libtammrt.a (required for the plain build)
+#   WORKERS       worker counts for the tammcc build (default "1 2 4")
+#   TAMMCC_FLAGS  extra flags for tammcc (default -O1)
+#   KEEP          if set, keep the temporary directory
+# Exit status: 0 if every build and run agrees, 1 otherwise (2: usage).
+set -u
+
+if [ $# -lt 1 ]; then
+    echo "usage: differential.sh PROGRAM.c [extra link flags...]" >&2
+    exit 2
+fi
+prog=$1
+shift
+name=$(basename "$prog" .c)
+here=$(cd "$(dirname "$0")" && pwd)
+: "${CC:=cc}"
+: "${CFLAGS:=-std=c11 -O1 -Wall -Wextra -Wno-unknown-pragmas}"
+: "${TAMM_INCLUDE:=$here/../../include}"
+: "${TAMM_LIB:=}"
+: "${WORKERS:=1 2 4}"
+: "${TAMMCC:=}"
+: "${TAMMCC_FLAGS:=-O1}"
+: "${RUN_TIMEOUT:=120}"
+
+if [ ! -f "$prog" ]; then
+    echo "differential: $prog: no such file" >&2
+    exit 2
+fi
+if [ -z "$TAMM_LIB" ] || [ ! -f "$TAMM_LIB" ]; then
+    echo "differential: TAMM_LIB must name libtammrt.a (got '$TAMM_LIB')" >&2
+    exit 2
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tammdiff.XXXXXX") || exit 1
+if [ -z "${KEEP:-}" ]; then
+    trap 'rm -rf "$tmp"' EXIT
+else
+    echo "differential: keeping $tmp" >&2
+fi
+
+if command -v timeout >/dev/null 2>&1; then
+    to="timeout $RUN_TIMEOUT"
+else
+    to=""
+fi
+
+fail() {
+    echo "DIFFERENTIAL FAILURE: $prog: $*" >&2
+    exit 1
+}
+
+# 1. The plain build: the reference.
+# shellcheck disable=SC2086
+if ! $CC $CFLAGS -I"$TAMM_INCLUDE" -o "$tmp/$name.seq" "$prog" "$TAMM_LIB" "$@" -lpthread -lm \
+        >"$tmp/cc.log" 2>&1; then
+    cat "$tmp/cc.log" >&2
+    fail "plain build ($CC $CFLAGS) failed"
+fi
+if [ -s "$tmp/cc.log" ]; then
+    cat "$tmp/cc.log" >&2
+fi
+$to "$tmp/$name.seq" >"$tmp/ref.out" 2>"$tmp/ref.err"
+rc=$?
+if [ $rc -ne 0 ]; then
+    cat "$tmp/ref.err" >&2
+    fail "plain build: exit status $rc"
+fi
+
+if [ -z "$TAMMCC" ]; then
+    echo "differential: $name: plain build OK ($(wc -l <"$tmp/ref.out" | tr -d ' ') lines of output)"
+    exit 0
+fi
+
+# 2. The tammcc build, at each worker count.
+# shellcheck disable=SC2086
+if ! TAMMCC_NVCC=none "$TAMMCC" $TAMMCC_FLAGS -I"$TAMM_INCLUDE" -o "$tmp/$name.tamm" "$prog" "$@" \
+        >"$tmp/tammcc.log" 2>&1; then
+    cat "$tmp/tammcc.log" >&2
+    fail "tammcc build ($TAMMCC $TAMMCC_FLAGS) failed"
+fi
+for w in $WORKERS; do
+    TAMM_NUM_WORKERS=$w $to "$tmp/$name.tamm" >"$tmp/w$w.out" 2>"$tmp/w$w.err"
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        cat "$tmp/w$w.err" >&2
+        fail "tammcc build, TAMM_NUM_WORKERS=$w: exit status $rc"
+    fi
+    if ! cmp -s "$tmp/ref.out" "$tmp/w$w.out"; then
+        echo "--- plain build (reference)" >&2
+        echo "+++ tammcc build, TAMM_NUM_WORKERS=$w" >&2
+        diff "$tmp/ref.out" "$tmp/w$w.out" | head -40 >&2
+        cat "$tmp/w$w.err" >&2
+        fail "tammcc build, TAMM_NUM_WORKERS=$w: output differs from the plain build"
+    fi
+done
+echo "differential: $name: plain build and tammcc build agree (workers: $WORKERS)"
+exit 0

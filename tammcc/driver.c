@@ -192,7 +192,7 @@ int main(int argc, char **argv)
     for (int s = 0; s < sources.n && !status; s++) {
         const char *src = sources.v[s];
         char *cname = NULL, *cuname = NULL;
-        if (gen_only) {
+        if (gen_only || emit) {
             cname = out ? strdup(out) : base_of(src, ".tamm.c");
             cuname = base_of(cname, ".cu");
         } else {
@@ -238,8 +238,12 @@ int main(int argc, char **argv)
                 if (!status && with_cuda) {
                     if (asprintf(&cuobj, "%s/%s.cu.o", tmpdir, b) < 0) return 1;
                     sv_add(&cmd, nvcc);
-                    const char *nf = getenv("TAMMCC_NVCC_FLAGS");
-                    sv_add(&cmd, nf && *nf ? nf : "-arch=sm_70");
+                    const char *nf = getenv("TAMMCC_NVCC_FLAGS"); /* space-separated; default: nvcc's own */
+                    if (nf && *nf) {
+                        char *fl = strdup(nf), *sp = NULL;
+                        for (char *w = strtok_r(fl, " ", &sp); w; w = strtok_r(NULL, " ", &sp)) sv_add(&cmd, w);
+                        free(fl);
+                    }
                     for (int k = 0; k < cflags.n; k++)
                         if (!strncmp(cflags.v[k], "-I", 2) || !strncmp(cflags.v[k], "-D", 2) || !strncmp(cflags.v[k], "-O", 2))
                             sv_add(&cmd, cflags.v[k]);
@@ -262,7 +266,7 @@ int main(int argc, char **argv)
                         sv_free(&cmd);
                     }
                 }
-                if (with_cuda) sv_add(&linkflags, "-lcudart");
+                if (with_cuda) { sv_add(&linkflags, "-lcudart"); sv_add(&linkflags, "-lstdc++"); }
                 sv_add(&link_objs, obj);
                 free(obj);
                 free(cobj);

@@ -38,6 +38,19 @@ static unsigned count_nl(const char *s, size_t b, size_t e)
     return n;
 }
 
+/* text for a comment: a '*' '/' pair would end it (static buffer) */
+static const char *comment_safe(const char *s)
+{
+    static char buf[512];
+    size_t n = 0;
+    for (; *s && n + 3 < sizeof buf; s++) {
+        buf[n++] = *s;
+        if (*s == '*' && s[1] == '/') buf[n++] = ' ';
+    }
+    buf[n] = 0;
+    return buf;
+}
+
 static int has_kids_or_waits(const cc_task *t) { return t->nkids > 0 || t->nwait > 0; }
 
 /* the TAMM_CC_* mode expression of access i */
@@ -107,7 +120,8 @@ static void emit_submit(cc_out *o, cc_unit *u, cc_task *t, const char *ctx)
     cc_printf(o, "    struct %s_args %s;\n    memset(&%s, 0, sizeof %s);\n", t->name, A, A, A);
     for (int i = 0; i < t->ncap; i++) {
         cc_var *v = &t->cap[i];
-        if (is_array(v->type)) cc_printf(o, "    memcpy(%s.%s, %s, sizeof %s.%s);\n", A, v->field, v->name, A, v->field);
+        if (is_array(v->type) || clang_isConstQualifiedType(v->type)) /* arrays, and const fields, are copied */
+            cc_printf(o, "    memcpy((void *)&%s.%s, &%s, sizeof %s.%s);\n", A, v->field, v->name, A, v->field);
         else cc_printf(o, "    %s.%s = %s;\n", A, v->field, v->name);
     }
     for (int i = 0; i < t->nacc; i++) {
@@ -117,7 +131,7 @@ static void emit_submit(cc_out *o, cc_unit *u, cc_task *t, const char *ctx)
             if (a->idx[d]) cc_printf(o, " %s.tamm_i%d[%d] = (%s);", A, i, d, a->idx[d]);
             else cc_printf(o, " %s.tamm_i%d[%d] = TAMM_ALL;", A, i, d);
         }
-        cc_printf(o, "  /* %s %s */\n", cc_mode_name(a->mode & (7u | CC_CANCEL)), a->key);
+        cc_printf(o, "  /* %s %s */\n", cc_mode_name(a->mode & (7u | CC_CANCEL)), comment_safe(a->key));
         if ((a->mode & 7u) == CC_WRITE && a->cov && !a->explicit_mode)
             cc_printf(o, "    %s.tamm_m%d = tamm_cc_write_mode(%s.tamm_T%d, %s.tamm_i%d, %s);\n", A, i, A, i, A, i,
                       a->cov);
@@ -196,7 +210,7 @@ static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t)
         cc_printf(o, "    tamm_tensor *tamm_T%d;", i);
         if (t->acc[i].nidx) cc_printf(o, " long tamm_i%d[%d];", i, t->acc[i].nidx);
         if ((t->acc[i].mode & 7u) == CC_WRITE && t->acc[i].cov && !t->acc[i].explicit_mode) cc_printf(o, " unsigned tamm_m%d;", i);
-        cc_printf(o, "  /* %s */\n", t->acc[i].key);
+        cc_printf(o, "  /* %s */\n", comment_safe(t->acc[i].key));
     }
     if (t->nwait) {
         cc_puts(o, "    int tamm_resume;               /* continuation point */\n");
@@ -244,15 +258,15 @@ static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t)
     for (int i = 0; i < t->nacc; i++) {
         if (!t->acc[i].fetched) continue;
         if (lazy) {
-            cc_printf(o, "    void *tamm_b%d_ = NULL;  /* %s, fetched on first use */\n", i, t->acc[i].key);
+            cc_printf(o, "    void *tamm_b%d_ = NULL;  /* %s, fetched on first use */\n", i, comment_safe(t->acc[i].key));
         } else {
             char *how = how_of(t, i, "tamm_a_");
             if (t->acc[i].nidx)
                 cc_printf(o, "    void *tamm_b%d_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T%d, tamm_a_->tamm_i%d, %s);  /* %s */\n",
-                          i, i, i, how, t->acc[i].key);
+                          i, i, i, how, comment_safe(t->acc[i].key));
             else
                 cc_printf(o, "    void *tamm_b%d_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T%d, NULL, %s);  /* %s */\n", i, i,
-                          how, t->acc[i].key);
+                          how, comment_safe(t->acc[i].key));
             free(how);
         }
     }
@@ -302,7 +316,10 @@ static void emit_edit(cc_out *o, cc_unit *u, cc_task *scope, edit *ed)
         }
         break;
     }
-    case E_TASK: emit_submit(o, u, ed->p, scope ? "tamm_ctx_" : "NULL"); break;
+    case E_TASK:
+        cc_line_to(o, ((cc_task *)ed->p)->line, u->src.name);
+        emit_submit(o, u, ed->p, scope ? "tamm_ctx_" : "NULL");
+        break;
     case E_WAIT_IN_TASK: emit_split(o, scope, ed->p); break;
     case E_TASKWAIT: {
         cc_pragma *p = ed->p;

@@ -104,6 +104,23 @@ static char *squeeze(const char *s)
     return o;
 }
 
+/* whitespace runs collapsed to one space (text that is emitted as C) */
+static char *collapse(const char *s)
+{
+    while (isspace((unsigned char)*s)) s++;
+    char *o = malloc(strlen(s) + 1), *q = o;
+    for (; *s; s++) {
+        if (isspace((unsigned char)*s)) {
+            if (q > o && q[-1] != ' ') *q++ = ' ';
+        } else {
+            *q++ = *s;
+        }
+    }
+    while (q > o && q[-1] == ' ') q--;
+    *q = 0;
+    return o;
+}
+
 static char *node_text(cc_infer *in, const cc_node *n) { return cc_src_text(in->a, n->b, n->e); }
 
 /* ---------------------------------------------------------------- names */
@@ -708,9 +725,9 @@ static int add_access(cc_task *t, const char *tensor, char **idx, int nidx, size
     cc_access *a = &t->acc[t->nacc];
     memset(a, 0, sizeof *a);
     a->key = key;
-    a->tensor = squeeze(tensor);
+    a->tensor = collapse(tensor);
     a->nidx = nidx;
-    for (int d = 0; d < nidx; d++) a->idx[d] = idx[d] ? strdup(idx[d]) : NULL;
+    for (int d = 0; d < nidx; d++) a->idx[d] = idx[d] ? collapse(idx[d]) : NULL;
     a->off = off;
     return t->nacc++;
 }
@@ -736,7 +753,7 @@ static int body_visit(cc_node *n, void *arg)
         return 1;
     }
     char *idx[CC_MAX_DIMS];
-    for (int i = 1; i < nargs; i++) idx[i - 1] = squeeze(args[i]);
+    for (int i = 1; i < nargs; i++) idx[i - 1] = collapse(args[i]);
     int ai = add_access(t, args[0], idx, nargs - 1, n->b);
     cc_access *a = &t->acc[ai];
     a->own = 1;
@@ -872,7 +889,7 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
     for (int i = 0; i < t->pr->nrefs; i++) {
         cc_ref *r = &t->pr->refs[i];
         char *idx[CC_MAX_DIMS];
-        for (int d = 0; d < r->nidx; d++) idx[d] = r->idx[d].s ? squeeze(r->idx[d].s) : NULL;
+        for (int d = 0; d < r->nidx; d++) idx[d] = r->idx[d].s ? collapse(r->idx[d].s) : NULL;
         int ai = add_access(t, r->tensor.s, idx, r->nidx, r->off);
         for (int d = 0; d < r->nidx; d++) free(idx[d]);
         cc_access *a = &t->acc[ai];
@@ -895,6 +912,11 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
         if (bad) {
             cc_diag(in->src, r->off, CC_ERROR, "'%s' clause on %s, but the task body %s it (%s)", cc_mode_name(m), a->key,
                     bad, a->why ? a->why : "");
+            continue;
+        }
+        if (a->explicit_mode && (a->mode & (7u | CC_CANCEL)) != m) {
+            cc_diag(in->src, r->off, CC_ERROR, "'%s' clause on %s conflicts with an earlier '%s' clause on the same block",
+                    cc_mode_name(m), a->key, cc_mode_name(a->mode));
             continue;
         }
         a->mode = m;
@@ -960,7 +982,6 @@ void cc_infer_explain(cc_infer *in, const cc_task *t, void *fo)
     if (t->nacc == 0) fprintf(o, "  (no block accesses)\n");
     for (int i = 0; i < t->ncap; i++) fprintf(o, "  captures %s by value\n", t->cap[i].name);
     if (t->nwait) fprintf(o, "  %d taskwait(s) in the body: continuation(s)\n", t->nwait);
-    fprintf(o, "  variants: cpu%s%s%s\n", t->has_cuda ? ", cuda" : "", t->has_cuda || !t->cuda_why ? "" : " (no cuda: ",
-            t->has_cuda || !t->cuda_why ? "" : t->cuda_why);
-    if (!t->has_cuda && t->cuda_why) fprintf(o, "  )\n");
+    if (t->has_cuda || !t->cuda_why) fprintf(o, "  variants: cpu%s\n", t->has_cuda ? ", cuda" : "");
+    else fprintf(o, "  variants: cpu (no cuda: %s)\n", t->cuda_why);
 }

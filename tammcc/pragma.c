@@ -223,14 +223,15 @@ static int is_stmt_parent(enum CXCursorKind k)
            k == CXCursor_DoStmt || k == CXCursor_LabelStmt || k == CXCursor_CaseStmt || k == CXCursor_DefaultStmt;
 }
 
-typedef struct { const cc_pragma *p; cc_node *best; } find_ctx;
+typedef struct { const cc_pragma *p; cc_node *best; const char *text; } find_ctx;
 
 static int find_stmt(cc_node *n, void *arg)
 {
     find_ctx *f = arg;
     if (n->parent && is_stmt_parent(n->parent->kind) && n->in_main && n->b >= f->p->end &&
         n->parent->b <= f->p->off && f->p->off < n->parent->e &&
-        (clang_isStatement(n->kind) || clang_isExpression(n->kind) || n->kind == CXCursor_DeclStmt)) {
+        (clang_isStatement(n->kind) || clang_isExpression(n->kind) || n->kind == CXCursor_DeclStmt) &&
+        !memchr(f->text + f->p->end, '}', n->b - f->p->end)) { /* not past the end of the directive's block */
         if (!f->best || n->b < f->best->b || (n->b == f->best->b && n->e > f->best->e)) f->best = n;
     }
     return 1;
@@ -285,7 +286,7 @@ int cc_pragmas_attach(cc_unit *u)
         }
         cc_node *stmt = NULL;
         if (p->kind == CC_P_TASK || p->kind == CC_P_STREAMING) {
-            find_ctx f = { p, NULL };
+            find_ctx f = { p, NULL, u->ast.text };
             cc_walk(fn, find_stmt, &f);
             stmt = f.best;
             if (!stmt) {

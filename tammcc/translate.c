@@ -9,8 +9,8 @@
 #include <string.h>
 
 /* Report libclang's diagnostics; main-file ones in our format with the source line. */
-static int report_clang(CXTranslationUnit tu, cc_unit *u, const size_t *remap_from, const size_t *remap_to, int nremap,
-                        int only_main)
+static int report_clang(CXTranslationUnit tu, cc_unit *u, const size_t *remap_from, const size_t *remap_to,
+                        const char *remap_kind, int nremap, int only_main)
 {
     int errors = 0;
     unsigned n = clang_getNumDiagnostics(tu);
@@ -25,20 +25,31 @@ static int report_clang(CXTranslationUnit tu, cc_unit *u, const size_t *remap_fr
         int in_main = f && u->ast.file && clang_File_isEqual(f, u->ast.file);
         if (nremap) { /* a check translation unit: only diagnostics inside the inserted checks */
             int hit = -1;
-            for (int k = 0; k < nremap; k++)
-                if (off >= remap_from[2 * k] && off < remap_from[2 * k + 1]) hit = k;
+            for (int k = 0; k < nremap && hit < 0; k++) /* clang may point at the check's '(' or operator */
+                if (off + 1 >= remap_from[2 * k] && off < remap_from[2 * k + 1] + 8) hit = k;
             if (!in_main || hit < 0 || sev < CXDiagnostic_Error) {
                 clang_disposeString(msg);
                 clang_disposeDiagnostic(d);
                 continue;
             }
-            size_t o = remap_to[hit] + (off - remap_from[2 * hit]);
+            size_t at = off < remap_from[2 * hit] ? remap_from[2 * hit] : off;
+            if (at >= remap_from[2 * hit + 1]) at = remap_from[2 * hit];
+            size_t o = remap_to[hit] + (at - remap_from[2 * hit]);
             const char *m = clang_getCString(msg);
             const char *gen = strstr(m, "controlling expression type '");
+            const char *bin = strstr(m, "invalid operands to binary expression ('");
             if (gen) {
                 char ty[200] = "";
                 sscanf(gen + strlen("controlling expression type '"), "%199[^']", ty);
-                cc_diag(&u->src, o, CC_ERROR, "this is not a tensor: expected a 'tamm_tensor *', found '%s'", ty);
+                if (remap_kind && remap_kind[hit] == 'f')
+                    cc_diag(&u->src, o, CC_ERROR, "this is not a fence: expected a 'tamm_fence *', found '%s'", ty);
+                else
+                    cc_diag(&u->src, o, CC_ERROR, "this is not a tensor: expected a 'tamm_tensor *', found '%s'", ty);
+            } else if (bin) {
+                char ty[200] = "";
+                sscanf(bin + strlen("invalid operands to binary expression ('"), "%199[^']", ty);
+                cc_diag(&u->src, o, CC_ERROR, "this is not an integer: %s must be an integer expression, found '%s'",
+                        remap_kind && remap_kind[hit] == 'p' ? "a priority or rank" : "a block index", ty);
             } else {
                 cc_diag(&u->src, o, CC_ERROR, "%s", m);
             }
@@ -66,14 +77,15 @@ static int check_clauses(cc_unit *u, CXIndex idx, const char *file, const char *
     size_t cap = u->ast.len * 2 + 1024, n = 0;
     char *t = malloc(cap);
     size_t *from = NULL, *to = NULL;
+    char *kind = NULL; /* per check: 't' tensor, 'i' index, 'p' priority/rank, 'c' condition, 'f' fence */
     int nr = 0;
     size_t pos = 0;
     int any = 0;
 #define PUT(s, l) do { size_t L_ = (l); if (n + L_ + 1 > cap) { cap = (n + L_ + 1) * 2; t = realloc(t, cap); } memcpy(t + n, (s), L_); n += L_; } while (0)
 #define PUTS(s) PUT((s), strlen(s))
-#define EXPR(text, off, pre, post) do { PUTS(pre); from = realloc(from, (size_t)(nr + 1) * 2 * sizeof *from); \
-        to = realloc(to, (size_t)(nr + 1) * sizeof *to); from[2 * nr] = n; PUTS(text); from[2 * nr + 1] = n; \
-        to[nr] = (off); nr++; PUTS(post); } while (0)
+#define EXPR(text, off, pre, post, k) do { PUTS(pre); from = realloc(from, (size_t)(nr + 1) * 2 * sizeof *from); \
+        to = realloc(to, (size_t)(nr + 1) * sizeof *to); kind = realloc(kind, (size_t)(nr + 1)); from[2 * nr] = n; \
+        PUTS(text); from[2 * nr + 1] = n; to[nr] = (off); kind[nr] = (k); nr++; PUTS(post); } while (0)
     for (int i = 0; i < u->npr; i++) {
         cc_pragma *p = &u->pr[i];
         if (p->from_macro || (p->kind != CC_P_TASK && !(p->kind == CC_P_TASKWAIT && p->has_on_list))) continue;
@@ -85,15 +97,15 @@ static int check_clauses(cc_unit *u, CXIndex idx, const char *file, const char *
         PUTS("{");
         for (int r = 0; r < p->nrefs; r++) {
             cc_ref *rf = &p->refs[r];
-            EXPR(rf->tensor.s, rf->tensor.off, "(void)_Generic((", "), tamm_tensor *: 0);");
+            EXPR(rf->tensor.s, rf->tensor.off, "(void)_Generic((", "), tamm_tensor *: 0);", 't');
             for (int d = 0; d < rf->nidx; d++)
-                if (rf->idx[d].s) EXPR(rf->idx[d].s, rf->idx[d].off, "(void)((", ") % 1);");
+                if (rf->idx[d].s) EXPR(rf->idx[d].s, rf->idx[d].off, "(void)((", ") % 1);", 'i');
         }
-        if (p->priority.s) EXPR(p->priority.s, p->priority.off, "(void)((", ") % 1);");
-        if (p->on.s) EXPR(p->on.s, p->on.off, "(void)((", ") % 1);");
-        if (p->ifexpr.s) EXPR(p->ifexpr.s, p->ifexpr.off, "(void)!(", ");");
-        for (int w = 0; w < p->nwait; w++) EXPR(p->wait[w].s, p->wait[w].off, "(void)_Generic((", "), tamm_fence *: 0);");
-        for (int w = 0; w < p->nsignal; w++) EXPR(p->signal[w].s, p->signal[w].off, "(void)_Generic((", "), tamm_fence *: 0);");
+        if (p->priority.s) EXPR(p->priority.s, p->priority.off, "(void)((", ") % 1);", 'p');
+        if (p->on.s) EXPR(p->on.s, p->on.off, "(void)((", ") % 1);", 'p');
+        if (p->ifexpr.s) EXPR(p->ifexpr.s, p->ifexpr.off, "(void)!(", ");", 'c');
+        for (int w = 0; w < p->nwait; w++) EXPR(p->wait[w].s, p->wait[w].off, "(void)_Generic((", "), tamm_fence *: 0);", 'f');
+        for (int w = 0; w < p->nsignal; w++) EXPR(p->signal[w].s, p->signal[w].off, "(void)_Generic((", "), tamm_fence *: 0);", 'f');
         PUTS("}");
         for (size_t k = p->off; k < p->end; k++) if (u->ast.text[k] == '\n') PUTS("\n");
         pos = p->end;
@@ -108,7 +120,7 @@ static int check_clauses(cc_unit *u, CXIndex idx, const char *file, const char *
         if (tu) {
             cc_ast saved = u->ast;
             u->ast.file = clang_getFile(tu, file);
-            errors = report_clang(tu, u, from, to, nr, 1);
+            errors = report_clang(tu, u, from, to, kind, nr, 1);
             u->ast = saved;
             clang_disposeTranslationUnit(tu);
         }
@@ -116,6 +128,7 @@ static int check_clauses(cc_unit *u, CXIndex idx, const char *file, const char *
     free(t);
     free(from);
     free(to);
+    free(kind);
 #undef PUT
 #undef PUTS
 #undef EXPR
@@ -156,7 +169,7 @@ int cc_translate(const char *file, const char *const *uargs, int nuargs, const c
         cc_diag(NULL, 0, CC_ERROR, "cannot read '%s'", file);
         goto done;
     }
-    if (report_clang(tu, &u, NULL, NULL, 0, 1)) goto done;
+    if (report_clang(tu, &u, NULL, NULL, NULL, 0, 1)) goto done;
     cc_pragmas_collect(&u);
     cc_pragmas_attach(&u);
     if (cc_error_count() > e0) goto done;

@@ -470,7 +470,7 @@ static char *store_coverage(cc_infer *in, cc_node *assign, cc_node *sub, cc_node
         sz += strlen(loops[i].bound);
     }
     long long esz = clang_Type_getSizeOf(et);
-    char *r = fmt("%s*%lld", cov, esz > 0 ? esz : 1);
+    char *r = cov ? fmt("%s*%lld", cov, esz > 0 ? esz : 1) : NULL;
     free(cov);
     clang_disposeString(ets);
     for (int i = 0; i < nl; i++) free(loops[i].bound);

@@ -413,7 +413,7 @@ static void emit_region(cc_out *o, cc_unit *u, cc_task *scope, size_t b, size_t 
 {
     edits es = { NULL, 0 };
     collect(u, scope, b, e, &es);
-    qsort(es.v, (size_t)es.n, sizeof *es.v, cmp_edit);
+    if (es.n > 0) qsort(es.v, (size_t)es.n, sizeof *es.v, cmp_edit);
     size_t pos = b;
     if (body) cc_puts(o, "    {\n");
     cc_line_to(o, line_of(u, b), u->src.name);

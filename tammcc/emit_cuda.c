@@ -1504,7 +1504,7 @@ int cc_emit_cuda(cc_unit *u, cc_out *o)
         if (!p->form) continue;
         cc_printf(o, "\n/* ---- task %s: %s:%u, in %s() ---- */\n", t->name, u->src.name, t->line, t->fname);
         emit_args_struct(o, t);
-        qsort(p->ed, (size_t)p->ned, sizeof *p->ed, cmp_edit);
+        if (p->ned > 0) qsort(p->ed, (size_t)p->ned, sizeof *p->ed, cmp_edit);
         if (p->form == 1) emit_call(o, p);
         else emit_nest(o, p);
     }

@@ -194,7 +194,7 @@ int cc_pragmas_collect(cc_unit *u)
     if (sk) clang_disposeSourceRangeList(sk);
     mac_ctx mc = { u };
     clang_visitChildren(clang_getTranslationUnitCursor(a->tu), mac_visit, &mc);
-    qsort(u->pr, (size_t)u->npr, sizeof *u->pr, cmp_pragma);
+    if (u->npr > 0) qsort(u->pr, (size_t)u->npr, sizeof *u->pr, cmp_pragma);
     return cc_error_count() - e0;
 }
 

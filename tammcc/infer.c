@@ -406,7 +406,9 @@ static int canonical_for(cc_infer *in, cc_node *f, loop *l)
     cc_walk(f->kid[3], has_jump, &bad);
     if (bad) return 0;
     l->var = var;
-    l->bound = squeeze(node_text(in, cond->kid[1]) ? node_text(in, cond->kid[1]) : "");
+    char *bt = node_text(in, cond->kid[1]);
+    l->bound = squeeze(bt);
+    free(bt);
     l->body = f->kid[3];
     return 1;
 }

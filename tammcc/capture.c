@@ -91,13 +91,6 @@ static void add_var(cc_var **v, int *n, CXCursor d, const char *prefix, size_t o
     (*n)++;
 }
 
-static int is_task_stmt(cc_unit *u, const cc_node *n)
-{
-    for (int i = 0; i < u->ntasks; i++)
-        if (u->tasks[i]->stmt == n) return 1;
-    return 0;
-}
-
 /* the variable an lvalue names: x, or the base of p[i] / *p / p->f / s.f */
 static cc_node *lvalue_base(cc_node *n, int *through_ptr)
 {
@@ -242,7 +235,6 @@ static int visit(cc_node *n, void *arg)
             c->errors++;
         }
     }
-    (void)is_task_stmt;
     return 1;
 }
 
@@ -285,8 +277,7 @@ static void live_at(cc_unit *u, cc_task *t, cc_wait *w)
 int cc_capture(cc_unit *u, cc_task *t)
 {
     cap_ctx c = { u, t, 0 };
-    cc_walk(t->stmt, (int (*)(cc_node *, void *))visit, &c);
+    cc_walk(t->stmt, visit, &c);
     for (int i = 0; i < t->nwait; i++) live_at(u, t, &t->wait[i]);
-    /* a child captures from its parent's body: the parent must capture what the child takes from outside it */
     return c.errors;
 }

@@ -152,10 +152,7 @@ static int balanced(parser *p, const char *stops, cc_text *out, const char *what
     int start = p->pos;
     for (;;) {
         tok *t = cur(p);
-        if (t->k == T_END) {
-            if (depth > 0 || !strchr(stops, ')')) break;
-            break;
-        }
+        if (t->k == T_END) break;
         if (t->k == T_PUNCT && t->e - t->b == 1) {
             char c = p->s[t->b];
             if (depth == 0 && strchr(stops, c)) break;
@@ -442,14 +439,12 @@ static int parse_task(parser *p, cc_pragma *o)
 int cc_parse_pragma(const cc_source *src, const char *text, size_t len, const size_t *map, size_t base, cc_pragma *o)
 {
     parser p = { src, text, len, map, base, NULL, 0, 0, 0 };
-    int keep_off = 0;
     size_t off0 = o->off, end0 = o->end;
     int fm = o->from_macro;
     memset(o, 0, sizeof *o);
     o->off = off0;
     o->end = end0;
     o->from_macro = fm;
-    (void)keep_off;
     if (lex(&p)) goto fail;
     if (!is_word(&p, cur(&p), "tamm")) {
         perr(&p, cur(&p), "not a tamm pragma%s%s", NULL, NULL);

@@ -23,6 +23,13 @@ void cc_line_col(const cc_source *src, size_t off, unsigned *line, unsigned *col
     *col = c;
 }
 
+unsigned cc_line_of(const cc_source *src, size_t off)
+{
+    unsigned l, c;
+    cc_line_col(src, off, &l, &c);
+    return l;
+}
+
 void cc_diag(const cc_source *src, size_t off, cc_severity sev, const char *fmt, ...)
 {
     static const char *names[] = { "note", "warning", "error" };

@@ -24,6 +24,8 @@ int cc_error_count(void);
 void cc_diag_reset(void);
 /** 1-based line and column of `off` in `src`. */
 void cc_line_col(const cc_source *src, size_t off, unsigned *line, unsigned *col);
+/** 1-based line of `off` in `src`. */
+unsigned cc_line_of(const cc_source *src, size_t off);
 /** Levenshtein distance between a and b (for "did you mean"). */
 int cc_edit_distance(const char *a, const char *b);
 /** The entry of `words` (NULL-terminated) closest to `w` if close enough, else NULL. */

@@ -1,6 +1,7 @@
 /* emit_c.c — outlining, submissions and continuations in the generated C (see emit_c.h). */
 #include "emit_c.h"
 #include "capture.h"
+#include "text.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,20 +25,6 @@ static int cmp_edit(const void *x, const void *y)
     return ra - rb;
 }
 
-static unsigned line_of(cc_unit *u, size_t off)
-{
-    unsigned l, c;
-    cc_line_col(&u->src, off, &l, &c);
-    return l;
-}
-
-static unsigned count_nl(const char *s, size_t b, size_t e)
-{
-    unsigned n = 0;
-    for (size_t i = b; i < e; i++) n += s[i] == '\n';
-    return n;
-}
-
 /* text for a comment: a '*' '/' pair would end it (static buffer) */
 static const char *comment_safe(const char *s)
 {
@@ -53,8 +40,7 @@ static const char *comment_safe(const char *s)
 
 static int has_kids_or_waits(const cc_task *t) { return t->nkids > 0 || t->nwait > 0; }
 
-/* the TAMM_CC_* mode expression of access i */
-static char *how_of(const cc_task *t, int i, const char *args)
+char *cc_access_how(const cc_task *t, int i, const char *args)
 {
     const cc_access *a = &t->acc[i];
     char *r = NULL;
@@ -111,7 +97,7 @@ static void emit_submit(cc_out *o, cc_unit *u, cc_task *t, const char *ctx)
         /* the parent gives back its blocks before a child may need them */
         for (int i = 0; i < t->parent->nacc; i++)
             if (t->parent->acc[i].fetched) {
-                char *how = how_of(t->parent, i, "tamm_a_");
+                char *how = cc_access_how(t->parent, i, "tamm_a_");
                 cc_printf(o, "    tamm_cc_release(tamm_ctx_, &tamm_b%d_, %s);\n", i, how);
                 free(how);
             }
@@ -173,7 +159,7 @@ static void emit_releases(cc_out *o, cc_task *t)
 {
     for (int i = t->nacc - 1; i >= 0; i--)
         if (t->acc[i].fetched) {
-            char *how = how_of(t, i, "tamm_a_");
+            char *how = cc_access_how(t, i, "tamm_a_");
             cc_printf(o, "    tamm_cc_release(tamm_ctx_, &tamm_b%d_, %s);\n", i, how);
             free(how);
         }
@@ -260,7 +246,7 @@ static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t)
         if (lazy) {
             cc_printf(o, "    void *tamm_b%d_ = NULL;  /* %s, fetched on first use */\n", i, comment_safe(t->acc[i].key));
         } else {
-            char *how = how_of(t, i, "tamm_a_");
+            char *how = cc_access_how(t, i, "tamm_a_");
             if (t->acc[i].nidx)
                 cc_printf(o, "    void *tamm_b%d_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T%d, tamm_a_->tamm_i%d, %s);  /* %s */\n",
                           i, i, i, how, comment_safe(t->acc[i].key));
@@ -305,7 +291,7 @@ static void emit_edit(cc_out *o, cc_unit *u, cc_task *scope, edit *ed)
         cc_task *t = scope;
         int i = ed->n;
         if (has_kids_or_waits(t)) {
-            char *how = how_of(t, i, "tamm_a_");
+            char *how = cc_access_how(t, i, "tamm_a_");
             if (t->acc[i].nidx)
                 cc_printf(o, "TAMM_CC_LAZY(tamm_ctx_, tamm_b%d_, tamm_a_->tamm_T%d, tamm_a_->tamm_i%d, %s)", i, i, i, how);
             else
@@ -416,7 +402,7 @@ static void emit_region(cc_out *o, cc_unit *u, cc_task *scope, size_t b, size_t 
     if (es.n > 0) qsort(es.v, (size_t)es.n, sizeof *es.v, cmp_edit);
     size_t pos = b;
     if (body) cc_puts(o, "    {\n");
-    cc_line_to(o, line_of(u, b), u->src.name);
+    cc_line_to(o, cc_line_of(&u->src, b), u->src.name);
     if (body) { /* keep the first line's indentation */
         size_t ls = b;
         while (ls > 0 && u->ast.text[ls - 1] != '\n') ls--;
@@ -431,8 +417,8 @@ static void emit_region(cc_out *o, cc_unit *u, cc_task *scope, size_t b, size_t 
         unsigned produced = o->line - l0;
         pos = ed->e;
         int block = ed->kind == E_OUTLINE || ed->kind == E_INCLUDE;
-        if (produced != count_nl(u->ast.text, ed->b, ed->e) || block) cc_line_to(o, line_of(u, pos), u->src.name);
-        if (!block && produced != count_nl(u->ast.text, ed->b, ed->e)) {
+        if (produced != cc_count_nl(u->ast.text, ed->b, ed->e) || block) cc_line_to(o, cc_line_of(&u->src, pos), u->src.name);
+        if (!block && produced != cc_count_nl(u->ast.text, ed->b, ed->e)) {
             size_t ls = pos;
             while (ls > 0 && u->ast.text[ls - 1] != '\n') ls--;
             for (size_t k = ls; k < pos; k++) cc_putn(o, u->ast.text[k] == '\t' ? "\t" : " ", 1);

@@ -13,6 +13,9 @@
 
 /** Write the generated C for u into o (o->self names the output for #line). */
 void cc_emit_c(cc_unit *u, cc_out *o);
+/** The TAMM_CC_* mode expression with which a variant gets access i of t (a
+ *  constant, or `<args>->tamm_m<i>` when write was proved at submission); caller frees. */
+char *cc_access_how(const cc_task *t, int i, const char *args);
 /** The default label of a task (a C string literal; caller frees). */
 char *cc_task_label(cc_unit *u, cc_task *t);
 

@@ -23,47 +23,15 @@
  */
 #include "emit_cuda.h"
 #include "capture.h"
+#include "emit_c.h"
+#include "text.h"
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- small helpers */
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-#include <stdarg.h>
-static char *fmt(const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    char *s = NULL;
-    if (vasprintf(&s, f, ap) < 0) s = NULL;
-    va_end(ap);
-    return s;
-}
-
-static char *squeeze(const char *s)
-{
-    char *r = malloc(strlen(s) + 1), *q = r;
-    for (; *s; s++)
-        if (!isspace((unsigned char)*s)) *q++ = *s;
-    *q = 0;
-    return r;
-}
-
-static unsigned line_of(cc_unit *u, size_t off)
-{
-    unsigned l, c;
-    cc_line_col(&u->src, off, &l, &c);
-    return l;
-}
-
-static unsigned count_nl(const char *s, size_t b, size_t e)
-{
-    unsigned n = 0;
-    for (size_t i = b; i < e; i++) n += s[i] == '\n';
-    return n;
-}
-
 static int is_wrapper_kind(enum CXCursorKind k)
 {
     return k == CXCursor_ParenExpr || k == CXCursor_UnexposedExpr || k == CXCursor_CStyleCastExpr;
@@ -146,22 +114,22 @@ static char *cu_decl(CXType ty, const char *name)
     CXType c = clang_getCanonicalType(ty);
     const char *sp = *name ? " " : "";
     const char *s = scalar_name(c);
-    if (s) return fmt("%s%s%s", s, sp, name);
+    if (s) return cc_fmt("%s%s%s", s, sp, name);
     if (c.kind != CXType_Pointer) return NULL;
     CXType pt = clang_getCanonicalType(clang_getPointeeType(c));
     const char *q = clang_isConstQualifiedType(pt) ? "const " : "";
     const char *v = clang_isVolatileQualifiedType(pt) ? "volatile " : "";
-    if (pt.kind == CXType_Void) return fmt("%s%svoid *%s", q, v, name);
-    if (pt.kind == CXType_Record && is_tensor_record(pt)) return fmt("%s%stamm_tensor *%s", q, v, name);
+    if (pt.kind == CXType_Void) return cc_fmt("%s%svoid *%s", q, v, name);
+    if (pt.kind == CXType_Record && is_tensor_record(pt)) return cc_fmt("%s%stamm_tensor *%s", q, v, name);
     if (pt.kind == CXType_Enum) return NULL;
     s = arith_name(pt.kind);
-    if (s) return fmt("%s%s%s *%s", q, v, s, name);
+    if (s) return cc_fmt("%s%s%s *%s", q, v, s, name);
     if (pt.kind == CXType_ConstantArray) {
         CXType et = clang_getCanonicalType(clang_getArrayElementType(pt));
         s = arith_name(et.kind);
         if (!s || et.kind == CXType_Bool) return NULL;
         q = clang_isConstQualifiedType(et) ? "const " : "";
-        return fmt("%s%s (*%s)[%lld]", q, s, name, clang_getArraySize(pt));
+        return cc_fmt("%s%s (*%s)[%lld]", q, s, name, clang_getArraySize(pt));
     }
     return NULL;
 }
@@ -363,7 +331,7 @@ static int use_enum_const(plan *p, cc_node *n, CXCursor d)
 value:;
     char *nm = cc_spelling(d);
     int ok = text_is(p, n, nm);
-    if (ok) add_text_edit(p, n->b, n->e, fmt("(%lld)", clang_getEnumConstantDeclValue(d)));
+    if (ok) add_text_edit(p, n->b, n->e, cc_fmt("(%lld)", clang_getEnumConstantDeclValue(d)));
     else no(p, "the enum constant '%s' is used through a macro", nm);
     free(nm);
     return ok;
@@ -401,7 +369,7 @@ static int host_expr_visit(cc_node *n, void *arg)
     int k = block_use_node(p, n);
     if (k >= 0) {
         if (h->kernel) { no(p, "a loop bound of the nest reads a block"); return 0; }
-        add_text_edit(p, p->t->use[k].b, p->t->use[k].e, fmt("tamm_b%d_", p->t->use[k].acc));
+        add_text_edit(p, p->t->use[k].b, p->t->use[k].e, cc_fmt("tamm_b%d_", p->t->use[k].acc));
         return 0;
     }
     switch (n->kind) {
@@ -567,7 +535,7 @@ static int plan_call(plan *p, cc_node *call)
         if (need > cap) { cap = need * 2; params = realloc(params, cap); }
         n += (size_t)sprintf(params + n, "%s%s", i ? ", " : "", p->ptypes[i]);
     }
-    if (!p->why) p->gdecl = fmt("extern \"C\" %s %s(%s);", ret, p->g, np ? params : "void");
+    if (!p->why) p->gdecl = cc_fmt("extern \"C\" %s %s(%s);", ret, p->g, np ? params : "void");
     free(params);
     if (p->why) { free(fname); return 0; }
     if (call->nkid != np + 1) {
@@ -582,7 +550,7 @@ static int plan_call(plan *p, cc_node *call)
         int k = block_use_node(p, inner);
         if (k >= 0 && block_use_node(p, arg) >= 0) {
             /* the argument is the block: the buffer, cast to the parameter's type */
-            add_text_edit(p, p->t->use[k].b, p->t->use[k].e, fmt("(%s)tamm_b%d_", p->ptypes[i], p->t->use[k].acc));
+            add_text_edit(p, p->t->use[k].b, p->t->use[k].e, cc_fmt("(%s)tamm_b%d_", p->ptypes[i], p->t->use[k].acc));
             continue;
         }
         if (!host_expr(p, arg, 0)) return 0;
@@ -686,7 +654,7 @@ static int block_element(plan *p, cc_node *n, int acc, const char *what)
         char **parts = malloc((size_t)e.nix * sizeof *parts);
         for (int i = 0; i < e.nix; i++) {
             char *t = node_text(p, e.ix[i]);
-            parts[i] = squeeze(t);
+            parts[i] = cc_squeeze(t);
             free(t);
             kl += strlen(parts[i]) + 2;
         }
@@ -793,8 +761,8 @@ static int nest_visit(cc_node *n, void *arg)
     int k = block_use_node(p, n);
     if (k >= 0) {
         const cc_use *us = &p->t->use[k];
-        add_text_edit(p, us->b, us->e, fmt("tamm_b%d_", us->acc));
-        char *w = fmt("block %s", p->t->acc[us->acc].key);
+        add_text_edit(p, us->b, us->e, cc_fmt("tamm_b%d_", us->acc));
+        char *w = cc_fmt("block %s", p->t->acc[us->acc].key);
         block_element(p, n, us->acc, w);
         free(w);
         return 0;
@@ -840,7 +808,7 @@ static int nest_visit(cc_node *n, void *arg)
         char *nm = cc_spelling(d);
         int pi = pl_index(p, d), ci;
         if (pi >= 0) {
-            char *w = fmt("the block pointer '%s'", nm);
+            char *w = cc_fmt("the block pointer '%s'", nm);
             block_element(p, n, p->pl[pi].acc, w);
             free(w);
         } else if (dk == CXCursor_EnumConstantDecl) {
@@ -991,20 +959,20 @@ static char *independent(plan *p, const loop *l)
             else if (strcmp(key, p->el[i].key)) same = 0;
         }
         if (!(kinds & K_STORE) && !((kinds & K_ACC) && (kinds & K_READ))) continue;
-        if (!same) return fmt("block %s is stored to, and accessed at different elements", p->t->acc[a].key);
+        if (!same) return cc_fmt("block %s is stored to, and accessed at different elements", p->t->acc[a].key);
         for (int i = 0; i < p->nel; i++) {
             if (p->el[i].acc != a || !cc_within(p->el[i].at, l->body)) continue;
             ix_ctx c = { l->var, 0, 1, p };
             for (int k = 0; k < p->el[i].nix; k++) cc_walk(p->el[i].ix[k], ix_visit, &c);
-            if (!c.hit) return fmt("block %s is stored to at %s, which does not depend on %s", p->t->acc[a].key, key, l->name);
-            if (!c.simple) return fmt("block %s is stored to at %s, not an index of only +, - and *", p->t->acc[a].key, key);
+            if (!c.hit) return cc_fmt("block %s is stored to at %s, which does not depend on %s", p->t->acc[a].key, key, l->name);
+            if (!c.simple) return cc_fmt("block %s is stored to at %s, not an index of only +, - and *", p->t->acc[a].key, key);
         }
     }
     for (int i = 0; i < p->nbrk; i++)
-        if (p->brk[i] == l->f) return fmt("the loop over %s has a 'break'", l->name);
+        if (p->brk[i] == l->f) return cc_fmt("the loop over %s has a 'break'", l->name);
     for (int i = 0; i < p->nasg; i++)
         if (same_cursor(cc_referenced(p->asg[i]), l->var) && !cc_within(p->asg[i], l->f->kid[2]))
-            return fmt("the loop variable %s is assigned in the body", l->name);
+            return cc_fmt("the loop variable %s is assigned in the body", l->name);
     return NULL;
 }
 
@@ -1029,7 +997,7 @@ static int plan_nest(plan *p)
             if (k->kind != CXCursor_DeclStmt)
                 return no(p, "the body is neither a call of a function with a TAMM_CUDA_VARIANT nor a loop nest over "
                              "block elements (line %u: only block pointer declarations may come before the nest)",
-                          line_of(p->u, k->b));
+                          cc_line_of(&p->u->src, k->b));
             for (int j = 0; j < k->nkid; j++) {
                 cc_node *vd = k->kid[j];
                 char *nm = cc_spelling(vd->c);
@@ -1162,7 +1130,7 @@ static void emit_text(cc_out *o, plan *p, size_t b, size_t e);
 
 static void pad_lines(cc_out *o, plan *p, size_t b, size_t e)
 {
-    for (unsigned n = count_nl(p->u->ast.text, b, e); n; n--) cc_puts(o, "\n");
+    for (unsigned n = cc_count_nl(p->u->ast.text, b, e); n; n--) cc_puts(o, "\n");
 }
 
 static void emit_edit(cc_out *o, plan *p, edit *x)
@@ -1216,16 +1184,11 @@ static void emit_text(cc_out *o, plan *p, size_t b, size_t e)
     if (pos < e) cc_putn(o, s + pos, e - pos);
 }
 
-static void emit_how(cc_out *o, const cc_access *a, int i)
+static void emit_how(cc_out *o, const cc_task *t, int i)
 {
-    unsigned m = a->mode & 7u;
-    int c = (a->mode & CC_CANCEL) != 0;
-    if (m == CC_WRITE && a->cov && !a->explicit_mode) {
-        cc_printf(o, "tamm_a_->tamm_m%d", i);
-        return;
-    }
-    cc_puts(o, m == CC_READ ? "TAMM_CC_READ" : m == CC_WRITE ? (c ? "TAMM_CC_CWRITE" : "TAMM_CC_WRITE") :
-               m == CC_ACCUM ? (c ? "TAMM_CC_CACC" : "TAMM_CC_ACC") : (c ? "TAMM_CC_CRW" : "TAMM_CC_RW"));
+    char *how = cc_access_how(t, i, "tamm_a_");
+    cc_puts(o, how);
+    free(how);
 }
 
 /* the struct of emit_c.c, field for field */
@@ -1262,7 +1225,7 @@ static void emit_host_prologue(cc_out *o, cc_task *t)
         cc_printf(o, "    void *tamm_b%d_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T%d, ", i, i);
         if (t->acc[i].nidx) cc_printf(o, "tamm_a_->tamm_i%d, ", i);
         else cc_puts(o, "NULL, ");
-        emit_how(o, &t->acc[i], i);
+        emit_how(o, t, i);
         cc_printf(o, ");  /* %s */\n", t->acc[i].key);
     }
     if (t->ncap) {
@@ -1277,7 +1240,7 @@ static void emit_host_epilogue(cc_out *o, cc_task *t)
     for (int i = t->nacc - 1; i >= 0; i--)
         if (t->acc[i].fetched) {
             cc_printf(o, "    tamm_cc_release(tamm_ctx_, &tamm_b%d_, ", i);
-            emit_how(o, &t->acc[i], i);
+            emit_how(o, t, i);
             cc_puts(o, ");\n");
         }
     cc_puts(o, "}\n");
@@ -1298,7 +1261,7 @@ static void emit_call(cc_out *o, plan *p)
     char *fn = cc_spelling(cc_referenced(p->call));
     cc_printf(o, "    /* %s() has TAMM_CUDA_VARIANT(%s) */\n", fn, p->g);
     free(fn);
-    cc_line_to(o, line_of(u, p->call->b), u->src.name);
+    cc_line_to(o, cc_line_of(&u->src, p->call->b), u->src.name);
     indent_to(o, p, p->call->b);
     cc_printf(o, "%s(", p->g);
     for (int i = 0; i < p->nparams; i++) {
@@ -1349,16 +1312,16 @@ static void emit_nest(cc_out *o, plan *p)
         free(cast);
     }
     const loop *l0 = &p->lp[0], *l1 = p->nmap > 1 ? &p->lp[1] : NULL;
-    cc_line_to(o, line_of(u, l0->f->b), u->src.name);
+    cc_line_to(o, cc_line_of(&u->src, l0->f->b), u->src.name);
     indent_to(o, p, l0->f->b);
     emit_loop_header(o, p, l0, l1 ? 'y' : 'x');
     if (l1) {
-        cc_line_to(o, line_of(u, l1->f->b), u->src.name);
+        cc_line_to(o, cc_line_of(&u->src, l1->f->b), u->src.name);
         indent_to(o, p, l1->f->b);
         emit_loop_header(o, p, l1, 'x');
     }
     cc_node *body = (l1 ? l1 : l0)->body;
-    cc_line_to(o, line_of(u, body->b), u->src.name);
+    cc_line_to(o, cc_line_of(&u->src, body->b), u->src.name);
     indent_to(o, p, body->b);
     emit_text(o, p, body->b, cc_stmt_end(u, body));
     cc_line_self(o);
@@ -1478,7 +1441,7 @@ int cc_emit_cuda(cc_unit *u, cc_out *o)
             }
     if (nen) cc_puts(o, "\n/* enums of the source file */\n");
     for (int i = 0; i < nen; i++) {
-        cc_line_to(o, line_of(u, en[i][0]), u->src.name);
+        cc_line_to(o, cc_line_of(&u->src, en[i][0]), u->src.name);
         cc_putn(o, u->ast.text + en[i][0], en[i][1] - en[i][0]);
         cc_puts(o, ";");
         cc_line_self(o);

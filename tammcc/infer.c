@@ -1,5 +1,6 @@
 /* infer.c — access inference over libclang trees (see infer.h). */
 #include "infer.h"
+#include "text.h"
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -52,17 +53,6 @@ void cc_infer_free(cc_infer *in)
     free(in);
 }
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    char *s = NULL;
-    if (vasprintf(&s, f, ap) < 0) s = NULL;
-    va_end(ap);
-    return s;
-}
-
 static int bit_index(unsigned bit) { return bit == CC_SEEN_READ ? 0 : bit == CC_SEEN_STORE ? 1 : bit == CC_SEEN_ACC ? 2 : 3; }
 
 static void see(ptr_info *p, unsigned bit, char *why)
@@ -90,51 +80,14 @@ static char *where(CXCursor c)
     CXString fn = clang_getFileName(f);
     const char *s = clang_getCString(fn);
     const char *base = s ? strrchr(s, '/') : NULL;
-    char *r = fmt("%s:%u:%u", base ? base + 1 : s ? s : "?", line, col);
+    char *r = cc_fmt("%s:%u:%u", base ? base + 1 : s ? s : "?", line, col);
     clang_disposeString(fn);
     return r;
-}
-
-static char *squeeze(const char *s)
-{
-    char *o = malloc(strlen(s) + 1), *q = o;
-    for (; *s; s++)
-        if (!isspace((unsigned char)*s)) *q++ = *s;
-    *q = 0;
-    return o;
-}
-
-/* whitespace runs collapsed to one space (text that is emitted as C) */
-static char *collapse(const char *s)
-{
-    while (isspace((unsigned char)*s)) s++;
-    char *o = malloc(strlen(s) + 1), *q = o;
-    for (; *s; s++) {
-        if (isspace((unsigned char)*s)) {
-            if (q > o && q[-1] != ' ') *q++ = ' ';
-        } else {
-            *q++ = *s;
-        }
-    }
-    while (q > o && q[-1] == ' ') q--;
-    *q = 0;
-    return o;
 }
 
 static char *node_text(cc_infer *in, const cc_node *n) { return cc_src_text(in->a, n->b, n->e); }
 
 /* ---------------------------------------------------------------- names */
-static int ident_in(const char *text, const char *name)
-{
-    size_t l = strlen(name);
-    for (const char *p = text; (p = strstr(p, name)); p += l) {
-        int before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
-        int after = isalnum((unsigned char)p[l]) || p[l] == '_';
-        if (!before && !after) return 1;
-    }
-    return 0;
-}
-
 typedef struct { cc_ast *a; const char **names; int n, cap; cc_node *skip; } name_set;
 
 static void add_name(name_set *s, const char *nm)
@@ -192,7 +145,7 @@ int cc_varies_in(cc_infer *in, const cc_task *t, const char *text)
     cc_walk(t->stmt, collect_varying, &s);
     int v = 0;
     for (int i = 0; i < s.n; i++) {
-        if (!v && ident_in(text, s.names[i])) v = 1;
+        if (!v && cc_ident_in(text, s.names[i])) v = 1;
         free((char *)s.names[i]);
     }
     free(s.names);
@@ -257,14 +210,6 @@ static const char *param_annotation(CXCursor fn, int k)
 static ptr_info analyze_var(cc_infer *in, CXCursor var, cc_node *region, int depth);
 static void analyze_ptr(cc_infer *in, cc_node *e, cc_node *region, ptr_info *pi, int depth);
 
-static int find_node_by_cursor(cc_node *n, void *arg)
-{
-    cc_node **out = arg;
-    (void)out;
-    return 1;
-    (void)n;
-}
-
 /* How function fn treats its pointer parameter k (memoised; recursion-safe). */
 static ptr_info param_info(cc_infer *in, CXCursor fn, int k, int depth)
 {
@@ -274,7 +219,7 @@ static ptr_info param_info(cc_infer *in, CXCursor fn, int k, int depth)
     CXCursor parm = nth_param(fn, k);
     char *pname = clang_Cursor_isNull(parm) ? strdup("...") : cc_spelling(parm);
     if (ann) {
-        char *w = fmt("parameter '%s' of %s is annotated %s", pname, fname,
+        char *w = cc_fmt("parameter '%s' of %s is annotated %s", pname, fname,
                       !strcmp(ann, "tamm_reads") ? "TAMM_READS" : !strcmp(ann, "tamm_writes") ? "TAMM_WRITES" :
                       !strcmp(ann, "tamm_updates") ? "TAMM_UPDATES" : "TAMM_ACCUMULATES");
         if (!strcmp(ann, "tamm_reads")) see(&r, CC_SEEN_READ, w);
@@ -296,14 +241,14 @@ static ptr_info param_info(cc_infer *in, CXCursor fn, int k, int depth)
             CXString s = clang_getTypeSpelling(pt);
             ts = strdup(clang_getCString(s));
             clang_disposeString(s);
-            see(&r, CC_SEEN_READ, fmt("passed as '%s %s' to %s", ts, pname, fname));
+            see(&r, CC_SEEN_READ, cc_fmt("passed as '%s %s' to %s", ts, pname, fname));
             free(ts);
             goto out;
         }
     }
     CXCursor def = clang_getCursorDefinition(fn);
     if (clang_Cursor_isNull(def) || clang_Cursor_isNull(parm)) {
-        see(&r, CC_SEEN_ESC, fmt("escapes into %s, whose body is not visible and whose parameter '%s' is not const",
+        see(&r, CC_SEEN_ESC, cc_fmt("escapes into %s, whose body is not visible and whose parameter '%s' is not const",
                                  fname, pname));
         goto out;
     }
@@ -317,7 +262,7 @@ static ptr_info param_info(cc_infer *in, CXCursor fn, int k, int depth)
             goto out; /* recursion: contributes what the other uses contribute */
         }
     if (depth > 64) {
-        see(&r, CC_SEEN_ESC, fmt("call chain into %s is too deep to follow", fname));
+        see(&r, CC_SEEN_ESC, cc_fmt("call chain into %s is too deep to follow", fname));
         free(usr);
         goto out;
     }
@@ -336,7 +281,6 @@ static ptr_info param_info(cc_infer *in, CXCursor fn, int k, int depth)
     pi_free(&vr);
     in->m[mi].busy = 0;
     merge(&r, &in->m[mi].r);
-    (void)find_node_by_cursor;
 out:
     free(fname);
     free(pname);
@@ -407,7 +351,7 @@ static int canonical_for(cc_infer *in, cc_node *f, loop *l)
     if (bad) return 0;
     l->var = var;
     char *bt = node_text(in, cond->kid[1]);
-    l->bound = squeeze(bt);
+    l->bound = cc_squeeze(bt);
     free(bt);
     l->body = f->kid[3];
     return 1;
@@ -425,7 +369,7 @@ static int dense(cc_infer *in, cc_node *idx, loop *loops, int n)
         if (rest->kind != CXCursor_BinaryOperator || strcmp(cc_binop(in->a, rest), "*")) return 0;
         for (int m = 0; m < 2; m++) {
             char *mult = node_text(in, cc_down_wrappers(rest->kid[m]));
-            char *sq = squeeze(mult);
+            char *sq = cc_squeeze(mult);
             free(mult);
             int eq = !strcmp(sq, loops[n - 1].bound);
             free(sq);
@@ -460,23 +404,16 @@ static char *store_coverage(cc_infer *in, cc_node *assign, cc_node *sub, cc_node
     /* outermost first */
     for (int i = 0; i < nl / 2; i++) { loop t = loops[i]; loops[i] = loops[nl - 1 - i]; loops[nl - 1 - i] = t; }
     if (sub->nkid != 2 || !dense(in, sub->kid[1], loops, nl)) goto fail;
-    /* the bounds must not change inside the nest */
-    CXType et = clang_getCursorType(sub->c);
-    CXString ets = clang_getTypeSpelling(et);
-    size_t sz = 0;
     char *cov = NULL;
     for (int i = 0; i < nl; i++) {
-        char *t = cov ? fmt("%s*(size_t)(%s)", cov, loops[i].bound) : fmt("(size_t)(%s)", loops[i].bound);
+        char *t = cov ? cc_fmt("%s*(size_t)(%s)", cov, loops[i].bound) : cc_fmt("(size_t)(%s)", loops[i].bound);
         free(cov);
         cov = t;
-        sz += strlen(loops[i].bound);
     }
-    long long esz = clang_Type_getSizeOf(et);
-    char *r = cov ? fmt("%s*%lld", cov, esz > 0 ? esz : 1) : NULL;
+    long long esz = clang_Type_getSizeOf(clang_getCursorType(sub->c));
+    char *r = cov ? cc_fmt("%s*%lld", cov, esz > 0 ? esz : 1) : NULL;
     free(cov);
-    clang_disposeString(ets);
     for (int i = 0; i < nl; i++) free(loops[i].bound);
-    (void)sz;
     return r;
 fail:
     for (int i = 0; i < nl; i++) free(loops[i].bound);
@@ -496,33 +433,33 @@ static void analyze_elem(cc_infer *in, cc_node *el, cc_node *region, ptr_info *p
             char *cov = (!derived && el->kind == CXCursor_ArraySubscriptExpr) ? store_coverage(in, p, el, region) : NULL;
             if (cov && !pi->cov) pi->cov = cov;
             else free(cov);
-            see(pi, CC_SEEN_STORE, fmt("stored to at %s", w));
+            see(pi, CC_SEEN_STORE, cc_fmt("stored to at %s", w));
         } else if (!strcmp(op, "+=") || !strcmp(op, "-=")) {
-            see(pi, CC_SEEN_ACC, fmt("'%s' at %s", op, w));
+            see(pi, CC_SEEN_ACC, cc_fmt("'%s' at %s", op, w));
         } else if (p->kind == CXCursor_CompoundAssignOperator) {
-            see(pi, CC_SEEN_READ, fmt("'%s' at %s", op, w));
-            see(pi, CC_SEEN_STORE, fmt("'%s' at %s", op, w));
+            see(pi, CC_SEEN_READ, cc_fmt("'%s' at %s", op, w));
+            see(pi, CC_SEEN_STORE, cc_fmt("'%s' at %s", op, w));
         } else {
-            see(pi, CC_SEEN_READ, fmt("read at %s", w));
+            see(pi, CC_SEEN_READ, cc_fmt("read at %s", w));
         }
     } else if (p && p->kind == CXCursor_UnaryOperator) {
         int post;
         const char *op = cc_unop(in->a, p, &post);
         if (!strcmp(op, "++") || !strcmp(op, "--")) {
-            see(pi, CC_SEEN_READ, fmt("'%s' at %s", op, w));
-            see(pi, CC_SEEN_STORE, fmt("'%s' at %s", op, w));
+            see(pi, CC_SEEN_READ, cc_fmt("'%s' at %s", op, w));
+            see(pi, CC_SEEN_STORE, cc_fmt("'%s' at %s", op, w));
         } else if (!strcmp(op, "&")) {
             analyze_ptr(in, p, region, pi, depth);
             /* &p[i] is a pointer into the block: no coverage from it */
             free(pi->cov);
             pi->cov = NULL;
         } else {
-            see(pi, CC_SEEN_READ, fmt("read at %s", w));
+            see(pi, CC_SEEN_READ, cc_fmt("read at %s", w));
         }
     } else if (p && (p->kind == CXCursor_ArraySubscriptExpr || p->kind == CXCursor_MemberRefExpr) && p->kid[0] == top) {
         analyze_elem(in, p, region, pi, depth, 1);
     } else {
-        see(pi, CC_SEEN_READ, fmt("read at %s", w));
+        see(pi, CC_SEEN_READ, cc_fmt("read at %s", w));
     }
     free(w);
 }
@@ -543,7 +480,7 @@ static void analyze_ptr(cc_infer *in, cc_node *e, cc_node *region, ptr_info *pi,
         const char *op = cc_unop(in->a, p, &post);
         if (!strcmp(op, "*")) analyze_elem(in, p, region, pi, depth, 1);
         else if (!strcmp(op, "!")) { /* a null test */ }
-        else see(pi, CC_SEEN_ESC, fmt("'%s' applied to the pointer at %s", op, w));
+        else see(pi, CC_SEEN_ESC, cc_fmt("'%s' applied to the pointer at %s", op, w));
     } else if (p->kind == CXCursor_BinaryOperator) {
         const char *op = cc_binop(in->a, p);
         if ((!strcmp(op, "+") || !strcmp(op, "-")) && clang_getCursorType(p->c).kind == CXType_Pointer) {
@@ -562,13 +499,13 @@ static void analyze_ptr(cc_infer *in, cc_node *e, cc_node *region, ptr_info *pi,
                    !strcmp(op, "||")) {
             /* compares pointers: no data access */
         } else {
-            see(pi, CC_SEEN_ESC, fmt("pointer used with '%s' at %s", op, w));
+            see(pi, CC_SEEN_ESC, cc_fmt("pointer used with '%s' at %s", op, w));
         }
     } else if (p->kind == CXCursor_CallExpr && cc_kid_index(top) >= 1) {
         CXCursor fn = cc_referenced(p);
         int k = cc_kid_index(top) - 1;
         if (clang_Cursor_isNull(fn) || clang_getCursorKind(fn) != CXCursor_FunctionDecl) {
-            see(pi, CC_SEEN_ESC, fmt("passed to a call through a function pointer at %s", w));
+            see(pi, CC_SEEN_ESC, cc_fmt("passed to a call through a function pointer at %s", w));
         } else {
             ptr_info r = param_info(in, fn, k, depth);
             if (r.cov) {
@@ -580,7 +517,7 @@ static void analyze_ptr(cc_infer *in, cc_node *e, cc_node *region, ptr_info *pi,
                 int np = clang_Cursor_getNumArguments(def);
                 for (int i = 0; i < np && ok; i++) {
                     char *pn = cc_spelling(clang_Cursor_getArgument(def, (unsigned)i));
-                    if (*pn && ident_in(cov, pn)) {
+                    if (*pn && cc_ident_in(cov, pn)) {
                         if (i + 1 >= p->nkid) { ok = 0; free(pn); break; }
                         char *arg = node_text(in, p->kid[i + 1]);
                         /* replace whole-identifier occurrences */
@@ -614,11 +551,11 @@ static void analyze_ptr(cc_infer *in, cc_node *e, cc_node *region, ptr_info *pi,
         merge(pi, &v);
         pi_free(&v);
     } else if (p->kind == CXCursor_ReturnStmt) {
-        see(pi, CC_SEEN_ESC, fmt("returned at %s", w));
+        see(pi, CC_SEEN_ESC, cc_fmt("returned at %s", w));
     } else if (p->kind == CXCursor_CallExpr) {
         /* the callee position: not a data pointer */
     } else {
-        see(pi, CC_SEEN_ESC, fmt("the pointer escapes at %s", w));
+        see(pi, CC_SEEN_ESC, cc_fmt("the pointer escapes at %s", w));
     }
     free(w);
 }
@@ -655,7 +592,7 @@ static ptr_info analyze_var(cc_infer *in, CXCursor var, cc_node *region, int dep
             if (!strcmp(op, "++") || !strcmp(op, "--")) { moved = 1; continue; }
             if (!strcmp(op, "&")) {
                 char *w = where(p->c);
-                see(&r, CC_SEEN_ESC, fmt("its address is taken at %s", w));
+                see(&r, CC_SEEN_ESC, cc_fmt("its address is taken at %s", w));
                 free(w);
                 continue;
             }
@@ -727,9 +664,9 @@ static int add_access(cc_task *t, const char *tensor, char **idx, int nidx, size
     cc_access *a = &t->acc[t->nacc];
     memset(a, 0, sizeof *a);
     a->key = key;
-    a->tensor = collapse(tensor);
+    a->tensor = cc_collapse(tensor);
     a->nidx = nidx;
-    for (int d = 0; d < nidx; d++) a->idx[d] = idx[d] ? collapse(idx[d]) : NULL;
+    for (int d = 0; d < nidx; d++) a->idx[d] = idx[d] ? cc_collapse(idx[d]) : NULL;
     a->off = off;
     return t->nacc++;
 }
@@ -755,14 +692,13 @@ static int body_visit(cc_node *n, void *arg)
         return 1;
     }
     char *idx[CC_MAX_DIMS];
-    for (int i = 1; i < nargs; i++) idx[i - 1] = collapse(args[i]);
+    for (int i = 1; i < nargs; i++) idx[i - 1] = cc_collapse(args[i]);
     int ai = add_access(t, args[0], idx, nargs - 1, n->b);
     cc_access *a = &t->acc[ai];
     a->own = 1;
     int dyn = cc_varies_in(in, t, args[0]);
     for (int i = 1; i < nargs && !dyn; i++) dyn = cc_varies_in(in, t, args[i]);
     if (dyn) {
-        if (!a->why || a->fetched) { /* first time */ }
         a->fetched = 0;
         cc_diag(in->src, n->b, CC_WARNING, "block %s has indices that vary inside the task: it cannot be requested "
                                           "at submission and is fetched synchronously (the task's permission covers "
@@ -786,7 +722,7 @@ static int body_visit(cc_node *n, void *arg)
     else if (s & CC_SEEN_ACC) w = pi.why[2];
     else if (s & CC_SEEN_READ) w = pi.why[0];
     if (w) {
-        char *both = a->why ? fmt("%s; %s", a->why, w) : strdup(w);
+        char *both = a->why ? cc_fmt("%s; %s", a->why, w) : strdup(w);
         free(a->why);
         a->why = both;
     }
@@ -821,7 +757,7 @@ int cc_infer_body(cc_infer *in, cc_task *t)
         cc_access *a = &t->acc[i];
         a->mode = mode_of(a);
         if (a->seen & CC_SEEN_STORE && !(a->seen & ~(unsigned)CC_SEEN_STORE) && !a->cov) {
-            char *w = fmt("%s; not every element is provably stored (no canonical loop nest over the block), so readwrite",
+            char *w = cc_fmt("%s; not every element is provably stored (no canonical loop nest over the block), so readwrite",
                           a->why ? a->why : "stored to");
             free(a->why);
             a->why = w;
@@ -891,7 +827,7 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
     for (int i = 0; i < t->pr->nrefs; i++) {
         cc_ref *r = &t->pr->refs[i];
         char *idx[CC_MAX_DIMS];
-        for (int d = 0; d < r->nidx; d++) idx[d] = r->idx[d].s ? collapse(r->idx[d].s) : NULL;
+        for (int d = 0; d < r->nidx; d++) idx[d] = r->idx[d].s ? cc_collapse(r->idx[d].s) : NULL;
         int ai = add_access(t, r->tensor.s, idx, r->nidx, r->off);
         for (int d = 0; d < r->nidx; d++) free(idx[d]);
         cc_access *a = &t->acc[ai];
@@ -900,7 +836,7 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
             a->mode = (a->own ? a->mode : CC_PERMONLY) | (r->mode & 7u);
             if (a->own) a->mode &= ~(unsigned)CC_PERMONLY;
             free(a->why);
-            a->why = fmt("permission(%s: ...) clause", perm_word(r->mode));
+            a->why = cc_fmt("permission(%s: ...) clause", perm_word(r->mode));
             continue;
         }
         unsigned m = r->mode & (7u | CC_CANCEL);
@@ -925,7 +861,7 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
         a->explicit_mode = 1;
         if ((m & 7u) == CC_WRITE) { free(a->cov); a->cov = NULL; } /* declared: no check */
         free(a->why);
-        a->why = fmt("'%s' clause", cc_mode_name(m));
+        a->why = cc_fmt("'%s' clause", cc_mode_name(m));
         if (!a->own) a->fetched = 0;
     }
     /* children: the parent needs their permissions, widened over what varies in its body */
@@ -949,7 +885,7 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
             unsigned cm = ca->mode & 7u;
             if (ai >= before) { /* only the child uses it */
                 a->mode = CC_PERMONLY | cm;
-                a->why = fmt("a nested task at line %u needs %s", c->line, perm_word(cm));
+                a->why = cc_fmt("a nested task at line %u needs %s", c->line, perm_word(cm));
             } else if (a->explicit_mode) {
                 if (!within(cm, a->mode & 7u))
                     cc_diag(in->src, ca->off, CC_ERROR, "nested task needs %s permission on %s, but its parent "
@@ -959,7 +895,7 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
                 if ((nm & CC_READ) && (nm & CC_ACCUM)) nm = CC_RW;
                 if ((nm & CC_WRITE) && !(nm & CC_READ) && a->own) nm = CC_RW; /* a write the body itself does not cover */
                 a->mode = (a->mode & ~7u) | nm;
-                char *w = fmt("%s; widened to %s for a nested task at line %u", a->why ? a->why : "", perm_word(nm), c->line);
+                char *w = cc_fmt("%s; widened to %s for a nested task at line %u", a->why ? a->why : "", perm_word(nm), c->line);
                 free(a->why);
                 a->why = w;
             }

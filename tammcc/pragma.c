@@ -311,11 +311,9 @@ int cc_pragmas_attach(cc_unit *u)
             unsigned col;
             cc_line_col(&u->src, p->off, &t->line, &col);
             snprintf(t->name, sizeof t->name, "tamm_task_%s_%u", t->fname, t->line);
-            for (int k = 0, dup = 1; k < u->ntasks; k++)
-                if (!strcmp(u->tasks[k]->name, t->name) || (dup > 1 && 0)) {
-                    dup++;
-                    snprintf(t->name, sizeof t->name, "tamm_task_%s_%u_%d", t->fname, t->line, dup);
-                }
+            for (int k = 0, dup = 1; k < u->ntasks; k++) /* two tasks on one line */
+                if (!strcmp(u->tasks[k]->name, t->name))
+                    snprintf(t->name, sizeof t->name, "tamm_task_%s_%u_%d", t->fname, t->line, ++dup);
             if (in) {
                 in->kids = realloc(in->kids, (size_t)(in->nkids + 1) * sizeof *in->kids);
                 in->kids[in->nkids++] = t;

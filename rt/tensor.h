@@ -30,6 +30,7 @@ typedef struct tamm_block_s {
     _Alignas(TAMM_CACHELINE) tamm_spin lock; /* guards home and units[] (the executors' line) */
     void *home;            /* home buffer (owner rank's host memory), NULL until allocated */
     int owner;             /* owner rank */
+    size_t bytes;          /* size of the block (elements * esize), fixed at creation */
     tamm_unit_state units[1]; /* host unit; GPU units live in a side array when present */
 } tamm_block_s;
 

@@ -14,6 +14,8 @@
 #define TAMM_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define TAMM_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define TAMM_CACHELINE 64
+#define TAMM_NOINLINE __attribute__((noinline))
+#define TAMM_COLD __attribute__((noinline, cold))
 
 static inline void tamm__pause(void)
 {

@@ -53,7 +53,9 @@ static void refill(tamm_pool *p, tamm_pool_cache *c)
         return;
     }
     /* a new slab: a header line for the slab list, then SLAB objects */
-    char *s = tamm__xmalloc(64 + p->size * SLAB);
+    /* cache-line aligned, so that an object shares no line with another */
+    char *s = aligned_alloc(64, 64 + p->size * SLAB);
+    if (!s) s = tamm__xmalloc(64 + p->size * SLAB);
     pthread_mutex_lock(&p->slab_lock);
     *(void **)s = p->slabs;
     p->slabs = s;
@@ -74,6 +76,9 @@ void *tamm__pool_get(tamm_pool *p, tamm_pool_cache *c)
     tamm_pool_obj *o = c->head;
     c->head = o->next;
     c->n--;
+    /* objects often come back from another core: start fetching the next one
+     * now, or the next get waits for it on the pointer chase */
+    TAMM_PREFETCHW(c->head);
     return o;
 }
 

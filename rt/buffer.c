@@ -111,7 +111,44 @@ static void *scratch(tamm_ctx *ctx, tamm_tensor *T, long lin)
     return b;
 }
 
+static void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req);
+
+/* The common case, read / write / readwrite of a block the task may use and
+ * the FSM allows, without the generic request handling; anything else (and
+ * every error) goes to get_buf_slow, which sees the same state (a refused
+ * FSM step changes nothing). */
 void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req)
+{
+    if (TAMM_LIKELY(ctx && T && idx && (unsigned)req <= TAMM_REQ_RW && nidx == T->ndim && ctx->n < ctx->cap)) {
+        long lin = tamm__block_lin(T, idx, nidx);
+        if (TAMM_LIKELY(lin >= 0)) {
+            int canc;
+            unsigned perm = tamm__task_perm(ctx->task, T, lin, &canc);
+            tamm_op op = req == TAMM_REQ_READ ? TAMM_OP_READ : req == TAMM_REQ_WRITE ? TAMM_OP_WRITE : TAMM_OP_RW;
+            if (TAMM_LIKELY(tamm__perm_allows(op, perm))) {
+                tamm_blk_op fop = req == TAMM_REQ_READ ? TAMM_BOP_READ : req == TAMM_REQ_WRITE ? TAMM_BOP_WRITE : TAMM_BOP_RW;
+                tamm_block_s *b = &T->blocks[lin];
+                tamm__spin_lock(&b->lock);
+                tamm_blk_result r = host_fsm(T, lin, fop);
+                void *ptr = b->units[0].buf;
+                tamm__spin_unlock(&b->lock);
+                if (TAMM_LIKELY(r == TAMM_BLK_OK)) { /* ptr is the home: allocated, never NULL */
+                    tamm_bufrec *rec = &ctx->recs[ctx->n++];
+                    rec->ptr = ptr;
+                    rec->T = T;
+                    rec->lin = lin;
+                    rec->bytes = b->bytes;
+                    rec->kind = (unsigned char)(req == TAMM_REQ_READ ? TAMM_BK_READ : req == TAMM_REQ_WRITE ? TAMM_BK_WRITE : TAMM_BK_RW);
+                    rec->flags = (unsigned char)(canc ? TAMM_BR_CANCELLABLE : 0);
+                    return ptr;
+                }
+            }
+        }
+    }
+    return get_buf_slow(ctx, T, idx, nidx, req);
+}
+
+static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req)
 {
     if (!ctx) {
         tamm__error(NULL, TAMM_ESTATE, "%s needs the context of a running task (ctx is NULL)", req_name[req]);
@@ -353,6 +390,12 @@ int tamm__release(tamm_ctx *ctx, void *buf, tamm_relkind how)
             return tamm__error(ctx->task, TAMM_EBUF, "%s: this %s buffer was already released", rel_name(how),
                                kind_name(stale->kind));
         return tamm__error(ctx->task, TAMM_EBUF, "%s: %p is not a buffer this task obtained", rel_name(how), buf);
+    }
+    /* the common cases: the end of a read, the commit of a write or readwrite */
+    if ((found->kind == TAMM_BK_READ && how != TAMM_REL_ADD) ||
+        ((found->kind == TAMM_BK_WRITE || found->kind == TAMM_BK_RW) && how == TAMM_REL_PUT)) {
+        found->flags |= TAMM_BR_RELEASED;
+        return fsm_release(ctx, found, how == TAMM_REL_CANCEL ? TAMM_BOP_CANCEL : TAMM_BOP_RELEASE);
     }
     return release_rec(ctx, found, how);
 }

@@ -108,11 +108,12 @@ static void dep_add(depvec *dv, tamm_task_s *t, tamm_tensor *T, long lin, unsign
         dv->heap = 1;
     }
     tamm_dep *d = &dv->v[dv->n++];
-    memset(d, 0, sizeof *d);
+    d->epoch = NULL;
+    d->task = t;
+    d->next_waiter = NULL;
     d->T = T;
     d->lin = lin;
     d->perm = perm;
-    d->task = t;
 }
 
 /* A cursor over the blocks a block or slice ref covers, in row-major order. */
@@ -179,7 +180,7 @@ static void build_deps(tamm_task_s *t, const tamm_ref *refs, int nrefs)
         if (slice)
             dep_add_slice(&dv, t, r);
         else
-            dep_add(&dv, t, r->tensor, tamm__block_lin(r->tensor, r->idx, r->nidx), PERMBITS(r->mode));
+            dep_add(&dv, t, r->tensor, tamm__block_lin_checked(r->tensor, r->idx), PERMBITS(r->mode));
     }
     t->dep = dv.v;
     t->ndep = dv.n;

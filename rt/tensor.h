@@ -51,6 +51,13 @@ struct tamm_tensor {
 
 /** Linear block number of idx (row-major), or -1 if out of range / wrong count. */
 long tamm__block_lin(const tamm_tensor *T, const long *idx, int n);
+/** Linear block number of an index already checked to be in range. */
+static inline long tamm__block_lin_checked(const tamm_tensor *T, const long *idx)
+{
+    long lin = idx[0];
+    for (int d = 1; d < T->ndim; d++) lin = lin * T->nblocks[d] + idx[d];
+    return lin;
+}
 /** Multi-index of a linear block number. */
 void tamm__block_idx(const tamm_tensor *T, long lin, long *idx);
 /** Elements of block lin. */

@@ -43,8 +43,48 @@ typedef struct tamm_blk_step {
     int again;             /**< 1: the op is not consumed yet (Unalloc -> UNI); apply it again */
 } tamm_blk_step;
 
+/* The table itself lives in block_fsm.c (the single source of truth); the
+ * step is inline so that callers with a constant op reduce to a table load. */
+enum { TAMM_BLK_P_NONE, TAMM_BLK_P_RC0, TAMM_BLK_P_RC0_NOTPENDING, TAMM_BLK_P_RCPOS, TAMM_BLK_P_RC1 };
+enum { TAMM_BLK_R_KEEP, TAMM_BLK_R_SET0, TAMM_BLK_R_SET1, TAMM_BLK_R_INC, TAMM_BLK_R_DEC };
+typedef struct tamm_blk_cell {
+    unsigned char kind;   /* 0 transition, 1 ERR, 2 IGNORE */
+    unsigned char pre, rc_op, next, again;
+    unsigned char actions;
+} tamm_blk_cell;
+extern const tamm_blk_cell tamm__blk_table[TAMM_BOP_COUNT][TAMM_BS_COUNT];
+
 /** One cell: state s with reference count rc (pending: a transfer is in flight). */
-tamm_blk_step tamm__blk_step(tamm_blk_state s, int rc, int pending, tamm_blk_op op);
+static inline tamm_blk_step tamm__blk_step(tamm_blk_state s, int rc, int pending, tamm_blk_op op)
+{
+    tamm_blk_step st = { TAMM_BLK_ERR, s, rc, 0, 0 };
+    if ((unsigned)s >= TAMM_BS_COUNT || (unsigned)op >= TAMM_BOP_COUNT)
+        return st;
+    const tamm_blk_cell *c = &tamm__blk_table[op][s];
+    if (c->kind == 1) return st;
+    if (c->kind == 2) { st.result = TAMM_BLK_IGNORE; return st; }
+    int ok;
+    switch (c->pre) {
+    case TAMM_BLK_P_RC0: ok = rc == 0; break;
+    case TAMM_BLK_P_RC0_NOTPENDING: ok = rc == 0 && !pending; break;
+    case TAMM_BLK_P_RCPOS: ok = rc > 0; break;
+    case TAMM_BLK_P_RC1: ok = rc == 1; break;
+    default: ok = 1; break;
+    }
+    if (!ok) { st.result = TAMM_BLK_PRECOND; return st; }
+    st.result = TAMM_BLK_OK;
+    st.next = (tamm_blk_state)c->next;
+    st.actions = c->actions;
+    st.again = c->again;
+    switch (c->rc_op) {
+    case TAMM_BLK_R_SET0: st.rc = 0; break;
+    case TAMM_BLK_R_SET1: st.rc = 1; break;
+    case TAMM_BLK_R_INC: st.rc = rc + 1; break;
+    case TAMM_BLK_R_DEC: st.rc = rc - 1; break;
+    default: break;
+    }
+    return st;
+}
 
 const char *tamm__blk_state_name(tamm_blk_state s);
 const char *tamm__blk_op_name(tamm_blk_op op);

@@ -39,30 +39,41 @@ static void private_free(tamm_ctx *ctx, void *b, size_t bytes)
     tamm__buf_put(ctx && ctx->w ? &ctx->w->bufs : NULL, b, bytes);
 }
 
-/* Apply an operation to the host unit's FSM of block lin.  Block lock held.
- * Returns the step result; on OK the unit's buffer is the home. */
-static tamm_blk_result host_fsm(tamm_tensor *T, long lin, tamm_blk_op op, char *why, int nwhy)
+/* Issue the actions of an FSM step between the host unit and the home: the
+ * same memory on the owner rank, so Get, Put and AccAll complete at once. */
+static TAMM_NOINLINE void host_actions(tamm_tensor *T, long lin, tamm_unit_state *u, unsigned actions)
 {
     tamm_block_s *b = &T->blocks[lin];
-    tamm_unit_state *u = &b->units[0];
+    size_t bytes = b->bytes;
+    if (actions & TAMM_ACT_ALLOCATE)
+        u->buf = tamm__block_home(T, lin); /* the host unit of the owner rank is the home */
+    if (actions & TAMM_ACT_ACCALL) tamm__xfer_host(TAMM_XK_COPY, b->home, u->buf, bytes, T->dtype);
+    if (actions & TAMM_ACT_PUT) tamm__xfer_host(TAMM_XK_PUT, b->home, u->buf, bytes, T->dtype);
+    if (actions & TAMM_ACT_GET) tamm__xfer_host(TAMM_XK_GET, u->buf, b->home, bytes, T->dtype);
+}
+
+/* Apply an operation to the host unit's FSM of block lin.  Block lock held.
+ * Returns the step result; on OK the unit's buffer is the home.  On failure
+ * the unit is left in the state the failing step saw (tamm__blk_why of it
+ * explains the failure). */
+static inline tamm_blk_result host_fsm(tamm_tensor *T, long lin, tamm_blk_op op)
+{
+    tamm_unit_state *u = &T->blocks[lin].units[0];
     for (;;) {
         tamm_blk_step st = tamm__blk_step((tamm_blk_state)u->state, u->rc, u->pending, op);
-        if (st.result != TAMM_BLK_OK) {
-            if (why) tamm__blk_why((tamm_blk_state)u->state, u->rc, u->pending, op, why, nwhy);
-            return st.result;
-        }
-        size_t bytes = tamm__block_elems_lin(T, lin) * T->esize;
-        if (st.actions & TAMM_ACT_ALLOCATE)
-            u->buf = tamm__block_home(T, lin); /* the host unit of the owner rank is the home */
-        /* Get, Put and AccAll between the host unit and the home: the same
-         * memory on the owner rank, so the transfers complete at once */
-        if (st.actions & TAMM_ACT_ACCALL) tamm__xfer_host(TAMM_XK_COPY, b->home, u->buf, bytes, T->dtype);
-        if (st.actions & TAMM_ACT_PUT) tamm__xfer_host(TAMM_XK_PUT, b->home, u->buf, bytes, T->dtype);
-        if (st.actions & TAMM_ACT_GET) tamm__xfer_host(TAMM_XK_GET, u->buf, b->home, bytes, T->dtype);
+        if (st.result != TAMM_BLK_OK) return st.result;
+        if (st.actions) host_actions(T, lin, u, st.actions);
         u->state = (unsigned char)st.next;
         u->rc = st.rc;
         if (!st.again) return TAMM_BLK_OK;
     }
+}
+
+/* Why host_fsm(op) failed, from the unit's state.  Block lock held. */
+static TAMM_COLD void host_why(tamm_tensor *T, long lin, tamm_blk_op op, char *why, int nwhy)
+{
+    tamm_unit_state *u = &T->blocks[lin].units[0];
+    tamm__blk_why((tamm_blk_state)u->state, u->rc, u->pending, op, why, nwhy);
 }
 
 static const char *kind_name(int k)
@@ -88,7 +99,7 @@ static int acc_exclusive(tamm_task_s *t, tamm_tensor *T, long lin)
 
 static void *scratch(tamm_ctx *ctx, tamm_tensor *T, long lin)
 {
-    size_t bytes = T && lin >= 0 ? tamm__block_elems_lin(T, lin) * T->esize : 64;
+    size_t bytes = T && lin >= 0 ? T->blocks[lin].bytes : 64;
     void *b = private_buf(ctx, bytes, 1);
     tamm_bufrec *r = rec_add(ctx);
     r->ptr = b;
@@ -100,7 +111,44 @@ static void *scratch(tamm_ctx *ctx, tamm_tensor *T, long lin)
     return b;
 }
 
+static void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req);
+
+/* The common case, read / write / readwrite of a block the task may use and
+ * the FSM allows, without the generic request handling; anything else (and
+ * every error) goes to get_buf_slow, which sees the same state (a refused
+ * FSM step changes nothing). */
 void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req)
+{
+    if (TAMM_LIKELY(ctx && T && idx && (unsigned)req <= TAMM_REQ_RW && nidx == T->ndim && ctx->n < ctx->cap)) {
+        long lin = tamm__block_lin(T, idx, nidx);
+        if (TAMM_LIKELY(lin >= 0)) {
+            int canc;
+            unsigned perm = tamm__task_perm(ctx->task, T, lin, &canc);
+            tamm_op op = req == TAMM_REQ_READ ? TAMM_OP_READ : req == TAMM_REQ_WRITE ? TAMM_OP_WRITE : TAMM_OP_RW;
+            if (TAMM_LIKELY(tamm__perm_allows(op, perm))) {
+                tamm_blk_op fop = req == TAMM_REQ_READ ? TAMM_BOP_READ : req == TAMM_REQ_WRITE ? TAMM_BOP_WRITE : TAMM_BOP_RW;
+                tamm_block_s *b = &T->blocks[lin];
+                tamm__spin_lock(&b->lock);
+                tamm_blk_result r = host_fsm(T, lin, fop);
+                void *ptr = b->units[0].buf;
+                tamm__spin_unlock(&b->lock);
+                if (TAMM_LIKELY(r == TAMM_BLK_OK)) { /* ptr is the home: allocated, never NULL */
+                    tamm_bufrec *rec = &ctx->recs[ctx->n++];
+                    rec->ptr = ptr;
+                    rec->T = T;
+                    rec->lin = lin;
+                    rec->bytes = b->bytes;
+                    rec->kind = (unsigned char)(req == TAMM_REQ_READ ? TAMM_BK_READ : req == TAMM_REQ_WRITE ? TAMM_BK_WRITE : TAMM_BK_RW);
+                    rec->flags = (unsigned char)(canc ? TAMM_BR_CANCELLABLE : 0);
+                    return ptr;
+                }
+            }
+        }
+    }
+    return get_buf_slow(ctx, T, idx, nidx, req);
+}
+
+static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req)
 {
     if (!ctx) {
         tamm__error(NULL, TAMM_ESTATE, "%s needs the context of a running task (ctx is NULL)", req_name[req]);
@@ -140,8 +188,8 @@ void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, ta
                     tamm__block_name(T, lin, bn, sizeof bn), tamm__perm_name(perm));
         return scratch(ctx, T, lin);
     }
-    size_t bytes = tamm__block_elems_lin(T, lin) * T->esize;
     tamm_block_s *b = &T->blocks[lin];
+    size_t bytes = b->bytes;
     tamm_bufkind kind;
     void *ptr = NULL;
     char why[160];
@@ -164,7 +212,7 @@ void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, ta
         kind = TAMM_BK_ACC_PRIVATE;
         if (!canc && acc_exclusive(t, T, lin)) {
             tamm__spin_lock(&b->lock);
-            if (host_fsm(T, lin, TAMM_BOP_ACC, NULL, 0) == TAMM_BLK_OK) {
+            if (host_fsm(T, lin, TAMM_BOP_ACC) == TAMM_BLK_OK) {
                 kind = TAMM_BK_ACC_INPLACE;
                 ptr = b->units[0].buf;
             }
@@ -199,8 +247,9 @@ void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, ta
         break;
     }
     tamm__spin_lock(&b->lock);
-    tamm_blk_result r = host_fsm(T, lin, fop, why, sizeof why);
+    tamm_blk_result r = host_fsm(T, lin, fop);
     ptr = b->units[0].buf;
+    if (TAMM_UNLIKELY(r != TAMM_BLK_OK)) host_why(T, lin, fop, why, sizeof why);
     tamm__spin_unlock(&b->lock);
     if (r != TAMM_BLK_OK) {
         tamm__error(t, TAMM_EFSM, "%s on %s: %s (a block can be held once for writing in a task)",
@@ -233,15 +282,21 @@ static void commit_private(tamm_tensor *T, long lin, const void *src, size_t byt
     tamm__spin_unlock(&b->lock);
 }
 
-static int fsm_release(tamm_ctx *ctx, tamm_bufrec *r, tamm_blk_op op)
+static TAMM_COLD int fsm_release_failed(tamm_ctx *ctx, tamm_bufrec *r, const char *why)
 {
-    char why[160], bn[128];
+    char bn[128];
+    return tamm__error(ctx->task, TAMM_EFSM, "release of %s: %s", tamm__block_name(r->T, r->lin, bn, sizeof bn), why);
+}
+
+static inline int fsm_release(tamm_ctx *ctx, tamm_bufrec *r, tamm_blk_op op)
+{
+    char why[160];
     tamm_block_s *b = &r->T->blocks[r->lin];
     tamm__spin_lock(&b->lock);
-    tamm_blk_result res = host_fsm(r->T, r->lin, op, why, sizeof why);
+    tamm_blk_result res = host_fsm(r->T, r->lin, op);
+    if (TAMM_UNLIKELY(res != TAMM_BLK_OK)) host_why(r->T, r->lin, op, why, sizeof why);
     tamm__spin_unlock(&b->lock);
-    if (res != TAMM_BLK_OK)
-        return tamm__error(ctx->task, TAMM_EFSM, "release of %s: %s", tamm__block_name(r->T, r->lin, bn, sizeof bn), why);
+    if (TAMM_UNLIKELY(res != TAMM_BLK_OK)) return fsm_release_failed(ctx, r, why);
     return TAMM_OK;
 }
 
@@ -335,6 +390,12 @@ int tamm__release(tamm_ctx *ctx, void *buf, tamm_relkind how)
             return tamm__error(ctx->task, TAMM_EBUF, "%s: this %s buffer was already released", rel_name(how),
                                kind_name(stale->kind));
         return tamm__error(ctx->task, TAMM_EBUF, "%s: %p is not a buffer this task obtained", rel_name(how), buf);
+    }
+    /* the common cases: the end of a read, the commit of a write or readwrite */
+    if ((found->kind == TAMM_BK_READ && how != TAMM_REL_ADD) ||
+        ((found->kind == TAMM_BK_WRITE || found->kind == TAMM_BK_RW) && how == TAMM_REL_PUT)) {
+        found->flags |= TAMM_BR_RELEASED;
+        return fsm_release(ctx, found, how == TAMM_REL_CANCEL ? TAMM_BOP_CANCEL : TAMM_BOP_RELEASE);
     }
     return release_rec(ctx, found, how);
 }

@@ -17,23 +17,34 @@
 #include "tensor.h"
 #include <string.h>
 
+/* One cache line: what the submitter and the completers of its members touch. */
 struct tamm_epoch {
     tamm_spin lock;           /* guards everything below but npreds */
+    atomic_int npreds;        /* unfinished predecessors (+1 guard while being built) */
+    int members;              /* members not yet completed */
     unsigned char mode;       /* tamm_dep_state of the set: READ, WRITE or ACC */
     unsigned char started, sealed, complete, coarse;
     unsigned char is_cur;     /* still its chain's newest epoch */
-    int members;              /* members not yet completed */
-    int joined;               /* members ever joined */
-    atomic_int npreds;        /* unfinished predecessors (+1 guard while being built) */
     tamm_dep *waiters;        /* members waiting for the start */
     tamm_epoch *next;         /* later epoch of the same chain, waiting for this one */
     tamm_epoch *barrier;      /* whole-tensor epoch waiting for this block epoch */
     tamm_epoch *dependents;   /* (whole-tensor) epochs waiting for this one */
     tamm_epoch *dep_link;     /* link in another epoch's dependents list */
-    /* edge recording only */
+};
+_Static_assert(sizeof(struct tamm_epoch) <= TAMM_CACHELINE, "an epoch fits in one cache line");
+
+/* Edge recording only (TAMM_DAG / TAMM_TRACE): follows the epoch in the same
+ * pool object, which is that much larger when recording is on. */
+typedef struct tamm_epoch_rec {
     uint64_t *ids, *pred_ids;
     int nids, capids, npred_ids, cappred;
-};
+} tamm_epoch_rec;
+#define EREC(e) ((tamm_epoch_rec *)((char *)(e) + TAMM_CACHELINE))
+
+size_t tamm__dag_epoch_size(int recording)
+{
+    return recording ? TAMM_CACHELINE + sizeof(tamm_epoch_rec) : sizeof(struct tamm_epoch);
+}
 
 /* ------------------------------------------------------------------ */
 /* epoch allocation                                                      */
@@ -52,19 +63,25 @@ static tamm_epoch *epoch_new(int mode, int coarse)
         e = tamm__pool_get(&tamm__rt.epoch_pool, &foreign_cache);
         pthread_mutex_unlock(&foreign_lock);
     }
-    memset(e, 0, sizeof *e);
     tamm__spin_init(&e->lock);
-    e->is_cur = 1;
-    e->mode = (unsigned char)mode;
-    e->coarse = (unsigned char)coarse;
     atomic_init(&e->npreds, 1); /* construction guard */
+    e->members = 0;
+    e->mode = (unsigned char)mode;
+    e->started = e->sealed = e->complete = 0;
+    e->coarse = (unsigned char)coarse;
+    e->is_cur = 1;
+    e->waiters = NULL;
+    e->next = e->barrier = e->dependents = e->dep_link = NULL;
+    if (TAMM_UNLIKELY(tamm__rt.recording)) memset(EREC(e), 0, sizeof(tamm_epoch_rec));
     return e;
 }
 
 static void epoch_free(tamm_epoch *e)
 {
-    free(e->ids);
-    free(e->pred_ids);
+    if (TAMM_UNLIKELY(tamm__rt.recording)) {
+        free(EREC(e)->ids);
+        free(EREC(e)->pred_ids);
+    }
     tamm_worker *w = tamm__self();
     if (TAMM_LIKELY(w != NULL)) {
         tamm__pool_put(&tamm__rt.epoch_pool, &w->epoch_cache, e);
@@ -127,8 +144,9 @@ static void ids_push(uint64_t **a, int *n, int *cap, uint64_t v)
 /* The new epoch e waits for pred: its members become e's predecessors in the DAG. */
 static void rec_pred(tamm_epoch *e, tamm_epoch *pred)
 {
-    for (int i = 0; i < pred->nids; i++)
-        ids_push(&e->pred_ids, &e->npred_ids, &e->cappred, pred->ids[i]);
+    tamm_epoch_rec *er = EREC(e), *pr = EREC(pred);
+    for (int i = 0; i < pr->nids; i++)
+        ids_push(&er->pred_ids, &er->npred_ids, &er->cappred, pr->ids[i]);
 }
 
 /* ------------------------------------------------------------------ */
@@ -157,12 +175,12 @@ static inline void notify(tamm_epoch *e)
 /* The set of epochs to notify when one completes. */
 typedef struct { tamm_epoch *next, *barrier, *dependents; } notify_set;
 
-static void notify_all(notify_set *s)
+static inline void notify_all(notify_set *s)
 {
     if (s->next) notify(s->next);
-    if (s->barrier) notify(s->barrier);
+    if (TAMM_UNLIKELY(s->barrier != NULL)) notify(s->barrier);
     tamm_epoch *d = s->dependents;
-    while (d) {
+    while (TAMM_UNLIKELY(d != NULL)) {
         tamm_epoch *n = d->dep_link; /* read before d may start, run and be freed */
         notify(d);
         d = n;
@@ -273,22 +291,28 @@ void tamm__dag_tensor_done(tamm_tensor *T)
 /* ------------------------------------------------------------------ */
 /* registration                                                          */
 /* ------------------------------------------------------------------ */
+static void rec_join(tamm_epoch *e, tamm_task_s *t)
+{
+    tamm_epoch_rec *r = EREC(e);
+    ids_push(&r->ids, &r->nids, &r->capids, t->id);
+    for (int i = 0; i < r->npred_ids; i++)
+        rec_edge(r->pred_ids[i], t->id);
+}
+
+/* t joins e (locked, or not yet visible to other threads).  If e has not
+ * started, t waits for it: one more start condition, counted in t->nwait and
+ * added to t->deps when the submission guard is dropped (task.c). */
 static inline void join(tamm_epoch *e, tamm_task_s *t, tamm_dep *dep)
 {
     dep->epoch = e;
     dep->task = t;
     e->members++;
-    e->joined++;
     if (!e->started) {
-        atomic_fetch_add_explicit(&t->deps, 1, memory_order_relaxed);
+        t->nwait++;
         dep->next_waiter = e->waiters;
         e->waiters = dep;
     }
-    if (TAMM_UNLIKELY(tamm__rt.recording)) {
-        ids_push(&e->ids, &e->nids, &e->capids, t->id);
-        for (int i = 0; i < e->npred_ids; i++)
-            rec_edge(e->pred_ids[i], t->id);
-    }
+    if (TAMM_UNLIKELY(tamm__rt.recording)) rec_join(e, t);
 }
 
 /* Seal e (no more joins).  e's lock held. */
@@ -374,10 +398,15 @@ static void register_block(tamm_chain *c, tamm_chain *tc, tamm_task_s *t, unsign
             tamm__spin_unlock(&ce->lock);
         }
     }
-    tamm__spin_lock(&e->lock);
-    if (atomic_fetch_sub_explicit(&e->npreds, 1, memory_order_acq_rel) == 1) e->started = 1;
+    /* Until its construction guard is dropped, e is this thread's alone (other
+     * threads only decrement npreds), so t joins it without the lock, as a
+     * waiter; if dropping the guard starts e, t does not wait after all. */
     join(e, t, dep);
-    tamm__spin_unlock(&e->lock);
+    if (atomic_fetch_sub_explicit(&e->npreds, 1, memory_order_acq_rel) == 1) {
+        e->started = 1;
+        e->waiters = NULL;
+        t->nwait--;
+    }
     notify_all(&tns);
     notify_all(&ns);
 }

@@ -50,8 +50,9 @@ void tamm__chain_init(tamm_chain *c);
 
 /** Register task t's permission `perm` (TAMM_READ/WRITE/ACCUM bits) on block
  *  lin of T (lin == -1: the whole tensor) in domain d (NULL: top level).
- *  If the epoch has not started, t->deps is incremented and t is woken
- *  (tamm__task_dep_satisfied) when it starts. */
+ *  If the epoch has not started, t->nwait is incremented (task.c adds it to
+ *  t->deps when it drops the submission guard) and t is woken
+ *  (tamm__task_dep_satisfied) when the epoch starts. */
 void tamm__dag_register(tamm_domain *d, struct tamm_task_s *t, struct tamm_tensor *T, long lin,
                         unsigned perm, tamm_dep *dep);
 /** t has completed: leave the epoch (may start later epochs and wake their tasks). */
@@ -59,6 +60,9 @@ void tamm__dag_release(tamm_dep *dep);
 /** Whether the epoch of dep may be accumulated into in place (t is its only
  *  member that can still run, and no other can join). */
 int tamm__dag_sole_member(tamm_dep *dep);
+
+/** Size of an epoch's pool object (larger when recording edges). */
+size_t tamm__dag_epoch_size(int recording);
 
 tamm_domain *tamm__domain_new(void);
 /** Free a domain whose tasks have all completed. */

@@ -27,9 +27,26 @@ typedef struct tamm_dep_step {
     int after;           /**< 1: edges from the current set to T, then the set is {T}; 0: T joins the set */
 } tamm_dep_step;
 
-tamm_dep_step tamm__dep_step(tamm_dep_state s, tamm_dep_perm p);
-/** The table's kind for a permission mask (TAMM_READ/WRITE/ACCUM bits). */
-tamm_dep_perm tamm__dep_perm_of(unsigned mask);
+/* The table lives in dep_fsm.c (the single source of truth); the step is inline. */
+extern const tamm_dep_step tamm__dep_table[TAMM_DS_COUNT][TAMM_DP_COUNT];
+
+static inline tamm_dep_step tamm__dep_step(tamm_dep_state s, tamm_dep_perm p)
+{
+    if ((unsigned)s >= TAMM_DS_COUNT || (unsigned)p >= TAMM_DP_COUNT) {
+        tamm_dep_step bad = { TAMM_DS_WRITE, 1 }; /* the safe, exclusive answer */
+        return bad;
+    }
+    return tamm__dep_table[s][p];
+}
+
+/** The table's kind for a permission mask (TAMM_READ/WRITE/ACCUM bits = 1/2/4). */
+static inline tamm_dep_perm tamm__dep_perm_of(unsigned mask)
+{
+    if (mask & 2u) return TAMM_DP_WRITE;
+    if ((mask & 1u) && (mask & 4u)) return TAMM_DP_WRITE; /* read+accumulate: exclusive */
+    if (mask & 4u) return TAMM_DP_ACC;
+    return TAMM_DP_READ;
+}
 const char *tamm__dep_state_name(tamm_dep_state s);
 
 #endif

@@ -7,7 +7,7 @@
 #define ST TAMM_PERM_INTERNAL
 
 /* Rows: operations; columns: Read, Write, ReadWrite, Accum permission. */
-static const unsigned char table[TAMM_OP_COUNT][TAMM_PCOL_COUNT] = {
+const unsigned char tamm__perm_table[TAMM_OP_COUNT][TAMM_PCOL_COUNT] = {
     [TAMM_OP_READ]         = { OK, OK, OK, NO },
     [TAMM_OP_WRITE]        = { NO, OK, OK, NO },
     [TAMM_OP_RW]           = { NO, OK, OK, NO },
@@ -24,29 +24,7 @@ tamm_perm_cell tamm__perm_cell(tamm_op op, tamm_perm_col col)
 {
     if ((unsigned)op >= TAMM_OP_COUNT || (unsigned)col >= TAMM_PCOL_COUNT)
         return TAMM_PERM_DENIED;
-    return (tamm_perm_cell)table[op][col];
-}
-
-int tamm__perm_allows(tamm_op op, unsigned mask)
-{
-    mask &= TAMM_READWRITE | TAMM_ACCUM;
-    if ((unsigned)op >= TAMM_OP_COUNT)
-        return 0;
-    if (op == TAMM_OP_TMP)
-        return 1; /* blank row: a temp is never checked, its commit is */
-    if (op == TAMM_OP_EVICT || op == TAMM_OP_DONE_WAITING)
-        return 1; /* runtime-internal requests */
-    if (mask == 0)
-        return 0;
-    int cols[3], n = 0;
-    if ((mask & TAMM_READWRITE) == TAMM_READWRITE) cols[n++] = TAMM_PCOL_READWRITE;
-    else if (mask & TAMM_WRITE) cols[n++] = TAMM_PCOL_WRITE;
-    else if (mask & TAMM_READ) cols[n++] = TAMM_PCOL_READ;
-    if (mask & TAMM_ACCUM) cols[n++] = TAMM_PCOL_ACCUM;
-    for (int i = 0; i < n; i++)
-        if (table[op][cols[i]] != NO)
-            return 1;
-    return 0;
+    return (tamm_perm_cell)tamm__perm_table[op][col];
 }
 
 const char *tamm__op_name(tamm_op op)

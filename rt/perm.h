@@ -31,11 +31,32 @@ tamm_perm_cell tamm__perm_cell(tamm_op op, tamm_perm_col col);
  *  ReadWritePermission column).  TMP needs no permission: the row is blank in
  *  every column because obtaining a temp never touches the tensor; committing
  *  one is checked as WRITE (put) or ACC (add).  Internal ops ("*") are allowed. */
-int tamm__perm_allows(tamm_op op, unsigned mask);
+static inline int tamm__perm_allows(tamm_op op, unsigned mask);
 
 /** Name of an operation, for messages ("READ", "WRITE", ...). */
 const char *tamm__op_name(tamm_op op);
 /** Human name of a permission mask ("read", "write", "read+write", "accumulate", "none"...). */
 const char *tamm__perm_name(unsigned mask);
+
+/* The table lives in perm.c (the single source of truth); the check is inline. */
+extern const unsigned char tamm__perm_table[TAMM_OP_COUNT][TAMM_PCOL_COUNT];
+
+static inline int tamm__perm_allows(tamm_op op, unsigned mask)
+{
+    mask &= 7u; /* TAMM_READWRITE | TAMM_ACCUM */
+    if ((unsigned)op >= TAMM_OP_COUNT)
+        return 0;
+    if (op == TAMM_OP_TMP)
+        return 1; /* blank row: a temp is never checked, its commit is */
+    if (op == TAMM_OP_EVICT || op == TAMM_OP_DONE_WAITING)
+        return 1; /* runtime-internal requests */
+    if (mask == 0)
+        return 0;
+    int col = (mask & 3u) == 3u ? TAMM_PCOL_READWRITE : (mask & 2u) ? TAMM_PCOL_WRITE
+            : (mask & 1u) ? TAMM_PCOL_READ : -1;
+    if (col >= 0 && tamm__perm_table[op][col] != TAMM_PERM_DENIED) return 1;
+    if ((mask & 4u) && tamm__perm_table[op][TAMM_PCOL_ACCUM] != TAMM_PERM_DENIED) return 1;
+    return 0;
+}
 
 #endif

@@ -7,6 +7,7 @@
 struct tamm_pool_obj {
     tamm_pool_obj *next;        /* next object in the same batch / cache */
     tamm_pool_obj *next_batch;  /* (batch head only) next batch on the global stack */
+    tamm_pool_obj *last;        /* (batch head only) last object of the batch */
     int count;                  /* (batch head only) objects in the batch */
 };
 
@@ -43,8 +44,9 @@ static void refill(tamm_pool *p, tamm_pool_cache *c)
         while (b) {
             tamm_pool_obj *nb = b->next_batch;
             int cnt = b->count;
-            tamm_pool_obj *last = b;
-            while (last->next) last = last->next;
+            /* not a walk of the batch: its objects were freed on another core,
+             * and each step would be a cache miss */
+            tamm_pool_obj *last = b->last;
             last->next = c->head;
             c->head = b;
             c->n += cnt;
@@ -53,7 +55,9 @@ static void refill(tamm_pool *p, tamm_pool_cache *c)
         return;
     }
     /* a new slab: a header line for the slab list, then SLAB objects */
-    char *s = tamm__xmalloc(64 + p->size * SLAB);
+    /* cache-line aligned, so that an object shares no line with another */
+    char *s = aligned_alloc(64, 64 + p->size * SLAB);
+    if (!s) s = tamm__xmalloc(64 + p->size * SLAB);
     pthread_mutex_lock(&p->slab_lock);
     *(void **)s = p->slabs;
     p->slabs = s;
@@ -74,12 +78,16 @@ void *tamm__pool_get(tamm_pool *p, tamm_pool_cache *c)
     tamm_pool_obj *o = c->head;
     c->head = o->next;
     c->n--;
+    /* objects often come back from another core: start fetching the next one
+     * now, or the next get waits for it on the pointer chase */
+    TAMM_PREFETCHW(c->head);
     return o;
 }
 
-static void push_batch(tamm_pool *p, tamm_pool_obj *head, int count)
+static void push_batch(tamm_pool *p, tamm_pool_obj *head, tamm_pool_obj *last, int count)
 {
     head->count = count;
+    head->last = last;
     tamm_pool_obj *top = atomic_load_explicit(&p->batches, memory_order_relaxed);
     do {
         head->next_batch = top;
@@ -100,14 +108,17 @@ void tamm__pool_put(tamm_pool *p, tamm_pool_cache *c, void *ptr)
         c->head = last->next;
         last->next = NULL;
         c->n -= BATCH;
-        push_batch(p, h, BATCH);
+        push_batch(p, h, last, BATCH);
     }
 }
 
 void tamm__pool_flush(tamm_pool *p, tamm_pool_cache *c)
 {
-    if (c->head)
-        push_batch(p, c->head, c->n);
+    if (c->head) {
+        tamm_pool_obj *last = c->head;
+        while (last->next) last = last->next;
+        push_batch(p, c->head, last, c->n);
+    }
     c->head = NULL;
     c->n = 0;
 }

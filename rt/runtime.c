@@ -42,9 +42,9 @@ int tamm_init(int *argc, char ***argv)
     tamm__rt.sched = cfg.sched == TAMM_SCHED_FIFO ? &tamm__sched_fifo
                    : cfg.sched == TAMM_SCHED_PRIO ? &tamm__sched_prio : &tamm__sched_ws;
     tamm__pool_init(&tamm__rt.task_pool, sizeof(tamm_task_s));
-    tamm__pool_init(&tamm__rt.epoch_pool, 192);
-    pthread_mutex_init(&tamm__rt.tensors_lock, NULL);
     tamm__rt.recording = cfg.trace_file || cfg.dag_file;
+    tamm__pool_init(&tamm__rt.epoch_pool, tamm__dag_epoch_size(tamm__rt.recording));
+    pthread_mutex_init(&tamm__rt.tensors_lock, NULL);
     /* tasks in flight before the submitter starts running some itself: enough
      * to keep every worker fed, few enough that task records stay in cache */
     tamm__rt.throttle = 256L * cfg.num_workers;

@@ -37,17 +37,6 @@ static void task_free(tamm_task_s *t)
 /* ------------------------------------------------------------------ */
 /* permissions                                                           */
 /* ------------------------------------------------------------------ */
-unsigned tamm__task_perm(const tamm_task_s *t, const tamm_tensor *T, long lin, int *cancellable)
-{
-    unsigned m = 0;
-    for (int i = 0; i < t->ndep; i++) {
-        const tamm_dep *d = &t->dep[i];
-        if (d->T == T && (d->lin == lin || d->lin < 0)) m |= d->perm;
-    }
-    if (cancellable) *cancellable = (m & TAMM_CANCELLABLE) != 0;
-    return m & 7u;
-}
-
 tamm_dep *tamm__task_dep_for(tamm_task_s *t, const tamm_tensor *T, long lin)
 {
     for (int i = 0; i < t->ndep; i++)
@@ -120,11 +109,12 @@ static void dep_add(depvec *dv, tamm_task_s *t, tamm_tensor *T, long lin, unsign
         dv->heap = 1;
     }
     tamm_dep *d = &dv->v[dv->n++];
-    memset(d, 0, sizeof *d);
+    d->epoch = NULL;
+    d->task = t;
+    d->next_waiter = NULL;
     d->T = T;
     d->lin = lin;
     d->perm = perm;
-    d->task = t;
 }
 
 /* A cursor over the blocks a block or slice ref covers, in row-major order. */
@@ -191,7 +181,7 @@ static void build_deps(tamm_task_s *t, const tamm_ref *refs, int nrefs)
         if (slice)
             dep_add_slice(&dv, t, r);
         else
-            dep_add(&dv, t, r->tensor, tamm__block_lin(r->tensor, r->idx, r->nidx), PERMBITS(r->mode));
+            dep_add(&dv, t, r->tensor, tamm__block_lin_checked(r->tensor, r->idx), PERMBITS(r->mode));
     }
     t->dep = dv.v;
     t->ndep = dv.n;
@@ -242,11 +232,25 @@ static int check_within_parent(tamm_task_s *t, tamm_task_s *p, const tamm_ref *r
 /* ------------------------------------------------------------------ */
 /* readiness                                                             */
 /* ------------------------------------------------------------------ */
+static void task_ready(tamm_task_s *t);
+
 void tamm__task_dep_satisfied(tamm_task_s *t)
 {
-    if (atomic_fetch_sub_explicit(&t->deps, 1, memory_order_acq_rel) != 1)
-        return;
-    if (t->flags & TAMM_TF_SENTINEL) {
+    if (atomic_fetch_sub_explicit(&t->deps, 1, memory_order_acq_rel) == 1)
+        task_ready(t);
+}
+
+/* Submission is over: replace the guard by the epochs t waits for. */
+static inline void drop_guard(tamm_task_s *t)
+{
+    int n = TAMM_DEPS_GUARD - t->nwait;
+    if (atomic_fetch_sub_explicit(&t->deps, n, memory_order_acq_rel) == n)
+        task_ready(t);
+}
+
+static void task_ready(tamm_task_s *t)
+{
+    if (TAMM_UNLIKELY(t->flags & TAMM_TF_SENTINEL)) {
         atomic_store_explicit(&t->ready_flag, 1, memory_order_release);
         tamm__wake_all();
         return;
@@ -278,6 +282,9 @@ static void cont_fire(tamm_task_s *p, unsigned slot)
 static void task_complete(tamm_task_s *t)
 {
     for (;;) {
+        /* the epochs were last written by other threads: fetch them together */
+        for (int i = 1; i < t->ndep; i++)
+            TAMM_PREFETCHW(t->dep[i].epoch);
         for (int i = 0; i < t->ndep; i++)
             tamm__dag_release(&t->dep[i]);
         for (int i = 0; i < t->nsignal; i++)
@@ -321,6 +328,12 @@ void tamm__task_finish_sentinel(tamm_task_s *t) { body_done(t); }
 
 void tamm__task_run(tamm_worker *w, tamm_task_s *t)
 {
+    /* t was written by the submitting thread: fetch what the body and the
+     * buffer calls read, together rather than one miss after another */
+    TAMM_PREFETCH(t->args);
+    TAMM_PREFETCH(t->dep);
+    TAMM_PREFETCH((char *)t->dep + 64);
+    if (t->ndep > 0 && t->dep[0].lin >= 0) TAMM_PREFETCH(&t->dep[0].T->blocks[t->dep[0].lin].lock);
     tamm_ctx ctx;
     ctx.task = t;
     ctx.w = w;
@@ -385,8 +398,9 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
     t->destroy_tensor = NULL;
     t->next = NULL;
     atomic_init(&t->ready_flag, 0);
-    /* the guard, and for a continuation its earlier siblings (cont_fire) */
-    atomic_init(&t->deps, (flags & TAMM_TF_CONT) ? 2 : 1);
+    /* the guard; a continuation also waits for its earlier siblings (cont_fire) */
+    atomic_init(&t->deps, TAMM_DEPS_GUARD);
+    t->nwait = (flags & TAMM_TF_CONT) ? 1 : 0;
     atomic_init(&t->pending, 1);
     atomic_init(&t->kids[0], 0);
     atomic_init(&t->kids[1], 0);
@@ -467,6 +481,9 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
                           memory_order_relaxed);
     if (TAMM_UNLIKELY(tamm__rt.recording))
         tamm__trace_node(t->id, t->label, t->parent ? t->parent->id : 0);
+    if (!dom) /* the chains' newest epochs were last written by the workers: fetch them together */
+        for (int i = 0; i < t->ndep; i++)
+            if (t->dep[i].lin >= 0) TAMM_PREFETCHW(t->dep[i].T->blocks[t->dep[i].lin].chain.cur);
     for (int i = 0; i < t->ndep; i++)
         tamm__dag_register(dom, t, t->dep[i].T, t->dep[i].lin, t->dep[i].perm, &t->dep[i]);
     for (int i = 0; i < t->nsignal; i++)
@@ -478,14 +495,14 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
     int undeferred = (o && o->undeferred) || tamm__rt.cfg.sequential;
     if (out) *out = t;
     if (flags & TAMM_TF_SENTINEL) {
-        tamm__task_dep_satisfied(t); /* drop the guard */
+        drop_guard(t);
         return TAMM_OK;
     }
     if (undeferred) {
         /* hold t: it cannot complete (nor be freed) until we drop the hold,
          * after its body has returned and its children have completed */
         atomic_fetch_add_explicit(&t->pending, 1, memory_order_relaxed);
-        tamm__task_dep_satisfied(t);
+        drop_guard(t);
         rc = tamm__help_until(only_hold_left, t);
         if (rc)
             return tamm__error(t, rc, "undeferred task can never run: its dependences are never satisfied");
@@ -493,7 +510,7 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
         return TAMM_OK;
     }
     int top = t->parent == NULL;
-    tamm__task_dep_satisfied(t); /* drop the guard; t may run and vanish from here on */
+    drop_guard(t); /* t may run and vanish from here on */
     if (top && tamm__rt.throttle > 0 && (atomic_load_explicit(&tamm__rt.top_submitted, memory_order_relaxed) & 63) == 0 &&
         tamm__top_pending() > tamm__rt.throttle) {
         /* too many tasks in flight: the submitter runs some (never waits idle) */

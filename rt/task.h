@@ -25,6 +25,9 @@
 
 #define TAMM_TASK_INLINE_REFS 4
 #define TAMM_TASK_INLINE_ARGS 96
+/* Held in deps while a task is being submitted: larger than any number of
+ * start conditions, so the task cannot become ready before it is dropped. */
+#define TAMM_DEPS_GUARD (1 << 30)
 
 enum {
     TAMM_TF_SENTINEL   = 1,   /* no body: a top-level wait on blocks */
@@ -45,32 +48,36 @@ enum {
 struct tamm_fence;
 struct tamm_worker;
 
+/* Laid out for the hot path: the first cache line is what submission,
+ * readiness, running and completion touch; the second what submission writes
+ * for messages and rarer features; then the inline records and arguments. */
 typedef struct tamm_task_s {
-    tamm_fn cpu, cuda;
+    tamm_fn cpu;
     void *args;
-    atomic_int deps;            /* start conditions outstanding */
-    atomic_int pending;         /* 1 (the body) + children not complete */
     struct tamm_task_s *parent;
-    tamm_domain *children;      /* dependence domain of its children, lazily */
-    int ndep;
     tamm_dep *dep;
-    const char *label, *file;
-    int line, priority;
-    unsigned flags;
-    uint64_t id;
-    struct tamm_fence **signal;
-    int nsignal;
-    atomic_int ready_flag;      /* sentinel: dependences satisfied */
-    struct tamm_tensor *destroy_tensor;
     struct tamm_task_s *next;   /* queue link */
-    uint64_t t_start, t_end;    /* trace */
-    int worker;
+    tamm_domain *children;      /* dependence domain of its children, lazily */
+    atomic_int deps;            /* start conditions outstanding (+TAMM_DEPS_GUARD during submission) */
+    atomic_int pending;         /* 1 (the body) + children not complete */
+    int ndep;
+    unsigned flags;
+    /* second line */
+    int nwait;                  /* during submission: epochs not started when t joined them */
+    int line, priority;
+    int nsignal;
+    const char *label, *file;
+    struct tamm_fence **signal;
+    tamm_fn cuda;
+    uint64_t id;
+    struct tamm_tensor *destroy_tensor;
     /* continuations (nested children only touch these) */
     atomic_uint kids[2];        /* live children per slot (+ TAMM_KIDS_ARMED) */
     int kcur;                   /* the open slot (the body's thread only) */
     _Atomic(struct tamm_task_s *) cont; /* continuation waiting for a slot */
     tamm_dep dep_inline[TAMM_TASK_INLINE_REFS];
     _Alignas(16) unsigned char args_inline[TAMM_TASK_INLINE_ARGS];
+    atomic_int ready_flag;      /* sentinel: dependences satisfied */
 } tamm_task_s;
 
 /** A buffer a running task holds. */
@@ -106,7 +113,16 @@ void tamm__task_finish_sentinel(tamm_task_s *t);
  *  submission: a slice into its blocks, every ref to a tensor it names whole
  *  into the whole-tensor record); *cancellable is set if a covering ref
  *  carries TAMM_CANCELLABLE. */
-unsigned tamm__task_perm(const tamm_task_s *t, const struct tamm_tensor *T, long lin, int *cancellable);
+static inline unsigned tamm__task_perm(const tamm_task_s *t, const struct tamm_tensor *T, long lin, int *cancellable)
+{
+    unsigned m = 0;
+    for (int i = 0; i < t->ndep; i++) {
+        const tamm_dep *d = &t->dep[i];
+        if (d->T == T && (d->lin == lin || d->lin < 0)) m |= d->perm;
+    }
+    if (cancellable) *cancellable = (m & TAMM_CANCELLABLE) != 0;
+    return m & 7u;
+}
 /** The dependence record of t for (T, lin), or NULL. */
 tamm_dep *tamm__task_dep_for(tamm_task_s *t, const struct tamm_tensor *T, long lin);
 

@@ -67,7 +67,7 @@ void *tamm__block_home(tamm_tensor *T, long lin)
 {
     tamm_block_s *b = &T->blocks[lin];
     if (TAMM_UNLIKELY(!b->home)) {
-        size_t bytes = tamm__block_elems_lin(T, lin) * T->esize;
+        size_t bytes = b->bytes;
         b->home = tamm__xcalloc(1, bytes ? bytes : 1);
         if (T->opts.gen) {
             long idx[TAMM_MAX_DIMS];
@@ -138,6 +138,7 @@ tamm_tensor *tamm_tensor_create_ex(const char *name, tamm_dtype dtype, int ndim,
         tamm__chain_init(&T->blocks[b].chain);
         T->blocks[b].units[0].state = TAMM_BS_UNALLOC;
         T->blocks[b].owner = 0;
+        T->blocks[b].bytes = tamm__block_elems_lin(T, b) * T->esize;
     }
     tamm__chain_init(&T->coarse);
     atomic_init(&T->destroyed, 0);

@@ -30,6 +30,7 @@ typedef struct tamm_block_s {
     _Alignas(TAMM_CACHELINE) tamm_spin lock; /* guards home and units[] (the executors' line) */
     void *home;            /* home buffer (owner rank's host memory), NULL until allocated */
     int owner;             /* owner rank */
+    size_t bytes;          /* size of the block (elements * esize), fixed at creation */
     tamm_unit_state units[1]; /* host unit; GPU units live in a side array when present */
 } tamm_block_s;
 
@@ -50,6 +51,13 @@ struct tamm_tensor {
 
 /** Linear block number of idx (row-major), or -1 if out of range / wrong count. */
 long tamm__block_lin(const tamm_tensor *T, const long *idx, int n);
+/** Linear block number of an index already checked to be in range. */
+static inline long tamm__block_lin_checked(const tamm_tensor *T, const long *idx)
+{
+    long lin = idx[0];
+    for (int d = 1; d < T->ndim; d++) lin = lin * T->nblocks[d] + idx[d];
+    return lin;
+}
 /** Multi-index of a linear block number. */
 void tamm__block_idx(const tamm_tensor *T, long lin, long *idx);
 /** Elements of block lin. */

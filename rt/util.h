@@ -14,6 +14,11 @@
 #define TAMM_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define TAMM_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define TAMM_CACHELINE 64
+#define TAMM_NOINLINE __attribute__((noinline))
+#define TAMM_COLD __attribute__((noinline, cold))
+/* Prefetch for writing / reading (never faults; a hint only). */
+#define TAMM_PREFETCHW(p) __builtin_prefetch((p), 1, 3)
+#define TAMM_PREFETCH(p) __builtin_prefetch((p), 0, 3)
 
 static inline void tamm__pause(void)
 {

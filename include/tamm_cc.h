@@ -13,16 +13,27 @@
 #include <tamm.h>
 #include <string.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum { TAMM_CC_READ = 1, TAMM_CC_WRITE = 2, TAMM_CC_RW = 3, TAMM_CC_ACC = 4,
        TAMM_CC_CWRITE = 18, TAMM_CC_CRW = 19, TAMM_CC_CACC = 20 };
+
+/** tamm_get_buf_* in mode `how` (TAMM_CC_READ, _WRITE, _RW or _ACC), except
+ *  that a block the task already holds (reached through another index
+ *  expression that is equal at run time, or fetched by tamm_block) is served
+ *  by the same buffer, widened to readwrite when the modes differ; each call
+ *  is matched by one release, and the last one commits.  (In libtammrt.) */
+void *tamm_cc_acquire(tamm_ctx *ctx, tamm_tensor *T, const long *idx, unsigned how);
 
 /** The buffer of block idx of T in mode `how` (a TAMM_CC_* value). */
 static inline void *tamm_cc_get(tamm_ctx *ctx, tamm_tensor *T, const long *idx, unsigned how)
 {
     switch (how) {
-    case TAMM_CC_READ: return tamm_get_buf_read(ctx, T, idx);
-    case TAMM_CC_WRITE: return tamm_get_buf_write(ctx, T, idx);
-    case TAMM_CC_ACC: case TAMM_CC_CACC: return tamm_get_buf_accum(ctx, T, idx);
+    case TAMM_CC_READ: case TAMM_CC_WRITE: case TAMM_CC_RW: case TAMM_CC_ACC:
+        return tamm_cc_acquire(ctx, T, idx, how);
+    case TAMM_CC_CACC: return tamm_get_buf_accum(ctx, T, idx);
     case TAMM_CC_CWRITE: return tamm_get_buf_cwrite(ctx, T, idx);
     case TAMM_CC_CRW: return tamm_get_buf_creadwrite(ctx, T, idx);
     default: return tamm_get_buf_readwrite(ctx, T, idx);
@@ -63,5 +74,9 @@ static inline unsigned tamm_cc_write_mode(tamm_tensor *T, const long *idx, size_
 {
     return bytes >= tamm_block_bytes(T, idx) ? TAMM_CC_WRITE : TAMM_CC_RW;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

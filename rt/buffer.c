@@ -6,6 +6,7 @@
 #include "runtime.h"
 #include "tensor.h"
 #include "xfer.h"
+#include <tamm_cc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -112,6 +113,8 @@ static void *scratch(tamm_ctx *ctx, tamm_tensor *T, long lin)
 }
 
 static void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req);
+static void *share_held(tamm_ctx *ctx, tamm_tensor *T, long lin, tamm_bufreq req, int claim);
+static int rw_allowed(unsigned perm);
 
 /* The common case, read / write / readwrite of a block the task may use and
  * the FSM allows, without the generic request handling; anything else (and
@@ -140,6 +143,7 @@ void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, ta
                     rec->bytes = b->bytes;
                     rec->kind = (unsigned char)(req == TAMM_REQ_READ ? TAMM_BK_READ : req == TAMM_REQ_WRITE ? TAMM_BK_WRITE : TAMM_BK_RW);
                     rec->flags = (unsigned char)(canc ? TAMM_BR_CANCELLABLE : 0);
+                    rec->shares = 0;
                     return ptr;
                 }
             }
@@ -183,10 +187,14 @@ static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const lon
     }
     static const tamm_op req_op[] = { TAMM_OP_READ, TAMM_OP_WRITE, TAMM_OP_RW, TAMM_OP_ACC,
                                       TAMM_OP_TMP, TAMM_OP_WRITE, TAMM_OP_RW };
-    if (!tamm__perm_allows(req_op[req], perm)) {
+    if (!tamm__perm_allows(req_op[req], perm) && !(implicit && req == TAMM_REQ_RW && rw_allowed(perm))) {
         tamm__error(t, TAMM_EPERM, "%s on %s: the task has %s permission on that block", implicit ? "tamm_block" : req_name[req],
                     tamm__block_name(T, lin, bn, sizeof bn), tamm__perm_name(perm));
         return scratch(ctx, T, lin);
+    }
+    if (implicit && ctx->n) { /* a block the task holds already: the same buffer */
+        void *held = share_held(ctx, T, lin, req, 0);
+        if (held) return held;
     }
     tamm_block_s *b = &T->blocks[lin];
     size_t bytes = b->bytes;
@@ -269,6 +277,8 @@ record:
     rec->bytes = bytes;
     rec->kind = (unsigned char)kind;
     rec->flags = (unsigned char)((implicit ? TAMM_BR_IMPLICIT : 0) | (canc ? TAMM_BR_CANCELLABLE : 0));
+    rec->shares = 0;
+    ctx->nimplicit += implicit;
     return ptr;
 }
 
@@ -391,6 +401,14 @@ int tamm__release(tamm_ctx *ctx, void *buf, tamm_relkind how)
                                kind_name(stale->kind));
         return tamm__error(ctx->task, TAMM_EBUF, "%s: %p is not a buffer this task obtained", rel_name(how), buf);
     }
+    if (TAMM_UNLIKELY(found->flags & TAMM_BR_ALIASED)) {
+        /* several claims on one buffer: the last release commits it, as its kind commits */
+        if (found->shares) {
+            found->shares--;
+            return TAMM_OK;
+        }
+        how = found->kind == TAMM_BK_ACC_INPLACE || found->kind == TAMM_BK_ACC_PRIVATE ? TAMM_REL_ADD : TAMM_REL_PUT;
+    }
     /* the common cases: the end of a read, the commit of a write or readwrite */
     if ((found->kind == TAMM_BK_READ && how != TAMM_REL_ADD) ||
         ((found->kind == TAMM_BK_WRITE || found->kind == TAMM_BK_RW) && how == TAMM_REL_PUT)) {
@@ -429,6 +447,105 @@ void tamm__ctx_end(tamm_ctx *ctx)
         }
     }
     ctx->n = 0;
+    ctx->nimplicit = 0;
+}
+
+void tamm__ctx_drop_implicit(tamm_ctx *ctx)
+{
+    for (int i = 0; i < ctx->n; i++) {
+        tamm_bufrec *r = &ctx->recs[i];
+        if ((r->flags & (TAMM_BR_IMPLICIT | TAMM_BR_RELEASED)) == TAMM_BR_IMPLICIT)
+            release_rec(ctx, r, r->kind == TAMM_BK_ACC_INPLACE || r->kind == TAMM_BK_ACC_PRIVATE ? TAMM_REL_ADD : TAMM_REL_PUT);
+    }
+    ctx->nimplicit = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* one buffer for several claims on a block                             */
+/* ------------------------------------------------------------------ */
+/* A readwrite hold serves the task: it may write, or it may read and
+ * accumulate (exclusive in the submission FSM, so in place is safe). */
+static int rw_allowed(unsigned perm)
+{
+    return tamm__perm_allows(TAMM_OP_RW, perm) || ((perm & TAMM_READ) && (perm & TAMM_ACCUM));
+}
+
+/* r (held READ, WRITE or accumulated in place: the home buffer on the host
+ * unit) becomes a readwrite hold, if the task's permission allows it: the
+ * unit's reference is given back and taken again in RW.  On the host the
+ * buffer does not move (a device unit would fetch here). */
+static int widen_to_rw(tamm_ctx *ctx, tamm_bufrec *r)
+{
+    if (!rw_allowed(tamm__task_perm(ctx->task, r->T, r->lin, NULL))) return 0;
+    static const tamm_blk_op again[] = { [TAMM_BK_READ] = TAMM_BOP_READ, [TAMM_BK_WRITE] = TAMM_BOP_WRITE,
+                                         [TAMM_BK_ACC_INPLACE] = TAMM_BOP_ACC };
+    tamm_block_s *b = &r->T->blocks[r->lin];
+    int ok = 0;
+    tamm__spin_lock(&b->lock);
+    if (host_fsm(r->T, r->lin, TAMM_BOP_RELEASE) == TAMM_BLK_OK) {
+        ok = host_fsm(r->T, r->lin, TAMM_BOP_RW) == TAMM_BLK_OK;
+        if (!ok) (void)host_fsm(r->T, r->lin, again[r->kind]); /* hold it as before */
+    }
+    tamm__spin_unlock(&b->lock);
+    if (ok) r->kind = TAMM_BK_RW;
+    return ok;
+}
+
+/* The buffer the task already holds for block lin of T, if one can serve a
+ * request `req` (widened to readwrite if needed); NULL otherwise, and the
+ * caller takes the ordinary path (with its errors).  `claim`: the caller will
+ * release it once more (tammcc's code); tamm_block's implicit uses never
+ * release, so they claim nothing, and a claim takes an implicit hold over. */
+static void *share_held(tamm_ctx *ctx, tamm_tensor *T, long lin, tamm_bufreq req, int claim)
+{
+    tamm_bufrec *r = NULL;
+    for (int i = ctx->n - 1; i >= 0 && !r; i--)
+        if (ctx->recs[i].T == T && ctx->recs[i].lin == lin && !(ctx->recs[i].flags & TAMM_BR_RELEASED))
+            r = &ctx->recs[i];
+    if (!r) return NULL;
+    int acc = req == TAMM_REQ_ACC;
+    switch ((tamm_bufkind)r->kind) {
+    case TAMM_BK_RW:
+        break;
+    case TAMM_BK_WRITE: /* the host buffer is the home: reading it reads what the task wrote */
+        if (req != TAMM_REQ_WRITE) r->kind = TAMM_BK_RW;
+        break;
+    case TAMM_BK_READ:
+        if (req != TAMM_REQ_READ && !widen_to_rw(ctx, r)) return NULL;
+        break;
+    case TAMM_BK_ACC_INPLACE:
+        if (!acc && !widen_to_rw(ctx, r)) return NULL;
+        break;
+    case TAMM_BK_ACC_PRIVATE: /* a zeroed partial sum: it serves accumulation only */
+        if (!acc) return NULL;
+        break;
+    default:
+        return NULL;
+    }
+    if (claim) {
+        if (r->flags & TAMM_BR_IMPLICIT) {
+            r->flags &= (unsigned char)~TAMM_BR_IMPLICIT;
+            ctx->nimplicit--;
+        } else {
+            r->shares++;
+        }
+    }
+    r->flags |= TAMM_BR_ALIASED; /* its kind may have changed: it is released as its kind commits */
+    return r->ptr;
+}
+
+void *tamm_cc_acquire(tamm_ctx *ctx, tamm_tensor *T, const long *idx, unsigned how)
+{
+    tamm_bufreq req = how == TAMM_CC_READ ? TAMM_REQ_READ : how == TAMM_CC_WRITE ? TAMM_REQ_WRITE
+                    : how == TAMM_CC_ACC ? TAMM_REQ_ACC : TAMM_REQ_RW;
+    if (ctx && T && idx && ctx->n) {
+        long lin = tamm__block_lin(T, idx, T->ndim);
+        if (lin >= 0) {
+            void *held = share_held(ctx, T, lin, req, 1);
+            if (held) return held;
+        }
+    }
+    return tamm__get_buf(ctx, T, idx, T ? T->ndim : 0, req);
 }
 
 /* ------------------------------------------------------------------ */

@@ -22,11 +22,19 @@ typedef enum tamm_bufreq {
     TAMM_REQ_IMPLICIT /* tamm_block_at inside a task: the widest mode permitted */
 } tamm_bufreq;
 
-enum { TAMM_BR_RELEASED = 1, TAMM_BR_IMPLICIT = 2, TAMM_BR_CANCELLABLE = 4 };
+/* TAMM_BR_ALIASED: one buffer serves several claims on the same block (the
+ * code tammcc generates reaches a block through two index expressions that
+ * turn out equal at run time); `shares` counts the claims beyond the first. */
+enum { TAMM_BR_RELEASED = 1, TAMM_BR_IMPLICIT = 2, TAMM_BR_CANCELLABLE = 4, TAMM_BR_ALIASED = 8 };
 typedef enum { TAMM_REL_PUT, TAMM_REL_ADD, TAMM_REL_CANCEL } tamm_relkind;
 
 void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req);
 int tamm__release(tamm_ctx *ctx, void *buf, tamm_relkind how);
+/** A running task submits a child: give back the blocks tamm_block fetched
+ *  implicitly in it, so that the child does not find them held (their memory
+ *  stays where it is; the body must not touch them until a taskwait, as in
+ *  its sequential elision). */
+void tamm__ctx_drop_implicit(tamm_ctx *ctx);
 /** The task's function has returned: report and release what it still holds. */
 void tamm__ctx_end(tamm_ctx *ctx);
 

@@ -338,6 +338,7 @@ void tamm__task_run(tamm_worker *w, tamm_task_s *t)
     ctx.task = t;
     ctx.w = w;
     ctx.n = 0;
+    ctx.nimplicit = 0;
     ctx.cap = TAMM_CTX_INLINE_BUFS;
     ctx.recs = ctx.inl;
     tamm_ctx *prev = w->cur_ctx;
@@ -456,6 +457,7 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
     tamm_domain *dom = NULL;
     if (t->parent) {
         tamm_task_s *p = t->parent;
+        if (TAMM_UNLIKELY(ctx->nimplicit)) tamm__ctx_drop_implicit(ctx);
         atomic_fetch_add_explicit(&p->pending, 1, memory_order_relaxed);
         int closed = -1;
         if (TAMM_UNLIKELY(flags & TAMM_TF_CONT)) {

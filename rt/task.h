@@ -88,6 +88,7 @@ typedef struct tamm_bufrec {
     size_t bytes;
     unsigned char kind;     /* tamm_bufkind (buffer.h) */
     unsigned char flags;    /* TAMM_BR_* (buffer.h) */
+    unsigned short shares;  /* TAMM_BR_ALIASED: releases still expected beyond the last */
 } tamm_bufrec;
 
 #define TAMM_CTX_INLINE_BUFS 8
@@ -95,6 +96,7 @@ struct tamm_ctx {
     tamm_task_s *task;
     struct tamm_worker *w;
     int n, cap;
+    int nimplicit;              /* records made by tamm_block (given back at a nested submission) */
     tamm_bufrec *recs;
     tamm_bufrec inl[TAMM_CTX_INLINE_BUFS];
 };

@@ -1,5 +1,6 @@
 /* capture.c — captured variables, carried locals, body checks (see capture.h). */
 #include "capture.h"
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,33 @@ static void check_write(cap_ctx *c, cc_node *lhs, size_t at)
     free(nm);
 }
 
+/* The task uses variable d (canonical) at offset at: capture it if it is a
+ * local of the enclosing function declared outside the task's statement. */
+static void capture_decl(cap_ctx *c, CXCursor d, size_t at)
+{
+    cc_unit *u = c->u;
+    cc_task *t = c->t;
+    size_t off;
+    if (!decl_offset(u, d, &off) || off < t->fn->b || off >= t->fn->e || (off >= t->stmt->b && off < t->e) ||
+        has_var(t->cap, t->ncap, d) >= 0)
+        return;
+    if (clang_Cursor_getStorageClass(d) == CX_SC_Static) {
+        char *nm = dup_cx(clang_getCursorSpelling(d));
+        cc_diag(&u->src, at, CC_ERROR, "the task uses '%s', a static local of %s(): make it a global "
+                "or keep it in a tensor block", nm, t->fname);
+        free(nm);
+        c->errors++;
+    } else if (clang_getCanonicalType(clang_getCursorType(d)).kind == CXType_VariableArray) {
+        char *nm = dup_cx(clang_getCursorSpelling(d));
+        cc_diag(&u->src, at, CC_ERROR, "the task uses '%s', a variable-length array, which cannot be "
+                "captured by value", nm);
+        free(nm);
+        c->errors++;
+    } else {
+        add_var(&t->cap, &t->ncap, d, "", off);
+    }
+}
+
 static int visit(cc_node *n, void *arg)
 {
     cap_ctx *c = arg;
@@ -160,7 +188,6 @@ static int visit(cc_node *n, void *arg)
     if (n->kind == CXCursor_DeclRefExpr || n->kind == CXCursor_TypeRef) {
         CXCursor d = clang_getCanonicalCursor(cc_referenced(n));
         enum CXCursorKind dk = clang_getCursorKind(d);
-        size_t off;
         CXCursor holder = dk == CXCursor_EnumConstantDecl ? clang_getCursorSemanticParent(d) : d;
         enum CXCursorKind hk = clang_getCursorKind(holder);
         size_t hb, he;
@@ -183,24 +210,7 @@ static int visit(cc_node *n, void *arg)
         for (int i = 0; i < t->nuse; i++)
             if (t->acc[t->use[i].acc].fetched && n->b >= t->use[i].b && n->b < t->use[i].e) in_fetched = 1;
         if (in_fetched) return 1;
-        if ((dk == CXCursor_VarDecl || dk == CXCursor_ParmDecl) && decl_offset(u, d, &off) && off >= t->fn->b &&
-            off < t->fn->e && !(off >= t->stmt->b && off < t->e) && has_var(t->cap, t->ncap, d) < 0) {
-            if (clang_Cursor_getStorageClass(d) == CX_SC_Static) {
-                char *nm = dup_cx(clang_getCursorSpelling(d));
-                cc_diag(&u->src, n->b, CC_ERROR, "the task uses '%s', a static local of %s(): make it a global "
-                        "or keep it in a tensor block", nm, t->fname);
-                free(nm);
-                c->errors++;
-            } else if (clang_getCanonicalType(clang_getCursorType(d)).kind == CXType_VariableArray) {
-                char *nm = dup_cx(clang_getCursorSpelling(d));
-                cc_diag(&u->src, n->b, CC_ERROR, "the task uses '%s', a variable-length array, which cannot be "
-                        "captured by value", nm);
-                free(nm);
-                c->errors++;
-            } else {
-                add_var(&t->cap, &t->ncap, d, "", off);
-            }
-        }
+        if (dk == CXCursor_VarDecl || dk == CXCursor_ParmDecl) capture_decl(c, d, n->b);
     } else if (n->kind == CXCursor_BinaryOperator || n->kind == CXCursor_CompoundAssignOperator) {
         const char *op = cc_binop(&u->ast, n);
         if ((n->kind == CXCursor_CompoundAssignOperator || !strcmp(op, "=")) && n->nkid == 2 &&
@@ -236,6 +246,74 @@ static int visit(cc_node *n, void *arg)
         }
     }
     return 1;
+}
+
+/* ---------------------------------------------------------------- nested tasks' clauses
+ * A nested task is submitted from its parent's outlined code, where its
+ * clause expressions (the tensors and indices of its access clauses,
+ * priority, if, on, wait, signal) are evaluated and the variables it captures
+ * are copied.  Clause expressions are not in the AST (clang skips the pragma):
+ * their variables are found by name, as the innermost declaration of the
+ * enclosing function in scope at the directive. */
+typedef struct { const char *name; size_t len, at; cc_node *best; } decl_find;
+static int find_decl(cc_node *n, void *arg)
+{
+    decl_find *f = arg;
+    if (n->kind != CXCursor_VarDecl && n->kind != CXCursor_ParmDecl) return 1;
+    char *nm = cc_spelling(n->c);
+    if (strlen(nm) == f->len && !strncmp(nm, f->name, f->len)) {
+        /* its scope: the function (a parameter), or the block or for statement holding its declaration */
+        cc_node *scope = n->parent;
+        if (n->kind == CXCursor_VarDecl && scope && scope->kind == CXCursor_DeclStmt) scope = scope->parent;
+        if (scope && n->b < f->at && f->at >= scope->b && f->at < scope->e && (!f->best || n->b > f->best->b))
+            f->best = n;
+    }
+    free(nm);
+    return 1;
+}
+
+/* Capture the variables that the expression text s, written at offset at, names. */
+static void capture_text(cap_ctx *c, const char *s, size_t at)
+{
+    for (const char *p = s; p && *p;) {
+        if (*p == '"' || *p == '\'') { /* a literal: skip it */
+            char q = *p++;
+            while (*p && *p != q) p += p[0] == '\\' && p[1] ? 2 : 1;
+            if (*p) p++;
+            continue;
+        }
+        if (!(isalpha((unsigned char)*p) || *p == '_') || (p > s && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))) {
+            p++;
+            continue;
+        }
+        size_t len = 1;
+        while (isalnum((unsigned char)p[len]) || p[len] == '_') len++;
+        const char *q = p;
+        while (q > s && isspace((unsigned char)q[-1])) q--;
+        int member = q > s && (q[-1] == '.' || (q[-1] == '>' && q - 1 > s && q[-2] == '-'));
+        if (!member) {
+            decl_find f = { p, len, at, NULL };
+            cc_walk(c->t->fn, find_decl, &f);
+            if (f.best) capture_decl(c, clang_getCanonicalCursor(f.best->c), at);
+        }
+        p += len;
+    }
+}
+
+/* What the submission of kid k, in t's outlined code, needs from t's surroundings. */
+static void capture_for_kid(cap_ctx *c, cc_task *k)
+{
+    cc_pragma *p = k->pr;
+    for (int r = 0; r < p->nrefs; r++) {
+        capture_text(c, p->refs[r].tensor.s, p->refs[r].tensor.off);
+        for (int d = 0; d < p->refs[r].nidx; d++) capture_text(c, p->refs[r].idx[d].s, p->refs[r].idx[d].off);
+    }
+    capture_text(c, p->priority.s, p->priority.off);
+    capture_text(c, p->ifexpr.s, p->ifexpr.off);
+    capture_text(c, p->on.s, p->on.off);
+    for (int w = 0; w < p->nwait; w++) capture_text(c, p->wait[w].s, p->wait[w].off);
+    for (int w = 0; w < p->nsignal; w++) capture_text(c, p->signal[w].s, p->signal[w].off);
+    for (int i = 0; i < k->ncap; i++) capture_decl(c, k->cap[i].decl, p->off);
 }
 
 /* body locals in scope at offset `at` (a taskwait) */
@@ -278,6 +356,7 @@ int cc_capture(cc_unit *u, cc_task *t)
 {
     cap_ctx c = { u, t, 0 };
     cc_walk(t->stmt, visit, &c);
+    for (int k = 0; k < t->nkids; k++) capture_for_kid(&c, t->kids[k]); /* captured by now: see capture.h */
     for (int i = 0; i < t->nwait; i++) live_at(u, t, &t->wait[i]);
     return c.errors;
 }

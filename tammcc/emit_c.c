@@ -86,6 +86,81 @@ static void c_string(cc_out *o, const char *s)
     cc_puts(o, "\"");
 }
 
+/* ---------------------------------------------------------------- macros
+ * Outlined code comes before the function it is taken from, where the macros
+ * that function defines are not in effect yet.  So the outlined code of a
+ * function saves every macro the function changes (push_macro), replays
+ * before each task the function's macro directives that precede the task's
+ * body, in source order (a macro #undef'd or redefined there is so in the
+ * outlined code too), and restores the macros at its end (pop_macro): the rest
+ * of the file sees the macros as written.  A task statement replaced by its
+ * submission keeps, after the submission, the macro directives it held. */
+int cc_emit_macros(cc_out *o, const cc_unit *u, size_t b, size_t e, int undef_first)
+{
+    unsigned next = 0; /* the user's line that the next output line maps to (0: unknown) */
+    int n = 0;
+    for (int i = 0; i < u->nmac; i++) {
+        const cc_macro_dir *m = &u->mac[i];
+        if (m->b < b || m->b >= e) continue;
+        cc_newline(o);
+        if (undef_first && m->kind == CC_MAC_DEFINE) {
+            cc_printf(o, "#undef %s\n", m->name);
+            next = 0;
+        }
+        unsigned line = cc_line_of(&u->src, m->b);
+        if (line != next) cc_line_to(o, line, u->src.name);
+        cc_putn(o, u->ast.text + m->b, m->e - m->b);
+        cc_puts(o, "\n");
+        next = line + cc_count_nl(u->ast.text, m->b, m->e) + 1;
+        n++;
+    }
+    return n;
+}
+
+/* the distinct names that the macro directives starting in [b, e) change, in order of first appearance */
+static int macro_names(const cc_unit *u, size_t b, size_t e, const char ***names)
+{
+    int n = 0;
+    *names = NULL;
+    for (int i = 0; i < u->nmac; i++) {
+        const cc_macro_dir *m = &u->mac[i];
+        int seen = m->b < b || m->b >= e;
+        for (int k = 0; k < n && !seen; k++) seen = !strcmp((*names)[k], m->name);
+        if (seen) continue;
+        *names = realloc(*names, (size_t)(n + 1) * sizeof **names);
+        (*names)[n++] = m->name;
+    }
+    return n;
+}
+
+int cc_emit_macro_save(cc_out *o, const cc_unit *u, size_t b, size_t e)
+{
+    const char **names;
+    int n = macro_names(u, b, e, &names);
+    if (n) cc_newline(o);
+    for (int k = 0; k < n; k++) cc_printf(o, "#pragma push_macro(\"%s\")\n", names[k]);
+    free(names);
+    return n;
+}
+
+void cc_emit_macro_restore(cc_out *o, const cc_unit *u, size_t b, size_t e, size_t at)
+{
+    const char **names;
+    int n = macro_names(u, b, e, &names);
+    if (n) cc_newline(o);
+    for (int k = n - 1; k >= 0; k--) {
+        int depth = 0; /* the user's push_macro of the name replayed in [b, at) and not popped */
+        for (int i = 0; i < u->nmac; i++) {
+            const cc_macro_dir *m = &u->mac[i];
+            if (m->b < b || m->b >= at || strcmp(m->name, names[k])) continue;
+            if (m->kind == CC_MAC_PUSH) depth++;
+            else if (m->kind == CC_MAC_POP && depth > 0) depth--;
+        }
+        for (; depth >= 0; depth--) cc_printf(o, "#pragma pop_macro(\"%s\")\n", names[k]);
+    }
+    free(names);
+}
+
 /* ---------------------------------------------------------------- submission */
 static void emit_region(cc_out *o, cc_unit *u, cc_task *scope, size_t b, size_t e, int indent_body);
 
@@ -179,10 +254,26 @@ static void emit_split(cc_out *o, cc_task *t, cc_wait *w)
     }
 }
 
-static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t)
+/* Where the macro directives of the function being outlined have been replayed up to. */
+typedef struct { const cc_node *fn; size_t at; } macro_replay;
+
+/* Bring the macros to their state at the start of t's body (see "macros"). */
+static void macros_at(cc_out *o, cc_unit *u, macro_replay *mr, const cc_task *t)
 {
-    for (int k = 0; k < t->nkids; k++) emit_outlined(o, u, t->kids[k]);
+    if (t->stmt->b < mr->at) { /* a parent after its children: from the function's start again */
+        cc_emit_macro_restore(o, u, mr->fn->b, mr->fn->e, mr->at);
+        cc_emit_macro_save(o, u, mr->fn->b, mr->fn->e);
+        mr->at = mr->fn->b;
+    }
+    cc_emit_macros(o, u, mr->at, t->stmt->b, 0);
+    mr->at = t->stmt->b;
+}
+
+static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t, macro_replay *mr)
+{
+    for (int k = 0; k < t->nkids; k++) emit_outlined(o, u, t->kids[k], mr);
     cc_newline(o);
+    macros_at(o, u, mr, t);
     cc_line_self(o);
     cc_printf(o, "\n/* ---- task %s: %s:%u, in %s() ---- */\n", t->name, u->src.name, t->line, t->fname);
     /* arguments (and, with taskwaits, the continuation's frame) */
@@ -281,10 +372,13 @@ static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t)
         free(label);
     }
     cc_puts(o, "}\n");
+    mr->at = t->e; /* the body replayed the directives it holds */
 }
 
 /* ---------------------------------------------------------------- regions */
-static void emit_edit(cc_out *o, cc_unit *u, cc_task *scope, edit *ed)
+/* Emit what replaces edit ed; returns 1 if it wrote `#line` directives to the
+ * user's file that leave the output mapped elsewhere than the edit's end. */
+static int emit_edit(cc_out *o, cc_unit *u, cc_task *scope, edit *ed)
 {
     switch (ed->kind) {
     case E_USE: {
@@ -305,7 +399,7 @@ static void emit_edit(cc_out *o, cc_unit *u, cc_task *scope, edit *ed)
     case E_TASK:
         cc_line_to(o, ((cc_task *)ed->p)->line, u->src.name);
         emit_submit(o, u, ed->p, scope ? "tamm_ctx_" : "NULL");
-        break;
+        return cc_emit_macros(o, u, ed->b, ed->e, 0) > 0; /* those the task statement held */
     case E_WAIT_IN_TASK: emit_split(o, scope, ed->p); break;
     case E_TASKWAIT: {
         cc_pragma *p = ed->p;
@@ -347,12 +441,16 @@ static void emit_edit(cc_out *o, cc_unit *u, cc_task *scope, edit *ed)
             cc_putn(o, u->ast.text + fn->b, e - fn->b);
             cc_puts(o, ";\n");
         }
+        macro_replay mr = { fn, fn->b };
+        cc_emit_macro_save(o, u, fn->b, fn->e);
         for (int i = 0; i < u->ntasks; i++)
-            if (u->tasks[i]->fn == fn && !u->tasks[i]->parent) emit_outlined(o, u, u->tasks[i]);
+            if (u->tasks[i]->fn == fn && !u->tasks[i]->parent) emit_outlined(o, u, u->tasks[i], &mr);
+        cc_emit_macro_restore(o, u, fn->b, fn->e, mr.at);
         cc_puts(o, "\n");
         break;
     }
     }
+    return 0;
 }
 
 /* the edits that belong to scope (a task, or NULL: the top level) within [b, e) */
@@ -413,12 +511,13 @@ static void emit_region(cc_out *o, cc_unit *u, cc_task *scope, size_t b, size_t 
         if (ed->b < pos) continue; /* inside an earlier edit (cannot happen for well-nested input) */
         cc_putn(o, u->ast.text + pos, ed->b - pos);
         unsigned l0 = o->line;
-        emit_edit(o, u, scope, ed);
+        int remap = emit_edit(o, u, scope, ed);
         unsigned produced = o->line - l0;
         pos = ed->e;
         int block = ed->kind == E_OUTLINE || ed->kind == E_INCLUDE;
-        if (produced != cc_count_nl(u->ast.text, ed->b, ed->e) || block) cc_line_to(o, cc_line_of(&u->src, pos), u->src.name);
-        if (!block && produced != cc_count_nl(u->ast.text, ed->b, ed->e)) {
+        int moved = remap || produced != cc_count_nl(u->ast.text, ed->b, ed->e);
+        if (moved || block) cc_line_to(o, cc_line_of(&u->src, pos), u->src.name);
+        if (!block && moved) {
             size_t ls = pos;
             while (ls > 0 && u->ast.text[ls - 1] != '\n') ls--;
             for (size_t k = ls; k < pos; k++) cc_putn(o, u->ast.text[k] == '\t' ? "\t" : " ", 1);

@@ -4,6 +4,7 @@
  * task statement replaced by its submission, taskwaits inside tasks turned
  * into continuations, top-level directives into runtime calls; `#line`
  * directives map everything that came from the user back to the user's file.
+ * Macros defined in a function are replayed before the code outlined from it.
  */
 #ifndef TAMMCC_EMIT_C_H
 #define TAMMCC_EMIT_C_H
@@ -18,5 +19,16 @@ void cc_emit_c(cc_unit *u, cc_out *o);
 char *cc_access_how(const cc_task *t, int i, const char *args);
 /** The default label of a task (a C string literal; caller frees). */
 char *cc_task_label(cc_unit *u, cc_task *t);
+/** Replay the macro directives of u that start in [b, e), each under a `#line`
+ *  to the user's file; with undef_first, each #define after an #undef of its
+ *  name.  Returns the number replayed (the caller maps lines back after them). */
+int cc_emit_macros(cc_out *o, const cc_unit *u, size_t b, size_t e, int undef_first);
+/** `#pragma push_macro` of every macro that the directives starting in [b, e)
+ *  change.  Returns their number. */
+int cc_emit_macro_save(cc_out *o, const cc_unit *u, size_t b, size_t e);
+/** Undo cc_emit_macro_save(o, u, b, e) after the directives in [b, at) were
+ *  replayed: `pop_macro` of each name, in reverse order, once more for each
+ *  push_macro of the user's among them that was not popped. */
+void cc_emit_macro_restore(cc_out *o, const cc_unit *u, size_t b, size_t e, size_t at);
 
 #endif

@@ -1466,10 +1466,15 @@ int cc_emit_cuda(cc_unit *u, cc_out *o)
         cc_task *t = u->tasks[i];
         if (!p->form) continue;
         cc_printf(o, "\n/* ---- task %s: %s:%u, in %s() ---- */\n", t->name, u->src.name, t->line, t->fname);
+        /* the macros of the enclosing function in effect at the task (emit_c.c, "macros"), each #define
+         * after an #undef: the file's #define lines above hold the last definition of every macro */
+        cc_emit_macro_save(o, u, t->fn->b, t->e);
+        if (cc_emit_macros(o, u, t->fn->b, t->stmt->b, 1)) cc_line_self(o);
         emit_args_struct(o, t);
         if (p->ned > 0) qsort(p->ed, (size_t)p->ned, sizeof *p->ed, cmp_edit);
         if (p->form == 1) emit_call(o, p);
         else emit_nest(o, p);
+        cc_emit_macro_restore(o, u, t->fn->b, t->e, t->stmt->b);
     }
     for (int i = 0; i < u->ntasks; i++) plan_free(&ps[i]);
     free(ps);

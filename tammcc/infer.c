@@ -11,6 +11,7 @@ typedef struct ptr_info {
     unsigned seen;
     char *cov;                 /* bytes fully stored, in the scope's terms */
     char *why[4];              /* first reason per CC_SEEN bit (read, store, acc, esc) */
+    char *nocov;               /* why a store proved no coverage (the first such reason) */
 } ptr_info;
 
 typedef struct memo {
@@ -41,6 +42,7 @@ static void pi_free(ptr_info *p)
 {
     free(p->cov);
     for (int i = 0; i < 4; i++) free(p->why[i]);
+    free(p->nocov);
     memset(p, 0, sizeof *p);
 }
 
@@ -69,6 +71,14 @@ static void merge(ptr_info *into, const ptr_info *from)
     if (!into->cov && from->cov) into->cov = strdup(from->cov);
     for (int i = 0; i < 4; i++)
         if (!into->why[i] && from->why[i]) into->why[i] = strdup(from->why[i]);
+    if (!into->nocov && from->nocov) into->nocov = strdup(from->nocov);
+}
+
+/* Record in *why (if why is not NULL and nothing is recorded yet) why no coverage was proved; takes msg. */
+static void no_cov(char **why, char *msg)
+{
+    if (why && !*why) *why = msg;
+    else free(msg);
 }
 
 /* "file:line:col" of a cursor */
@@ -213,7 +223,7 @@ static void analyze_ptr(cc_infer *in, cc_node *e, cc_node *region, ptr_info *pi,
 /* How function fn treats its pointer parameter k (memoised; recursion-safe). */
 static ptr_info param_info(cc_infer *in, CXCursor fn, int k, int depth)
 {
-    ptr_info r = { 0, NULL, { 0 } };
+    ptr_info r = { 0 };
     char *fname = cc_spelling(fn);
     const char *ann = param_annotation(fn, k);
     CXCursor parm = nth_param(fn, k);
@@ -275,8 +285,8 @@ static ptr_info param_info(cc_infer *in, CXCursor fn, int k, int depth)
     cc_node *root = fn_body_tree(in, def);
     CXCursor dparm = nth_param(def, k);
     ptr_info vr = analyze_var(in, dparm, root, depth + 1);
-    /* the callee's coverage is in terms of its parameters: keep it only if every name in it is a parameter
-     * or not a local of the callee; the caller substitutes the arguments */
+    /* the callee's coverage names only its parameters (stable_text): the caller substitutes its
+     * arguments (subst_args) */
     merge(&in->m[mi].r, &vr);
     pi_free(&vr);
     in->m[mi].busy = 0;
@@ -287,7 +297,35 @@ out:
     return r;
 }
 
-/* ---------------------------------------------------------------- coverage */
+/* ---------------------------------------------------------------- coverage
+ * Write needs a proof that the body stores every element of the block.  The
+ * proof accepts a store `p[idx] = ...` that runs each time its region runs
+ * (the region is the task body, or the definition of a callee), inside a nest
+ * of canonical loops `for (i = 0; i < N; i++)` that idx enumerates densely in
+ * row-major order; the coverage is then N1 * ... * Nk elements.  That
+ * expression is evaluated elsewhere (at submission, or with a call's arguments
+ * substituted for the callee's parameters), so it must have the same value
+ * there as when the nest runs.  Hence, besides the shape of the nest:
+ *  - on the way from the store (or from a call that covers) up to the region
+ *    there are only blocks, the nest's loops (none for a call), parentheses,
+ *    casts and declarations: no if, while, switch, label, ?:, && or ||; and no
+ *    statement before it in any of those blocks may return, goto, or break /
+ *    continue out of itself; the pointer is not one branch of a ?:;
+ *  - the loop bodies hold no break, continue, return or goto, and assign no
+ *    loop variable and no variable of a bound;
+ *  - a loop variable is a local of the region whose address is never taken;
+ *  - a bound is "stable": integer literals, enumerators, arithmetic, casts,
+ *    sizeof, the runtime's shape queries (tamm_block_extent...), and variables
+ *    that keep their value throughout the region (parameters of a callee, or
+ *    locals a task captures by value), never assigned and whose address is
+ *    never taken in the region; no other calls, no loads through pointers, no
+ *    globals.  A bound written with macros is used by its value (it must then
+ *    be a constant) unless the region is the task body and no #define or
+ *    #undef lies between the task and the bound;
+ *  - an index multiplier equals the inner loop's bound: the same text naming
+ *    the same declarations; a cast in the index does not narrow.
+ * A store that fails says why (ptr_info.nocov, for --explain).
+ */
 static int is_zero(cc_infer *in, cc_node *n)
 {
     n = cc_down_wrappers(n);
@@ -305,119 +343,506 @@ static int refers_to(cc_node *n, CXCursor var)
                                                                   clang_getCanonicalCursor(var));
 }
 
-typedef struct { CXCursor var; char *bound; cc_node *body; } loop;
+/* one loop of a nest: its variable, its bound (the node, and the text the coverage uses) */
+typedef struct { CXCursor var; cc_node *bound; char *cov; } loop;
 
+/* Does subtree n assign var (=, op=, ++, --) or take its address?  With addr_only, only the latter. */
+typedef struct { cc_ast *a; CXCursor var; int addr_only; int hit; } touch_find;
+static int find_touch(cc_node *n, void *arg)
+{
+    touch_find *f = arg;
+    cc_node *v = NULL;
+    if (n->kind == CXCursor_UnaryOperator && n->nkid == 1) {
+        int post;
+        const char *op = cc_unop(f->a, n, &post);
+        if (!strcmp(op, "&") || (!f->addr_only && (!strcmp(op, "++") || !strcmp(op, "--")))) v = n->kid[0];
+    } else if (!f->addr_only && n->nkid == 2 &&
+               (n->kind == CXCursor_CompoundAssignOperator ||
+                (n->kind == CXCursor_BinaryOperator && !strcmp(cc_binop(f->a, n), "=")))) {
+        v = n->kid[0];
+    }
+    if (v && refers_to(v, f->var)) f->hit = 1;
+    return !f->hit;
+}
+
+static int touches(cc_infer *in, cc_node *n, CXCursor var, int addr_only)
+{
+    touch_find f = { in->a, var, addr_only, 0 };
+    cc_walk(n, find_touch, &f);
+    return f.hit;
+}
+
+/* Is var declared in region (a local or, for a callee, a parameter) with automatic storage? */
+static int local_of(cc_infer *in, CXCursor var, cc_node *region)
+{
+    enum CXCursorKind k = clang_getCursorKind(var);
+    size_t off;
+    if ((k != CXCursor_VarDecl && k != CXCursor_ParmDecl) ||
+        !cc_offset(in->a, clang_getCursorLocation(var), &off) || off < region->b || off >= region->e)
+        return 0;
+    enum CX_StorageClass sc = clang_Cursor_getStorageClass(var);
+    return sc != CX_SC_Static && sc != CX_SC_Extern;
+}
+
+/* Does var keep one value throughout region (see the section comment)? */
+static int stable_var(cc_infer *in, CXCursor var, cc_node *region)
+{
+    var = clang_getCanonicalCursor(var);
+    enum CXCursorKind k = clang_getCursorKind(var);
+    if (region->kind == CXCursor_FunctionDecl) { /* a callee: its parameters */
+        if (k != CXCursor_ParmDecl || !local_of(in, var, region)) return 0;
+    } else { /* a task body: the enclosing function's locals, captured by value */
+        size_t off;
+        if ((k != CXCursor_VarDecl && k != CXCursor_ParmDecl) ||
+            clang_getCursorKind(clang_getCursorSemanticParent(var)) != CXCursor_FunctionDecl ||
+            clang_Cursor_getStorageClass(var) == CX_SC_Static || clang_Cursor_getStorageClass(var) == CX_SC_Extern ||
+            !cc_offset(in->a, clang_getCursorLocation(var), &off) || (off >= region->b && off < region->e))
+            return 0;
+    }
+    return !touches(in, region, var, 0);
+}
+
+/* runtime queries whose results never change while a program runs (tensor shapes, ranks) */
+static const char *const pure_queries[] = { "tamm_block_extent", "tamm_tensor_nblocks", "tamm_tensor_ndim",
+                                            "tamm_tensor_dim", "tamm_rank", "tamm_nranks" };
+
+typedef struct { cc_infer *in; cc_node *region; int ok; } stable_ctx;
+static int stable_visit(cc_node *n, void *arg)
+{
+    stable_ctx *s = arg;
+    switch (n->kind) {
+    case CXCursor_IntegerLiteral: case CXCursor_ParenExpr: case CXCursor_UnexposedExpr:
+    case CXCursor_CStyleCastExpr: case CXCursor_TypeRef: case CXCursor_UnaryExpr: /* sizeof */
+        break;
+    case CXCursor_BinaryOperator: {
+        static const char *const ops[] = { "+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^" };
+        const char *op = cc_binop(s->in->a, n);
+        int known = 0;
+        for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) known |= !strcmp(op, ops[i]);
+        if (!known) s->ok = 0;
+        break;
+    }
+    case CXCursor_UnaryOperator: {
+        int post;
+        const char *op = cc_unop(s->in->a, n, &post);
+        if (strcmp(op, "-") && strcmp(op, "+") && strcmp(op, "~")) s->ok = 0;
+        break;
+    }
+    case CXCursor_CallExpr: {
+        char *f = cc_spelling(cc_referenced(n));
+        int pure = 0;
+        for (size_t i = 0; i < sizeof pure_queries / sizeof *pure_queries; i++) pure |= !strcmp(f, pure_queries[i]);
+        free(f);
+        if (!pure) s->ok = 0;
+        break;
+    }
+    case CXCursor_DeclRefExpr: {
+        CXCursor d = cc_referenced(n);
+        enum CXCursorKind dk = clang_getCursorKind(d);
+        cc_node *top = cc_up_wrappers(n);
+        if (dk == CXCursor_FunctionDecl) { /* only as the callee of a call accepted above */
+            if (!top->parent || top->parent->kind != CXCursor_CallExpr || top->parent->kid[0] != top) s->ok = 0;
+        } else if (dk != CXCursor_EnumConstantDecl && !stable_var(s->in, d, s->region)) {
+            s->ok = 0;
+        }
+        break;
+    }
+    default:
+        s->ok = 0;
+    }
+    return s->ok;
+}
+
+/* Is there a #define, #undef or push_macro / pop_macro directive in text [b, e)? */
+static int macro_directive_in(const char *s, size_t b, size_t e)
+{
+    for (size_t i = b; i < e; i++) {
+        if (s[i] != '#') continue;
+        size_t ls = i;
+        while (ls > b && (s[ls - 1] == ' ' || s[ls - 1] == '\t')) ls--;
+        if (ls > b && s[ls - 1] != '\n') continue; /* not the first character of a line */
+        size_t w = i + 1;
+        while (w < e && (s[w] == ' ' || s[w] == '\t')) w++;
+        if (!strncmp(s + w, "define", 6) || !strncmp(s + w, "undef", 5) || !strncmp(s + w, "pragma push_macro", 17) ||
+            !strncmp(s + w, "pragma pop_macro", 16))
+            return 1;
+    }
+    return 0;
+}
+
+/* Does the text of e name a macro (an identifier that is no declaration e refers to)? */
+typedef struct { const char *name; int found; } name_find;
+static int find_name(cc_node *n, void *arg)
+{
+    name_find *f = arg;
+    if (n->kind == CXCursor_DeclRefExpr || n->kind == CXCursor_TypeRef) {
+        char *s = cc_spelling(n->kind == CXCursor_DeclRefExpr ? cc_referenced(n) : n->c);
+        const char *nm = strrchr(s, ' '); /* a TypeRef spells "struct s" */
+        if (!strcmp(nm ? nm + 1 : s, f->name)) f->found = 1;
+        free(s);
+    }
+    return !f->found;
+}
+
+static int uses_macro(cc_infer *in, cc_node *e)
+{
+    CXTranslationUnit tu = in->a->tu;
+    CXSourceRange r = clang_getRange(clang_getLocationForOffset(tu, in->a->file, (unsigned)e->b),
+                                     clang_getLocationForOffset(tu, in->a->file, (unsigned)e->e));
+    CXToken *tk;
+    unsigned n;
+    clang_tokenize(tu, r, &tk, &n);
+    int macro = 0;
+    for (unsigned i = 0; i < n && !macro; i++) {
+        if (clang_getTokenKind(tk[i]) != CXToken_Identifier) continue;
+        CXString s = clang_getTokenSpelling(tu, tk[i]);
+        name_find f = { clang_getCString(s), 0 };
+        cc_walk(e, find_name, &f);
+        macro = !f.found;
+        clang_disposeString(s);
+    }
+    clang_disposeTokens(tu, tk, n);
+    return macro;
+}
+
+/* The text by which a coverage expression names the value of e, which must be
+ * stable in region (see the section comment); NULL if it is not.  Caller frees. */
+static char *stable_text(cc_infer *in, cc_node *e, cc_node *region)
+{
+    stable_ctx s = { in, region, 1 };
+    cc_walk(e, stable_visit, &s);
+    if (!s.ok || !e->in_main) return NULL;
+    if (uses_macro(in, e) &&
+        (region->kind == CXCursor_FunctionDecl || macro_directive_in(in->a->text, region->b, e->b))) {
+        CXEvalResult v = clang_Cursor_Evaluate(e->c);
+        char *r = NULL;
+        if (v && clang_EvalResult_getKind(v) == CXEval_Int) {
+            if (clang_EvalResult_isUnsignedInt(v)) r = cc_fmt("%lluu", clang_EvalResult_getAsUnsigned(v));
+            else r = cc_fmt("%lld", clang_EvalResult_getAsLongLong(v));
+        }
+        if (v) clang_EvalResult_dispose(v);
+        return r;
+    }
+    char *t = node_text(in, e);
+    char *r = cc_squeeze(t);
+    free(t);
+    return r;
+}
+
+/* Do a and b compute the same value: the same text, naming the same declarations? */
+typedef struct { CXCursor *d; int n; } ref_list;
+static int list_refs(cc_node *n, void *arg)
+{
+    ref_list *l = arg;
+    if (n->kind == CXCursor_DeclRefExpr) {
+        l->d = realloc(l->d, (size_t)(l->n + 1) * sizeof *l->d);
+        l->d[l->n++] = clang_getCanonicalCursor(cc_referenced(n));
+    }
+    return 1;
+}
+
+static int same_value(cc_infer *in, cc_node *a, cc_node *b)
+{
+    char *ta = node_text(in, a), *tb = node_text(in, b);
+    char *sa = cc_squeeze(ta), *sb = cc_squeeze(tb);
+    int same = !strcmp(sa, sb);
+    free(ta); free(tb); free(sa); free(sb);
+    ref_list ra = { NULL, 0 }, rb = { NULL, 0 };
+    cc_walk(a, list_refs, &ra);
+    cc_walk(b, list_refs, &rb);
+    same = same && ra.n == rb.n;
+    for (int i = 0; same && i < ra.n; i++) same = clang_equalCursors(ra.d[i], rb.d[i]);
+    free(ra.d);
+    free(rb.d);
+    return same;
+}
+
+/* Does a jump in n leave n: return, goto, or a break / continue whose loop (or switch) is not inside n? */
+typedef struct { cc_node *root; int out; } jump_find;
+static int find_jump(cc_node *n, void *arg)
+{
+    jump_find *j = arg;
+    if (n->kind == CXCursor_ReturnStmt || n->kind == CXCursor_GotoStmt || n->kind == CXCursor_IndirectGotoStmt) {
+        j->out = 1;
+    } else if (n->kind == CXCursor_BreakStmt || n->kind == CXCursor_ContinueStmt) {
+        int inside = 0; /* the loop (or, for break, the switch) it leaves is n or inside n */
+        for (cc_node *p = n->parent; p && n != j->root && !inside; p = p->parent) {
+            inside = p->kind == CXCursor_ForStmt || p->kind == CXCursor_WhileStmt || p->kind == CXCursor_DoStmt ||
+                     (p->kind == CXCursor_SwitchStmt && n->kind == CXCursor_BreakStmt);
+            if (p == j->root) break;
+        }
+        if (!inside) j->out = 1;
+    }
+    return !j->out;
+}
+
+static int jumps_out(cc_node *n)
+{
+    jump_find j = { n, 0 };
+    cc_walk(n, find_jump, &j);
+    return j.out;
+}
+
+/* Any jump at all in n (a loop body of the nest must run every iteration to its end)? */
 static int has_jump(cc_node *n, void *arg)
 {
     int *bad = arg;
     if (n->kind == CXCursor_BreakStmt || n->kind == CXCursor_ContinueStmt || n->kind == CXCursor_ReturnStmt ||
-        n->kind == CXCursor_GotoStmt)
+        n->kind == CXCursor_GotoStmt || n->kind == CXCursor_IndirectGotoStmt)
         *bad = 1;
     return !*bad;
 }
 
-/* A canonical `for (i = 0; i < N; i++)` loop: returns its variable and bound. */
-static int canonical_for(cc_infer *in, cc_node *f, loop *l)
+/* Is f written `for (i = 0; i < N; i++)` (or `i += 1`, or `int i = 0`)?  Its variable i. */
+static int for_shape(cc_infer *in, cc_node *f, CXCursor *var)
 {
     if (f->kind != CXCursor_ForStmt || f->nkid != 4) return 0;
     cc_node *init = f->kid[0], *cond = f->kid[1], *inc = f->kid[2];
-    CXCursor var;
+    CXCursor v;
     if (init->kind == CXCursor_DeclStmt && init->nkid == 1 && init->kid[0]->kind == CXCursor_VarDecl) {
         cc_node *vd = init->kid[0];
         if (vd->nkid < 1 || !is_zero(in, vd->kid[vd->nkid - 1])) return 0;
-        var = vd->c;
+        v = vd->c;
     } else if (init->kind == CXCursor_BinaryOperator && !strcmp(cc_binop(in->a, init), "=") &&
                lvalue_var(init->kid[0]) && is_zero(in, init->kid[1])) {
-        var = cc_referenced(lvalue_var(init->kid[0]));
+        v = cc_referenced(lvalue_var(init->kid[0]));
     } else {
         return 0;
     }
-    if (cond->kind != CXCursor_BinaryOperator || strcmp(cc_binop(in->a, cond), "<") || !refers_to(cond->kid[0], var))
+    v = clang_getCanonicalCursor(v);
+    if (cond->kind != CXCursor_BinaryOperator || strcmp(cc_binop(in->a, cond), "<") || !refers_to(cond->kid[0], v))
         return 0;
     int post;
     if (inc->kind == CXCursor_UnaryOperator) {
         const char *op = cc_unop(in->a, inc, &post);
-        if (strcmp(op, "++") || !refers_to(inc->kid[0], var)) return 0;
+        if (strcmp(op, "++") || !refers_to(inc->kid[0], v)) return 0;
     } else if (inc->kind == CXCursor_CompoundAssignOperator) {
         char *rhs = node_text(in, inc->kid[1]);
-        int ok = !strcmp(cc_binop(in->a, inc), "+=") && refers_to(inc->kid[0], var) && !strcmp(rhs, "1");
+        int one = !strcmp(cc_binop(in->a, inc), "+=") && refers_to(inc->kid[0], v) && !strcmp(rhs, "1");
         free(rhs);
-        if (!ok) return 0;
+        if (!one) return 0;
     } else {
         return 0;
     }
-    int bad = 0;
-    cc_walk(f->kid[3], has_jump, &bad);
-    if (bad) return 0;
-    l->var = var;
-    char *bt = node_text(in, cond->kid[1]);
-    l->bound = cc_squeeze(bt);
-    free(bt);
-    l->body = f->kid[3];
+    *var = v;
     return 1;
+}
+
+/* A canonical loop (for_shape) of region whose body changes neither its
+ * variable nor the variables of its bound and always runs to its end: its
+ * variable and bound.  If not, why. */
+static int canonical_for(cc_infer *in, cc_node *f, cc_node *region, loop *l, char **why)
+{
+    CXCursor var;
+    char *w = where(f->c);
+    int ok = 0;
+    if (!for_shape(in, f, &var)) {
+        no_cov(why, cc_fmt("the loop at %s is not of the form 'for (i = 0; i < N; i++)'", w));
+        free(w);
+        return 0;
+    }
+    cc_node *bound = f->kid[1]->kid[1], *body = f->kid[3];
+    int jump = 0;
+    cc_walk(body, has_jump, &jump);
+    char *vn = cc_spelling(var);
+    if (jump) {
+        no_cov(why, cc_fmt("the loop at %s may end early (break, continue, return or goto in its body)", w));
+    } else if (!local_of(in, var, region) || touches(in, region, var, 1) || touches(in, body, var, 0)) {
+        no_cov(why, cc_fmt("the variable '%s' of the loop at %s is changed in the loop's body, or its address "
+                           "is taken", vn, w));
+    } else if (!(l->cov = stable_text(in, bound, region))) {
+        char *bt = node_text(in, bound);
+        no_cov(why, cc_fmt("the bound '%s' of the loop at %s may change: a bound may use only constants and %s "
+                           "that are never assigned and whose address is never taken", bt, w,
+                           region->kind == CXCursor_FunctionDecl ? "parameters" : "captured variables"));
+        free(bt);
+    } else {
+        l->var = var;
+        l->bound = bound;
+        ok = 1;
+    }
+    free(vn);
+    free(w);
+    return ok;
+}
+
+/* Does n run each time region runs?  Loops on the way are allowed only with
+ * loops != NULL: canonical ones, collected innermost first (at most max).  If not, why. */
+static int runs_with_region(cc_infer *in, cc_node *n, cc_node *region, loop *loops, int *nl, int max, char **why)
+{
+    cc_node *from = n;
+    while (n != region) {
+        cc_node *p = n->parent;
+        if (!p) return 0;
+        switch (p->kind) {
+        case CXCursor_CompoundStmt:
+            for (int i = 0; i < p->nkid && p->kid[i] != n; i++)
+                if (jumps_out(p->kid[i])) {
+                    char *w = where(p->kid[i]->c);
+                    no_cov(why, cc_fmt("the statement at %s may jump past the store (a return, goto, break or "
+                                       "continue)", w));
+                    free(w);
+                    return 0;
+                }
+            break;
+        case CXCursor_ForStmt:
+            if (p->nkid != 4 || p->kid[3] != n || !loops) {
+                char *w = where(from->c);
+                no_cov(why, cc_fmt("the %s at %s is in a loop that may run zero times",
+                                   from->kind == CXCursor_CallExpr ? "call" : "store", w));
+                free(w);
+                return 0;
+            }
+            if (*nl == max) {
+                no_cov(why, cc_fmt("the loop nest is deeper than %d", max));
+                return 0;
+            }
+            if (!canonical_for(in, p, region, &loops[*nl], why)) return 0;
+            (*nl)++;
+            break;
+        case CXCursor_ParenExpr: case CXCursor_UnexposedExpr: case CXCursor_CStyleCastExpr: case CXCursor_DeclStmt:
+            break;
+        case CXCursor_VarDecl: /* the initialiser of an automatic variable */
+            if (clang_Cursor_getStorageClass(p->c) == CX_SC_Static) return 0;
+            break;
+        case CXCursor_FunctionDecl:
+            if (p != region) return 0;
+            break;
+        default: {
+            char *w = where(from->c);
+            no_cov(why, cc_fmt("the %s at %s may not run: it is under an if, a while, a switch or an operator",
+                               from->kind == CXCursor_CallExpr ? "call" : "store", w));
+            free(w);
+            return 0;
+        }
+        }
+        n = p;
+    }
+    return 1;
+}
+
+/* An index operand without parentheses, implicit conversions and widening casts
+ * (a cast to a narrower type could wrap around). */
+static cc_node *index_operand(cc_node *n)
+{
+    for (;;) {
+        if ((n->kind == CXCursor_ParenExpr || n->kind == CXCursor_UnexposedExpr) && n->nkid == 1) {
+            n = n->kid[0];
+        } else if (n->kind == CXCursor_CStyleCastExpr && n->nkid >= 1 &&
+                   clang_Type_getSizeOf(clang_getCursorType(n->c)) >= 4) {
+            n = n->kid[n->nkid - 1];
+        } else {
+            return n;
+        }
+    }
 }
 
 /* Is idx a dense row-major linearisation of loops[0..n) (outermost first)? */
 static int dense(cc_infer *in, cc_node *idx, loop *loops, int n)
 {
-    idx = cc_down_wrappers(idx);
-    if (n == 1) return refers_to(idx, loops[0].var);
+    idx = index_operand(idx);
+    if (n == 1) return idx->kind == CXCursor_DeclRefExpr && refers_to(idx, loops[0].var);
     if (idx->kind != CXCursor_BinaryOperator || strcmp(cc_binop(in->a, idx), "+")) return 0;
     for (int side = 0; side < 2; side++) {
-        cc_node *v = idx->kid[side], *rest = cc_down_wrappers(idx->kid[1 - side]);
-        if (!refers_to(v, loops[n - 1].var)) continue;
+        cc_node *v = index_operand(idx->kid[side]), *rest = index_operand(idx->kid[1 - side]);
+        if (v->kind != CXCursor_DeclRefExpr || !refers_to(v, loops[n - 1].var)) continue;
         if (rest->kind != CXCursor_BinaryOperator || strcmp(cc_binop(in->a, rest), "*")) return 0;
-        for (int m = 0; m < 2; m++) {
-            char *mult = node_text(in, cc_down_wrappers(rest->kid[m]));
-            char *sq = cc_squeeze(mult);
-            free(mult);
-            int eq = !strcmp(sq, loops[n - 1].bound);
-            free(sq);
-            if (eq && dense(in, rest->kid[1 - m], loops, n - 1)) return 1;
-        }
+        for (int m = 0; m < 2; m++)
+            if (same_value(in, index_operand(rest->kid[m]), index_operand(loops[n - 1].bound)) &&
+                dense(in, rest->kid[1 - m], loops, n - 1))
+                return 1;
         return 0;
     }
     return 0;
 }
 
-/* A store `p[idx] = ...` (assign: the '=' node, sub: the subscript node):
- * if it runs unconditionally in region over a canonical loop nest that idx
- * enumerates densely, the bytes it covers; else NULL. */
-static char *store_coverage(cc_infer *in, cc_node *assign, cc_node *sub, cc_node *region)
+/* A store `p[idx] = ...` (assign: the '=' node, sub: the subscript node): if
+ * it runs with region over a canonical loop nest that idx enumerates densely,
+ * the bytes it covers; else NULL, and why in *why. */
+static char *store_coverage(cc_infer *in, cc_node *assign, cc_node *sub, cc_node *region, char **why)
 {
     loop loops[8];
     int nl = 0;
-    cc_node *n = assign;
-    while (n != region && n->parent) {
-        cc_node *p = n->parent;
-        if (p->kind == CXCursor_CompoundStmt || p == region) { n = p; continue; }
-        if (p->kind == CXCursor_ForStmt && p->nkid == 4 && p->kid[3] == n) {
-            if (nl == 8 || !canonical_for(in, p, &loops[nl])) goto fail;
-            nl++;
-            n = p;
+    char *r = NULL;
+    char *w = where(sub->c);
+    if (!runs_with_region(in, assign, region, loops, &nl, 8, why)) {
+        /* why is said */
+    } else if (nl == 0) {
+        no_cov(why, cc_fmt("the store at %s is in no loop", w));
+    } else {
+        /* outermost first */
+        for (int i = 0; i < nl / 2; i++) { loop t = loops[i]; loops[i] = loops[nl - 1 - i]; loops[nl - 1 - i] = t; }
+        if (sub->nkid == 2 && dense(in, sub->kid[1], loops, nl)) {
+            char *cov = cc_fmt("(size_t)(%s)", loops[0].cov);
+            for (int i = 1; i < nl; i++) {
+                char *t = cc_fmt("%s*(size_t)(%s)", cov, loops[i].cov);
+                free(cov);
+                cov = t;
+            }
+            long long esz = clang_Type_getSizeOf(clang_getCursorType(sub->c));
+            r = cc_fmt("%s*%lld", cov, esz > 0 ? esz : 1);
+            free(cov);
+        } else {
+            no_cov(why, cc_fmt("the index at %s does not run densely, row-major, over the loop nest", w));
+        }
+    }
+    for (int i = 0; i < nl; i++) free(loops[i].cov);
+    free(w);
+    return r;
+}
+
+/* A callee's coverage cov (in terms of its parameters) at the call `call` in
+ * region: each parameter replaced by the stable text of its argument, in one
+ * pass (an argument's text is not substituted again); NULL if an argument is
+ * not stable, and why in *why.  Caller frees. */
+static char *subst_args(cc_infer *in, const char *cov, CXCursor fn, cc_node *call, cc_node *region, char **why)
+{
+    CXCursor def = clang_getCursorDefinition(fn);
+    if (clang_Cursor_isNull(def)) def = fn;
+    int np = clang_Cursor_getNumArguments(def);
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (!f) return NULL;
+    int ok = 1;
+    for (const char *s = cov; *s && ok;) {
+        int start = (isalpha((unsigned char)*s) || *s == '_') &&
+                    (s == cov || !(isalnum((unsigned char)s[-1]) || s[-1] == '_'));
+        if (!start) {
+            fputc(*s++, f);
             continue;
         }
-        if (p->kind == CXCursor_UnexposedExpr || p->kind == CXCursor_ParenExpr) { n = p; continue; }
-        goto fail; /* conditional, while, switch...: not provably executed */
+        size_t L = 1;
+        while (isalnum((unsigned char)s[L]) || s[L] == '_') L++;
+        int k = -1;
+        for (int i = 0; i < np && k < 0; i++) {
+            char *pn = cc_spelling(clang_Cursor_getArgument(def, (unsigned)i));
+            if (strlen(pn) == L && !strncmp(pn, s, L)) k = i;
+            free(pn);
+        }
+        if (k < 0) {
+            fwrite(s, 1, L, f);
+        } else {
+            char *arg = k + 1 < call->nkid ? stable_text(in, call->kid[k + 1], region) : NULL;
+            if (arg) {
+                fprintf(f, "(%s)", arg);
+            } else {
+                char *w = where(call->c);
+                no_cov(why, cc_fmt("the argument for '%.*s' in the call at %s may change before the callee's "
+                                   "loops run", (int)L, s, w));
+                free(w);
+                ok = 0;
+            }
+            free(arg);
+        }
+        s += L;
     }
-    if (nl == 0) goto fail;
-    /* outermost first */
-    for (int i = 0; i < nl / 2; i++) { loop t = loops[i]; loops[i] = loops[nl - 1 - i]; loops[nl - 1 - i] = t; }
-    if (sub->nkid != 2 || !dense(in, sub->kid[1], loops, nl)) goto fail;
-    char *cov = NULL;
-    for (int i = 0; i < nl; i++) {
-        char *t = cov ? cc_fmt("%s*(size_t)(%s)", cov, loops[i].bound) : cc_fmt("(size_t)(%s)", loops[i].bound);
-        free(cov);
-        cov = t;
+    fclose(f);
+    if (!ok) {
+        free(out);
+        out = NULL;
     }
-    long long esz = clang_Type_getSizeOf(clang_getCursorType(sub->c));
-    char *r = cov ? cc_fmt("%s*%lld", cov, esz > 0 ? esz : 1) : NULL;
-    free(cov);
-    for (int i = 0; i < nl; i++) free(loops[i].bound);
-    return r;
-fail:
-    for (int i = 0; i < nl; i++) free(loops[i].bound);
-    return NULL;
+    return out;
 }
 
 /* ---------------------------------------------------------------- pointer uses */
@@ -430,7 +855,11 @@ static void analyze_elem(cc_infer *in, cc_node *el, cc_node *region, ptr_info *p
     if (p && (p->kind == CXCursor_BinaryOperator || p->kind == CXCursor_CompoundAssignOperator) && p->kid[0] == top) {
         const char *op = cc_binop(in->a, p);
         if (!strcmp(op, "=")) {
-            char *cov = (!derived && el->kind == CXCursor_ArraySubscriptExpr) ? store_coverage(in, p, el, region) : NULL;
+            char *cov = NULL;
+            if (derived || el->kind != CXCursor_ArraySubscriptExpr)
+                no_cov(&pi->nocov, cc_fmt("the store at %s is not 'p[index] = ...' on the block pointer", w));
+            else
+                cov = store_coverage(in, p, el, region, &pi->nocov);
             if (cov && !pi->cov) pi->cov = cov;
             else free(cov);
             see(pi, CC_SEEN_STORE, cc_fmt("stored to at %s", w));
@@ -449,10 +878,14 @@ static void analyze_elem(cc_infer *in, cc_node *el, cc_node *region, ptr_info *p
             see(pi, CC_SEEN_READ, cc_fmt("'%s' at %s", op, w));
             see(pi, CC_SEEN_STORE, cc_fmt("'%s' at %s", op, w));
         } else if (!strcmp(op, "&")) {
-            analyze_ptr(in, p, region, pi, depth);
             /* &p[i] is a pointer into the block: no coverage from it */
-            free(pi->cov);
-            pi->cov = NULL;
+            ptr_info sub = { 0 };
+            analyze_ptr(in, p, region, &sub, depth);
+            if (sub.cov) no_cov(&pi->nocov, cc_fmt("a pointer into the block is taken at %s", w));
+            free(sub.cov);
+            sub.cov = NULL;
+            merge(pi, &sub);
+            pi_free(&sub);
         } else {
             see(pi, CC_SEEN_READ, cc_fmt("read at %s", w));
         }
@@ -472,7 +905,13 @@ static void analyze_ptr(cc_infer *in, cc_node *e, cc_node *region, ptr_info *pi,
     if (!p) return;
     char *w = where(top->c);
     if (p->kind == CXCursor_ConditionalOperator && cc_kid_index(top) > 0) {
-        analyze_ptr(in, p, region, pi, depth);
+        ptr_info sub = { 0 };
+        analyze_ptr(in, p, region, &sub, depth);
+        if (sub.cov) no_cov(&pi->nocov, cc_fmt("the pointer is a branch of the '?:' at %s", w));
+        free(sub.cov);
+        sub.cov = NULL; /* the other branch may be the one taken: no coverage */
+        merge(pi, &sub);
+        pi_free(&sub);
     } else if (p->kind == CXCursor_ArraySubscriptExpr && p->kid[0] == top) {
         analyze_elem(in, p, region, pi, depth, 0);
     } else if (p->kind == CXCursor_UnaryOperator) {
@@ -484,8 +923,9 @@ static void analyze_ptr(cc_infer *in, cc_node *e, cc_node *region, ptr_info *pi,
     } else if (p->kind == CXCursor_BinaryOperator) {
         const char *op = cc_binop(in->a, p);
         if ((!strcmp(op, "+") || !strcmp(op, "-")) && clang_getCursorType(p->c).kind == CXType_Pointer) {
-            ptr_info sub = { 0, NULL, { 0 } };
+            ptr_info sub = { 0 };
             analyze_ptr(in, p, region, &sub, depth);
+            if (sub.cov) no_cov(&pi->nocov, cc_fmt("an offset pointer is made at %s", w));
             free(sub.cov);
             sub.cov = NULL; /* an offset pointer proves no coverage */
             merge(pi, &sub);
@@ -509,39 +949,18 @@ static void analyze_ptr(cc_infer *in, cc_node *e, cc_node *region, ptr_info *pi,
         } else {
             ptr_info r = param_info(in, fn, k, depth);
             if (r.cov) {
-                /* substitute the call's arguments for the callee's parameters */
-                CXCursor def = clang_getCursorDefinition(fn);
-                if (clang_Cursor_isNull(def)) def = fn;
-                char *cov = strdup(r.cov);
-                int ok = 1;
-                int np = clang_Cursor_getNumArguments(def);
-                for (int i = 0; i < np && ok; i++) {
-                    char *pn = cc_spelling(clang_Cursor_getArgument(def, (unsigned)i));
-                    if (*pn && cc_ident_in(cov, pn)) {
-                        if (i + 1 >= p->nkid) { ok = 0; free(pn); break; }
-                        char *arg = node_text(in, p->kid[i + 1]);
-                        /* replace whole-identifier occurrences */
-                        size_t L = strlen(pn);
-                        char *o = malloc(strlen(cov) * (strlen(arg) + 3) + 1), *q = o;
-                        for (const char *s = cov; *s;) {
-                            if (!strncmp(s, pn, L) && (s == cov || !(isalnum((unsigned char)s[-1]) || s[-1] == '_')) &&
-                                !(isalnum((unsigned char)s[L]) || s[L] == '_')) {
-                                q += sprintf(q, "(%s)", arg);
-                                s += L;
-                            } else {
-                                *q++ = *s++;
-                            }
-                        }
-                        *q = 0;
-                        free(cov);
-                        cov = o;
-                        free(arg);
-                    }
-                    free(pn);
-                }
+                /* the callee stores every element each time it runs: so must the call, and the coverage
+                 * is in terms of the callee's parameters: substitute the call's arguments */
+                int nl = 0;
+                char *why = NULL;
+                char *cov = runs_with_region(in, p, region, NULL, &nl, 0, &why)
+                                ? subst_args(in, r.cov, fn, p, region, &why) : NULL;
                 free(r.cov);
-                r.cov = ok ? cov : NULL;
-                if (!ok) free(cov);
+                r.cov = cov;
+                if (why) { /* the callee's proof holds, the call's does not: that is the reason */
+                    free(r.nocov);
+                    r.nocov = why;
+                }
             }
             merge(pi, &r);
             pi_free(&r);
@@ -574,22 +993,25 @@ static int find_refs(cc_node *n, void *arg)
 /* All uses of pointer variable var inside region. */
 static ptr_info analyze_var(cc_infer *in, CXCursor var, cc_node *region, int depth)
 {
-    ptr_info r = { 0, NULL, { 0 } };
+    ptr_info r = { 0 };
     ref_find rf = { var, NULL, 0 };
     cc_walk(region, find_refs, &rf);
-    int moved = 0;
+    cc_node *moved = NULL; /* where the variable is re-pointed: later uses may be elsewhere in the block */
     for (int i = 0; i < rf.n; i++) {
         cc_node *top = cc_up_wrappers(rf.hits[i]);
         cc_node *p = top->parent;
         if (p && (p->kind == CXCursor_BinaryOperator || p->kind == CXCursor_CompoundAssignOperator) &&
             p->kid[0] == top) {
-            moved = 1; /* the variable is re-pointed: later uses may be elsewhere in the block */
+            if (!moved) moved = p;
             continue;
         }
         if (p && p->kind == CXCursor_UnaryOperator) {
             int post;
             const char *op = cc_unop(in->a, p, &post);
-            if (!strcmp(op, "++") || !strcmp(op, "--")) { moved = 1; continue; }
+            if (!strcmp(op, "++") || !strcmp(op, "--")) {
+                if (!moved) moved = p;
+                continue;
+            }
             if (!strcmp(op, "&")) {
                 char *w = where(p->c);
                 see(&r, CC_SEEN_ESC, cc_fmt("its address is taken at %s", w));
@@ -599,7 +1021,14 @@ static ptr_info analyze_var(cc_infer *in, CXCursor var, cc_node *region, int dep
         }
         analyze_ptr(in, rf.hits[i], region, &r, depth);
     }
-    if (moved) { free(r.cov); r.cov = NULL; }
+    if (moved && r.cov) {
+        char *w = where(moved->c);
+        free(r.cov);
+        r.cov = NULL;
+        free(r.nocov);
+        r.nocov = cc_fmt("the pointer variable is re-pointed at %s", w);
+        free(w);
+    }
     free(rf.hits);
     return r;
 }
@@ -706,12 +1135,15 @@ static int body_visit(cc_node *n, void *arg)
     } else if (a->seen == 0 && !a->fetched) {
         a->fetched = 1;
     }
-    ptr_info pi = { 0, NULL, { 0 } };
+    ptr_info pi = { 0 };
     analyze_ptr(in, n, t->stmt, &pi, 0);
     a->seen |= pi.seen;
     if (pi.cov && !a->cov) {
         /* the coverage must be computable at submission */
         if (!cc_varies_in(in, t, pi.cov)) a->cov = strdup(pi.cov);
+        else if (!a->nocov) a->nocov = cc_fmt("the extent stored, %s bytes, depends on variables of the task body", pi.cov);
+    } else if (!pi.cov && pi.nocov && !a->nocov) {
+        a->nocov = strdup(pi.nocov);
     }
     /* reason text */
     unsigned s = a->seen;
@@ -757,8 +1189,8 @@ int cc_infer_body(cc_infer *in, cc_task *t)
         cc_access *a = &t->acc[i];
         a->mode = mode_of(a);
         if (a->seen & CC_SEEN_STORE && !(a->seen & ~(unsigned)CC_SEEN_STORE) && !a->cov) {
-            char *w = cc_fmt("%s; not every element is provably stored (no canonical loop nest over the block), so readwrite",
-                          a->why ? a->why : "stored to");
+            char *w = cc_fmt("%s; not every element is provably stored: %s; so readwrite", a->why ? a->why : "stored to",
+                             a->nocov ? a->nocov : "no canonical loop nest over the block");
             free(a->why);
             a->why = w;
         }
@@ -791,7 +1223,7 @@ int cc_infer_body(cc_infer *in, cc_task *t)
             for (int k = 0; k < t->nuse; k++)
                 if (t->use[k].acc == j) t->use[k].acc = i;
                 else if (t->use[k].acc > j) t->use[k].acc--;
-            free(y->key); free(y->tensor); free(y->cov); free(y->why);
+            free(y->key); free(y->tensor); free(y->cov); free(y->nocov); free(y->why);
             for (int d = 0; d < y->nidx; d++) free(y->idx[d]);
             memmove(y, y + 1, (size_t)(t->nacc - j - 1) * sizeof *y);
             t->nacc--;

@@ -25,6 +25,7 @@ typedef struct cc_access {
     int fetched;                /* obtained at the start of the task (indices known at submission) */
     int explicit_mode;          /* the mode comes from a clause */
     char *cov;                  /* write needs: bytes stored (expression at submission) >= block bytes */
+    char *nocov;                /* --explain: why no coverage was proved (a store's first reason) */
     char *why;                  /* --explain: what decided the mode */
     size_t off;                 /* where it was first seen */
 } cc_access;

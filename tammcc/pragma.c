@@ -130,6 +130,43 @@ static enum CXChildVisitResult mac_visit(CXCursor c, CXCursor parent, CXClientDa
     return CXChildVisit_Continue;
 }
 
+/* a token's spelling (caller frees) */
+static char *token_text(CXTranslationUnit tu, CXToken t)
+{
+    CXString s = clang_getTokenSpelling(tu, t);
+    char *r = strdup(clang_getCString(s));
+    clang_disposeString(s);
+    return r;
+}
+
+/* If the directive whose tokens start at t[0] ('#'), at [off, end) of the
+ * file, is a #define, #undef or #pragma push_macro / pop_macro: record it. */
+static void macro_directive(cc_unit *u, CXToken *t, unsigned n, size_t off, size_t end)
+{
+    CXTranslationUnit tu = u->ast.tu;
+    char *w[5] = { NULL };
+    unsigned k = 0;
+    for (; k < 5 && k + 1 < n; k++) {
+        size_t o;
+        if (!cc_offset(&u->ast, clang_getTokenLocation(tu, t[k + 1]), &o) || o >= end) break;
+        w[k] = token_text(tu, t[k + 1]);
+    }
+    char *name = NULL;
+    cc_mac_kind kind = CC_MAC_DEFINE;
+    if (k >= 2 && (!strcmp(w[0], "define") || !strcmp(w[0], "undef"))) {
+        name = strdup(w[1]);
+        kind = !strcmp(w[0], "define") ? CC_MAC_DEFINE : CC_MAC_UNDEF;
+    } else if (k >= 5 && !strcmp(w[0], "pragma") && (!strcmp(w[1], "push_macro") || !strcmp(w[1], "pop_macro")) &&
+               !strcmp(w[2], "(") && w[3][0] == '"' && strlen(w[3]) >= 2 && !strcmp(w[4], ")")) {
+        name = strndup(w[3] + 1, strlen(w[3]) - 2);
+        kind = !strcmp(w[1], "push_macro") ? CC_MAC_PUSH : CC_MAC_POP;
+    }
+    for (unsigned i = 0; i < k; i++) free(w[i]);
+    if (!name) return;
+    u->mac = realloc(u->mac, (size_t)(u->nmac + 1) * sizeof *u->mac);
+    u->mac[u->nmac++] = (cc_macro_dir){ off, end, name, kind };
+}
+
 static int cmp_pragma(const void *x, const void *y)
 {
     const cc_pragma *a = x, *b = y;
@@ -171,6 +208,8 @@ int cc_pragmas_collect(cc_unit *u)
                     parse_one(u, off, directive_end, txt, len, map, 0);
                     free(txt);
                     free(map);
+                } else {
+                    macro_directive(u, t + i, n - i, off, directive_end);
                 }
                 clang_disposeString(s1);
                 clang_disposeString(s2);
@@ -359,6 +398,7 @@ void cc_unit_free(cc_unit *u)
             free(a->tensor);
             for (int d = 0; d < a->nidx; d++) free(a->idx[d]);
             free(a->cov);
+            free(a->nocov);
             free(a->why);
         }
         for (int k = 0; k < t->ncap; k++) { free(t->cap[k].name); free(t->cap[k].field); }
@@ -375,5 +415,7 @@ void cc_unit_free(cc_unit *u)
     free(u->fns);
     for (int i = 0; i < u->npr; i++) cc_pragma_free(&u->pr[i]);
     free(u->pr);
+    for (int i = 0; i < u->nmac; i++) free(u->mac[i].name);
+    free(u->mac);
     free(u->sa);
 }

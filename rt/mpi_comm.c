@@ -300,6 +300,8 @@ static void send_ctl(const ctl_msg *src, int dest)
     act_add(r, op);
 }
 
+static void compare_records(int p);
+
 static void start_op(tamm_comm_op *op)
 {
     MPI_Request r = MPI_REQUEST_NULL;
@@ -337,6 +339,8 @@ static void start_op(tamm_comm_op *op)
         for (int p = 0; p < world_size; p++)
             if (p != world_rank) send_ctl(&m, p);
         free(op);
+        for (int p = 0; p < world_size; p++) /* records of peers that were here first */
+            if (p != world_rank) compare_records(p);
         return;
     }
     }

@@ -156,7 +156,7 @@ static int pseudo(int kind, tamm_tensor *T, long lin, unsigned perm, int peer, i
     t.file = "mpi_flow.c";
     if (kind == PK_SEND) stats.msgs_sent++;
     else if (kind != PK_ZERO) stats.msgs_recv++;
-    return tamm__submit(NULL, &t, NULL, TAMM_TF_INTERNAL, NULL);
+    return tamm__submit(NULL, &t, NULL, TAMM_TF_INTERNAL | TAMM_TF_PSEUDO, NULL);
 }
 
 /* The tag of the next message src -> dst (only meaningful on its two ends). */
@@ -636,10 +636,11 @@ void *tamm__flow_block_at(tamm_tensor *T, const long *idx, int n)
         for (int r = 0; r < nranks; r++)
             if (r != ow) need_copy(T, lin, r);
         /* the owner's copy is the block (the program may change it); the
-         * others get a synchronised read-only copy */
+         * others get a synchronised copy whose changes go nowhere: it is no
+         * longer the current version, and the local sentinel is exclusive, so
+         * no send of this copy (a put-back) is still in flight */
         D->st[lin] |= TAMM_DS_WRITTEN;
         holders_only(T, lin, ow, -1);
-        if (me != ow) mode = TAMM_READ;
     }
     tamm_ref r;
     memset(&r, 0, sizeof r);

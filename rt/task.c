@@ -506,7 +506,9 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
         for (int i = 0; i < o->nwait; i++)
             tamm__fence_add_waiter(o->wait[i], t);
 
-    int undeferred = (o && o->undeferred) || tamm__rt.cfg.sequential;
+    /* TAMM_SEQUENTIAL runs tasks inline, but not a message's local side: its
+     * other end may only be reached later in the other rank's stream */
+    int undeferred = (o && o->undeferred) || (tamm__rt.cfg.sequential && !(flags & TAMM_TF_PSEUDO));
     if (out) *out = t;
     if (flags & TAMM_TF_SENTINEL) {
         drop_guard(t);

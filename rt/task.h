@@ -41,7 +41,8 @@ enum {
     TAMM_TF_CONT       = 512, /* a continuation of its parent */
     TAMM_TF_KSLOT1     = 1024, /* counted in its parent's kids[1] (else kids[0]) */
     TAMM_TF_INTERNAL   = 2048, /* submitted by the MPI flow itself (mpi_flow.c): not forwarded to it */
-    TAMM_TF_AGREED     = 4096  /* a collective task all ranks are ready for */
+    TAMM_TF_AGREED     = 4096, /* a collective task all ranks are ready for */
+    TAMM_TF_PSEUDO     = 8192  /* the flow's side of a block message: never run inline (TAMM_SEQUENTIAL) */
 };
 
 /* The armed bit of a kids slot: a continuation waits for the slot to drain. */

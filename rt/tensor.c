@@ -219,6 +219,12 @@ size_t tamm_block_elems(const tamm_tensor *T, const long *idx)
     long lin = T && idx ? tamm__block_lin(T, idx, T->ndim) : -1;
     return lin < 0 ? 0 : tamm__block_elems_lin(T, lin);
 }
+int tamm_block_owner(const tamm_tensor *T, const long *idx)
+{
+    long lin = T && idx ? tamm__block_lin(T, idx, T->ndim) : -1;
+    if (lin < 0) return -1;
+    return T->opts.dist == TAMM_DIST_REPLICATED ? tamm_rank() : T->blocks[lin].owner;
+}
 size_t tamm_block_bytes(const tamm_tensor *T, const long *idx)
 {
     return T ? tamm_block_elems(T, idx) * T->esize : 0;

@@ -102,7 +102,7 @@ static void coll_sum(tamm_ctx *ctx, void *va)
     else if (tamm_nranks() > 1) fprintf(stderr, "rank %d: tamm_comm is NULL in a collective task\n", tamm_rank()), abort();
     long z[1] = { 0 };
     int64_t *s = tamm_get_buf_readwrite(ctx, a->S, z);
-    s[0] = s[0] * 1000003 + total;
+    s[0] = (int64_t)((uint64_t)s[0] * 1000003u + (uint64_t)total); /* wraps, no UB */
     tamm_release_put(ctx, s);
     usleep(2000);
     atomic_fetch_sub(&inside, 1);
@@ -232,8 +232,9 @@ int main(int argc, char **argv)
     CHECK(submit(from_replicated, &ca, sizeof ca, cr, 2, -1, 0, "from S") == TAMM_OK, "from S");
     int64_t sum = 0;
     for (size_t k = 0; k < nel; k++) sum += src[k];
-    int64_t want = 0;
-    for (int c = 0; c < 4; c++) want = want * 1000003 + sum;
+    uint64_t uwant = 0; /* wraps like the collective's own arithmetic (unsigned: no UB) */
+    for (int c = 0; c < 4; c++) uwant = uwant * 1000003u + (uint64_t)sum;
+    int64_t want = (int64_t)uwant;
     const int64_t *l0 = tamm_block(L, 0);
     CHECK(l0[0] == want && l0[3] == want + 3, "collective result %lld, expected %lld", (long long)l0[0], (long long)want);
     const int64_t *s0 = tamm_block(S, 0);

@@ -125,7 +125,13 @@ size_t tamm_block_extent(const tamm_tensor *T, int dim, long b);
 /** Elements and bytes of the block at `idx`. */
 size_t tamm_block_elems(const tamm_tensor *T, const long *idx);
 size_t tamm_block_bytes(const tamm_tensor *T, const long *idx);
-/** Whole-tensor copies between the tensor and a plain row-major array (top level). */
+/** The rank that owns (is the home of) block idx: a task writing it first runs
+ *  there.  For a replicated tensor, the calling rank (every rank holds it).
+ *  -1 for a bad tensor or index.  Collective leaves use it to find their blocks. */
+int tamm_block_owner(const tamm_tensor *T, const long *idx);
+/** Whole-tensor copies between the tensor and a plain row-major array (top
+ *  level).  With several ranks every rank calls them: gather gives every rank
+ *  the whole tensor; scatter takes each block from the owner's array. */
 int tamm_tensor_gather(tamm_tensor *T, void *dst);
 int tamm_tensor_scatter(tamm_tensor *T, const void *src);
 

@@ -8,6 +8,7 @@
 #include "buffer.h"
 #include "error.h"
 #include "fence.h"
+#include "mpi_flow.h"
 #include "perm.h"
 #include "runtime.h"
 #include "tensor.h"
@@ -250,11 +251,19 @@ static inline void drop_guard(tamm_task_s *t)
 
 static void task_ready(tamm_task_s *t)
 {
-    if (TAMM_UNLIKELY(t->flags & TAMM_TF_SENTINEL)) {
+    if (TAMM_UNLIKELY(t->flags & (TAMM_TF_SENTINEL | TAMM_TF_COLLECTIVE))) {
+        if (t->flags & TAMM_TF_COLLECTIVE) {
+            if (tamm__flow_on && !(t->flags & TAMM_TF_AGREED)) {
+                tamm__flow_collective_ready(t); /* runs once every rank is ready for it */
+                return;
+            }
+            goto push;
+        }
         atomic_store_explicit(&t->ready_flag, 1, memory_order_release);
         tamm__wake_all();
         return;
     }
+push:;
     tamm_worker *w = tamm__self();
     tamm__rt.sched->push(w, t);
     if (atomic_load_explicit(&tamm__rt.nsleepers, memory_order_seq_cst) > 0)
@@ -325,6 +334,9 @@ static inline void body_done(tamm_task_s *t)
 }
 
 void tamm__task_finish_sentinel(tamm_task_s *t) { body_done(t); }
+void tamm__task_hold(tamm_task_s *t) { atomic_fetch_add_explicit(&t->pending, 1, memory_order_relaxed); }
+void tamm__task_unhold(tamm_task_s *t) { body_done(t); }
+void tamm__task_make_ready(tamm_task_s *t) { task_ready(t); }
 
 void tamm__task_run(tamm_worker *w, tamm_task_s *t)
 {
@@ -379,6 +391,8 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
         return tamm__error(NULL, TAMM_ESTATE, "tamm_submit called from a thread that is neither the thread "
                                               "that called tamm_init nor a task");
     if (!ctx) ctx = w->cur_ctx; /* a submission from inside a running task nests in it */
+    if (TAMM_UNLIKELY(tamm__flow_on) && !ctx && !(flags & (TAMM_TF_INTERNAL | TAMM_TF_SENTINEL)))
+        return tamm__flow_submit(u, o, flags, out); /* several ranks: the sequential task flow */
     if (!u) return tamm__error(ctx ? ctx->task : NULL, TAMM_EINVAL, "tamm_submit: NULL task");
 
     tamm_task_s *t = task_alloc();
@@ -494,7 +508,9 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
         for (int i = 0; i < o->nwait; i++)
             tamm__fence_add_waiter(o->wait[i], t);
 
-    int undeferred = (o && o->undeferred) || tamm__rt.cfg.sequential;
+    /* TAMM_SEQUENTIAL runs tasks inline, but not a message's local side: its
+     * other end may only be reached later in the other rank's stream */
+    int undeferred = (o && o->undeferred) || (tamm__rt.cfg.sequential && !(flags & TAMM_TF_PSEUDO));
     if (out) *out = t;
     if (flags & TAMM_TF_SENTINEL) {
         drop_guard(t);

@@ -2,6 +2,7 @@
  * deferred destruction (see tensor.h). */
 #include "tensor.h"
 #include "buffer.h"
+#include "dist.h"
 #include "error.h"
 #include "runtime.h"
 #include "task.h"
@@ -137,11 +138,15 @@ tamm_tensor *tamm_tensor_create_ex(const char *name, tamm_dtype dtype, int ndim,
     for (long b = 0; b < nblk; b++) {
         tamm__chain_init(&T->blocks[b].chain);
         T->blocks[b].units[0].state = TAMM_BS_UNALLOC;
-        T->blocks[b].owner = 0;
         T->blocks[b].bytes = tamm__block_elems_lin(T, b) * T->esize;
     }
     tamm__chain_init(&T->coarse);
     atomic_init(&T->destroyed, 0);
+    if (tamm__dist_tensor_init(T) != TAMM_OK) { /* owners (and flow state with several ranks) */
+        free(T->blocks);
+        free(T);
+        return NULL;
+    }
     pthread_mutex_lock(&tamm__rt.tensors_lock);
     T->next_live = tamm__rt.tensors;
     if (tamm__rt.tensors) tamm__rt.tensors->prev_live = T;
@@ -163,6 +168,7 @@ void tamm__tensor_free(tamm_tensor *T)
     if (T->next_live) T->next_live->prev_live = T->prev_live;
     pthread_mutex_unlock(&tamm__rt.tensors_lock);
     tamm__dag_tensor_done(T);
+    tamm__dist_tensor_free(T);
     for (long b = 0; b < T->nblk; b++) free(T->blocks[b].home);
     free(T->blocks);
     free(T);
@@ -212,6 +218,12 @@ size_t tamm_block_elems(const tamm_tensor *T, const long *idx)
 {
     long lin = T && idx ? tamm__block_lin(T, idx, T->ndim) : -1;
     return lin < 0 ? 0 : tamm__block_elems_lin(T, lin);
+}
+int tamm_block_owner(const tamm_tensor *T, const long *idx)
+{
+    long lin = T && idx ? tamm__block_lin(T, idx, T->ndim) : -1;
+    if (lin < 0) return -1;
+    return T->opts.dist == TAMM_DIST_REPLICATED ? tamm_rank() : T->blocks[lin].owner;
 }
 size_t tamm_block_bytes(const tamm_tensor *T, const long *idx)
 {

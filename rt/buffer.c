@@ -2,6 +2,7 @@
 #include "buffer.h"
 #include "block_fsm.h"
 #include "error.h"
+#include "gpu.h"
 #include "perm.h"
 #include "runtime.h"
 #include "tensor.h"
@@ -119,7 +120,7 @@ static void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int ni
  * FSM step changes nothing). */
 void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req)
 {
-    if (TAMM_LIKELY(ctx && T && idx && (unsigned)req <= TAMM_REQ_RW && nidx == T->ndim && ctx->n < ctx->cap)) {
+    if (TAMM_LIKELY(ctx && !ctx->gpu && T && idx && (unsigned)req <= TAMM_REQ_RW && nidx == T->ndim && ctx->n < ctx->cap)) {
         long lin = tamm__block_lin(T, idx, nidx);
         if (TAMM_LIKELY(lin >= 0)) {
             int canc;
@@ -188,6 +189,7 @@ static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const lon
                     tamm__block_name(T, lin, bn, sizeof bn), tamm__perm_name(perm));
         return scratch(ctx, T, lin);
     }
+    if (ctx->gpu) return tamm__gpu_get_buf(ctx, T, lin, req, implicit, canc); /* a GPU's memory unit */
     tamm_block_s *b = &T->blocks[lin];
     size_t bytes = b->bytes;
     tamm_bufkind kind;
@@ -210,7 +212,7 @@ static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const lon
             }
         }
         kind = TAMM_BK_ACC_PRIVATE;
-        if (!canc && acc_exclusive(t, T, lin)) {
+        if (!canc && !tamm__gpus.n && acc_exclusive(t, T, lin)) { /* GPUs sum into homes meanwhile */
             tamm__spin_lock(&b->lock);
             if (host_fsm(T, lin, TAMM_BOP_ACC) == TAMM_BLK_OK) {
                 kind = TAMM_BK_ACC_INPLACE;
@@ -391,6 +393,7 @@ int tamm__release(tamm_ctx *ctx, void *buf, tamm_relkind how)
                                kind_name(stale->kind));
         return tamm__error(ctx->task, TAMM_EBUF, "%s: %p is not a buffer this task obtained", rel_name(how), buf);
     }
+    if (ctx->gpu) return tamm__unit_release(ctx, found, how); /* applied when the GPU work is done */
     /* the common cases: the end of a read, the commit of a write or readwrite */
     if ((found->kind == TAMM_BK_READ && how != TAMM_REL_ADD) ||
         ((found->kind == TAMM_BK_WRITE || found->kind == TAMM_BK_RW) && how == TAMM_REL_PUT)) {

@@ -8,6 +8,7 @@
 #include "buffer.h"
 #include "error.h"
 #include "fence.h"
+#include "gpu.h"
 #include "tensor.h"
 #include "trace.h"
 #include "xfer.h"
@@ -50,8 +51,15 @@ int tamm_init(int *argc, char ***argv)
     tamm__rt.throttle = 256L * cfg.num_workers;
     tamm__rt.t0 = tamm__now_ns();
     tamm__buf_reset_stats();
+    rc = tamm__gpu_init(&cfg); /* before the workers: CUDA workers have entries in workers[] */
+    if (rc) {
+        const char *oe = getenv("TAMM_ON_ERROR");
+        if (!oe || strcmp(oe, "return") != 0) exit(1);
+        return rc;
+    }
     tamm__rt.initialised = 1;
     rc = tamm__workers_start(cfg.num_workers);
+    if (!rc) rc = tamm__gpu_start();
     if (rc) {
         tamm__rt.initialised = 0;
         return rc;
@@ -101,14 +109,16 @@ int tamm_finalize(void)
     }
     int rc = tamm_wait_all();
     tamm__workers_stop();
+    tamm__gpu_stop();
     tamm__trace_finish();
     int deadlocked = tamm__top_pending() != 0;
     if (!deadlocked) tamm__tensor_free_all(); /* tasks that can never run still point at their tensors */
     tamm__fence_free_all();
-    for (int i = 0; i < tamm__rt.nworkers; i++) {
+    for (int i = 0; i < tamm__rt.nthreads; i++) {
         tamm__deque_destroy(&tamm__rt.workers[i].dq);
         tamm__buf_cache_free(&tamm__rt.workers[i].bufs);
     }
+    tamm__gpu_fini(); /* after the tensors: their device copies are released first */
     if (!deadlocked) {
         tamm__pool_destroy(&tamm__rt.task_pool);
         tamm__pool_destroy(&tamm__rt.epoch_pool);
@@ -357,7 +367,6 @@ tamm_ctx *tamm_current_ctx(void)
 }
 
 const char *tamm_ctx_label(const tamm_ctx *ctx) { return ctx && ctx->task ? ctx->task->label : NULL; }
-void *tamm_cuda_stream(void) { return NULL; }
 void *tamm_comm(tamm_ctx *ctx) { (void)ctx; return NULL; }
 
 static int streaming_depth;

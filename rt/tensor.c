@@ -3,6 +3,7 @@
 #include "tensor.h"
 #include "buffer.h"
 #include "error.h"
+#include "gpu.h"
 #include "runtime.h"
 #include "task.h"
 #include <stdio.h>
@@ -68,7 +69,7 @@ void *tamm__block_home(tamm_tensor *T, long lin)
     tamm_block_s *b = &T->blocks[lin];
     if (TAMM_UNLIKELY(!b->home)) {
         size_t bytes = b->bytes;
-        b->home = tamm__xcalloc(1, bytes ? bytes : 1);
+        b->home = tamm__home_alloc(bytes); /* zero-filled; pinned when GPUs are in use */
         if (T->opts.gen) {
             long idx[TAMM_MAX_DIMS];
             tamm__block_idx(T, lin, idx);
@@ -142,6 +143,7 @@ tamm_tensor *tamm_tensor_create_ex(const char *name, tamm_dtype dtype, int ndim,
     }
     tamm__chain_init(&T->coarse);
     atomic_init(&T->destroyed, 0);
+    if (tamm__gpus.n) T->gpu = tamm__tgpu_new(T, tamm__gpus.n);
     pthread_mutex_lock(&tamm__rt.tensors_lock);
     T->next_live = tamm__rt.tensors;
     if (tamm__rt.tensors) tamm__rt.tensors->prev_live = T;
@@ -163,7 +165,8 @@ void tamm__tensor_free(tamm_tensor *T)
     if (T->next_live) T->next_live->prev_live = T->prev_live;
     pthread_mutex_unlock(&tamm__rt.tensors_lock);
     tamm__dag_tensor_done(T);
-    for (long b = 0; b < T->nblk; b++) free(T->blocks[b].home);
+    tamm__tgpu_free(T);
+    for (long b = 0; b < T->nblk; b++) if (T->blocks[b].home) tamm__home_free(T->blocks[b].home, T->blocks[b].bytes);
     free(T->blocks);
     free(T);
 }

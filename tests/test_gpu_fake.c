@@ -494,16 +494,14 @@ int main(void)
     const char *en[] = { "TAMM_NUM_GPUS=0", "TAMM_ON_ERROR=return", NULL };
     run_test_child("no device", no_device, NULL, en, 30);
 
-#ifndef TAMM_TEST_REAL_GPU
     expect_config_error((const char *[]){ "TAMM_NUM_GPUS=9", NULL }, "TAMM_NUM_GPUS");
     expect_config_error((const char *[]){ "TAMM_NUM_GPUS=-1", NULL }, "TAMM_NUM_GPUS");
-    expect_config_error((const char *[]){ FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_NUM_GPUS=2", NULL }, "TAMM_NUM_GPUS");
+    expect_config_error((const char *[]){ FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_NUM_GPUS=8", NULL }, "TAMM_NUM_GPUS");
     expect_config_error((const char *[]){ "TAMM_SCHED=fastest", NULL }, "TAMM_SCHED");
     expect_config_error((const char *[]){ "TAMM_SCHED=ws,fifo", NULL }, "TAMM_SCHED");
     expect_config_error((const char *[]){ "TAMM_SCHED=eft,round-robin", NULL }, "TAMM_SCHED");
     expect_config_error((const char *[]){ "TAMM_CUDA_MEMORY_LIMIT=12Q", NULL }, "TAMM_CUDA_MEMORY_LIMIT");
-    expect_config_error((const char *[]){ FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_CUDA_MEMORY_LIMIT=2G", NULL }, "TAMM_CUDA_MEMORY_LIMIT");
+    expect_config_error((const char *[]){ FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_CUDA_MEMORY_LIMIT=900T", NULL }, "TAMM_CUDA_MEMORY_LIMIT");
     expect_config_error((const char *[]){ "TAMM_CUDA_FAKE=x", NULL }, "TAMM_CUDA_FAKE");
-#endif
     return test_summary();
 }

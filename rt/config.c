@@ -117,6 +117,7 @@ int tamm__config_read(tamm_config *cfg)
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     cfg->num_workers = ncpu > 0 ? (int)ncpu : 1;
     cfg->num_gpus = -1;
+    cfg->cuda_streams = 4;
     const char *s;
     long v;
     int rc;
@@ -132,6 +133,10 @@ int tamm__config_read(tamm_config *cfg)
     if ((s = getenv("TAMM_SCHED")) && tamm__parse_sched(s, &cfg->sched, &cfg->gpu_sched))
         return bad("TAMM_SCHED", s, "a CPU policy (ws, fifo, prio), a device policy (eft, round-robin, stream-aware, "
                    "min-transfer-size, minmin-transfer-time, minmax-transfer-time), or one of each separated by a comma");
+    if ((s = getenv("TAMM_CUDA_STREAMS"))) {
+        if (parse_int(s, 1, 8, &v)) return bad("TAMM_CUDA_STREAMS", s, "an integer from 1 to 8");
+        cfg->cuda_streams = (int)v;
+    }
     if ((s = getenv("TAMM_CUDA_FAKE"))) {
         if (parse_int(s, 0, 8, &v)) return bad("TAMM_CUDA_FAKE", s, "an integer from 0 to 8 (simulated GPUs, for tests)");
         cfg->fake_gpus = (int)v;

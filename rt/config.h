@@ -19,6 +19,7 @@ typedef struct tamm_config {
     tamm_sched_kind sched;     /* TAMM_SCHED: the CPU queueing policy */
     tamm_gpu_policy gpu_sched; /* TAMM_SCHED: the device-selection policy */
     int fake_gpus;             /* TAMM_CUDA_FAKE: host memory stands in for GPUs (tests) */
+    int cuda_streams;          /* TAMM_CUDA_STREAMS: task streams per GPU (default 4) */
     int sequential;            /* TAMM_SEQUENTIAL */
     tamm_onerr_kind on_error;  /* TAMM_ON_ERROR */
     int stats;                 /* TAMM_STATS */

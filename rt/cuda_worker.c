@@ -348,7 +348,7 @@ static int issue(tamm_gpu *g)
     int did = 0;
     for (;;) {
         int s = -1;
-        for (int k = 0; k < TAMM_GPU_STREAMS; k++)
+        for (int k = 0; k < g->nstreams; k++)
             if (g->inflight[k] < TAMM_GPU_PER_STREAM && (s < 0 || g->inflight[k] < g->inflight[s])) s = k;
         if (s < 0) return did;
         tamm_task_s *t = g->held;
@@ -482,6 +482,7 @@ int tamm__gpu_init(const tamm_config *cfg)
         tamm_gpu *g = &tamm__gpus.g[i];
         g->id = i;
         g->dev = i;
+        g->nstreams = cfg->cuda_streams;
         if (OPS->info(i, &g->info)) {
             fprintf(stderr, "tamm: error: GPU %d: %s\n", i, OPS->error());
             free(tamm__gpus.g);
@@ -514,7 +515,7 @@ int tamm__gpu_start(void)
         tamm_gpu *g = &tamm__gpus.g[i];
         g->w = &tamm__rt.workers[tamm__rt.nworkers + i];
         if (OPS->bind(g->dev)) goto fail;
-        for (int k = 0; k < TAMM_GPU_STREAMS; k++) {
+        for (int k = 0; k < g->nstreams; k++) {
             if (OPS->stream_create(&g->stream[k])) goto fail;
             if (OPS->blas_create(&g->blas[k], g->stream[k])) g->blas[k] = NULL; /* no cuBLAS: variants get NULL */
         }

@@ -22,7 +22,7 @@
 #include <stdio.h>
 
 #define TAMM_MAX_GPUS 8
-#define TAMM_GPU_STREAMS 4       /* task streams per GPU */
+#define TAMM_GPU_STREAMS 8       /* task streams per GPU, at most (TAMM_CUDA_STREAMS, default 4) */
 #define TAMM_GPU_PER_STREAM 2    /* tasks in flight per stream */
 
 /* deferred release of a GPU buffer record (tamm_bufrec.flags, beside TAMM_BR_*) */
@@ -58,6 +58,7 @@ typedef struct tamm_flushreq { struct tamm_tensor *T; long lin; tamm_task_s *t; 
 
 typedef struct tamm_gpu {
     int id, dev;                  /* unit id - 1, device ordinal */
+    int nstreams;                 /* task streams in use */
     tamm_devinfo info;
     size_t limit;                 /* bytes of device memory for block buffers */
     double bw_h2d, bw_d2h;        /* measured, bytes per ns */

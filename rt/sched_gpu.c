@@ -30,7 +30,7 @@
 #include "tensor.h"
 #include <string.h>
 
-#define SATURATED (2 * TAMM_GPU_STREAMS * TAMM_GPU_PER_STREAM)
+#define SATURATED (2 * 4 * TAMM_GPU_PER_STREAM) /* twice what 4 streams hold */
 
 double tamm__eft_duration(const tamm_pick_in *in, int gpu)
 {

@@ -69,6 +69,7 @@ tamm_pend *tamm__rec_get(tamm_gpu *g)
             r->ev = NULL;
         }
     }
+    atomic_fetch_add(&g->live_recs, 1);
     r->next = NULL;
     r->closed = 0;
     r->task = NULL;
@@ -80,6 +81,7 @@ tamm_pend *tamm__rec_get(tamm_gpu *g)
 
 static void rec_put(tamm_gpu *g, tamm_pend *r)
 {
+    atomic_fetch_sub(&g->live_recs, 1);
     r->seq++;
     r->next = g->free_recs;
     g->free_recs = r;
@@ -227,7 +229,7 @@ int tamm__gpu_busy(void)
 {
     for (int i = 0; i < tamm__gpus.n; i++) {
         tamm_gpu *g = &tamm__gpus.g[i];
-        if (atomic_load(&g->queued) || atomic_load(&g->running)) return 1;
+        if (atomic_load(&g->queued) || atomic_load(&g->running) || atomic_load(&g->live_recs)) return 1;
         pthread_mutex_lock(&g->req_lock);
         int r = g->nreqs;
         pthread_mutex_unlock(&g->req_lock);

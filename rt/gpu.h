@@ -86,7 +86,8 @@ typedef struct tamm_gpu {
     atomic_int queued, running;   /* tasks in q, tasks issued and not complete */
     _Atomic double busy_ns;       /* estimated work queued or running */
     atomic_ullong ntasks, bytes_h2d, bytes_d2h, nevict, hits, misses;
-    int fatal;                    /* a device call failed: the GPU takes no more work */
+    atomic_int fatal;             /* a device call failed: the GPU takes no more work */
+    atomic_int live_recs;         /* records issued and not complete (tasks and flush batches) */
     pthread_t thread;
     struct tamm_worker *w;
 } tamm_gpu;

@@ -294,8 +294,11 @@ static int serve_requests(tamm_gpu *g)
     pthread_mutex_lock(&g->req_lock);
     int n = g->nreqs;
     if (!n) { pthread_mutex_unlock(&g->req_lock); return 0; }
-    tamm_flushreq *v = tamm__xmalloc((size_t)n * sizeof *v);
-    memcpy(v, g->reqs, (size_t)n * sizeof *v);
+    tamm_flushreq *v = g->reqs; /* take them all: the producers fill the spare array meanwhile */
+    int cap = g->capreqs;
+    g->reqs = g->spare;
+    g->capreqs = g->capspare;
+    g->spare = NULL;
     g->nreqs = 0;
     pthread_mutex_unlock(&g->req_lock);
     int did = 0;
@@ -309,7 +312,10 @@ static int serve_requests(tamm_gpu *g)
         g->reqs[g->nreqs++] = v[i];
         pthread_mutex_unlock(&g->req_lock);
     }
-    free(v);
+    pthread_mutex_lock(&g->req_lock);
+    g->spare = v; /* kept for the next round */
+    g->capspare = cap;
+    pthread_mutex_unlock(&g->req_lock);
     return did;
 }
 
@@ -561,6 +567,7 @@ void tamm__gpu_fini(void)
         if (g->copy_stream) { OPS->sync(g->copy_stream); OPS->stream_destroy(g->copy_stream); }
         rec_destroy_all(g);
         free(g->reqs);
+        free(g->spare);
         pthread_mutex_destroy(&g->req_lock);
         pthread_cond_destroy(&g->cond);
         pthread_mutex_destroy(&g->q.lock);

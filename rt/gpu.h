@@ -80,6 +80,7 @@ typedef struct tamm_gpu {
     tamm_taskq q;
     pthread_mutex_t req_lock;
     tamm_flushreq *reqs; int nreqs, capreqs;
+    tamm_flushreq *spare; int capspare;   /* the worker's copy of reqs while it serves them (swapped) */
     pthread_cond_t cond;          /* the worker sleeps here when idle (with req_lock) */
     atomic_int sleeping;
     /* shared counters (read by policies) */

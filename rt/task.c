@@ -351,7 +351,8 @@ void tamm__task_run(tamm_worker *w, tamm_task_s *t)
     if (t->cpu) {
         t->cpu(&ctx, t->args);
     } else {
-        tamm__error(t, TAMM_ENOTSUP, "the task has only a CUDA variant and this run has no GPU");
+        tamm__error(t, TAMM_ENOTSUP, "the task has only a CUDA variant and this run has no GPU (%s)",
+                    tamm__gpus.why_none[0] ? tamm__gpus.why_none : "no device");
     }
     if (ctx.n) tamm__ctx_end(&ctx);
     if (ctx.recs != ctx.inl) free(ctx.recs);

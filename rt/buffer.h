@@ -27,6 +27,11 @@ typedef enum { TAMM_REL_PUT, TAMM_REL_ADD, TAMM_REL_CANCEL } tamm_relkind;
 
 void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req);
 int tamm__release(tamm_ctx *ctx, void *buf, tamm_relkind how);
+/** A new buffer record in ctx (grows its array). */
+tamm_bufrec *tamm__ctx_rec_add(tamm_ctx *ctx);
+/** "read", "accum", ... of a tamm_bufkind; "tamm_release_put", ... of a tamm_relkind (messages). */
+const char *tamm__buf_kind_name(int kind);
+const char *tamm__rel_name(tamm_relkind how);
 /** The task's function has returned: report and release what it still holds. */
 void tamm__ctx_end(tamm_ctx *ctx);
 

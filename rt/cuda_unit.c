@@ -382,22 +382,9 @@ int tamm__unit_flush(tamm_gpu *g, tamm_flushreq *r)
 /* ------------------------------------------------------------------ */
 /* get_buf on a GPU                                                      */
 /* ------------------------------------------------------------------ */
-static tamm_bufrec *rec_add(tamm_ctx *ctx)
-{
-    if (ctx->n == ctx->cap) {
-        int nc = ctx->cap * 2;
-        tamm_bufrec *nr = tamm__xmalloc((size_t)nc * sizeof *nr);
-        memcpy(nr, ctx->recs, (size_t)ctx->n * sizeof *nr);
-        if (ctx->recs != ctx->inl) free(ctx->recs);
-        ctx->recs = nr;
-        ctx->cap = nc;
-    }
-    return &ctx->recs[ctx->n++];
-}
-
 static void *record(tamm_ctx *ctx, void *ptr, tamm_tensor *T, long lin, size_t bytes, tamm_bufkind k, unsigned flags)
 {
-    tamm_bufrec *r = rec_add(ctx);
+    tamm_bufrec *r = tamm__ctx_rec_add(ctx);
     r->ptr = ptr;
     r->T = T;
     r->lin = lin;
@@ -535,8 +522,6 @@ scratch: /* under TAMM_ON_ERROR=return the task goes on with a buffer that is dr
 
 int tamm__unit_release(tamm_ctx *ctx, tamm_bufrec *r, int how)
 {
-    static const char *rn[] = { "tamm_release_put", "tamm_release_add", "tamm_release_cancel" };
-    static const char *kn[] = { "read", "write", "readwrite", "accum", "accum", "tmp", "cwrite", "creadwrite", "scratch" };
     tamm_task_s *t = ctx->task;
     char bn[128];
     int rc = TAMM_OK, eff = how;
@@ -553,9 +538,9 @@ int tamm__unit_release(tamm_ctx *ctx, tamm_bufrec *r, int how)
         int want_add = r->kind == TAMM_BK_ACC_INPLACE;
         if (how == TAMM_REL_CANCEL)
             rc = tamm__error(t, TAMM_ECANCEL, "tamm_release_cancel on the %s buffer of %s, which is not cancellable",
-                             kn[r->kind], name);
+                             tamm__buf_kind_name(r->kind), name);
         else if ((how == TAMM_REL_ADD) != want_add)
-            rc = tamm__error(t, TAMM_EBUF, "%s on the %s buffer of %s (use %s)", rn[how], kn[r->kind], name,
+            rc = tamm__error(t, TAMM_EBUF, "%s on the %s buffer of %s (use %s)", tamm__rel_name((tamm_relkind)how), tamm__buf_kind_name(r->kind), name,
                              want_add ? "tamm_release_add" : "tamm_release_put");
         eff = TAMM_REL_PUT; /* the copy is released either way */
         break;
@@ -574,7 +559,7 @@ int tamm__unit_release(tamm_ctx *ctx, tamm_bufrec *r, int how)
             unsigned perm = tamm__task_perm(t, r->T, r->lin, NULL);
             if (!tamm__perm_allows(how == TAMM_REL_PUT ? TAMM_OP_WRITE : TAMM_OP_ACC, perm)) {
                 rc = tamm__error(t, TAMM_EPERM, "%s of a tmp buffer into %s: the task has %s permission on that block",
-                                 rn[how], name, tamm__perm_name(perm));
+                                 tamm__rel_name((tamm_relkind)how), name, tamm__perm_name(perm));
                 eff = TAMM_REL_CANCEL;
             }
         }
@@ -582,7 +567,7 @@ int tamm__unit_release(tamm_ctx *ctx, tamm_bufrec *r, int how)
     case TAMM_BK_CWRITE: case TAMM_BK_CRW:
         if (how == TAMM_REL_ADD) {
             rc = tamm__error(t, TAMM_EBUF, "tamm_release_add on the %s buffer of %s (use tamm_release_put or "
-                             "tamm_release_cancel)", kn[r->kind], name);
+                             "tamm_release_cancel)", tamm__buf_kind_name(r->kind), name);
             eff = TAMM_REL_CANCEL;
         }
         break;

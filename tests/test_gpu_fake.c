@@ -28,6 +28,7 @@
  */
 #include "tamm_util.h"
 #include "gpu.h"
+#include "tensor.h"
 
 long tamm__fake_live_allocs(void);
 
@@ -422,6 +423,99 @@ static int has_gpu(void *arg)
 }
 #endif
 
+#ifndef TAMM_TEST_REAL_GPU
+/* ------------------------------------------------------------------ */
+/* LRU order and write-back, step by step (one simulated GPU, room for 3 blocks) */
+/* ------------------------------------------------------------------ */
+typedef struct { tamm_tensor *T; long b; int write; uint64_t v; } lru_args;
+static void lru_gpu(tamm_ctx *ctx, void *p)
+{
+    lru_args *a = p;
+    long i[1] = { a->b };
+    if (a->write) {
+        uint64_t *x = tamm_get_buf_write(ctx, a->T, i);
+        fill(x, a->v, 1, TILE);
+        tamm_release_put(ctx, x);
+    } else {
+        const uint64_t *x = tamm_get_buf_read(ctx, a->T, i);
+        TCHECK(x != NULL);
+        if (x && a->v) TCHECK_MSG(x[0] == a->v, "GPU read of L[%ld]: %llu, expected %llu", a->b,
+                                  (unsigned long long)x[0], (unsigned long long)a->v);
+        tamm_release_cancel(ctx, (void *)x);
+    }
+}
+static void cpu_inc(tamm_ctx *ctx, void *p)
+{
+    lru_args *a = p;
+    long i[1] = { a->b };
+    uint64_t *x = tamm_get_buf_readwrite(ctx, a->T, i);
+    TCHECK(x && x[0] == a->v); /* what the GPU wrote, flushed before this task ran */
+    axpb(x, 1, 1, TILE);
+    tamm_release_put(ctx, x);
+}
+
+static void lru_step(tamm_tensor *T, long b, int write, uint64_t v)
+{
+    lru_args a = { T, b, write, v };
+    tamm_ref r = tu_ref1(T, write ? TAMM_WRITE : TAMM_READ, b);
+    tamm_task t = tu_task(NULL, &a, sizeof a, &r, 1, "lru", __FILE__, __LINE__);
+    t.cuda = lru_gpu;
+    CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+}
+
+static unsigned resident(tamm_tensor *T)
+{
+    unsigned m = 0;
+    for (long b = 0; b < T->nblk; b++)
+        if (atomic_load(&T->gpu->blk[b].valid) & 1u) m |= 1u << b;
+    return m;
+}
+
+static int lru(void *arg)
+{
+    (void)arg;
+    tu_init();
+    tamm_tensor *T = tu_vec("L", 6, TILE); /* 128-byte blocks, TAMM_CUDA_MEMORY_LIMIT=384: three fit */
+    tamm_gpu *g = &tamm__gpus.g[0];
+    lru_step(T, 0, 0, 0); lru_step(T, 1, 0, 0); lru_step(T, 2, 0, 0);
+    CHECK_EQ_INT(resident(T), 0x7);
+    lru_step(T, 0, 0, 0);                        /* a hit: block 0 becomes the most recent */
+    CHECK_EQ_INT(atomic_load(&g->hits), 1);
+    lru_step(T, 3, 0, 0);                        /* evicts block 1, the least recently used */
+    CHECK_EQ_INT(resident(T), 0xD);
+    CHECK_EQ_INT(atomic_load(&g->nevict), 1);
+    lru_step(T, 4, 1, 500);                      /* written on the GPU: dirty there, evicts block 2 */
+    CHECK_EQ_INT(resident(T), 0x19);
+    CHECK(atomic_load(&T->gpu->blk[4].dirty_w) == 1u);
+    unsigned long long d2h = atomic_load(&g->bytes_d2h);
+    lru_step(T, 5, 0, 0);                        /* evicts block 0 */
+    lru_step(T, 1, 0, 0);                        /* evicts block 3 */
+    lru_step(T, 2, 0, 0);                        /* evicts block 4: dirty, written back first */
+    CHECK_EQ_INT(resident(T), 0x26);
+    CHECK_EQ_INT(atomic_load(&g->bytes_d2h) - d2h, 128);
+    CHECK(atomic_load(&T->gpu->blk[4].dirty_w) == 0);
+    const uint64_t *x = tamm_block(T, 4);        /* the home has what the GPU wrote */
+    CHECK(x && x[0] == 500 && x[TILE - 1] == 500 + TILE - 1);
+    CHECK(g->peak <= 384);
+    /* coherence: a GPU's dirty copy is flushed before a CPU task uses the block, and a
+     * CPU write makes the GPU's copy stale (fetched again) */
+    lru_step(T, 5, 1, 700);
+    lru_args a = { T, 5, 0, 700 };
+    tamm_ref r = tu_ref1(T, TAMM_READWRITE, 5);
+    tamm_task t = tu_task(cpu_inc, &a, sizeof a, &r, 1, "cpu_inc", __FILE__, __LINE__);
+    CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+    unsigned long long misses = atomic_load(&g->misses);
+    lru_step(T, 5, 0, 701);
+    CHECK_EQ_INT(atomic_load(&g->misses) - misses, 1);
+    CHECK_TASKS_OK();
+    tamm_tensor_destroy(T);
+    TU_FINALIZE();
+    CHECK_EQ_INT(tamm__fake_live_allocs(), 0);
+    return 0;
+}
+#endif
+
 static int init_only(void *arg)
 {
     (void)arg;
@@ -477,6 +571,10 @@ int main(void)
     const char *el2[] = { FAKE_ENV("TAMM_CUDA_FAKE=2"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_MEMORY_LIMIT=300",
                           "TAMM_SCHED=round-robin", NULL };
     run_test_child("random_dag 2 GPUs limit 300 B", random_dag, (void *)&dlim2, el2, 120);
+#ifndef TAMM_TEST_REAL_GPU
+    const char *elru[] = { "TAMM_CUDA_FAKE=1", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_MEMORY_LIMIT=384", NULL };
+    run_test_child("LRU eviction and write-back", lru, NULL, elru, 60);
+#endif
     const char *ep[] = { FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
     run_test_child("private device buffers", private_bufs, NULL, ep, 60);
     const char *em[] = { FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_SCHED=eft", NULL };

@@ -314,10 +314,13 @@ static void flush_locked(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
 }
 
 /* EVICT the least recently used unreferenced copy: write it back if dirty
- * (on the copy stream), then free it in stream order.  Unit lock held. */
+ * (on the copy stream), then free it in stream order.  A copy the task being
+ * issued has touched (creadwrite reads it without holding it) is skipped: its
+ * event is not recorded yet, so nothing could wait for it.  Unit lock held. */
 static int evict_one(tamm_gpu *g)
 {
     tamm_ublk *u = g->lru.next;
+    while (u != &g->lru && live(u->use, u->use_seq) && u->use->task && !u->use->closed) u = u->next;
     if (u == &g->lru) return -1;
     lru_remove(g, u);
     tamm_pend *b = batch(g);

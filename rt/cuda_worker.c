@@ -480,7 +480,7 @@ int tamm__gpu_init(const tamm_config *cfg)
     int found = OPS->count();
     if (found == 0) snprintf(tamm__gpus.why_none, sizeof tamm__gpus.why_none, "%s", OPS->error());
     if (cfg->num_gpus > found)
-        return cfg_error("TAMM_NUM_GPUS", "%d GPUs asked for, %d found (%s)", cfg->num_gpus, found,
+        return cfg_error("TAMM_NUM_GPUS", "%d GPU%s asked for, %d found (%s)", cfg->num_gpus, cfg->num_gpus == 1 ? "" : "s", found,
                          found ? "fewer devices" : tamm__gpus.why_none);
     int n = cfg->num_gpus < 0 ? found : cfg->num_gpus;
     if (n > TAMM_MAX_GPUS) n = TAMM_MAX_GPUS;

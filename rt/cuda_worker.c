@@ -189,6 +189,7 @@ int tamm__gpu_route(tamm_task_s *t)
         tamm__task_dep_satisfied(t); /* routes t again once every flush is done */
         return 1;
     }
+    t->est_ns = est; /* taken back when it has run (cpu_ran, complete) */
     if (unit == 0) {
         cpu_writes(t);
         if (sentinel) return 0;
@@ -204,7 +205,6 @@ int tamm__gpu_route(tamm_task_s *t)
         return 0;
     }
     tamm_gpu *g = &tamm__gpus.g[unit - 1];
-    t->est_ns = est;
     atomic_fetch_add(&g->queued, 1);
     double b = atomic_load(&g->busy_ns);
     while (!atomic_compare_exchange_weak(&g->busy_ns, &b, b + est)) {}
@@ -218,11 +218,9 @@ int tamm__gpu_route(tamm_task_s *t)
 void tamm__gpu_cpu_ran(tamm_task_s *t, uint64_t ns)
 {
     atomic_fetch_sub(&tamm__gpus.cpu_running, 1);
-    if (t->cuda) {
-        double est = t->est_ns, b = atomic_load(&tamm__gpus.cpu_busy_ns);
-        while (!atomic_compare_exchange_weak(&tamm__gpus.cpu_busy_ns, &b, b > est ? b - est : 0)) {}
-        tamm__perf_record(t->label, tamm__task_footprint(t), 0, (double)ns);
-    }
+    double est = t->est_ns, b = atomic_load(&tamm__gpus.cpu_busy_ns);
+    while (!atomic_compare_exchange_weak(&tamm__gpus.cpu_busy_ns, &b, b > est ? b - est : 0)) {}
+    if (t->cuda) tamm__perf_record(t->label, tamm__task_footprint(t), 0, (double)ns);
 }
 
 int tamm__gpu_busy(void)

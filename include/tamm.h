@@ -218,8 +218,14 @@ int tamm_buf_held(tamm_ctx *ctx, const void *buf);
 tamm_ctx *tamm_current_ctx(void);
 /** The label of the context's task. */
 const char *tamm_ctx_label(const tamm_ctx *ctx);
-/** CUDA stream (a cudaStream_t) of the task running on this thread; NULL on CPU. */
+/** CUDA stream (a cudaStream_t) of the task running on this thread; NULL on CPU.
+ *  A CUDA variant issues all its device work on this stream. */
 void *tamm_cuda_stream(void);
+/** A cuBLAS handle (a cublasHandle_t) bound to tamm_cuda_stream(), for CUDA
+ *  variants that call cuBLAS; NULL on CPU or when cuBLAS is not available. */
+void *tamm_cublas_handle(void);
+/** GPUs the runtime uses (0: none found, TAMM_NUM_GPUS=0, or built without CUDA). */
+int tamm_num_gpus(void);
 /** The communicator (an MPI_Comm, as a pointer to it) inside a collective task; NULL otherwise. */
 void *tamm_comm(tamm_ctx *ctx);
 

@@ -10,6 +10,7 @@
 #include "fence.h"
 #include "mpi_comm.h"
 #include "mpi_flow.h"
+#include "gpu.h"
 #include "tensor.h"
 #include "trace.h"
 #include "xfer.h"
@@ -53,8 +54,15 @@ int tamm_init(int *argc, char ***argv)
     tamm__rt.throttle = 256L * cfg.num_workers;
     tamm__rt.t0 = tamm__now_ns();
     tamm__buf_reset_stats();
+    rc = tamm__gpu_init(&cfg); /* before the workers: CUDA workers have entries in workers[] */
+    if (rc) {
+        const char *oe = getenv("TAMM_ON_ERROR");
+        if (!oe || strcmp(oe, "return") != 0) exit(1);
+        return rc;
+    }
     tamm__rt.initialised = 1;
     rc = tamm__workers_start(cfg.num_workers);
+    if (!rc) rc = tamm__gpu_start();
     if (rc) {
         tamm__rt.initialised = 0;
         return rc;
@@ -130,14 +138,16 @@ int tamm_finalize(void)
     tamm__comm_session_end();
     tamm__flow_session_end();
     tamm__workers_stop();
+    tamm__gpu_stop();
     tamm__trace_finish();
     int deadlocked = tamm__top_pending() != 0;
     if (!deadlocked) tamm__tensor_free_all(); /* tasks that can never run still point at their tensors */
     tamm__fence_free_all();
-    for (int i = 0; i < tamm__rt.nworkers; i++) {
+    for (int i = 0; i < tamm__rt.nthreads; i++) {
         tamm__deque_destroy(&tamm__rt.workers[i].dq);
         tamm__buf_cache_free(&tamm__rt.workers[i].bufs);
     }
+    tamm__gpu_fini(); /* after the tensors: their device copies are released first */
     if (!deadlocked) {
         tamm__pool_destroy(&tamm__rt.task_pool);
         tamm__pool_destroy(&tamm__rt.epoch_pool);
@@ -388,7 +398,6 @@ tamm_ctx *tamm_current_ctx(void)
 }
 
 const char *tamm_ctx_label(const tamm_ctx *ctx) { return ctx && ctx->task ? ctx->task->label : NULL; }
-void *tamm_cuda_stream(void) { return NULL; }
 void *tamm_comm(tamm_ctx *ctx)
 {
     if (!ctx || !ctx->task || !(ctx->task->flags & TAMM_TF_COLLECTIVE)) return NULL;

@@ -74,6 +74,7 @@ typedef struct tamm_task_s {
     tamm_fn cuda;
     uint64_t id;
     struct tamm_tensor *destroy_tensor;
+    double est_ns;              /* device selection's estimate of its duration (GPUs only) */
     /* continuations (nested children only touch these) */
     atomic_uint kids[2];        /* live children per slot (+ TAMM_KIDS_ARMED) */
     int kcur;                   /* the open slot (the body's thread only) */
@@ -101,11 +102,14 @@ struct tamm_ctx {
     int n, cap;
     int nimplicit;              /* records made by tamm_block (given back at a nested submission) */
     tamm_bufrec *recs;
+    void *gpu;              /* the task's GPU record (gpu.h) when it runs on a GPU, else NULL */
     tamm_bufrec inl[TAMM_CTX_INLINE_BUFS];
 };
 
 /** One start condition of t is satisfied; schedules t when none remain. */
 void tamm__task_dep_satisfied(tamm_task_s *t);
+/** t's body (or CUDA work) has finished: completes t once its children have. */
+void tamm__task_body_done(tamm_task_s *t);
 /** Run t's variant on worker w (t is ready). */
 void tamm__task_run(struct tamm_worker *w, tamm_task_s *t);
 /** Submission shared by tamm_submit, tamm_submit_ex and internal tasks. */

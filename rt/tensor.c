@@ -4,6 +4,7 @@
 #include "buffer.h"
 #include "dist.h"
 #include "error.h"
+#include "gpu.h"
 #include "runtime.h"
 #include "task.h"
 #include <stdio.h>
@@ -69,7 +70,7 @@ void *tamm__block_home(tamm_tensor *T, long lin)
     tamm_block_s *b = &T->blocks[lin];
     if (TAMM_UNLIKELY(!b->home)) {
         size_t bytes = b->bytes;
-        b->home = tamm__xcalloc(1, bytes ? bytes : 1);
+        b->home = tamm__home_alloc(bytes); /* zero-filled; pinned when GPUs are in use */
         if (T->opts.gen) {
             long idx[TAMM_MAX_DIMS];
             tamm__block_idx(T, lin, idx);
@@ -147,6 +148,7 @@ tamm_tensor *tamm_tensor_create_ex(const char *name, tamm_dtype dtype, int ndim,
         free(T);
         return NULL;
     }
+    if (tamm__gpus.n) T->gpu = tamm__tgpu_new(T, tamm__gpus.n);
     pthread_mutex_lock(&tamm__rt.tensors_lock);
     T->next_live = tamm__rt.tensors;
     if (tamm__rt.tensors) tamm__rt.tensors->prev_live = T;
@@ -169,7 +171,8 @@ void tamm__tensor_free(tamm_tensor *T)
     pthread_mutex_unlock(&tamm__rt.tensors_lock);
     tamm__dag_tensor_done(T);
     tamm__dist_tensor_free(T);
-    for (long b = 0; b < T->nblk; b++) free(T->blocks[b].home);
+    tamm__tgpu_free(T);
+    for (long b = 0; b < T->nblk; b++) if (T->blocks[b].home) tamm__home_free(T->blocks[b].home, T->blocks[b].bytes);
     free(T->blocks);
     free(T);
 }

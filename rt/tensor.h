@@ -46,6 +46,7 @@ struct tamm_tensor {
     tamm_chain coarse;          /* top-level chain for whole-tensor accesses */
     tamm_tensor_opts opts;
     struct tamm_tensor *next_live, *prev_live; /* list of live tensors */
+    struct tamm_tgpu *gpu;      /* the blocks' state in GPU memories (memunit.h), NULL without GPUs */
     atomic_int destroyed;
     struct tamm_dist_tensor *dist; /* flow state with several ranks (dist.h), else NULL */
 };

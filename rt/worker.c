@@ -3,6 +3,7 @@
 #include "worker.h"
 #include "handoff.h"
 #include "error.h"
+#include "gpu.h"
 #include "runtime.h"
 #include <limits.h>
 #include <linux/futex.h>
@@ -119,10 +120,12 @@ static void *worker_main(void *arg)
 int tamm__workers_start(int n)
 {
     tamm__rt.nworkers = n;
-    tamm__rt.workers = aligned_alloc(TAMM_CACHELINE, sizeof(tamm_worker) * (size_t)n);
+    tamm__rt.nthreads = n + tamm__gpus.n; /* the CUDA workers' entries follow (cuda_worker.c starts them) */
+    int all = tamm__rt.nthreads;
+    tamm__rt.workers = aligned_alloc(TAMM_CACHELINE, sizeof(tamm_worker) * (size_t)all);
     if (!tamm__rt.workers) return TAMM_ENOMEM;
-    memset(tamm__rt.workers, 0, sizeof(tamm_worker) * (size_t)n);
-    for (int i = 0; i < n; i++) {
+    memset(tamm__rt.workers, 0, sizeof(tamm_worker) * (size_t)all);
+    for (int i = 0; i < all; i++) {
         tamm_worker *w = &tamm__rt.workers[i];
         w->id = i;
         w->rng = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
@@ -153,7 +156,7 @@ void tamm__workers_stop(void)
 static uint64_t progress(void)
 {
     uint64_t s = 0;
-    for (int i = 0; i < tamm__rt.nworkers; i++)
+    for (int i = 0; i < tamm__rt.nthreads; i++)
         s += atomic_load_explicit(&tamm__rt.workers[i].ntasks, memory_order_relaxed);
     return s;
 }
@@ -190,7 +193,7 @@ int tamm__help_until(int (*cond)(void *), void *arg)
          * is queued and no task has run, yet cond still fails. */
         uint64_t now = progress();
         if (atomic_load(&tamm__rt.wake_seq) == seq && now == last && others >= tamm__rt.nworkers - 1 &&
-            s->empty() && !tamm__handoff_busy() && !cond(arg)) {
+            s->empty() && !tamm__handoff_busy() && !tamm__gpu_busy() && !cond(arg)) {
             if (++quiet >= 2) return TAMM_EDEADLOCK;
         } else {
             quiet = 0;

@@ -93,6 +93,13 @@ install(FILES
 set(TAMM_PC_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
 set(TAMM_PC_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")
 set(TAMM_PC_VERSION "${PROJECT_VERSION}")
+# static links need what libtammrt.a uses: pthreads, libm, and MPI when built with it
+set(TAMM_PC_LIBS_PRIVATE "-lpthread -lm")
+if(TAMM_WITH_MPI)
+  foreach(_l ${MPI_C_LIBRARIES})
+    string(APPEND TAMM_PC_LIBS_PRIVATE " ${_l}")
+  endforeach()
+endif()
 set(TAMM_PC_PREFIX "@TAMM_PC_PREFIX@")   # kept for the install-time pass
 configure_file(${CMAKE_CURRENT_LIST_DIR}/tamm.pc.in
   ${CMAKE_CURRENT_BINARY_DIR}/tamm.pc.template @ONLY)

@@ -125,7 +125,13 @@ size_t tamm_block_extent(const tamm_tensor *T, int dim, long b);
 /** Elements and bytes of the block at `idx`. */
 size_t tamm_block_elems(const tamm_tensor *T, const long *idx);
 size_t tamm_block_bytes(const tamm_tensor *T, const long *idx);
-/** Whole-tensor copies between the tensor and a plain row-major array (top level). */
+/** The rank that owns (is the home of) block idx: a task writing it first runs
+ *  there.  For a replicated tensor, the calling rank (every rank holds it).
+ *  -1 for a bad tensor or index.  Collective leaves use it to find their blocks. */
+int tamm_block_owner(const tamm_tensor *T, const long *idx);
+/** Whole-tensor copies between the tensor and a plain row-major array (top
+ *  level).  With several ranks every rank calls them: gather gives every rank
+ *  the whole tensor; scatter takes each block from the owner's array. */
 int tamm_tensor_gather(tamm_tensor *T, void *dst);
 int tamm_tensor_scatter(tamm_tensor *T, const void *src);
 
@@ -212,8 +218,14 @@ int tamm_buf_held(tamm_ctx *ctx, const void *buf);
 tamm_ctx *tamm_current_ctx(void);
 /** The label of the context's task. */
 const char *tamm_ctx_label(const tamm_ctx *ctx);
-/** CUDA stream (a cudaStream_t) of the task running on this thread; NULL on CPU. */
+/** CUDA stream (a cudaStream_t) of the task running on this thread; NULL on CPU.
+ *  A CUDA variant issues all its device work on this stream. */
 void *tamm_cuda_stream(void);
+/** A cuBLAS handle (a cublasHandle_t) bound to tamm_cuda_stream(), for CUDA
+ *  variants that call cuBLAS; NULL on CPU or when cuBLAS is not available. */
+void *tamm_cublas_handle(void);
+/** GPUs the runtime uses (0: none found, TAMM_NUM_GPUS=0, or built without CUDA). */
+int tamm_num_gpus(void);
 /** The communicator (an MPI_Comm, as a pointer to it) inside a collective task; NULL otherwise. */
 void *tamm_comm(tamm_ctx *ctx);
 

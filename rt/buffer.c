@@ -2,6 +2,7 @@
 #include "buffer.h"
 #include "block_fsm.h"
 #include "error.h"
+#include "gpu.h"
 #include "perm.h"
 #include "runtime.h"
 #include "tensor.h"
@@ -14,7 +15,7 @@ static const char *req_name[] = { "tamm_get_buf_read", "tamm_get_buf_write", "ta
                                   "tamm_get_buf_accum", "tamm_get_buf_tmp", "tamm_get_buf_cwrite",
                                   "tamm_get_buf_creadwrite", "tamm_block" };
 
-static tamm_bufrec *rec_add(tamm_ctx *ctx)
+tamm_bufrec *tamm__ctx_rec_add(tamm_ctx *ctx)
 {
     if (ctx->n == ctx->cap) {
         int nc = ctx->cap * 2;
@@ -77,7 +78,7 @@ static TAMM_COLD void host_why(tamm_tensor *T, long lin, tamm_blk_op op, char *w
     tamm__blk_why((tamm_blk_state)u->state, u->rc, u->pending, op, why, nwhy);
 }
 
-static const char *kind_name(int k)
+const char *tamm__buf_kind_name(int k)
 {
     static const char *n[] = { "read", "write", "readwrite", "accum", "accum", "tmp", "cwrite", "creadwrite", "scratch" };
     return n[k];
@@ -102,7 +103,7 @@ static void *scratch(tamm_ctx *ctx, tamm_tensor *T, long lin)
 {
     size_t bytes = T && lin >= 0 ? T->blocks[lin].bytes : 64;
     void *b = private_buf(ctx, bytes, 1);
-    tamm_bufrec *r = rec_add(ctx);
+    tamm_bufrec *r = tamm__ctx_rec_add(ctx);
     r->ptr = b;
     r->T = T;
     r->lin = lin;
@@ -122,7 +123,7 @@ static int rw_allowed(unsigned perm);
  * FSM step changes nothing). */
 void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req)
 {
-    if (TAMM_LIKELY(ctx && T && idx && (unsigned)req <= TAMM_REQ_RW && nidx == T->ndim && ctx->n < ctx->cap)) {
+    if (TAMM_LIKELY(ctx && !ctx->gpu && T && idx && (unsigned)req <= TAMM_REQ_RW && nidx == T->ndim && ctx->n < ctx->cap)) {
         long lin = tamm__block_lin(T, idx, nidx);
         if (TAMM_LIKELY(lin >= 0)) {
             int canc;
@@ -196,6 +197,7 @@ static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const lon
         void *held = share_held(ctx, T, lin, req, 0);
         if (held) return held;
     }
+    if (ctx->gpu) return tamm__gpu_get_buf(ctx, T, lin, req, implicit, canc); /* a GPU's memory unit */
     tamm_block_s *b = &T->blocks[lin];
     size_t bytes = b->bytes;
     tamm_bufkind kind;
@@ -213,12 +215,12 @@ static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const lon
             if (h->T == T && h->lin == lin && !(h->flags & TAMM_BR_RELEASED) && h->kind <= TAMM_BK_ACC_PRIVATE) {
                 tamm__error(t, TAMM_EFSM, "%s on %s: ACC needs RC == 0, but the task still holds the block's %s buffer "
                             "(release it first)", implicit ? "tamm_block" : req_name[req],
-                            tamm__block_name(T, lin, bn, sizeof bn), kind_name(h->kind));
+                            tamm__block_name(T, lin, bn, sizeof bn), tamm__buf_kind_name(h->kind));
                 return scratch(ctx, T, lin);
             }
         }
         kind = TAMM_BK_ACC_PRIVATE;
-        if (!canc && acc_exclusive(t, T, lin)) {
+        if (!canc && !tamm__gpus.n && acc_exclusive(t, T, lin)) { /* GPUs sum into homes meanwhile */
             tamm__spin_lock(&b->lock);
             if (host_fsm(T, lin, TAMM_BOP_ACC) == TAMM_BLK_OK) {
                 kind = TAMM_BK_ACC_INPLACE;
@@ -270,7 +272,7 @@ record:
                     tamm__block_name(T, lin, bn, sizeof bn), bytes);
         return NULL;
     }
-    tamm_bufrec *rec = rec_add(ctx);
+    tamm_bufrec *rec = tamm__ctx_rec_add(ctx);
     rec->ptr = ptr;
     rec->T = T;
     rec->lin = lin;
@@ -310,7 +312,7 @@ static inline int fsm_release(tamm_ctx *ctx, tamm_bufrec *r, tamm_blk_op op)
     return TAMM_OK;
 }
 
-static const char *rel_name(tamm_relkind how)
+const char *tamm__rel_name(tamm_relkind how)
 {
     return how == TAMM_REL_PUT ? "tamm_release_put" : how == TAMM_REL_ADD ? "tamm_release_add" : "tamm_release_cancel";
 }
@@ -337,9 +339,9 @@ static int release_rec(tamm_ctx *ctx, tamm_bufrec *r, tamm_relkind how)
         if (how == TAMM_REL_CANCEL)
             rc = tamm__error(t, TAMM_ECANCEL, "tamm_release_cancel on the %s buffer of %s, which is not cancellable "
                              "(its changes are already in the tensor; ask with a cancellable mode to be able to cancel)",
-                             kind_name(r->kind), tamm__block_name(r->T, r->lin, bn, sizeof bn));
+                             tamm__buf_kind_name(r->kind), tamm__block_name(r->T, r->lin, bn, sizeof bn));
         else if ((how == TAMM_REL_ADD) != want_add)
-            rc = tamm__error(t, TAMM_EBUF, "%s on the %s buffer of %s (use %s)", rel_name(how), kind_name(r->kind),
+            rc = tamm__error(t, TAMM_EBUF, "%s on the %s buffer of %s (use %s)", tamm__rel_name(how), tamm__buf_kind_name(r->kind),
                              tamm__block_name(r->T, r->lin, bn, sizeof bn), want_add ? "tamm_release_add" : "tamm_release_put");
         int r2 = fsm_release(ctx, r, TAMM_BOP_RELEASE);
         return rc ? rc : r2;
@@ -362,7 +364,7 @@ static int release_rec(tamm_ctx *ctx, tamm_bufrec *r, tamm_relkind how)
             tamm_op op = how == TAMM_REL_PUT ? TAMM_OP_WRITE : TAMM_OP_ACC;
             if (!tamm__perm_allows(op, perm))
                 rc = tamm__error(t, TAMM_EPERM, "%s of a tmp buffer into %s: the task has %s permission on that block",
-                                 rel_name(how), tamm__block_name(r->T, r->lin, bn, sizeof bn), tamm__perm_name(perm));
+                                 tamm__rel_name(how), tamm__block_name(r->T, r->lin, bn, sizeof bn), tamm__perm_name(perm));
             else
                 commit_private(r->T, r->lin, r->ptr, r->bytes, how == TAMM_REL_ADD);
         }
@@ -373,7 +375,7 @@ static int release_rec(tamm_ctx *ctx, tamm_bufrec *r, tamm_relkind how)
             commit_private(r->T, r->lin, r->ptr, r->bytes, 0);
         else if (how == TAMM_REL_ADD)
             rc = tamm__error(t, TAMM_EBUF, "tamm_release_add on the %s buffer of %s (use tamm_release_put or tamm_release_cancel)",
-                             kind_name(r->kind), tamm__block_name(r->T, r->lin, bn, sizeof bn));
+                             tamm__buf_kind_name(r->kind), tamm__block_name(r->T, r->lin, bn, sizeof bn));
         break;
     case TAMM_BK_SCRATCH:
         break;
@@ -385,7 +387,7 @@ static int release_rec(tamm_ctx *ctx, tamm_bufrec *r, tamm_relkind how)
 int tamm__release(tamm_ctx *ctx, void *buf, tamm_relkind how)
 {
     if (!ctx)
-        return tamm__error(NULL, TAMM_ESTATE, "%s needs the context of a running task (ctx is NULL)", rel_name(how));
+        return tamm__error(NULL, TAMM_ESTATE, "%s needs the context of a running task (ctx is NULL)", tamm__rel_name(how));
     tamm_bufrec *found = NULL, *stale = NULL;
     for (int i = ctx->n - 1; i >= 0; i--) {
         tamm_bufrec *r = &ctx->recs[i];
@@ -395,11 +397,11 @@ int tamm__release(tamm_ctx *ctx, void *buf, tamm_relkind how)
     }
     if (!found) {
         if (!buf)
-            return tamm__error(ctx->task, TAMM_EBUF, "%s(NULL)", rel_name(how));
+            return tamm__error(ctx->task, TAMM_EBUF, "%s(NULL)", tamm__rel_name(how));
         if (stale)
-            return tamm__error(ctx->task, TAMM_EBUF, "%s: this %s buffer was already released", rel_name(how),
-                               kind_name(stale->kind));
-        return tamm__error(ctx->task, TAMM_EBUF, "%s: %p is not a buffer this task obtained", rel_name(how), buf);
+            return tamm__error(ctx->task, TAMM_EBUF, "%s: this %s buffer was already released", tamm__rel_name(how),
+                               tamm__buf_kind_name(stale->kind));
+        return tamm__error(ctx->task, TAMM_EBUF, "%s: %p is not a buffer this task obtained", tamm__rel_name(how), buf);
     }
     if (TAMM_UNLIKELY(found->flags & TAMM_BR_ALIASED)) {
         /* several claims on one buffer: the last release commits it, as its kind commits */
@@ -409,6 +411,7 @@ int tamm__release(tamm_ctx *ctx, void *buf, tamm_relkind how)
         }
         how = found->kind == TAMM_BK_ACC_INPLACE || found->kind == TAMM_BK_ACC_PRIVATE ? TAMM_REL_ADD : TAMM_REL_PUT;
     }
+    if (ctx->gpu) return tamm__unit_release(ctx, found, how); /* applied when the GPU work is done */
     /* the common cases: the end of a read, the commit of a write or readwrite */
     if ((found->kind == TAMM_BK_READ && how != TAMM_REL_ADD) ||
         ((found->kind == TAMM_BK_WRITE || found->kind == TAMM_BK_RW) && how == TAMM_REL_PUT)) {
@@ -434,7 +437,7 @@ void tamm__ctx_end(tamm_ctx *ctx)
             continue;
         }
         tamm__error(ctx->task, TAMM_ELEAK, "the %s buffer of %s was never released (call tamm_release_put, _add or _cancel)",
-                    kind_name(r->kind), r->T ? tamm__block_name(r->T, r->lin, bn, sizeof bn) : "?");
+                    tamm__buf_kind_name(r->kind), r->T ? tamm__block_name(r->T, r->lin, bn, sizeof bn) : "?");
         /* drop it: a modifying buffer's changes are kept only if they are in place */
         int keep = r->kind == TAMM_BK_READ || r->kind == TAMM_BK_WRITE || r->kind == TAMM_BK_RW ||
                    r->kind == TAMM_BK_ACC_INPLACE;
@@ -476,6 +479,7 @@ static int rw_allowed(unsigned perm)
  * buffer does not move (a device unit would fetch here). */
 static int widen_to_rw(tamm_ctx *ctx, tamm_bufrec *r)
 {
+    if (ctx->gpu) return 0; /* a GPU unit's hold would have to fetch: not widened */
     if (!rw_allowed(tamm__task_perm(ctx->task, r->T, r->lin, NULL))) return 0;
     static const tamm_blk_op again[] = { [TAMM_BK_READ] = TAMM_BOP_READ, [TAMM_BK_WRITE] = TAMM_BOP_WRITE,
                                          [TAMM_BK_ACC_INPLACE] = TAMM_BOP_ACC };
@@ -508,7 +512,10 @@ static void *share_held(tamm_ctx *ctx, tamm_tensor *T, long lin, tamm_bufreq req
     case TAMM_BK_RW:
         break;
     case TAMM_BK_WRITE: /* the host buffer is the home: reading it reads what the task wrote */
-        if (req != TAMM_REQ_WRITE) r->kind = TAMM_BK_RW;
+        if (req != TAMM_REQ_WRITE) {
+            if (ctx->gpu) return NULL; /* a GPU's write buffer was not fetched */
+            r->kind = TAMM_BK_RW;
+        }
         break;
     case TAMM_BK_READ:
         if (req != TAMM_REQ_READ && !widen_to_rw(ctx, r)) return NULL;

@@ -35,6 +35,11 @@ int tamm__release(tamm_ctx *ctx, void *buf, tamm_relkind how);
  *  stays where it is; the body must not touch them until a taskwait, as in
  *  its sequential elision). */
 void tamm__ctx_drop_implicit(tamm_ctx *ctx);
+/** A new buffer record in ctx (grows its array). */
+tamm_bufrec *tamm__ctx_rec_add(tamm_ctx *ctx);
+/** "read", "accum", ... of a tamm_bufkind; "tamm_release_put", ... of a tamm_relkind (messages). */
+const char *tamm__buf_kind_name(int kind);
+const char *tamm__rel_name(tamm_relkind how);
 /** The task's function has returned: report and release what it still holds. */
 void tamm__ctx_end(tamm_ctx *ctx);
 

@@ -69,12 +69,55 @@ int tamm__parse_size(const char *s, size_t *out, double *pct)
     return 0;
 }
 
+static const struct { const char *name; int cpu; int v; } sched_names[] = {
+    { "ws", 1, TAMM_SCHED_WS }, { "fifo", 1, TAMM_SCHED_FIFO }, { "eager", 1, TAMM_SCHED_FIFO },
+    { "prio", 1, TAMM_SCHED_PRIO }, { "priority", 1, TAMM_SCHED_PRIO },
+    { "eft", 0, TAMM_GPOL_EFT }, { "round-robin", 0, TAMM_GPOL_RR }, { "rr", 0, TAMM_GPOL_RR },
+    { "stream-aware", 0, TAMM_GPOL_STREAM }, { "min-transfer-size", 0, TAMM_GPOL_MINSIZE },
+    { "minmin-transfer-time", 0, TAMM_GPOL_MINMIN }, { "min-min", 0, TAMM_GPOL_MINMIN },
+    { "minmax-transfer-time", 0, TAMM_GPOL_MINMAX }, { "min-max", 0, TAMM_GPOL_MINMAX },
+};
+
+const char *tamm__gpu_policy_name(tamm_gpu_policy p)
+{
+    for (size_t i = 0; i < sizeof sched_names / sizeof sched_names[0]; i++)
+        if (!sched_names[i].cpu && sched_names[i].v == (int)p) return sched_names[i].name;
+    return "?";
+}
+
+int tamm__parse_sched(const char *s, tamm_sched_kind *cpu, tamm_gpu_policy *gpu)
+{
+    int have_cpu = 0, have_gpu = 0;
+    *cpu = TAMM_SCHED_WS;
+    *gpu = TAMM_GPOL_EFT;
+    if (!s || !*s) return 0;
+    const char *p = s;
+    for (;;) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        size_t i = 0, k = sizeof sched_names / sizeof sched_names[0];
+        for (; i < k; i++)
+            if (strlen(sched_names[i].name) == n && !strncmp(sched_names[i].name, p, n)) break;
+        if (i == k) return -1;
+        if (sched_names[i].cpu) {
+            if (have_cpu++) return -1;
+            *cpu = (tamm_sched_kind)sched_names[i].v;
+        } else {
+            if (have_gpu++) return -1;
+            *gpu = (tamm_gpu_policy)sched_names[i].v;
+        }
+        if (!e) return 0;
+        p = e + 1;
+    }
+}
+
 int tamm__config_read(tamm_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     cfg->num_workers = ncpu > 0 ? (int)ncpu : 1;
     cfg->num_gpus = -1;
+    cfg->cuda_streams = 4;
     const char *s;
     long v;
     int rc;
@@ -84,14 +127,19 @@ int tamm__config_read(tamm_config *cfg)
         cfg->num_workers = (int)v;
     }
     if ((s = getenv("TAMM_NUM_GPUS"))) {
-        if (parse_int(s, 0, 64, &v)) return bad("TAMM_NUM_GPUS", s, "an integer from 0 to 64");
+        if (parse_int(s, 0, 8, &v)) return bad("TAMM_NUM_GPUS", s, "an integer from 0 to 8");
         cfg->num_gpus = (int)v;
     }
-    if ((s = getenv("TAMM_SCHED"))) {
-        if (!strcmp(s, "ws") || !strcmp(s, "")) cfg->sched = TAMM_SCHED_WS;
-        else if (!strcmp(s, "fifo") || !strcmp(s, "eager")) cfg->sched = TAMM_SCHED_FIFO;
-        else if (!strcmp(s, "prio") || !strcmp(s, "priority")) cfg->sched = TAMM_SCHED_PRIO;
-        else return bad("TAMM_SCHED", s, "ws, fifo or prio");
+    if ((s = getenv("TAMM_SCHED")) && tamm__parse_sched(s, &cfg->sched, &cfg->gpu_sched))
+        return bad("TAMM_SCHED", s, "a CPU policy (ws, fifo, prio), a device policy (eft, round-robin, stream-aware, "
+                   "min-transfer-size, minmin-transfer-time, minmax-transfer-time), or one of each separated by a comma");
+    if ((s = getenv("TAMM_CUDA_STREAMS"))) {
+        if (parse_int(s, 1, 8, &v)) return bad("TAMM_CUDA_STREAMS", s, "an integer from 1 to 8");
+        cfg->cuda_streams = (int)v;
+    }
+    if ((s = getenv("TAMM_CUDA_FAKE"))) {
+        if (parse_int(s, 0, 8, &v)) return bad("TAMM_CUDA_FAKE", s, "an integer from 0 to 8 (simulated GPUs, for tests)");
+        cfg->fake_gpus = (int)v;
     }
     if ((rc = parse_bool("TAMM_SEQUENTIAL", &cfg->sequential))) return rc;
     if ((s = getenv("TAMM_ON_ERROR"))) {

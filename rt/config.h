@@ -9,11 +9,17 @@
 
 typedef enum { TAMM_SCHED_WS = 0, TAMM_SCHED_FIFO, TAMM_SCHED_PRIO } tamm_sched_kind;
 typedef enum { TAMM_ONERR_ABORT = 0, TAMM_ONERR_RETURN } tamm_onerr_kind;
+/* Device-selection policies for tasks that can run on a GPU (rt/sched_gpu.c). */
+typedef enum { TAMM_GPOL_EFT = 0, TAMM_GPOL_RR, TAMM_GPOL_STREAM, TAMM_GPOL_MINSIZE, TAMM_GPOL_MINMIN,
+               TAMM_GPOL_MINMAX, TAMM_GPOL_COUNT } tamm_gpu_policy;
 
 typedef struct tamm_config {
     int num_workers;           /* TAMM_NUM_WORKERS (default: cores) */
     int num_gpus;              /* TAMM_NUM_GPUS (-1: all found) */
-    tamm_sched_kind sched;     /* TAMM_SCHED */
+    tamm_sched_kind sched;     /* TAMM_SCHED: the CPU queueing policy */
+    tamm_gpu_policy gpu_sched; /* TAMM_SCHED: the device-selection policy */
+    int fake_gpus;             /* TAMM_CUDA_FAKE: host memory stands in for GPUs (tests) */
+    int cuda_streams;          /* TAMM_CUDA_STREAMS: task streams per GPU (default 4) */
     int sequential;            /* TAMM_SEQUENTIAL */
     tamm_onerr_kind on_error;  /* TAMM_ON_ERROR */
     int stats;                 /* TAMM_STATS */
@@ -31,5 +37,13 @@ int tamm__config_read(tamm_config *cfg);
 /** Parse a byte size: digits with optional K/M/G/T suffix (binary), or "N%"
  *  (then *pct is set and the result is 0).  Returns 0 on success, -1 if invalid. */
 int tamm__parse_size(const char *s, size_t *out, double *pct);
+
+/** Parse a TAMM_SCHED value: one CPU policy (ws, fifo, prio), one device
+ *  policy (eft, round-robin, stream-aware, min-transfer-size,
+ *  minmin-transfer-time, minmax-transfer-time), or both separated by a comma.
+ *  Returns 0, or -1 if a name is unknown or a class is given twice. */
+int tamm__parse_sched(const char *s, tamm_sched_kind *cpu, tamm_gpu_policy *gpu);
+/** The TAMM_SCHED name of a device policy. */
+const char *tamm__gpu_policy_name(tamm_gpu_policy p);
 
 #endif

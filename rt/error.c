@@ -9,6 +9,9 @@
 
 static atomic_int first_error;
 static atomic_int returns_mode;
+static void (*fatal_hook)(const char *msg);
+
+void tamm__error_set_fatal_hook(void (*hook)(const char *msg)) { fatal_hook = hook; }
 
 void tamm__error_set_mode(int returns) { atomic_store(&returns_mode, returns); }
 int tamm__error_returns(void) { return atomic_load(&returns_mode); }
@@ -28,8 +31,14 @@ int tamm__error(const struct tamm_task_s *t, int err, const char *fmt, ...)
         snprintf(where, sizeof where, "top level: ");
     fprintf(stderr, "tamm: error: %s%s [%s]\n", where, msg, tamm_strerror(err));
     fflush(stderr);
-    if (!atomic_load(&returns_mode))
+    if (!atomic_load(&returns_mode)) {
+        if (fatal_hook) { /* with several ranks: the others stop too, naming this one */
+            char full[1600];
+            snprintf(full, sizeof full, "%s%s [%s]", where, msg, tamm_strerror(err));
+            fatal_hook(full);
+        }
         _exit(1);
+    }
     int expected = 0;
     atomic_compare_exchange_strong(&first_error, &expected, err);
     return err;

@@ -17,5 +17,8 @@ int tamm__error_take(void);
 /** Whether errors are returned (1) or fatal (0). */
 int tamm__error_returns(void);
 void tamm__error_set_mode(int returns);
+/** Called with the message before an error stops the process (the MPI layer
+ *  tells the other ranks); NULL: none. */
+void tamm__error_set_fatal_hook(void (*hook)(const char *msg));
 
 #endif

@@ -8,6 +8,9 @@
 #include "buffer.h"
 #include "error.h"
 #include "fence.h"
+#include "mpi_comm.h"
+#include "mpi_flow.h"
+#include "gpu.h"
 #include "tensor.h"
 #include "trace.h"
 #include "xfer.h"
@@ -16,8 +19,8 @@
 
 tamm_runtime tamm__rt;
 
-int tamm_rank(void) { return 0; }
-int tamm_nranks(void) { return 1; }
+int tamm_rank(void) { return tamm__comm_rank(); }
+int tamm_nranks(void) { return tamm__comm_size(); }
 int tamm_num_workers(void) { return tamm__rt.initialised ? tamm__rt.nworkers : 0; }
 
 int tamm_init(int *argc, char ***argv)
@@ -30,6 +33,7 @@ int tamm_init(int *argc, char ***argv)
     }
     tamm_config cfg;
     int rc = tamm__config_read(&cfg);
+    if (!rc) rc = tamm__comm_init(); /* MPI, when launched by mpirun */
     if (rc) {
         const char *oe = getenv("TAMM_ON_ERROR");
         if (!oe || strcmp(oe, "return") != 0) exit(1);
@@ -50,9 +54,23 @@ int tamm_init(int *argc, char ***argv)
     tamm__rt.throttle = 256L * cfg.num_workers;
     tamm__rt.t0 = tamm__now_ns();
     tamm__buf_reset_stats();
+    rc = tamm__gpu_init(&cfg); /* before the workers: CUDA workers have entries in workers[] */
+    if (rc) {
+        const char *oe = getenv("TAMM_ON_ERROR");
+        if (!oe || strcmp(oe, "return") != 0) exit(1);
+        return rc;
+    }
     tamm__rt.initialised = 1;
     rc = tamm__workers_start(cfg.num_workers);
+    if (!rc) rc = tamm__gpu_start();
     if (rc) {
+        tamm__rt.initialised = 0;
+        return rc;
+    }
+    rc = tamm__comm_session_start();
+    if (!rc) rc = tamm__flow_session_start();
+    if (rc) {
+        tamm__workers_stop();
         tamm__rt.initialised = 0;
         return rc;
     }
@@ -83,6 +101,7 @@ int tamm_wait_all(void)
 {
     int rc = top_level_only("tamm_wait_all");
     if (rc) return rc;
+    if (tamm__flow_on) tamm__flow_sync(TAMM_SYNC_WAIT); /* close accumulation runs; compare streams */
     rc = tamm__help_until(nothing_pending, NULL);
     atomic_store(&tamm__rt.top_waiting, 0);
     if (rc) return tamm__error(NULL, rc, "tamm_wait_all: %ld tasks can never run (they wait for fences that are "
@@ -100,15 +119,35 @@ int tamm_finalize(void)
         return TAMM_ESTATE;
     }
     int rc = tamm_wait_all();
+    if (tamm__flow_on) {
+        tamm__flow_sync(TAMM_SYNC_FINAL);
+        int r2 = tamm__comm_wait_final();
+        if (!rc) rc = r2;
+    }
+    if (tamm__rt.cfg.stats && tamm__comm_size() > 1) {
+        tamm_flow_stats fs;
+        tamm__flow_get_stats(&fs);
+        fprintf(stderr, "tamm stats: rank %d: %llu top-level tasks, %llu run here, %llu skipped (%.0f ns each), "
+                "%llu messages sent (%llu bytes), %llu received (%llu bytes), communication %.1f ms, of which "
+                "exposed (every worker idle) %.1f ms\n", tamm_rank(), (unsigned long long)fs.tasks,
+                (unsigned long long)fs.executed, (unsigned long long)fs.skipped,
+                fs.skipped ? (double)fs.skip_ns / (double)fs.skipped : 0.0, (unsigned long long)fs.msgs_sent,
+                (unsigned long long)tamm__comm_bytes_sent(), (unsigned long long)fs.msgs_recv,
+                (unsigned long long)tamm__comm_bytes_recv(), (double)fs.comm_ns / 1e6, (double)fs.exposed_ns / 1e6);
+    }
+    tamm__comm_session_end();
+    tamm__flow_session_end();
     tamm__workers_stop();
+    tamm__gpu_stop();
     tamm__trace_finish();
     int deadlocked = tamm__top_pending() != 0;
     if (!deadlocked) tamm__tensor_free_all(); /* tasks that can never run still point at their tensors */
     tamm__fence_free_all();
-    for (int i = 0; i < tamm__rt.nworkers; i++) {
+    for (int i = 0; i < tamm__rt.nthreads; i++) {
         tamm__deque_destroy(&tamm__rt.workers[i].dq);
         tamm__buf_cache_free(&tamm__rt.workers[i].bufs);
     }
+    tamm__gpu_fini(); /* after the tensors: their device copies are released first */
     if (!deadlocked) {
         tamm__pool_destroy(&tamm__rt.task_pool);
         tamm__pool_destroy(&tamm__rt.epoch_pool);
@@ -192,6 +231,7 @@ void *tamm_block_at(tamm_tensor *T, const long *idx, int n)
                         T->name, n, T->ndim);
         return tamm__get_buf(w->cur_ctx, T, idx, n, TAMM_REQ_IMPLICIT);
     }
+    if (tamm__flow_on) return tamm__flow_block_at(T, idx, n); /* a synchronised copy off the owner */
     tamm_ref r;
     long lin = -1;
     if (block_ref(T, idx, n, TAMM_READWRITE, &r, &lin, "tamm_block")) return NULL;
@@ -290,7 +330,7 @@ int tamm_cancel(void *buf) { return put_add_cancel(buf, TAMM_REL_CANCEL); }
 /* gather / scatter                                                      */
 /* ------------------------------------------------------------------ */
 /* Copy one block between its home (row-major tile) and a whole row-major array. */
-static void copy_block(tamm_tensor *T, long lin, void *home, void *arr, int to_arr)
+void tamm__block_copy(tamm_tensor *T, long lin, void *home, void *arr, int to_arr)
 {
     long bidx[TAMM_MAX_DIMS];
     tamm__block_idx(T, lin, bidx);
@@ -322,6 +362,7 @@ static int whole(tamm_tensor *T, void *arr, int to_arr, const char *what)
     int rc = top_level_only(what);
     if (rc) return rc;
     if (!T || !arr) return tamm__error(NULL, TAMM_EINVAL, "%s: %s is NULL", what, T ? "the array" : "the tensor");
+    if (tamm__flow_on) return tamm__flow_whole(T, arr, to_arr);
     tamm_ref r;
     memset(&r, 0, sizeof r);
     r.tensor = T;
@@ -335,7 +376,7 @@ static int whole(tamm_tensor *T, void *arr, int to_arr, const char *what)
         tamm__spin_lock(&blk->lock);
         void *home = tamm__block_home(T, b);
         tamm__spin_unlock(&blk->lock);
-        copy_block(T, b, home, arr, to_arr);
+        tamm__block_copy(T, b, home, arr, to_arr);
     }
     tamm__task_finish_sentinel(t);
     return tamm__error_take();
@@ -357,8 +398,11 @@ tamm_ctx *tamm_current_ctx(void)
 }
 
 const char *tamm_ctx_label(const tamm_ctx *ctx) { return ctx && ctx->task ? ctx->task->label : NULL; }
-void *tamm_cuda_stream(void) { return NULL; }
-void *tamm_comm(tamm_ctx *ctx) { (void)ctx; return NULL; }
+void *tamm_comm(tamm_ctx *ctx)
+{
+    if (!ctx || !ctx->task || !(ctx->task->flags & TAMM_TF_COLLECTIVE)) return NULL;
+    return tamm__comm_leaf();
+}
 
 static int streaming_depth;
 int tamm_streaming_begin(void)

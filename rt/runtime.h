@@ -16,6 +16,7 @@ typedef struct tamm_runtime {
     int initialised;
     tamm_config cfg;
     int nworkers;
+    int nthreads;                  /* entries of workers[]: the CPU workers, then one per CUDA worker */
     tamm_worker *workers;
     const tamm_sched_ops *sched;
     tamm_pool task_pool, epoch_pool;
@@ -45,7 +46,7 @@ static inline tamm_worker *tamm__self(void) { return tamm__tls_worker; }
 static inline long tamm__top_pending(void)
 {
     long done = 0;
-    for (int i = 0; i < tamm__rt.nworkers; i++)
+    for (int i = 0; i < tamm__rt.nthreads; i++)
         done += atomic_load_explicit(&tamm__rt.workers[i].top_done, memory_order_acquire);
     return atomic_load_explicit(&tamm__rt.top_submitted, memory_order_relaxed) - done;
 }

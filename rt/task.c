@@ -8,6 +8,8 @@
 #include "buffer.h"
 #include "error.h"
 #include "fence.h"
+#include "mpi_flow.h"
+#include "gpu.h"
 #include "perm.h"
 #include "runtime.h"
 #include "tensor.h"
@@ -250,11 +252,21 @@ static inline void drop_guard(tamm_task_s *t)
 
 static void task_ready(tamm_task_s *t)
 {
+    if (TAMM_UNLIKELY(t->flags & TAMM_TF_COLLECTIVE)) {
+        /* collectives run on CPU workers, once every rank is ready for them */
+        if (tamm__flow_on && !(t->flags & TAMM_TF_AGREED)) {
+            tamm__flow_collective_ready(t);
+            return;
+        }
+        goto push;
+    }
+    if (TAMM_UNLIKELY(tamm__gpus.n) && tamm__gpu_route(t)) return; /* a GPU's, or waits for a flush */
     if (TAMM_UNLIKELY(t->flags & TAMM_TF_SENTINEL)) {
         atomic_store_explicit(&t->ready_flag, 1, memory_order_release);
         tamm__wake_all();
         return;
     }
+push:;
     tamm_worker *w = tamm__self();
     tamm__rt.sched->push(w, t);
     if (atomic_load_explicit(&tamm__rt.nsleepers, memory_order_seq_cst) > 0)
@@ -325,6 +337,10 @@ static inline void body_done(tamm_task_s *t)
 }
 
 void tamm__task_finish_sentinel(tamm_task_s *t) { body_done(t); }
+void tamm__task_hold(tamm_task_s *t) { atomic_fetch_add_explicit(&t->pending, 1, memory_order_relaxed); }
+void tamm__task_unhold(tamm_task_s *t) { body_done(t); }
+void tamm__task_make_ready(tamm_task_s *t) { task_ready(t); }
+void tamm__task_body_done(tamm_task_s *t) { body_done(t); }
 
 void tamm__task_run(tamm_worker *w, tamm_task_s *t)
 {
@@ -341,19 +357,22 @@ void tamm__task_run(tamm_worker *w, tamm_task_s *t)
     ctx.nimplicit = 0;
     ctx.cap = TAMM_CTX_INLINE_BUFS;
     ctx.recs = ctx.inl;
+    ctx.gpu = NULL;
     tamm_ctx *prev = w->cur_ctx;
     w->cur_ctx = &ctx;
-    int tracing = tamm__rt.recording;
-    uint64_t t0 = tracing ? tamm__now_ns() : 0;
+    int tracing = tamm__rt.recording, gpus = tamm__gpus.n != 0;
+    uint64_t t0 = tracing || gpus ? tamm__now_ns() : 0;
     if (t->cpu) {
         t->cpu(&ctx, t->args);
     } else {
-        tamm__error(t, TAMM_ENOTSUP, "the task has only a CUDA variant and this run has no GPU");
+        tamm__error(t, TAMM_ENOTSUP, "the task has only a CUDA variant and this run has no GPU (%s)",
+                    tamm__gpus.why_none[0] ? tamm__gpus.why_none : "no device");
     }
     if (ctx.n) tamm__ctx_end(&ctx);
     if (ctx.recs != ctx.inl) free(ctx.recs);
     w->cur_ctx = prev;
     if (tracing) tamm__trace_event(w, t->id, t0, tamm__now_ns());
+    if (TAMM_UNLIKELY(gpus)) tamm__gpu_cpu_ran(t, tamm__now_ns() - t0);
     atomic_store_explicit(&w->ntasks, atomic_load_explicit(&w->ntasks, memory_order_relaxed) + 1,
                           memory_order_relaxed);
     body_done(t);
@@ -379,6 +398,8 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
         return tamm__error(NULL, TAMM_ESTATE, "tamm_submit called from a thread that is neither the thread "
                                               "that called tamm_init nor a task");
     if (!ctx) ctx = w->cur_ctx; /* a submission from inside a running task nests in it */
+    if (TAMM_UNLIKELY(tamm__flow_on) && !ctx && !(flags & (TAMM_TF_INTERNAL | TAMM_TF_SENTINEL)))
+        return tamm__flow_submit(u, o, flags, out); /* several ranks: the sequential task flow */
     if (!u) return tamm__error(ctx ? ctx->task : NULL, TAMM_EINVAL, "tamm_submit: NULL task");
 
     tamm_task_s *t = task_alloc();
@@ -397,6 +418,7 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
     t->signal = NULL;
     t->nsignal = 0;
     t->destroy_tensor = NULL;
+    t->est_ns = 0;
     t->next = NULL;
     atomic_init(&t->ready_flag, 0);
     /* the guard; a continuation also waits for its earlier siblings (cont_fire) */
@@ -494,7 +516,9 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
         for (int i = 0; i < o->nwait; i++)
             tamm__fence_add_waiter(o->wait[i], t);
 
-    int undeferred = (o && o->undeferred) || tamm__rt.cfg.sequential;
+    /* TAMM_SEQUENTIAL runs tasks inline, but not a message's local side: its
+     * other end may only be reached later in the other rank's stream */
+    int undeferred = (o && o->undeferred) || (tamm__rt.cfg.sequential && !(flags & TAMM_TF_PSEUDO));
     if (out) *out = t;
     if (flags & TAMM_TF_SENTINEL) {
         drop_guard(t);

@@ -39,7 +39,10 @@ enum {
     TAMM_TF_HEAP_SIG   = 128,
     TAMM_TF_COARSE     = 256, /* has a whole-tensor ref */
     TAMM_TF_CONT       = 512, /* a continuation of its parent */
-    TAMM_TF_KSLOT1     = 1024 /* counted in its parent's kids[1] (else kids[0]) */
+    TAMM_TF_KSLOT1     = 1024, /* counted in its parent's kids[1] (else kids[0]) */
+    TAMM_TF_INTERNAL   = 2048, /* submitted by the MPI flow itself (mpi_flow.c): not forwarded to it */
+    TAMM_TF_AGREED     = 4096, /* a collective task all ranks are ready for */
+    TAMM_TF_PSEUDO     = 8192  /* the flow's side of a block message: never run inline (TAMM_SEQUENTIAL) */
 };
 
 /* The armed bit of a kids slot: a continuation waits for the slot to drain. */
@@ -71,6 +74,7 @@ typedef struct tamm_task_s {
     tamm_fn cuda;
     uint64_t id;
     struct tamm_tensor *destroy_tensor;
+    double est_ns;              /* device selection's estimate of its duration (GPUs only) */
     /* continuations (nested children only touch these) */
     atomic_uint kids[2];        /* live children per slot (+ TAMM_KIDS_ARMED) */
     int kcur;                   /* the open slot (the body's thread only) */
@@ -98,16 +102,25 @@ struct tamm_ctx {
     int n, cap;
     int nimplicit;              /* records made by tamm_block (given back at a nested submission) */
     tamm_bufrec *recs;
+    void *gpu;              /* the task's GPU record (gpu.h) when it runs on a GPU, else NULL */
     tamm_bufrec inl[TAMM_CTX_INLINE_BUFS];
 };
 
 /** One start condition of t is satisfied; schedules t when none remain. */
 void tamm__task_dep_satisfied(tamm_task_s *t);
+/** t's body (or CUDA work) has finished: completes t once its children have. */
+void tamm__task_body_done(tamm_task_s *t);
 /** Run t's variant on worker w (t is ready). */
 void tamm__task_run(struct tamm_worker *w, tamm_task_s *t);
 /** Submission shared by tamm_submit, tamm_submit_ex and internal tasks. */
 int tamm__submit(tamm_ctx *ctx, const tamm_task *t, const tamm_task_opts *o, unsigned flags,
                  tamm_task_s **out);
+/** Keep t from completing when its body returns (an operation it started
+ *  completes later); tamm__task_unhold ends that (on a worker thread). */
+void tamm__task_hold(tamm_task_s *t);
+void tamm__task_unhold(tamm_task_s *t);
+/** Schedule t (its start conditions are satisfied; a worker thread). */
+void tamm__task_make_ready(tamm_task_s *t);
 /** Complete a sentinel task once ready (top level). */
 void tamm__task_finish_sentinel(tamm_task_s *t);
 /** Effective permission mask of task t on block lin of T: the union of its

@@ -2,7 +2,9 @@
  * deferred destruction (see tensor.h). */
 #include "tensor.h"
 #include "buffer.h"
+#include "dist.h"
 #include "error.h"
+#include "gpu.h"
 #include "runtime.h"
 #include "task.h"
 #include <stdio.h>
@@ -68,7 +70,7 @@ void *tamm__block_home(tamm_tensor *T, long lin)
     tamm_block_s *b = &T->blocks[lin];
     if (TAMM_UNLIKELY(!b->home)) {
         size_t bytes = b->bytes;
-        b->home = tamm__xcalloc(1, bytes ? bytes : 1);
+        b->home = tamm__home_alloc(bytes); /* zero-filled; pinned when GPUs are in use */
         if (T->opts.gen) {
             long idx[TAMM_MAX_DIMS];
             tamm__block_idx(T, lin, idx);
@@ -137,11 +139,16 @@ tamm_tensor *tamm_tensor_create_ex(const char *name, tamm_dtype dtype, int ndim,
     for (long b = 0; b < nblk; b++) {
         tamm__chain_init(&T->blocks[b].chain);
         T->blocks[b].units[0].state = TAMM_BS_UNALLOC;
-        T->blocks[b].owner = 0;
         T->blocks[b].bytes = tamm__block_elems_lin(T, b) * T->esize;
     }
     tamm__chain_init(&T->coarse);
     atomic_init(&T->destroyed, 0);
+    if (tamm__dist_tensor_init(T) != TAMM_OK) { /* owners (and flow state with several ranks) */
+        free(T->blocks);
+        free(T);
+        return NULL;
+    }
+    if (tamm__gpus.n) T->gpu = tamm__tgpu_new(T, tamm__gpus.n);
     pthread_mutex_lock(&tamm__rt.tensors_lock);
     T->next_live = tamm__rt.tensors;
     if (tamm__rt.tensors) tamm__rt.tensors->prev_live = T;
@@ -163,7 +170,9 @@ void tamm__tensor_free(tamm_tensor *T)
     if (T->next_live) T->next_live->prev_live = T->prev_live;
     pthread_mutex_unlock(&tamm__rt.tensors_lock);
     tamm__dag_tensor_done(T);
-    for (long b = 0; b < T->nblk; b++) free(T->blocks[b].home);
+    tamm__dist_tensor_free(T);
+    tamm__tgpu_free(T);
+    for (long b = 0; b < T->nblk; b++) if (T->blocks[b].home) tamm__home_free(T->blocks[b].home, T->blocks[b].bytes);
     free(T->blocks);
     free(T);
 }
@@ -212,6 +221,12 @@ size_t tamm_block_elems(const tamm_tensor *T, const long *idx)
 {
     long lin = T && idx ? tamm__block_lin(T, idx, T->ndim) : -1;
     return lin < 0 ? 0 : tamm__block_elems_lin(T, lin);
+}
+int tamm_block_owner(const tamm_tensor *T, const long *idx)
+{
+    long lin = T && idx ? tamm__block_lin(T, idx, T->ndim) : -1;
+    if (lin < 0) return -1;
+    return T->opts.dist == TAMM_DIST_REPLICATED ? tamm_rank() : T->blocks[lin].owner;
 }
 size_t tamm_block_bytes(const tamm_tensor *T, const long *idx)
 {

@@ -46,7 +46,9 @@ struct tamm_tensor {
     tamm_chain coarse;          /* top-level chain for whole-tensor accesses */
     tamm_tensor_opts opts;
     struct tamm_tensor *next_live, *prev_live; /* list of live tensors */
+    struct tamm_tgpu *gpu;      /* the blocks' state in GPU memories (memunit.h), NULL without GPUs */
     atomic_int destroyed;
+    struct tamm_dist_tensor *dist; /* flow state with several ranks (dist.h), else NULL */
 };
 
 /** Linear block number of idx (row-major), or -1 if out of range / wrong count. */
@@ -70,6 +72,8 @@ const char *tamm__block_name(const tamm_tensor *T, long lin, char *buf, int n);
 void tamm__tensor_free(tamm_tensor *T);
 /** Free every live tensor (finalize). */
 void tamm__tensor_free_all(void);
+/** Copy block lin between its buffer `home` and a whole row-major array (to_arr: block -> array). */
+void tamm__block_copy(tamm_tensor *T, long lin, void *home, void *arr, int to_arr);
 /** Bytes per element of dtype (0: not a data type). */
 size_t tamm__dtype_size(tamm_dtype dt);
 /** Element-wise dst += src over n elements of dtype. */

@@ -1,6 +1,7 @@
 /* trace.c — trace JSON, DAG dot and the statistics summary (see trace.h). */
 #include "trace.h"
 #include "dag.h"
+#include "gpu.h"
 #include "runtime.h"
 #include <stdio.h>
 #include <string.h>
@@ -69,10 +70,10 @@ static void write_trace(const char *file)
     uint64_t t0 = tamm__rt.t0;
     fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
     fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":\"rank %d\"}}", tamm_rank(), tamm_rank());
-    for (int i = 0; i < tamm__rt.nworkers; i++)
-        fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"cpu worker %d\"}}",
-                tamm_rank(), i, i);
-    for (int i = 0; i < tamm__rt.nworkers; i++) {
+    for (int i = 0; i < tamm__rt.nthreads; i++)
+        fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"%s %d\"}}",
+                tamm_rank(), i, i < tamm__rt.nworkers ? "cpu worker" : "GPU", i < tamm__rt.nworkers ? i : i - tamm__rt.nworkers);
+    for (int i = 0; i < tamm__rt.nthreads; i++) {
         tamm_worker *w = &tamm__rt.workers[i];
         for (size_t k = 0; k < w->nev; k++) {
             tamm_trace_ev *e = &w->ev[k];
@@ -151,6 +152,7 @@ static void print_stats(void)
     fprintf(f, "  accumulations: %llu in place (cache hits), %llu into private buffers\n",
             (unsigned long long)atomic_load(&tamm__rt.inplace_acc), (unsigned long long)atomic_load(&tamm__rt.private_acc));
     fprintf(f, "  peak memory: %zu bytes of private block buffers\n", tamm__buf_peak());
+    tamm__gpu_stats(f);
     fprintf(f, "  pools: %zu task records, %zu epoch records allocated\n", atomic_load(&tamm__rt.task_pool.allocated),
             atomic_load(&tamm__rt.epoch_pool.allocated));
 }
@@ -164,7 +166,7 @@ void tamm__trace_finish(void)
     free(nodes);
     nodes = NULL;
     nnodes = capnodes = 0;
-    for (int i = 0; i < tamm__rt.nworkers; i++) {
+    for (int i = 0; i < tamm__rt.nthreads; i++) {
         free(tamm__rt.workers[i].ev);
         tamm__rt.workers[i].ev = NULL;
         tamm__rt.workers[i].nev = tamm__rt.workers[i].capev = 0;

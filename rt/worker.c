@@ -1,7 +1,9 @@
 /* worker.c — worker threads, idle sleep and wake-up, helping while waiting,
  * deadlock detection (see worker.h). */
 #include "worker.h"
+#include "handoff.h"
 #include "error.h"
+#include "gpu.h"
 #include "runtime.h"
 #include <limits.h>
 #include <linux/futex.h>
@@ -49,9 +51,17 @@ static void run(tamm_worker *w, tamm_task_s *t)
     }
 }
 
+/* The next task for w; first finish what the MPI progress engine handed back
+ * (one load of an empty list without MPI). */
+static inline tamm_task_s *next_task(tamm_worker *w)
+{
+    tamm__handoff_drain();
+    return tamm__rt.sched->pop(w);
+}
+
 int tamm__help_one(tamm_worker *w)
 {
-    tamm_task_s *t = tamm__rt.sched->pop(w);
+    tamm_task_s *t = next_task(w);
     if (!t) return 0;
     run(w, t);
     return 1;
@@ -74,7 +84,7 @@ static tamm_task_s *sleep_once(tamm_worker *w, int (*done)(void *), void *arg, i
     *seq = atomic_load_explicit(&tamm__rt.wake_seq, memory_order_seq_cst);
     *others = atomic_fetch_add_explicit(&tamm__rt.nsleepers, 1, memory_order_seq_cst);
     tamm_task_s *t = NULL;
-    if (!done(arg) && !(t = tamm__rt.sched->pop(w))) {
+    if (!done(arg) && !(t = next_task(w))) {
         w->nsleeps++;
         futex_wait(&tamm__rt.wake_seq, *seq, timeout_ms);
     }
@@ -86,14 +96,13 @@ static void *worker_main(void *arg)
 {
     tamm_worker *w = arg;
     tamm__tls_worker = w;
-    const tamm_sched_ops *s = tamm__rt.sched;
     while (!atomic_load_explicit(&tamm__rt.stop, memory_order_acquire)) {
-        tamm_task_s *t = s->pop(w);
+        tamm_task_s *t = next_task(w);
         if (t) { run(w, t); continue; }
         uint64_t idle0 = tamm__rt.cfg.stats ? tamm__now_ns() : 0;
         for (int i = 0; i < SPIN_ROUNDS && !t; i++) {
             tamm__pause();
-            if ((i & 15) == 15) t = s->pop(w);
+            if ((i & 15) == 15) t = next_task(w);
         }
         if (!t) {
             unsigned seq;
@@ -111,10 +120,12 @@ static void *worker_main(void *arg)
 int tamm__workers_start(int n)
 {
     tamm__rt.nworkers = n;
-    tamm__rt.workers = aligned_alloc(TAMM_CACHELINE, sizeof(tamm_worker) * (size_t)n);
+    tamm__rt.nthreads = n + tamm__gpus.n; /* the CUDA workers' entries follow (cuda_worker.c starts them) */
+    int all = tamm__rt.nthreads;
+    tamm__rt.workers = aligned_alloc(TAMM_CACHELINE, sizeof(tamm_worker) * (size_t)all);
     if (!tamm__rt.workers) return TAMM_ENOMEM;
-    memset(tamm__rt.workers, 0, sizeof(tamm_worker) * (size_t)n);
-    for (int i = 0; i < n; i++) {
+    memset(tamm__rt.workers, 0, sizeof(tamm_worker) * (size_t)all);
+    for (int i = 0; i < all; i++) {
         tamm_worker *w = &tamm__rt.workers[i];
         w->id = i;
         w->rng = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
@@ -145,7 +156,7 @@ void tamm__workers_stop(void)
 static uint64_t progress(void)
 {
     uint64_t s = 0;
-    for (int i = 0; i < tamm__rt.nworkers; i++)
+    for (int i = 0; i < tamm__rt.nthreads; i++)
         s += atomic_load_explicit(&tamm__rt.workers[i].ntasks, memory_order_relaxed);
     return s;
 }
@@ -159,7 +170,7 @@ int tamm__help_until(int (*cond)(void *), void *arg)
     uint64_t last = progress();
     for (;;) {
         if (cond(arg)) return TAMM_OK;
-        tamm_task_s *t = s->pop(w);
+        tamm_task_s *t = next_task(w);
         if (t) {
             run(w, t);
             spins = 0;
@@ -182,7 +193,7 @@ int tamm__help_until(int (*cond)(void *), void *arg)
          * is queued and no task has run, yet cond still fails. */
         uint64_t now = progress();
         if (atomic_load(&tamm__rt.wake_seq) == seq && now == last && others >= tamm__rt.nworkers - 1 &&
-            s->empty() && !cond(arg)) {
+            s->empty() && !tamm__handoff_busy() && !tamm__gpu_busy() && !cond(arg)) {
             if (++quiet >= 2) return TAMM_EDEADLOCK;
         } else {
             quiet = 0;

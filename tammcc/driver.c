@@ -1,7 +1,7 @@
 /*
  * driver.c — tammcc, a compiler driver in the manner of mpicc and nvcc
  * (SPEC section 6): translates each C file with pragmas, compiles the
- * generated C with $TAMMCC_CC (default cc) and the generated CUDA with
+ * generated C with $TAMMCC_CC (default cc, or mpicc when libtammrt is built with MPI) and the generated CUDA with
  * $TAMMCC_NVCC (default: nvcc when found; "none" disables), and links with
  * libtammrt.
  *
@@ -122,7 +122,7 @@ static char *base_of(const char *path, const char *suffix)
 static void usage(void)
 {
     fputs("usage: tammcc [cc flags] file.c... [-c|-S] [-o out] [--emit=c|--emit=cuda] [--explain] [-v]\n"
-          "  translates '#pragma tamm' programs, compiles them with $TAMMCC_CC (default cc) and\n"
+          "  translates '#pragma tamm' programs, compiles them with $TAMMCC_CC (default " TAMMCC_DEFAULT_CC ") and\n"
           "  $TAMMCC_NVCC (default nvcc when found; 'none' disables CUDA), links libtammrt.\n"
           "  -S              write the generated C (and .cu) instead of compiling\n"
           "  --emit=c|cuda   print the generated C / CUDA on stdout (or to -o)\n"

@@ -200,8 +200,12 @@ static void emit_submit(cc_out *o, cc_unit *u, cc_task *t, const char *ctx)
     char *label = cc_task_label(u, t);
     int K = t->nacc > 0 ? t->nacc : 1;
     cc_printf(o, "    tamm_ref tamm_r_[%d];\n", K);
-    cc_printf(o, "    tamm_task tamm_t_ = { %s, %s%s, &%s, sizeof %s, tamm_r_, %s_refs(&%s, tamm_r_),\n", t->name,
-              t->has_cuda ? t->name : "NULL", t->has_cuda ? "_cuda" : "", A, A, t->name, A);
+    if (t->has_cuda && p->has_device && p->device == CC_DEV_CUDA) /* device(cuda): the CPU variant only without a GPU */
+        cc_printf(o, "    tamm_task tamm_t_ = { tamm_num_gpus() && %s_cuda ? NULL : %s, %s_cuda, &%s, sizeof %s, tamm_r_, "
+                     "%s_refs(&%s, tamm_r_),\n", t->name, t->name, t->name, A, A, t->name, A);
+    else
+        cc_printf(o, "    tamm_task tamm_t_ = { %s, %s%s, &%s, sizeof %s, tamm_r_, %s_refs(&%s, tamm_r_),\n", t->name,
+                  t->has_cuda ? t->name : "NULL", t->has_cuda ? "_cuda" : "", A, A, t->name, A);
     cc_printf(o, "                          %s, %s%s%s, %s%s%s, ", label, p->priority.s ? "(int)(" : "0",
               p->priority.s ? p->priority.s : "", p->priority.s ? ")" : "", p->on.s ? "(int)(" : "-1",
               p->on.s ? p->on.s : "", p->on.s ? ")" : "");

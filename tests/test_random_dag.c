@@ -58,8 +58,23 @@
 #ifndef RANDOM_NESTED
 #define RANDOM_NESTED 0
 #endif
+/* RANDOM_MPI=1 (tests/mpi/): the same programs on every rank of an MPI run;
+ * some top-level tasks get on(r); what each task read is combined over the
+ * ranks (a task's hash is set on the rank that ran it). */
+#ifndef RANDOM_MPI
+#define RANDOM_MPI 0
+#endif
+#if RANDOM_MPI
+#include <mpi.h>
+#endif
 
-#if RANDOM_NESTED
+#if RANDOM_MPI && RANDOM_NESTED
+#define TEST_NAME "test_mpi_random_nested"
+#define DEFAULT_SEEDS 60
+#elif RANDOM_MPI
+#define TEST_NAME "test_mpi_random_dag"
+#define DEFAULT_SEEDS 100
+#elif RANDOM_NESTED
 #define TEST_NAME "test_random_nested"
 #define DEFAULT_SEEDS 600
 #else
@@ -799,6 +814,11 @@ static int submit_node(tamm_ctx *ctx, const prog *P, tamm_tensor *const *tens, u
     t.label = n->label;
     t.priority = n->prio;
     t.rank = -1;
+#if RANDOM_MPI
+    /* one top-level task in six runs on a rank of its own choice, on(r) */
+    if (!ctx && mix(P->seed, (uint64_t)id * 7 + 3) % 6 == 0)
+        t.rank = (int)(mix(P->seed, (uint64_t)id) % (uint64_t)tamm_nranks());
+#endif
     t.file = __FILE__;
     t.line = __LINE__;
     int rc = tamm_submit(ctx, &t);
@@ -951,6 +971,10 @@ static int run_config(const prog *P, const config *c, uint64_t **ref, const uint
         fail = 1;
         snprintf(why, sizeof why, "%d error(s) in task bodies; first: %s", g_body_err, g_body_msg);
     }
+#if RANDOM_MPI
+    /* each task's hash was stored on the rank that ran it (others keep ~0) */
+    MPI_Allreduce(MPI_IN_PLACE, hashes, P->nnodes, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+#endif
     for (int t = 0; t < P->ntens && !fail; t++) {
         const tdesc *d = &P->T[t];
         int64_t *got = malloc(d->nelem * sizeof *got);
@@ -1132,6 +1156,11 @@ int main(int argc, char **argv)
         int nc = 0;
         if (only.workers) {
             cfgs[nc++] = only;
+        } else if (RANDOM_MPI) {
+            cfgs[nc++] = (config){1, NULL, 0};
+            cfgs[nc++] = (config){2, NULL, 0};
+            if (seed % 3 == 0) cfgs[nc++] = (config){2, "fifo", 0};
+            if (seed % 5 == 0) cfgs[nc++] = (config){1, NULL, 1};
         } else {
             cfgs[nc++] = (config){1, NULL, 0};
             cfgs[nc++] = (config){2, NULL, 0};
@@ -1161,6 +1190,12 @@ int main(int argc, char **argv)
         free_prog(&P);
     }
     printf("%s: %ld s\n", TEST_NAME, (long)(time(NULL) - t0));
+#if RANDOM_MPI
+    int anyfail = g_failed;
+    MPI_Allreduce(MPI_IN_PLACE, &anyfail, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    printf("rank %d of %d: ", tamm_rank(), tamm_nranks());
+    g_failed = g_failed ? g_failed : anyfail ? 1 : 0;
+#endif
     printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }

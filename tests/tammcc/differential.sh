@@ -17,6 +17,11 @@
 #   WORKERS       worker counts for the tammcc build (default "1 2 4")
 #   TAMMCC_FLAGS  extra flags for tammcc (default -O1)
 #   KEEP          if set, keep the temporary directory
+#   RANKS         MPI rank counts for the tammcc build (default none): each run
+#                 under `$MPIRUN -np N` (TAMM_NUM_WORKERS=2) must print the
+#                 reference once per rank (lines compared after sorting, since
+#                 the ranks' lines interleave)
+#   MPIRUN        default "mpirun --oversubscribe --bind-to none"
 # Exit status: 0 if every build and run agrees, 1 otherwise (2: usage).
 set -u
 
@@ -108,5 +113,25 @@ for w in $WORKERS; do
         fail "tammcc build, TAMM_NUM_WORKERS=$w: output differs from the plain build"
     fi
 done
-echo "differential: $name: plain build and tammcc build agree (workers: $WORKERS)"
+for r in ${RANKS:-}; do
+    # shellcheck disable=SC2086
+    TAMM_NUM_WORKERS=2 $to ${MPIRUN:-mpirun --oversubscribe --bind-to none} -np "$r" "$tmp/$name.tamm" \
+        >"$tmp/r$r.out" 2>"$tmp/r$r.err"
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        cat "$tmp/r$r.err" >&2
+        fail "tammcc build on $r MPI ranks: exit status $rc"
+    fi
+    : >"$tmp/rref$r"
+    i=0
+    while [ $i -lt "$r" ]; do cat "$tmp/ref.out" >>"$tmp/rref$r"; i=$((i + 1)); done
+    sort "$tmp/rref$r" >"$tmp/rref$r.s"
+    sort "$tmp/r$r.out" >"$tmp/r$r.s"
+    if ! cmp -s "$tmp/rref$r.s" "$tmp/r$r.s"; then
+        diff "$tmp/rref$r.s" "$tmp/r$r.s" | head -40 >&2
+        cat "$tmp/r$r.err" >&2
+        fail "tammcc build on $r MPI ranks: the ranks' output differs from the plain build's (once per rank)"
+    fi
+done
+echo "differential: $name: plain build and tammcc build agree (workers: $WORKERS${RANKS:+; MPI ranks: $RANKS})"
 exit 0

@@ -1,0 +1,706 @@
+/*
+ * cuda_unit.c — one GPU's memory as a memory unit of the execution FSM
+ * (seeds/tamm-runtime.md; memunit.h, gpu.h, docs/runtime.md "GPUs").
+ *
+ * A task running on GPU g gets its blocks here: the FSM step of the block in
+ * g's unit (block_fsm.c, the same table as the host unit), whose actions become
+ * stream-ordered device work — Allocate (evicting least recently used
+ * unreferenced copies first, dirty ones written back), Get (host-to-device
+ * copy from the pinned home), Put (device-to-host), AccAll (device-to-host
+ * into pinned staging, summed into the home when the copy has landed).
+ * Entering DirtyAcc zeroes the device buffer: a GPU's DirtyAcc copy holds a
+ * partial sum, added to the home by AccAll.  Accumulations into a copy another
+ * running task holds, temps and cancellable buffers use private device
+ * buffers committed to the home when the task completes.
+ *
+ * Releases are applied when the task's event has been recorded, so a copy
+ * is unreferenced (evictable) only once every stream operation on it is
+ * behind an event; whoever touches a buffer next on another stream waits for
+ * that event first (use_wait).  Everything here runs on g's worker thread,
+ * except tamm__tgpu_free and the home allocator.
+ */
+#include "error.h"
+#include "gpu.h"
+#include "runtime.h"
+#include "tensor.h"
+#include "buffer.h"
+#include "perm.h"
+#include <stdio.h>
+#include <string.h>
+
+#define OPS (tamm__gpus.ops)
+
+static inline tamm_ublk *U(const tamm_gpu *g, const tamm_tensor *T, long lin) { return &T->gpu->u[(size_t)g->id * (size_t)T->nblk + (size_t)lin]; }
+static inline tamm_gblk *GB(const tamm_tensor *T, long lin) { return &T->gpu->blk[lin]; }
+static inline unsigned BIT(const tamm_gpu *g) { return 1u << g->id; }
+static inline void *task_stream(tamm_gpu *g, tamm_pend *rec) { return rec->stream < 0 ? g->copy_stream : g->stream[rec->stream]; }
+
+/* ------------------------------------------------------------------ */
+/* pinned host memory: homes and staging buffers                         */
+/* ------------------------------------------------------------------ */
+/* A pinned buffer starts with this header; freed buffers are kept for reuse
+ * (cudaFreeHost synchronises the device) and released at shutdown. */
+typedef struct pinned { struct pinned *next_free, *next_all; size_t cap; char pad[40]; } pinned;
+static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
+static pinned *pin_free, *pin_all;
+
+static void *pinned_get(size_t bytes, int zero)
+{
+    pinned *p = NULL;
+    pthread_mutex_lock(&pin_lock);
+    for (pinned **q = &pin_free; *q; q = &(*q)->next_free)
+        if ((*q)->cap >= bytes && (*q)->cap <= 2 * bytes + 4096) {
+            p = *q;
+            *q = p->next_free;
+            break;
+        }
+    pthread_mutex_unlock(&pin_lock);
+    if (!p) {
+        void *m = NULL;
+        if (OPS->host_alloc(&m, sizeof(pinned) + bytes)) {
+            fprintf(stderr, "tamm: error: cannot allocate %zu bytes of pinned host memory: %s\n", bytes, OPS->error());
+            exit(1);
+        }
+        p = m;
+        p->cap = bytes;
+        pthread_mutex_lock(&pin_lock);
+        p->next_all = pin_all;
+        pin_all = p;
+        pthread_mutex_unlock(&pin_lock);
+    }
+    if (zero) memset(p + 1, 0, bytes);
+    return p + 1;
+}
+
+static void pinned_put(void *buf)
+{
+    if (!buf) return;
+    pinned *p = (pinned *)buf - 1;
+    pthread_mutex_lock(&pin_lock);
+    p->next_free = pin_free;
+    pin_free = p;
+    pthread_mutex_unlock(&pin_lock);
+}
+
+void *tamm__home_alloc(size_t bytes)
+{
+    if (tamm__gpus.n == 0) return tamm__xcalloc(1, bytes ? bytes : 1);
+    return pinned_get(bytes, 1);
+}
+
+void tamm__home_free(void *p, size_t bytes)
+{
+    (void)bytes;
+    if (tamm__gpus.n == 0) free(p);
+    else pinned_put(p);
+}
+
+static void pinned_release_all(void)
+{
+    pthread_mutex_lock(&pin_lock);
+    pinned *p = pin_all;
+    pin_all = pin_free = NULL;
+    pthread_mutex_unlock(&pin_lock);
+    while (p) {
+        pinned *n = p->next_all;
+        OPS->host_free(p);
+        p = n;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* tensors                                                               */
+/* ------------------------------------------------------------------ */
+tamm_tgpu *tamm__tgpu_new(tamm_tensor *T, int ngpu)
+{
+    tamm_tgpu *tg = tamm__xcalloc(1, sizeof *tg);
+    tg->blk = tamm__xcalloc((size_t)T->nblk, sizeof *tg->blk);
+    tg->u = tamm__xcalloc((size_t)T->nblk * (size_t)ngpu, sizeof *tg->u);
+    for (long b = 0; b < T->nblk; b++) {
+        atomic_init(&tg->blk[b].dirty_w, 0);
+        atomic_init(&tg->blk[b].dirty_a, 0);
+        atomic_init(&tg->blk[b].valid, 0);
+        atomic_init(&tg->blk[b].ver, 1);
+        for (int g = 0; g < ngpu; g++) {
+            tamm_ublk *u = &tg->u[(size_t)g * (size_t)T->nblk + (size_t)b];
+            u->state = TAMM_BS_UNALLOC;
+            u->T = T;
+            u->lin = b;
+        }
+    }
+    return tg;
+}
+
+void tamm__tgpu_free(tamm_tensor *T)
+{
+    if (!T->gpu) return;
+    for (int i = 0; i < tamm__gpus.n; i++) {
+        tamm_gpu *g = &tamm__gpus.g[i];
+        pthread_mutex_lock(&g->lock);
+        for (long b = 0; b < T->nblk; b++) {
+            tamm_ublk *u = U(g, T, b);
+            if (u->in_lru) {
+                u->prev->next = u->next;
+                u->next->prev = u->prev;
+                u->in_lru = 0;
+            }
+            if (u->buf) {
+                if (g->nfrees == g->capfrees) {
+                    g->capfrees = g->capfrees ? 2 * g->capfrees : 64;
+                    g->frees = tamm__xrealloc(g->frees, (size_t)g->capfrees * sizeof *g->frees);
+                }
+                g->frees[g->nfrees++] = u->buf;
+                g->used -= T->blocks[b].bytes;
+                u->buf = NULL;
+            }
+        }
+        pthread_mutex_unlock(&g->lock);
+    }
+    free(T->gpu->u);
+    free(T->gpu->blk);
+    free(T->gpu);
+    T->gpu = NULL;
+}
+
+void tamm__unit_drain_frees(tamm_gpu *g)
+{
+    pthread_mutex_lock(&g->lock);
+    for (int i = 0; i < g->nfrees; i++)
+        if (OPS->free(g->frees[i], g->copy_stream)) tamm__gpu_fail(g, NULL, "releasing the copies of a destroyed tensor");
+    g->nfrees = 0;
+    pthread_mutex_unlock(&g->lock);
+}
+
+size_t tamm__task_footprint(const tamm_task_s *t)
+{
+    size_t n = 0;
+    for (int i = 0; i < t->ndep; i++) {
+        const tamm_dep *d = &t->dep[i];
+        if (d->lin >= 0) { n += d->T->blocks[d->lin].bytes; continue; }
+        for (long b = 0; b < d->T->nblk; b++) n += d->T->blocks[b].bytes;
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* records, ordering, LRU                                                */
+/* ------------------------------------------------------------------ */
+static void item_add(tamm_pend *rec, tamm_pi_kind k, tamm_tensor *T, long lin, tamm_ublk *u, void *staging, size_t bytes)
+{
+    if (rec->nitems == rec->capitems) {
+        rec->capitems = rec->capitems ? 2 * rec->capitems : 8;
+        rec->items = tamm__xrealloc(rec->items, (size_t)rec->capitems * sizeof *rec->items);
+    }
+    rec->items[rec->nitems++] = (tamm_pitem){ k, T, lin, u, staging, bytes };
+}
+
+static void waiter_add(tamm_pend *rec, tamm_task_s *t)
+{
+    if (rec->nwaiters == rec->capwaiters) {
+        rec->capwaiters = rec->capwaiters ? 2 * rec->capwaiters : 8;
+        rec->waiters = tamm__xrealloc(rec->waiters, (size_t)rec->capwaiters * sizeof *rec->waiters);
+    }
+    rec->waiters[rec->nwaiters++] = t;
+}
+
+static inline int live(const tamm_pend *p, uint64_t seq) { return p && p->seq == seq; }
+
+static tamm_pend *batch(tamm_gpu *g)
+{
+    if (!g->batch) {
+        tamm_pend *r = tamm__rec_get(g);
+        r->stream = -1;
+        r->task = NULL;
+        g->batch = r;
+    }
+    return g->batch;
+}
+
+void tamm__unit_close_batch(tamm_gpu *g)
+{
+    tamm_pend *r = g->batch;
+    if (!r) return;
+    g->batch = NULL;
+    if (OPS->record(r->ev, g->copy_stream)) tamm__gpu_fail(g, NULL, "recording the copy stream's event");
+    r->closed = 1;
+    r->next = NULL;
+    int s = TAMM_GPU_STREAMS;
+    if (g->fifo_tail[s]) g->fifo_tail[s]->next = r; else g->fifo_head[s] = r;
+    g->fifo_tail[s] = r;
+}
+
+/* Before rec's stream touches u->buf: wait for the last record that touched it
+ * on another stream; rec becomes its last user.  Unit lock held. */
+static void use_wait(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
+{
+    tamm_pend *p = u->use;
+    if (live(p, u->use_seq) && p != rec && p->stream != rec->stream) {
+        if (!p->closed) tamm__unit_close_batch(g); /* only the open batch can be unrecorded */
+        if (OPS->wait(task_stream(g, rec), p->ev)) tamm__gpu_fail(g, rec->task, "ordering streams (cudaStreamWaitEvent)");
+    }
+    u->use = rec;
+    u->use_seq = rec->seq;
+}
+
+static void lru_remove(tamm_gpu *g, tamm_ublk *u)
+{
+    (void)g;
+    if (!u->in_lru) return;
+    u->prev->next = u->next;
+    u->next->prev = u->prev;
+    u->in_lru = 0;
+}
+
+static void lru_push(tamm_gpu *g, tamm_ublk *u)
+{
+    if (u->in_lru) lru_remove(g, u);
+    u->prev = g->lru.prev;
+    u->next = &g->lru;
+    g->lru.prev->next = u;
+    g->lru.prev = u;
+    u->in_lru = 1;
+}
+
+void tamm__unit_init(tamm_gpu *g)
+{
+    pthread_mutex_init(&g->lock, NULL);
+    g->lru.next = g->lru.prev = &g->lru;
+}
+
+void tamm__unit_fini(tamm_gpu *g)
+{
+    free(g->frees);
+    g->frees = NULL;
+    pthread_mutex_destroy(&g->lock);
+    if (g->id == tamm__gpus.n - 1) pinned_release_all();
+}
+
+/* ------------------------------------------------------------------ */
+/* flush and eviction (the FSM's FLUSH and EVICT)                        */
+/* ------------------------------------------------------------------ */
+static void *home_of(tamm_tensor *T, long lin)
+{
+    tamm_block_s *b = &T->blocks[lin];
+    tamm__spin_lock(&b->lock);
+    void *h = tamm__block_home(T, lin);
+    tamm__spin_unlock(&b->lock);
+    return h;
+}
+
+/* FLUSH of a copy with RC == 0 on rec's stream: Dirty -> Put -> Ready,
+ * DirtyAcc -> AccAll -> UNI.  The home is current when rec completes.
+ * Unit lock held. */
+static void flush_locked(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
+{
+    tamm_tensor *T = u->T;
+    size_t bytes = T->blocks[u->lin].bytes;
+    void *s = task_stream(g, rec);
+    if (u->state != TAMM_BS_DIRTY && u->state != TAMM_BS_DIRTYACC) return;
+    use_wait(g, u, rec);
+    if (u->state == TAMM_BS_DIRTY) {
+        if (OPS->d2h(home_of(T, u->lin), u->buf, bytes, s)) tamm__gpu_fail(g, rec->task, "writing a block back (Put)");
+        item_add(rec, TAMM_PI_PUT, T, u->lin, u, NULL, bytes);
+        u->state = TAMM_BS_READY;
+    } else {
+        void *st = pinned_get(bytes, 0);
+        if (OPS->d2h(st, u->buf, bytes, s)) tamm__gpu_fail(g, rec->task, "reading a partial sum back (AccAll)");
+        item_add(rec, TAMM_PI_ACCALL, T, u->lin, u, st, bytes);
+        u->state = TAMM_BS_UNI;
+        atomic_fetch_and(&GB(T, u->lin)->valid, ~BIT(g));
+    }
+    u->flush = rec;
+    u->flush_seq = rec->seq;
+    atomic_fetch_add_explicit(&g->bytes_d2h, bytes, memory_order_relaxed);
+}
+
+/* EVICT the least recently used unreferenced copy: write it back if dirty
+ * (on the copy stream), then free it in stream order.  A copy the task being
+ * issued has touched (creadwrite reads it without holding it) is skipped: its
+ * event is not recorded yet, so nothing could wait for it.  Unit lock held. */
+static int evict_one(tamm_gpu *g)
+{
+    tamm_ublk *u = g->lru.next;
+    while (u != &g->lru && live(u->use, u->use_seq) && u->use->task && !u->use->closed) u = u->next;
+    if (u == &g->lru) return -1;
+    lru_remove(g, u);
+    tamm_pend *b = batch(g);
+    flush_locked(g, u, b);
+    use_wait(g, u, b);
+    if (OPS->free(u->buf, g->copy_stream)) tamm__gpu_fail(g, NULL, "freeing an evicted block");
+    g->used -= u->T->blocks[u->lin].bytes;
+    u->buf = NULL;
+    u->state = TAMM_BS_UNALLOC;
+    atomic_fetch_and(&GB(u->T, u->lin)->valid, ~BIT(g));
+    atomic_fetch_add_explicit(&g->nevict, 1, memory_order_relaxed);
+    return 0;
+}
+
+/* Device memory for rec's stream within the limit, evicting as needed.
+ * Returns NULL (and *why) when even an empty unit cannot hold it. */
+static void *dev_alloc(tamm_gpu *g, tamm_pend *rec, size_t bytes, const char **why)
+{
+    int evicted = 0;
+    while (g->used + bytes > g->limit) {
+        if (evict_one(g)) { *why = "the limit is taken by blocks that running tasks hold"; return NULL; }
+        evicted = 1;
+    }
+    void *s = task_stream(g, rec);
+    if (evicted && g->batch && rec->stream >= 0) {
+        /* the write-backs of what was evicted happen before this stream reuses the memory */
+        tamm_pend *b = g->batch;
+        tamm__unit_close_batch(g);
+        if (OPS->wait(s, b->ev)) tamm__gpu_fail(g, rec->task, "ordering an eviction before reuse");
+    }
+    void *p = NULL;
+    while (OPS->alloc(&p, bytes, s)) {
+        /* the device itself is full (other users, fragmentation): evict and retry */
+        if (evict_one(g)) { *why = OPS->error(); return NULL; }
+    }
+    g->used += bytes;
+    if (g->used > g->peak) g->peak = g->used;
+    return p;
+}
+
+int tamm__unit_flush(tamm_gpu *g, tamm_flushreq *r)
+{
+    pthread_mutex_lock(&g->lock);
+    if (!r->T->gpu) { pthread_mutex_unlock(&g->lock); tamm__task_dep_satisfied(r->t); return 1; }
+    tamm_ublk *u = U(g, r->T, r->lin);
+    int done_now = 0;
+    if (u->state == TAMM_BS_DIRTY || u->state == TAMM_BS_DIRTYACC) {
+        if (u->rc > 0) { pthread_mutex_unlock(&g->lock); return 0; }
+        tamm_pend *b = batch(g);
+        flush_locked(g, u, b);
+        waiter_add(b, r->t);
+    } else if (live(u->flush, u->flush_seq)) {
+        waiter_add(u->flush, r->t);
+    } else {
+        done_now = 1;
+    }
+    pthread_mutex_unlock(&g->lock);
+    if (done_now) tamm__task_dep_satisfied(r->t);
+    return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* get_buf on a GPU                                                      */
+/* ------------------------------------------------------------------ */
+static void *record(tamm_ctx *ctx, void *ptr, tamm_tensor *T, long lin, size_t bytes, tamm_bufkind k, unsigned flags)
+{
+    tamm_bufrec *r = tamm__ctx_rec_add(ctx);
+    r->ptr = ptr;
+    r->T = T;
+    r->lin = lin;
+    r->bytes = bytes;
+    r->kind = (unsigned char)k;
+    r->flags = (unsigned char)flags;
+    return ptr;
+}
+
+/* a private device buffer (accumulation, temp, cancellable, scratch) */
+static void *private_dev(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T, long lin, size_t bytes,
+                         tamm_bufkind k, unsigned flags, int zero)
+{
+    const char *why = NULL;
+    char bn[128];
+    void *p = dev_alloc(g, rec, bytes, &why);
+    if (!p) {
+        tamm__error(ctx->task, TAMM_ENOMEM, "GPU %d: no room for a %zu-byte buffer of %s within %zu bytes (%s)", g->id,
+                    bytes, T ? tamm__block_name(T, lin, bn, sizeof bn) : "a block", g->limit, why);
+        return NULL;
+    }
+    if (zero && OPS->zero(p, bytes, task_stream(g, rec))) tamm__gpu_fail(g, ctx->task, "zeroing a buffer");
+    return record(ctx, p, T, lin, bytes, k, flags);
+}
+
+void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T, long lin, int req, int implicit,
+                     int canc)
+{
+    size_t bytes = T->blocks[lin].bytes;
+    void *s = task_stream(g, rec);
+    unsigned flags = (implicit ? TAMM_BR_IMPLICIT : 0) | (canc ? TAMM_BR_CANCELLABLE : 0);
+    char bn[128], why[160];
+    pthread_mutex_lock(&g->lock);
+    tamm_ublk *u = U(g, T, lin);
+    tamm_gblk *gb = GB(T, lin);
+    void *out = NULL;
+    if (req == TAMM_REQ_TMP || req == TAMM_REQ_CWRITE || req == TAMM_REQ_CRW) {
+        tamm_bufkind k = req == TAMM_REQ_TMP ? TAMM_BK_TMP : req == TAMM_REQ_CWRITE ? TAMM_BK_CWRITE : TAMM_BK_CRW;
+        out = private_dev(g, rec, ctx, T, lin, bytes, k, flags, 0);
+        if (out && req == TAMM_REQ_CRW) {
+            int r;
+            if (u->state == TAMM_BS_DIRTY) { /* this GPU holds the newest value */
+                use_wait(g, u, rec);
+                r = OPS->d2d(out, u->buf, bytes, s);
+            } else {
+                r = OPS->h2d(out, home_of(T, lin), bytes, s);
+                atomic_fetch_add_explicit(&g->bytes_h2d, bytes, memory_order_relaxed);
+            }
+            if (r) tamm__gpu_fail(g, ctx->task, "copying a block for creadwrite");
+        }
+        pthread_mutex_unlock(&g->lock);
+        return out;
+    }
+    tamm_blk_op op = req == TAMM_REQ_READ ? TAMM_BOP_READ : req == TAMM_REQ_WRITE ? TAMM_BOP_WRITE
+                   : req == TAMM_REQ_RW ? TAMM_BOP_RW : TAMM_BOP_ACC;
+    if (op == TAMM_BOP_ACC && (u->rc > 0 || canc)) {
+        /* another running task holds the copy (or the sum may be cancelled): a private zeroed buffer */
+        out = private_dev(g, rec, ctx, T, lin, bytes, TAMM_BK_ACC_PRIVATE, flags, 1);
+        pthread_mutex_unlock(&g->lock);
+        return out;
+    }
+    if (u->state == TAMM_BS_READY && u->ver != atomic_load(&gb->ver)) u->state = TAMM_BS_UNI; /* the home changed */
+    if (u->state == TAMM_BS_DIRTYACC && op != TAMM_BOP_ACC) {
+        /* dispatch flushes a partial sum before any other use (cuda_worker.c) */
+        tamm__error(ctx->task, TAMM_EFSM, "GPU %d: %s holds a partial sum that was not flushed before a %s",
+                    g->id, tamm__block_name(T, lin, bn, sizeof bn), tamm__blk_op_name(op));
+        goto scratch;
+    }
+    unsigned char from = u->state;
+    int got = 0;
+    if (u->buf) use_wait(g, u, rec);
+    for (;;) {
+        tamm_blk_step st = tamm__blk_step((tamm_blk_state)u->state, u->rc, 0, op);
+        if (st.result != TAMM_BLK_OK) {
+            tamm__blk_why((tamm_blk_state)u->state, u->rc, 0, op, why, sizeof why);
+            tamm__error(ctx->task, TAMM_EFSM, "%s on %s (GPU %d): %s (a block can be held once for writing in a task)",
+                        tamm__blk_op_name(op), tamm__block_name(T, lin, bn, sizeof bn), g->id, why);
+            goto scratch;
+        }
+        if (st.actions & TAMM_ACT_ALLOCATE) {
+            const char *w = NULL;
+            u->buf = dev_alloc(g, rec, bytes, &w);
+            if (!u->buf) {
+                tamm__error(ctx->task, TAMM_ENOMEM, "GPU %d: no room for %s (%zu bytes) within TAMM_CUDA_MEMORY_LIMIT "
+                            "(%zu bytes): %s", g->id, tamm__block_name(T, lin, bn, sizeof bn), bytes, g->limit, w);
+                pthread_mutex_unlock(&g->lock);
+                return NULL;
+            }
+            use_wait(g, u, rec);
+        }
+        if (st.actions & TAMM_ACT_PUT) {
+            if (OPS->d2h(home_of(T, lin), u->buf, bytes, s)) tamm__gpu_fail(g, ctx->task, "writing a block back (Put)");
+            item_add(rec, TAMM_PI_PUT, T, lin, u, NULL, bytes);
+            u->flush = rec;
+            u->flush_seq = rec->seq;
+            atomic_fetch_add_explicit(&g->bytes_d2h, bytes, memory_order_relaxed);
+        }
+        if (st.actions & TAMM_ACT_GET) {
+            if (OPS->h2d(u->buf, home_of(T, lin), bytes, s)) tamm__gpu_fail(g, ctx->task, "fetching a block (Get)");
+            atomic_fetch_add_explicit(&g->bytes_h2d, bytes, memory_order_relaxed);
+            got = 1;
+        }
+        u->state = (unsigned char)st.next;
+        u->rc = st.rc;
+        if (!st.again) break;
+    }
+    if (op == TAMM_BOP_READ || op == TAMM_BOP_RW)
+        atomic_fetch_add_explicit(got ? &g->misses : &g->hits, 1, memory_order_relaxed);
+    if (got) {
+        u->ver = atomic_load(&gb->ver);
+        atomic_fetch_or(&gb->valid, BIT(g));
+    }
+    if (u->state == TAMM_BS_DIRTY && from != TAMM_BS_DIRTY) {
+        /* this copy becomes the newest value: every other copy is stale */
+        u->ver = atomic_fetch_add(&gb->ver, 1) + 1;
+        atomic_fetch_or(&gb->dirty_w, BIT(g));
+        atomic_store(&gb->valid, BIT(g));
+    }
+    if (u->state == TAMM_BS_DIRTYACC && from != TAMM_BS_DIRTYACC) {
+        if (OPS->zero(u->buf, bytes, s)) tamm__gpu_fail(g, ctx->task, "zeroing an accumulation buffer");
+        atomic_fetch_or(&gb->dirty_a, BIT(g));
+        atomic_fetch_and(&gb->valid, ~BIT(g));
+    }
+    lru_remove(g, u);
+    tamm_bufkind k = op == TAMM_BOP_READ ? TAMM_BK_READ : op == TAMM_BOP_WRITE ? TAMM_BK_WRITE
+                   : op == TAMM_BOP_RW ? TAMM_BK_RW : TAMM_BK_ACC_INPLACE;
+    out = record(ctx, u->buf, T, lin, bytes, k, flags);
+    pthread_mutex_unlock(&g->lock);
+    return out;
+scratch: /* under TAMM_ON_ERROR=return the task goes on with a buffer that is dropped */
+    out = private_dev(g, rec, ctx, T, lin, bytes, TAMM_BK_SCRATCH, flags, 1);
+    pthread_mutex_unlock(&g->lock);
+    return out;
+}
+
+int tamm__unit_release(tamm_ctx *ctx, tamm_bufrec *r, int how)
+{
+    tamm_task_s *t = ctx->task;
+    char bn[128];
+    int rc = TAMM_OK, eff = how;
+    const char *name = r->T ? tamm__block_name(r->T, r->lin, bn, sizeof bn) : "?";
+    switch ((tamm_bufkind)r->kind) {
+    case TAMM_BK_READ:
+        if (how == TAMM_REL_ADD) {
+            rc = tamm__error(t, TAMM_EBUF, "tamm_release_add on the read buffer of %s (use tamm_release_put or "
+                             "tamm_release_cancel)", name);
+            eff = TAMM_REL_CANCEL;
+        }
+        break;
+    case TAMM_BK_WRITE: case TAMM_BK_RW: case TAMM_BK_ACC_INPLACE: {
+        int want_add = r->kind == TAMM_BK_ACC_INPLACE;
+        if (how == TAMM_REL_CANCEL)
+            rc = tamm__error(t, TAMM_ECANCEL, "tamm_release_cancel on the %s buffer of %s, which is not cancellable",
+                             tamm__buf_kind_name(r->kind), name);
+        else if ((how == TAMM_REL_ADD) != want_add)
+            rc = tamm__error(t, TAMM_EBUF, "%s on the %s buffer of %s (use %s)", tamm__rel_name((tamm_relkind)how), tamm__buf_kind_name(r->kind), name,
+                             want_add ? "tamm_release_add" : "tamm_release_put");
+        eff = TAMM_REL_PUT; /* the copy is released either way */
+        break;
+    }
+    case TAMM_BK_ACC_PRIVATE:
+        if (how == TAMM_REL_PUT) {
+            rc = tamm__error(t, TAMM_EBUF, "tamm_release_put on the accum buffer of %s (use tamm_release_add)", name);
+            eff = TAMM_REL_CANCEL;
+        } else if (how == TAMM_REL_CANCEL && !(r->flags & TAMM_BR_CANCELLABLE)) {
+            rc = tamm__error(t, TAMM_ECANCEL, "tamm_release_cancel on the accum buffer of %s, which is not cancellable "
+                             "(declare the ref TAMM_ACCUM|TAMM_CANCELLABLE)", name);
+        }
+        break;
+    case TAMM_BK_TMP:
+        if (how != TAMM_REL_CANCEL) {
+            unsigned perm = tamm__task_perm(t, r->T, r->lin, NULL);
+            if (!tamm__perm_allows(how == TAMM_REL_PUT ? TAMM_OP_WRITE : TAMM_OP_ACC, perm)) {
+                rc = tamm__error(t, TAMM_EPERM, "%s of a tmp buffer into %s: the task has %s permission on that block",
+                                 tamm__rel_name((tamm_relkind)how), name, tamm__perm_name(perm));
+                eff = TAMM_REL_CANCEL;
+            }
+        }
+        break;
+    case TAMM_BK_CWRITE: case TAMM_BK_CRW:
+        if (how == TAMM_REL_ADD) {
+            rc = tamm__error(t, TAMM_EBUF, "tamm_release_add on the %s buffer of %s (use tamm_release_put or "
+                             "tamm_release_cancel)", tamm__buf_kind_name(r->kind), name);
+            eff = TAMM_REL_CANCEL;
+        }
+        break;
+    case TAMM_BK_SCRATCH:
+        eff = TAMM_REL_CANCEL;
+        break;
+    }
+    r->flags |= TAMM_BR_RELEASED | (eff == TAMM_REL_PUT ? TAMM_BR_GPU_PUT : eff == TAMM_REL_ADD ? TAMM_BR_GPU_ADD
+                                                                                                  : TAMM_BR_GPU_CANCEL);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* the end of a task                                                     */
+/* ------------------------------------------------------------------ */
+static void free_private(tamm_gpu *g, tamm_pend *rec, tamm_bufrec *r)
+{
+    if (OPS->free(r->ptr, task_stream(g, rec))) tamm__gpu_fail(g, rec->task, "freeing a private buffer");
+    g->used -= r->bytes;
+}
+
+/* Commit private buffer r into the home when rec completes (by copy or by sum). */
+static void commit_private(tamm_gpu *g, tamm_pend *rec, tamm_bufrec *r, int add)
+{
+    void *s = task_stream(g, rec);
+    tamm_ublk *u = U(g, r->T, r->lin);
+    if (u->rc == 0) {
+        if (add) {
+            flush_locked(g, u, rec);            /* a newer copy here reaches the home first */
+        } else if (u->state == TAMM_BS_DIRTY) { /* the commit overwrites it */
+            u->state = TAMM_BS_UNI;
+            if (!live(u->flush, u->flush_seq)) atomic_fetch_and(&GB(r->T, r->lin)->dirty_w, ~BIT(g));
+        }
+        if (u->buf) use_wait(g, u, rec);         /* after an in-flight write-back of it */
+    }
+    void *st = pinned_get(r->bytes, 0);
+    if (OPS->d2h(st, r->ptr, r->bytes, s)) tamm__gpu_fail(g, rec->task, "reading a private buffer back");
+    atomic_fetch_add_explicit(&g->bytes_d2h, r->bytes, memory_order_relaxed);
+    item_add(rec, add ? TAMM_PI_COMMIT_ADD : TAMM_PI_COMMIT_PUT, r->T, r->lin, NULL, st, r->bytes);
+}
+
+void tamm__unit_task_end(tamm_gpu *g, tamm_pend *rec)
+{
+    tamm_ctx *ctx = &rec->ctx;
+    char bn[128];
+    pthread_mutex_lock(&g->lock);
+    for (int i = 0; i < ctx->n; i++) {
+        tamm_bufrec *r = &ctx->recs[i];
+        int private_kind = r->kind == TAMM_BK_ACC_PRIVATE || r->kind == TAMM_BK_TMP || r->kind == TAMM_BK_CWRITE ||
+                           r->kind == TAMM_BK_CRW || r->kind == TAMM_BK_SCRATCH;
+        if (!(r->flags & TAMM_BR_RELEASED)) {
+            r->flags |= TAMM_BR_RELEASED;
+            if (r->kind == TAMM_BK_SCRATCH) {
+                r->flags |= TAMM_BR_GPU_CANCEL;
+            } else if (r->flags & TAMM_BR_IMPLICIT) {
+                r->flags |= (r->kind == TAMM_BK_ACC_INPLACE || r->kind == TAMM_BK_ACC_PRIVATE) ? TAMM_BR_GPU_ADD : TAMM_BR_GPU_PUT;
+            } else {
+                pthread_mutex_unlock(&g->lock);
+                tamm__error(ctx->task, TAMM_ELEAK, "the buffer of %s was never released (call tamm_release_put, _add or _cancel)",
+                            r->T ? tamm__block_name(r->T, r->lin, bn, sizeof bn) : "?");
+                pthread_mutex_lock(&g->lock);
+                r->flags |= private_kind ? TAMM_BR_GPU_CANCEL : TAMM_BR_GPU_PUT;
+            }
+        }
+        if (!private_kind) continue;
+        if (!(r->flags & TAMM_BR_GPU_CANCEL) && r->T) commit_private(g, rec, r, (r->flags & TAMM_BR_GPU_ADD) != 0);
+        free_private(g, rec, r);
+    }
+    pthread_mutex_unlock(&g->lock);
+}
+
+void tamm__unit_task_released(tamm_gpu *g, tamm_pend *rec)
+{
+    tamm_ctx *ctx = &rec->ctx;
+    pthread_mutex_lock(&g->lock);
+    for (int i = 0; i < ctx->n; i++) {
+        tamm_bufrec *r = &ctx->recs[i];
+        if (r->kind != TAMM_BK_READ && r->kind != TAMM_BK_WRITE && r->kind != TAMM_BK_RW && r->kind != TAMM_BK_ACC_INPLACE)
+            continue;
+        tamm_ublk *u = U(g, r->T, r->lin);
+        tamm_blk_op op = (r->kind == TAMM_BK_READ && (r->flags & TAMM_BR_GPU_CANCEL)) ? TAMM_BOP_CANCEL : TAMM_BOP_RELEASE;
+        tamm_blk_step st = tamm__blk_step((tamm_blk_state)u->state, u->rc, 0, op);
+        if (st.result == TAMM_BLK_OK) {
+            u->state = (unsigned char)st.next;
+            u->rc = st.rc;
+        }
+        if (u->rc == 0 && u->buf) lru_push(g, u);
+    }
+    pthread_mutex_unlock(&g->lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* completion                                                            */
+/* ------------------------------------------------------------------ */
+/* The home of (T, lin) changes by copy or sum of src: every Ready copy is stale. */
+static void home_update(tamm_tensor *T, long lin, const void *src, size_t bytes, int add)
+{
+    tamm_block_s *b = &T->blocks[lin];
+    tamm__spin_lock(&b->lock);
+    void *h = tamm__block_home(T, lin);
+    if (add) tamm__accumulate(T->dtype, h, src, bytes / T->esize);
+    else memcpy(h, src, bytes);
+    atomic_fetch_add(&GB(T, lin)->ver, 1);
+    atomic_store(&GB(T, lin)->valid, 0);
+    tamm__spin_unlock(&b->lock);
+}
+
+void tamm__unit_complete(tamm_gpu *g, tamm_pend *rec)
+{
+    for (int i = 0; i < rec->nitems; i++) {
+        tamm_pitem *it = &rec->items[i];
+        if (it->kind == TAMM_PI_ACCALL || it->kind == TAMM_PI_COMMIT_ADD || it->kind == TAMM_PI_COMMIT_PUT) {
+            home_update(it->T, it->lin, it->staging, it->bytes, it->kind != TAMM_PI_COMMIT_PUT);
+            pinned_put(it->staging);
+        }
+        if (it->u) {
+            pthread_mutex_lock(&g->lock);
+            tamm_ublk *u = it->u;
+            if (u->flush == rec && u->flush_seq == rec->seq) {
+                u->flush = NULL;
+                tamm_gblk *gb = GB(it->T, it->lin);
+                if (u->state != TAMM_BS_DIRTY) atomic_fetch_and(&gb->dirty_w, ~BIT(g));
+                if (u->state != TAMM_BS_DIRTYACC) atomic_fetch_and(&gb->dirty_a, ~BIT(g));
+            }
+            pthread_mutex_unlock(&g->lock);
+        }
+    }
+    rec->nitems = 0;
+    /* last: a waiter may destroy the tensor as soon as it runs */
+    int n = rec->nwaiters;
+    rec->nwaiters = 0;
+    for (int i = 0; i < n; i++) tamm__task_dep_satisfied(rec->waiters[i]);
+}

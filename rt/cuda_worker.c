@@ -1,0 +1,596 @@
+/*
+ * cuda_worker.c — GPUs in the runtime: discovery (TAMM_NUM_GPUS,
+ * TAMM_CUDA_MEMORY_LIMIT), dispatch of ready tasks to the CPU or a GPU, and
+ * one CUDA worker thread per GPU (gpu.h, docs/runtime.md "GPUs").
+ *
+ * Dispatch (tamm__gpu_route, called when a task becomes ready): the policy
+ * (sched_gpu.c) picks the unit; before the task may run there, every copy of
+ * its blocks that another unit holds newer than the home is flushed (and a
+ * partial sum anywhere, unless the task only accumulates): the task is parked
+ * with one start condition per flush, and routed again when they are done.
+ * A task dispatched to the CPU that may change blocks makes their GPU copies
+ * stale (the block's version).
+ *
+ * The CUDA worker owns its device: it issues each task on one of a few
+ * reusable streams (fewest tasks in flight), runs the task's CUDA variant on
+ * its thread (the variant's get_buf calls bring blocks in with asynchronous
+ * copies, after cudaStreamWaitEvent on whatever another stream did to them
+ * last), records an event, and finds completed events by polling them in its
+ * progress loop (never from a stream callback, never blocking a CPU worker);
+ * then it finishes the record and completes the task.  It sleeps on a
+ * condition variable when it has nothing in flight and nothing queued, and
+ * polls with a growing pause while work is in flight.
+ */
+#include "error.h"
+#include "gpu.h"
+#include "runtime.h"
+#include "tensor.h"
+#include "trace.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+tamm_gpus tamm__gpus;
+static _Thread_local tamm_pend *cur_rec; /* the record of the GPU task running on this thread */
+static _Thread_local tamm_gpu *cur_gpu;
+
+#define OPS (tamm__gpus.ops)
+
+/* ------------------------------------------------------------------ */
+/* public                                                                */
+/* ------------------------------------------------------------------ */
+int tamm_num_gpus(void) { return tamm__gpus.n; }
+void *tamm_cuda_stream(void) { return cur_rec ? cur_gpu->stream[cur_rec->stream] : NULL; }
+void *tamm_cublas_handle(void) { return cur_rec ? cur_gpu->blas[cur_rec->stream] : NULL; }
+
+void *tamm__gpu_get_buf(tamm_ctx *ctx, tamm_tensor *T, long lin, int req, int implicit, int canc)
+{
+    return tamm__unit_get(cur_gpu, ctx->gpu, ctx, T, lin, req, implicit, canc);
+}
+
+void tamm__gpu_fail(tamm_gpu *g, const tamm_task_s *t, const char *what)
+{
+    g->fatal = 1;
+    tamm__error(t, TAMM_ENOTSUP, "GPU %d (%s): %s: %s", g->id, g->info.name, what, OPS->error());
+}
+
+/* ------------------------------------------------------------------ */
+/* records                                                               */
+/* ------------------------------------------------------------------ */
+tamm_pend *tamm__rec_get(tamm_gpu *g)
+{
+    tamm_pend *r = g->free_recs;
+    if (r) {
+        g->free_recs = r->next;
+    } else {
+        r = tamm__xcalloc(1, sizeof *r);
+        if (OPS->event_create(&r->ev)) {
+            tamm__gpu_fail(g, NULL, "creating an event");
+            r->ev = NULL;
+        }
+    }
+    atomic_fetch_add(&g->live_recs, 1);
+    r->next = NULL;
+    r->closed = 0;
+    r->task = NULL;
+    r->reserved = 0;
+    r->est_ns = 0;
+    r->nitems = r->nwaiters = 0;
+    return r;
+}
+
+static void rec_put(tamm_gpu *g, tamm_pend *r)
+{
+    atomic_fetch_sub(&g->live_recs, 1);
+    r->seq++;
+    r->next = g->free_recs;
+    g->free_recs = r;
+}
+
+static void rec_destroy_all(tamm_gpu *g)
+{
+    while (g->free_recs) {
+        tamm_pend *r = g->free_recs;
+        g->free_recs = r->next;
+        if (r->ev) OPS->event_destroy(r->ev);
+        free(r->items);
+        free(r->waiters);
+        free(r);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* dispatch                                                              */
+/* ------------------------------------------------------------------ */
+typedef struct { tamm_tensor *T; long lin; int h; } flushneed;
+typedef struct { flushneed *v; int n, cap; flushneed inl[16]; } needvec;
+
+static void need_add(needvec *nv, tamm_tensor *T, long lin, int h)
+{
+    if (nv->n == nv->cap) {
+        int nc = nv->cap * 2;
+        flushneed *n = tamm__xmalloc((size_t)nc * sizeof *n);
+        memcpy(n, nv->v, (size_t)nv->n * sizeof *n);
+        if (nv->v != nv->inl) free(nv->v);
+        nv->v = n;
+        nv->cap = nc;
+    }
+    nv->v[nv->n++] = (flushneed){ T, lin, h };
+}
+
+/* The flushes block (T, b) needs before a task with permission perm runs on unit. */
+static void block_needs(needvec *nv, tamm_tensor *T, long b, unsigned perm, int unit)
+{
+    tamm_gblk *gb = &T->gpu->blk[b];
+    unsigned w = atomic_load(&gb->dirty_w), a = atomic_load(&gb->dirty_a);
+    if ((perm & 7u) == TAMM_ACCUM) a = 0; /* partial sums and accumulations commute */
+    if (unit > 0) w &= ~(1u << (unit - 1)); /* the unit's own newer copy is what it uses */
+    for (unsigned m = w | a; m; m &= m - 1) need_add(nv, T, b, __builtin_ctz(m));
+}
+
+static void post_flush(tamm_gpu *g, tamm_tensor *T, long lin, tamm_task_s *t)
+{
+    pthread_mutex_lock(&g->req_lock);
+    if (g->nreqs == g->capreqs) {
+        g->capreqs = g->capreqs ? 2 * g->capreqs : 64;
+        g->reqs = tamm__xrealloc(g->reqs, (size_t)g->capreqs * sizeof *g->reqs);
+    }
+    g->reqs[g->nreqs++] = (tamm_flushreq){ T, lin, t };
+    pthread_cond_signal(&g->cond);
+    pthread_mutex_unlock(&g->req_lock);
+}
+
+/* The home of every block t may change on the CPU is about to change: GPU copies become stale. */
+static void cpu_writes(const tamm_task_s *t)
+{
+    for (int i = 0; i < t->ndep; i++) {
+        const tamm_dep *d = &t->dep[i];
+        if (!(d->perm & (TAMM_WRITE | TAMM_ACCUM)) || !d->T->gpu) continue;
+        long b0 = d->lin >= 0 ? d->lin : 0, b1 = d->lin >= 0 ? d->lin + 1 : d->T->nblk;
+        for (long b = b0; b < b1; b++) {
+            atomic_fetch_add(&d->T->gpu->blk[b].ver, 1);
+            atomic_store(&d->T->gpu->blk[b].valid, 0);
+        }
+    }
+}
+
+int tamm__gpu_route(tamm_task_s *t)
+{
+    int sentinel = (t->flags & TAMM_TF_SENTINEL) != 0;
+    int unit = 0;
+    double est = 0;
+    if (!sentinel && t->cuda) {
+        size_t fp = tamm__task_footprint(t);
+        tamm_pick_in in;
+        tamm__gpu_pick_input(t, fp, &in);
+        unit = tamm__gpu_pick(tamm__rt.cfg.gpu_sched, &in);
+        if (unit < 0) {
+            tamm__error(t, TAMM_ENOMEM, "the task has only a CUDA variant and no GPU can take it: its blocks need %zu "
+                        "bytes, TAMM_CUDA_MEMORY_LIMIT allows %zu%s", fp, tamm__gpus.g[0].limit,
+                        tamm__gpus.g[0].fatal ? " (and the GPU failed)" : "");
+            tamm__task_body_done(t); /* under TAMM_ON_ERROR=return: skipped, so nothing waits forever */
+            return 1;
+        }
+        est = tamm__eft_duration(&in, unit > 0);
+    }
+    needvec nv = { NULL, 0, 16, { { 0 } } };
+    nv.v = nv.inl;
+    for (int i = 0; i < t->ndep; i++) {
+        const tamm_dep *d = &t->dep[i];
+        if (!d->T->gpu) continue;
+        if (d->lin >= 0) block_needs(&nv, d->T, d->lin, d->perm, unit);
+        else for (long b = 0; b < d->T->nblk; b++) block_needs(&nv, d->T, b, d->perm, unit);
+    }
+    if (nv.n) {
+        /* park: one start condition per flush, plus a guard while posting */
+        atomic_store(&t->deps, nv.n + 1);
+        for (int i = 0; i < nv.n; i++) post_flush(&tamm__gpus.g[nv.v[i].h], nv.v[i].T, nv.v[i].lin, t);
+        if (nv.v != nv.inl) free(nv.v);
+        tamm__task_dep_satisfied(t); /* routes t again once every flush is done */
+        return 1;
+    }
+    t->est_ns = est; /* taken back when it has run (cpu_ran, complete) */
+    if (unit == 0) {
+        cpu_writes(t);
+        if (sentinel) return 0;
+        atomic_fetch_add(&tamm__gpus.cpu_running, 1);
+        double b = atomic_load(&tamm__gpus.cpu_busy_ns);
+        while (!atomic_compare_exchange_weak(&tamm__gpus.cpu_busy_ns, &b, b + est)) {}
+        tamm_worker *w = tamm__self();
+        if (w && w->id >= tamm__rt.nworkers) { /* a CUDA worker's thread: CPU workers take it from the shared queue */
+            tamm__rt.sched->push(NULL, t);
+            tamm__wake_one();
+            return 1;
+        }
+        return 0;
+    }
+    tamm_gpu *g = &tamm__gpus.g[unit - 1];
+    atomic_fetch_add(&g->queued, 1);
+    double b = atomic_load(&g->busy_ns);
+    while (!atomic_compare_exchange_weak(&g->busy_ns, &b, b + est)) {}
+    tamm__taskq_push(&g->q, t);
+    pthread_mutex_lock(&g->req_lock);
+    pthread_cond_signal(&g->cond);
+    pthread_mutex_unlock(&g->req_lock);
+    return 1;
+}
+
+void tamm__gpu_cpu_ran(tamm_task_s *t, uint64_t ns)
+{
+    atomic_fetch_sub(&tamm__gpus.cpu_running, 1);
+    double est = t->est_ns, b = atomic_load(&tamm__gpus.cpu_busy_ns);
+    while (!atomic_compare_exchange_weak(&tamm__gpus.cpu_busy_ns, &b, b > est ? b - est : 0)) {}
+    if (t->cuda) tamm__perf_record(t->label, tamm__task_footprint(t), 0, (double)ns);
+}
+
+int tamm__gpu_busy(void)
+{
+    for (int i = 0; i < tamm__gpus.n; i++) {
+        tamm_gpu *g = &tamm__gpus.g[i];
+        if (atomic_load(&g->queued) || atomic_load(&g->running) || atomic_load(&g->live_recs)) return 1;
+        pthread_mutex_lock(&g->req_lock);
+        int r = g->nreqs;
+        pthread_mutex_unlock(&g->req_lock);
+        if (r) return 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* the CUDA worker                                                       */
+/* ------------------------------------------------------------------ */
+static void complete(tamm_gpu *g, tamm_pend *r, int k)
+{
+    tamm__unit_complete(g, r);
+    tamm_task_s *t = r->task;
+    if (t) {
+        uint64_t now = tamm__now_ns();
+        uint64_t from = r->t_issue > g->last_done[k] ? r->t_issue : g->last_done[k];
+        g->last_done[k] = now;
+        g->inflight[k]--;
+        pthread_mutex_lock(&g->lock);
+        g->reserved -= r->reserved;
+        pthread_mutex_unlock(&g->lock);
+        tamm__perf_record(t->label, r->reserved, 1, (double)(now - from));
+        if (tamm__rt.recording) tamm__trace_event(g->w, t->id, r->t_issue, now);
+        double b = atomic_load(&g->busy_ns);
+        while (!atomic_compare_exchange_weak(&g->busy_ns, &b, b > r->est_ns ? b - r->est_ns : 0)) {}
+        if (r->ctx.recs != r->ctx.inl) free(r->ctx.recs);
+        atomic_fetch_add_explicit(&g->ntasks, 1, memory_order_relaxed);
+        atomic_store_explicit(&g->w->ntasks, atomic_load_explicit(&g->w->ntasks, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+        rec_put(g, r);
+        atomic_fetch_sub(&g->running, 1);
+        tamm__task_body_done(t);
+        return;
+    }
+    rec_put(g, r);
+}
+
+/* Finish every record whose event has fired.  A failed query is reported and
+ * the record finished anyway: results are then wrong, but nothing hangs. */
+static int poll(tamm_gpu *g)
+{
+    int did = 0;
+    for (int k = 0; k <= TAMM_GPU_STREAMS; k++) {
+        tamm_pend *r;
+        while ((r = g->fifo_head[k])) {
+            int q = g->fatal ? 1 : OPS->query(r->ev);
+            if (q == 0) break;
+            if (q < 0) tamm__gpu_fail(g, r->task, "waiting for an event");
+            g->fifo_head[k] = r->next;
+            if (!r->next) g->fifo_tail[k] = NULL;
+            complete(g, r, k);
+            did = 1;
+        }
+    }
+    return did;
+}
+
+static int serve_requests(tamm_gpu *g)
+{
+    pthread_mutex_lock(&g->req_lock);
+    int n = g->nreqs;
+    if (!n) { pthread_mutex_unlock(&g->req_lock); return 0; }
+    tamm_flushreq *v = g->reqs; /* take them all: the producers fill the spare array meanwhile */
+    int cap = g->capreqs;
+    g->reqs = g->spare;
+    g->capreqs = g->capspare;
+    g->spare = NULL;
+    g->nreqs = 0;
+    pthread_mutex_unlock(&g->req_lock);
+    int did = 0;
+    for (int i = 0; i < n; i++) {
+        if (tamm__unit_flush(g, &v[i])) { did = 1; continue; }
+        pthread_mutex_lock(&g->req_lock); /* its copy is in use: retry after a completion */
+        if (g->nreqs == g->capreqs) {
+            g->capreqs = g->capreqs ? 2 * g->capreqs : 64;
+            g->reqs = tamm__xrealloc(g->reqs, (size_t)g->capreqs * sizeof *g->reqs);
+        }
+        g->reqs[g->nreqs++] = v[i];
+        pthread_mutex_unlock(&g->req_lock);
+    }
+    pthread_mutex_lock(&g->req_lock);
+    g->spare = v; /* kept for the next round */
+    g->capspare = cap;
+    pthread_mutex_unlock(&g->req_lock);
+    return did;
+}
+
+static void run_task(tamm_gpu *g, tamm_task_s *t, int s, size_t fp)
+{
+    tamm_pend *r = tamm__rec_get(g);
+    r->stream = s;
+    r->task = t;
+    r->reserved = fp;
+    r->est_ns = t->est_ns;
+    r->t_issue = tamm__now_ns();
+    tamm_ctx *ctx = &r->ctx;
+    ctx->task = t;
+    ctx->w = g->w;
+    ctx->n = 0;
+    ctx->cap = TAMM_CTX_INLINE_BUFS;
+    ctx->recs = ctx->inl;
+    ctx->gpu = r;
+    tamm_ctx *prev = g->w->cur_ctx;
+    g->w->cur_ctx = ctx;
+    cur_rec = r;
+    atomic_fetch_add(&g->running, 1);
+    t->cuda(ctx, t->args);
+    cur_rec = NULL;
+    g->w->cur_ctx = prev;
+    tamm__unit_task_end(g, r);
+    if (OPS->record(r->ev, g->stream[s])) tamm__gpu_fail(g, t, "recording a task's event");
+    r->closed = 1;
+    if (g->fifo_tail[s]) g->fifo_tail[s]->next = r; else g->fifo_head[s] = r;
+    g->fifo_tail[s] = r;
+    g->inflight[s]++;
+    tamm__unit_task_released(g, r);
+}
+
+/* Issue queued tasks while a stream has room and the memory limit admits them. */
+static int issue(tamm_gpu *g)
+{
+    int did = 0;
+    for (;;) {
+        int s = -1;
+        for (int k = 0; k < g->nstreams; k++)
+            if (g->inflight[k] < TAMM_GPU_PER_STREAM && (s < 0 || g->inflight[k] < g->inflight[s])) s = k;
+        if (s < 0) return did;
+        tamm_task_s *t = g->held;
+        if (t) g->held = NULL;
+        else if ((t = tamm__taskq_pop(&g->q))) atomic_fetch_sub(&g->queued, 1);
+        else return did;
+        if (g->fatal) { /* the device failed (reported): the task is skipped, nothing waits forever */
+            tamm__task_body_done(t);
+            did = 1;
+            continue;
+        }
+        size_t fp = tamm__task_footprint(t);
+        pthread_mutex_lock(&g->lock);
+        int wait = g->reserved > 0 && g->reserved + fp > g->limit;
+        if (!wait) g->reserved += fp;
+        pthread_mutex_unlock(&g->lock);
+        if (wait) { /* running tasks hold the memory it needs: after a completion */
+            g->held = t;
+            return did;
+        }
+        run_task(g, t, s, fp);
+        did = 1;
+    }
+}
+
+static int inflight(tamm_gpu *g)
+{
+    for (int k = 0; k <= TAMM_GPU_STREAMS; k++)
+        if (g->fifo_head[k]) return 1;
+    return g->batch != NULL;
+}
+
+static void *gpu_main(void *arg)
+{
+    tamm_gpu *g = arg;
+    tamm__tls_worker = g->w;
+    cur_gpu = g;
+    if (OPS->bind(g->dev)) tamm__gpu_fail(g, NULL, "binding the worker thread");
+    unsigned pause_us = 1;
+    for (;;) {
+        int did = poll(g);
+        did |= serve_requests(g);
+        tamm__unit_drain_frees(g);
+        tamm__unit_close_batch(g);
+        did |= issue(g);
+        if (did) { pause_us = 1; continue; }
+        if (inflight(g)) {
+            struct timespec ts = { 0, (long)pause_us * 1000L };
+            nanosleep(&ts, NULL);
+            if (pause_us < 100) pause_us *= 2;
+            continue;
+        }
+        pthread_mutex_lock(&g->req_lock);
+        int stop = atomic_load(&tamm__gpus.stop);
+        if (!stop && g->nreqs == 0 && atomic_load(&g->q.n) == 0 && !g->held) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 50 * 1000000L;
+            if (ts.tv_nsec >= 1000000000L) { ts.tv_sec++; ts.tv_nsec -= 1000000000L; }
+            pthread_cond_timedwait(&g->cond, &g->req_lock, &ts);
+        }
+        pthread_mutex_unlock(&g->req_lock);
+        if (stop && atomic_load(&g->q.n) == 0 && !g->held && !inflight(g)) break;
+    }
+    tamm__unit_drain_frees(g);
+    tamm__pool_flush(&tamm__rt.task_pool, &g->w->task_cache);
+    tamm__pool_flush(&tamm__rt.epoch_pool, &g->w->epoch_cache);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* start and stop                                                        */
+/* ------------------------------------------------------------------ */
+static int cfg_error(const char *var, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int cfg_error(const char *var, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "tamm: error: %s: %s\n", var, msg);
+    return TAMM_EINVAL;
+}
+
+/* Link bandwidth, host to device and back: one 8 MiB pinned copy each way. */
+static void measure_bandwidth(tamm_gpu *g)
+{
+    g->bw_h2d = g->bw_d2h = 10.0; /* bytes per ns: the simulated device's, and the fallback */
+    if (OPS == &tamm__devops_fake) return;
+    size_t n = (size_t)8 << 20;
+    void *h = NULL, *d = NULL, *ev = NULL;
+    if (OPS->host_alloc(&h, n)) return;
+    if (!OPS->alloc(&d, n, g->copy_stream) && !OPS->event_create(&ev)) {
+        for (int dir = 0; dir < 2; dir++) {
+            uint64_t t0 = tamm__now_ns();
+            int rc = dir ? OPS->d2h(h, d, n, g->copy_stream) : OPS->h2d(d, h, n, g->copy_stream);
+            if (rc || OPS->record(ev, g->copy_stream)) break;
+            int q;
+            while ((q = OPS->query(ev)) == 0) {}
+            if (q < 0) break;
+            double bw = (double)n / (double)(tamm__now_ns() - t0 + 1);
+            if (dir) g->bw_d2h = bw; else g->bw_h2d = bw;
+        }
+    }
+    if (ev) OPS->event_destroy(ev);
+    if (d) OPS->free(d, g->copy_stream);
+    OPS->sync(g->copy_stream);
+    OPS->host_free(h);
+}
+
+int tamm__gpu_init(const tamm_config *cfg)
+{
+    memset(&tamm__gpus, 0, sizeof tamm__gpus);
+    tamm__gpus.ops = cfg->fake_gpus ? &tamm__devops_fake : &tamm__devops_cuda;
+    tamm__perf_reset();
+    if (cfg->num_gpus == 0) {
+        snprintf(tamm__gpus.why_none, sizeof tamm__gpus.why_none, "TAMM_NUM_GPUS=0");
+        return TAMM_OK;
+    }
+    int found = OPS->count();
+    if (found == 0) snprintf(tamm__gpus.why_none, sizeof tamm__gpus.why_none, "%s", OPS->error());
+    if (cfg->num_gpus > found)
+        return cfg_error("TAMM_NUM_GPUS", "%d GPU%s asked for, %d found (%s)", cfg->num_gpus, cfg->num_gpus == 1 ? "" : "s", found,
+                         found ? "fewer devices" : tamm__gpus.why_none);
+    int n = cfg->num_gpus < 0 ? found : cfg->num_gpus;
+    if (n > TAMM_MAX_GPUS) n = TAMM_MAX_GPUS;
+    if (n == 0) return TAMM_OK;
+    tamm__gpus.g = tamm__xcalloc((size_t)n, sizeof *tamm__gpus.g);
+    for (int i = 0; i < n; i++) {
+        tamm_gpu *g = &tamm__gpus.g[i];
+        g->id = i;
+        g->dev = i;
+        g->nstreams = cfg->cuda_streams;
+        if (OPS->info(i, &g->info)) {
+            fprintf(stderr, "tamm: error: GPU %d: %s\n", i, OPS->error());
+            free(tamm__gpus.g);
+            tamm__gpus.g = NULL;
+            return TAMM_ENOTSUP;
+        }
+        if (cfg->cuda_memory_pct > 0) g->limit = (size_t)((double)g->info.total * cfg->cuda_memory_pct / 100.0);
+        else if (cfg->cuda_memory_limit) g->limit = cfg->cuda_memory_limit;
+        else g->limit = g->info.free / 10 * 9; /* leave room for the variants' own allocations (cuBLAS) */
+        if (g->limit > g->info.total) {
+            size_t total = g->info.total;
+            free(tamm__gpus.g);
+            tamm__gpus.g = NULL;
+            return cfg_error("TAMM_CUDA_MEMORY_LIMIT", "%zu bytes is more than GPU %d's memory (%zu bytes)",
+                             cfg->cuda_memory_limit, i, total);
+        }
+        tamm__unit_init(g);
+        pthread_mutex_init(&g->req_lock, NULL);
+        pthread_cond_init(&g->cond, NULL);
+        pthread_mutex_init(&g->q.lock, NULL);
+        tamm__taskq_reset(&g->q);
+    }
+    tamm__gpus.n = n;
+    return TAMM_OK;
+}
+
+int tamm__gpu_start(void)
+{
+    for (int i = 0; i < tamm__gpus.n; i++) {
+        tamm_gpu *g = &tamm__gpus.g[i];
+        g->w = &tamm__rt.workers[tamm__rt.nworkers + i];
+        if (OPS->bind(g->dev)) goto fail;
+        for (int k = 0; k < g->nstreams; k++) {
+            if (OPS->stream_create(&g->stream[k])) goto fail;
+            if (OPS->blas_create(&g->blas[k], g->stream[k])) g->blas[k] = NULL; /* no cuBLAS: variants get NULL */
+        }
+        if (OPS->stream_create(&g->copy_stream)) goto fail;
+        measure_bandwidth(g);
+        if (pthread_create(&g->thread, NULL, gpu_main, g)) {
+            fprintf(stderr, "tamm: error: cannot start the CUDA worker of GPU %d\n", i);
+            return TAMM_ENOMEM;
+        }
+        continue;
+    fail:
+        fprintf(stderr, "tamm: error: GPU %d (%s): %s\n", i, g->info.name, OPS->error());
+        return TAMM_ENOTSUP;
+    }
+    return TAMM_OK;
+}
+
+void tamm__gpu_stop(void)
+{
+    atomic_store(&tamm__gpus.stop, 1);
+    for (int i = 0; i < tamm__gpus.n; i++) {
+        tamm_gpu *g = &tamm__gpus.g[i];
+        pthread_mutex_lock(&g->req_lock);
+        pthread_cond_signal(&g->cond);
+        pthread_mutex_unlock(&g->req_lock);
+        if (g->w) pthread_join(g->thread, NULL);
+    }
+}
+
+void tamm__gpu_fini(void)
+{
+    for (int i = 0; i < tamm__gpus.n; i++) {
+        tamm_gpu *g = &tamm__gpus.g[i];
+        OPS->bind(g->dev);
+        tamm__unit_drain_frees(g);
+        for (int k = 0; k < TAMM_GPU_STREAMS; k++) {
+            if (g->stream[k]) OPS->sync(g->stream[k]);
+            if (g->blas[k]) OPS->blas_destroy(g->blas[k]);
+            if (g->stream[k]) OPS->stream_destroy(g->stream[k]);
+        }
+        if (g->copy_stream) { OPS->sync(g->copy_stream); OPS->stream_destroy(g->copy_stream); }
+        rec_destroy_all(g);
+        free(g->reqs);
+        free(g->spare);
+        pthread_mutex_destroy(&g->req_lock);
+        pthread_cond_destroy(&g->cond);
+        pthread_mutex_destroy(&g->q.lock);
+    }
+    for (int i = tamm__gpus.n - 1; i >= 0; i--) tamm__unit_fini(&tamm__gpus.g[i]);
+    free(tamm__gpus.g);
+    tamm__gpus.g = NULL;
+    tamm__gpus.n = 0;
+}
+
+/* TAMM_STATS: one line per GPU. */
+void tamm__gpu_stats(FILE *f)
+{
+    if (!tamm__gpus.n) {
+        fprintf(f, "tamm: GPUs: none (%s)\n", tamm__gpus.why_none[0] ? tamm__gpus.why_none : "no device");
+        return;
+    }
+    for (int i = 0; i < tamm__gpus.n; i++) {
+        tamm_gpu *g = &tamm__gpus.g[i];
+        fprintf(f, "tamm: GPU %d (%s, %s): %llu tasks, %llu bytes to device, %llu from device, %llu hits, %llu misses, "
+                   "%llu evictions, peak %zu of %zu bytes, link %.1f/%.1f GB/s\n",
+                i, g->info.name, tamm__rt.cfg.gpu_sched == TAMM_GPOL_EFT ? "eft" : tamm__gpu_policy_name(tamm__rt.cfg.gpu_sched),
+                (unsigned long long)atomic_load(&g->ntasks), (unsigned long long)atomic_load(&g->bytes_h2d),
+                (unsigned long long)atomic_load(&g->bytes_d2h), (unsigned long long)atomic_load(&g->hits),
+                (unsigned long long)atomic_load(&g->misses), (unsigned long long)atomic_load(&g->nevict), g->peak,
+                g->limit, g->bw_h2d, g->bw_d2h);
+    }
+}

@@ -1,0 +1,174 @@
+/*
+ * devops_cuda.c — the device interface (memunit.h) over the CUDA runtime.
+ *
+ * libtammrt does not link libcudart: tamm_init loads it (and cuBLAS, for the
+ * handles CUDA variants may use) with dlopen, so programs link the runtime
+ * exactly as on a machine without CUDA, and a machine without a driver or a
+ * GPU simply has no device.  Names are resolved through the header's macros
+ * (cuBLAS's _v2 entry points, per-thread default stream variants), so the
+ * library of the toolkit the runtime was built against is what gets called.
+ *
+ * Every call checks the returned cudaError_t; a failure is kept as text
+ * ("cudaMemcpyAsync: an illegal memory access was encountered") for the
+ * caller's message.  Streams are non-blocking (they never synchronise with
+ * the legacy default stream); events are created without timing.
+ */
+#include "memunit.h"
+#include <stdio.h>
+#include <string.h>
+
+#ifdef TAMM_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#include <cublas_v2.h>
+#include <dlfcn.h>
+#include <pthread.h>
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* the entry points used, as typed pointers resolved at load time */
+#define CUDART_FNS(X) \
+    X(cudaGetDeviceCount) X(cudaSetDevice) X(cudaMemGetInfo) X(cudaGetDeviceProperties) X(cudaGetErrorString) \
+    X(cudaMallocAsync) X(cudaFreeAsync) X(cudaHostAlloc) X(cudaFreeHost) X(cudaStreamCreateWithFlags) \
+    X(cudaStreamDestroy) X(cudaEventCreateWithFlags) X(cudaEventDestroy) X(cudaMemcpyAsync) X(cudaMemsetAsync) \
+    X(cudaEventRecord) X(cudaStreamWaitEvent) X(cudaEventQuery) X(cudaStreamSynchronize) \
+    X(cudaDeviceGetDefaultMemPool) X(cudaMemPoolSetAttribute) X(cudaGetLastError)
+#define CUBLAS_FNS(X) X(cublasCreate) X(cublasSetStream) X(cublasDestroy)
+
+#define DECL(f) static __typeof__(f) *p_##f;
+CUDART_FNS(DECL)
+CUBLAS_FNS(DECL)
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int loaded;            /* 1: libcudart resolved */
+static int blas_loaded;
+static char load_err[256];
+static _Thread_local char err[256];
+
+static void *open_lib(const char *base, int major)
+{
+    char p[512];
+    void *h = NULL;
+#ifdef TAMM_CUDA_LIBDIR
+    snprintf(p, sizeof p, "%s/%s.so.%d", TAMM_CUDA_LIBDIR, base, major);
+    h = dlopen(p, RTLD_NOW | RTLD_GLOBAL);
+#endif
+    if (!h) { snprintf(p, sizeof p, "%s.so.%d", base, major); h = dlopen(p, RTLD_NOW | RTLD_GLOBAL); }
+    if (!h) { snprintf(p, sizeof p, "%s.so", base); h = dlopen(p, RTLD_NOW | RTLD_GLOBAL); }
+    return h;
+}
+
+static void load(void)
+{
+    void *h = open_lib("libcudart", CUDART_VERSION / 1000);
+    if (!h) {
+        snprintf(load_err, sizeof load_err, "cannot load libcudart.so.%d (%s)", CUDART_VERSION / 1000, dlerror());
+        return;
+    }
+#define RES(f) \
+    if (!(p_##f = (__typeof__(f) *)dlsym(h, STR(f)))) { \
+        snprintf(load_err, sizeof load_err, "libcudart lacks %s", STR(f)); return; }
+    CUDART_FNS(RES)
+    loaded = 1;
+    void *b = open_lib("libcublas", CUBLAS_VER_MAJOR);
+    if (b) {
+        int ok = 1;
+#define RESB(f) if (!(p_##f = (__typeof__(f) *)dlsym(b, STR(f)))) ok = 0;
+        CUBLAS_FNS(RESB)
+        blas_loaded = ok;
+    }
+}
+
+static int check(cudaError_t e, const char *what)
+{
+    if (e == cudaSuccess) return 0;
+    snprintf(err, sizeof err, "%s: %s", what, p_cudaGetErrorString(e));
+    return -1;
+}
+
+static int c_count(void)
+{
+    pthread_once(&once, load);
+    if (!loaded) { snprintf(err, sizeof err, "%s", load_err); return 0; }
+    int n = 0;
+    cudaError_t e = p_cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        check(e, "cudaGetDeviceCount");
+        p_cudaGetLastError(); /* not sticky: clear it */
+        return 0;
+    }
+    if (n == 0) snprintf(err, sizeof err, "cudaGetDeviceCount: no CUDA device");
+    return n;
+}
+
+static int c_bind(int dev) { return check(p_cudaSetDevice(dev), "cudaSetDevice"); }
+
+static int c_info(int dev, tamm_devinfo *di)
+{
+    if (c_bind(dev)) return -1;
+    struct cudaDeviceProp prop;
+    if (check(p_cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties")) return -1;
+    snprintf(di->name, sizeof di->name, "%.*s", (int)sizeof di->name - 1, prop.name);
+    if (check(p_cudaMemGetInfo(&di->free, &di->total), "cudaMemGetInfo")) return -1;
+    /* keep freed memory in the stream-ordered pool instead of returning it at each synchronisation */
+    cudaMemPool_t pool;
+    if (check(p_cudaDeviceGetDefaultMemPool(&pool, dev), "cudaDeviceGetDefaultMemPool")) return -1;
+    unsigned long long thr = ~0ull;
+    return check(p_cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr), "cudaMemPoolSetAttribute");
+}
+
+static int c_alloc(void **p, size_t n, void *s) { return check(p_cudaMallocAsync(p, n ? n : 1, (cudaStream_t)s), "cudaMallocAsync"); }
+static int c_free(void *p, void *s) { return p ? check(p_cudaFreeAsync(p, (cudaStream_t)s), "cudaFreeAsync") : 0; }
+static int c_host_alloc(void **p, size_t n) { return check(p_cudaHostAlloc(p, n ? n : 1, cudaHostAllocPortable), "cudaHostAlloc"); }
+static void c_host_free(void *p) { if (p) check(p_cudaFreeHost(p), "cudaFreeHost"); }
+static int c_stream_create(void **s) { return check(p_cudaStreamCreateWithFlags((cudaStream_t *)s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"); }
+static void c_stream_destroy(void *s) { if (s) check(p_cudaStreamDestroy((cudaStream_t)s), "cudaStreamDestroy"); }
+static int c_event_create(void **e) { return check(p_cudaEventCreateWithFlags((cudaEvent_t *)e, cudaEventDisableTiming), "cudaEventCreateWithFlags"); }
+static void c_event_destroy(void *e) { if (e) check(p_cudaEventDestroy((cudaEvent_t)e), "cudaEventDestroy"); }
+static int c_h2d(void *d, const void *s, size_t n, void *st) { return n ? check(p_cudaMemcpyAsync(d, s, n, cudaMemcpyHostToDevice, (cudaStream_t)st), "cudaMemcpyAsync (host to device)") : 0; }
+static int c_d2h(void *d, const void *s, size_t n, void *st) { return n ? check(p_cudaMemcpyAsync(d, s, n, cudaMemcpyDeviceToHost, (cudaStream_t)st), "cudaMemcpyAsync (device to host)") : 0; }
+static int c_d2d(void *d, const void *s, size_t n, void *st) { return n ? check(p_cudaMemcpyAsync(d, s, n, cudaMemcpyDeviceToDevice, (cudaStream_t)st), "cudaMemcpyAsync (device to device)") : 0; }
+static int c_zero(void *d, size_t n, void *st) { return n ? check(p_cudaMemsetAsync(d, 0, n, (cudaStream_t)st), "cudaMemsetAsync") : 0; }
+static int c_record(void *e, void *s) { return check(p_cudaEventRecord((cudaEvent_t)e, (cudaStream_t)s), "cudaEventRecord"); }
+static int c_wait(void *s, void *e) { return check(p_cudaStreamWaitEvent((cudaStream_t)s, (cudaEvent_t)e, 0), "cudaStreamWaitEvent"); }
+static int c_query(void *e)
+{
+    cudaError_t r = p_cudaEventQuery((cudaEvent_t)e);
+    if (r == cudaSuccess) return 1;
+    if (r == cudaErrorNotReady) return 0;
+    return check(r, "cudaEventQuery");
+}
+static int c_sync(void *s) { return check(p_cudaStreamSynchronize((cudaStream_t)s), "cudaStreamSynchronize"); }
+
+static int c_blas_create(void **h, void *s)
+{
+    *h = NULL;
+    if (!blas_loaded) { snprintf(err, sizeof err, "libcublas.so.%d could not be loaded", CUBLAS_VER_MAJOR); return -1; }
+    cublasHandle_t b;
+    cublasStatus_t st = p_cublasCreate(&b);
+    if (st != CUBLAS_STATUS_SUCCESS) { snprintf(err, sizeof err, "cublasCreate: status %d", (int)st); return -1; }
+    st = p_cublasSetStream(b, (cudaStream_t)s);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        snprintf(err, sizeof err, "cublasSetStream: status %d", (int)st);
+        p_cublasDestroy(b);
+        return -1;
+    }
+    *h = b;
+    return 0;
+}
+static void c_blas_destroy(void *h) { if (h && blas_loaded) p_cublasDestroy((cublasHandle_t)h); }
+static const char *c_error(void) { return err; }
+
+const tamm_devops tamm__devops_cuda = {
+    "cuda", c_count, c_info, c_bind, c_alloc, c_free, c_host_alloc, c_host_free, c_stream_create, c_stream_destroy,
+    c_event_create, c_event_destroy, c_h2d, c_d2h, c_d2d, c_zero, c_record, c_wait, c_query, c_sync, c_blas_create,
+    c_blas_destroy, c_error,
+};
+
+#else /* built without the CUDA toolkit: there is never a device */
+
+static int n_count(void) { return 0; }
+static const char *n_error(void) { return "libtammrt was built without CUDA (TAMM_WITH_CUDA=OFF)"; }
+const tamm_devops tamm__devops_cuda = { .kind = "cuda", .count = n_count, .error = n_error };
+
+#endif

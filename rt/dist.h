@@ -1,0 +1,54 @@
+/*
+ * dist.h — data distribution: which rank owns (is the home of) each block.
+ *
+ * TAMM_DIST_BLOCK_CYCLIC (default): blocks are dealt over a process grid, one
+ * grid dimension per tensor dimension: block idx lives on grid coordinate
+ * (idx[d] mod grid[d])_d, numbered row-major, modulo the number of ranks (a
+ * grid larger than the run folds onto it).  The automatic grid is P for 1-D
+ * tensors and pr x pc (pr the largest divisor of P not above sqrt(P)) over the
+ * first two dimensions otherwise.  TAMM_DIST_LOCAL: every block on rank
+ * `owner`.  TAMM_DIST_REPLICATED: every rank holds every block (the nominal
+ * owner, rank 0, only decides where read-only tasks run).
+ *
+ * With several ranks each tensor also carries the per-block state of the
+ * sequential task flow (mpi_flow.c), kept identical on every rank because
+ * every rank derives it from the same task stream: the ranks holding the
+ * current version, whether the block was ever modified, and the ranks with a
+ * contribution in its open accumulation run.
+ */
+#ifndef TAMM_DIST_H
+#define TAMM_DIST_H
+
+#include "tensor.h"
+#include <stdint.h>
+
+enum { TAMM_DS_WRITTEN = 1, /* modified since creation: a copy must come from the owner */
+       TAMM_DS_RUN = 2      /* an accumulation run is open (contributions not yet summed at the owner) */ };
+
+typedef struct tamm_dist_tensor {
+    int id;               /* creation number in this session: the same on every rank */
+    int replicated;
+    int words;            /* 64-bit words per rank set */
+    int grid[TAMM_MAX_DIMS];
+    uint64_t *holders;    /* [nblk][words]: ranks whose copy is the current version */
+    uint64_t *contrib;    /* [nblk][words]: ranks with a contribution in the open run */
+    unsigned char *st;    /* [nblk]: TAMM_DS_* */
+} tamm_dist_tensor;
+
+/** Set the owner of every block of T (and, with several ranks, its flow
+ *  state).  Returns TAMM_OK or reports a bad distribution (TAMM_EINVAL). */
+int tamm__dist_tensor_init(tamm_tensor *T);
+void tamm__dist_tensor_free(tamm_tensor *T);
+
+static inline uint64_t *tamm__dist_set(uint64_t *base, const tamm_dist_tensor *D, long lin)
+{
+    return base + (size_t)lin * (size_t)D->words;
+}
+static inline int tamm__rs_has(const uint64_t *s, int r) { return (int)((s[r >> 6] >> (r & 63)) & 1u); }
+static inline void tamm__rs_add(uint64_t *s, int r) { s[r >> 6] |= 1ull << (r & 63); }
+static inline void tamm__rs_clear(uint64_t *s, int words)
+{
+    for (int i = 0; i < words; i++) s[i] = 0;
+}
+
+#endif

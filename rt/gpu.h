@@ -1,0 +1,180 @@
+/*
+ * gpu.h — the state of GPUs inside the runtime, shared by the memory unit
+ * (cuda_unit.c), the CUDA workers (cuda_worker.c) and the device-selection
+ * policies (sched_gpu.c).  docs/runtime.md ("GPUs") describes the design.
+ *
+ * Each GPU has one CUDA worker thread that owns its streams and is the only
+ * thread issuing work to the device.  Work is issued in records: a record is
+ * a batch of stream operations ending in an event (one task's transfers and
+ * kernels on a task stream, or flushes and evictions on the copy stream);
+ * when the worker's progress loop sees the event complete it finishes the
+ * record's items (write-backs, sums at the home), wakes the tasks waiting for
+ * them, and completes the task.
+ */
+#ifndef TAMM_GPU_H
+#define TAMM_GPU_H
+
+#include "config.h"
+#include "memunit.h"
+#include "task.h"
+#include "taskq.h"
+#include <pthread.h>
+#include <stdio.h>
+
+#define TAMM_MAX_GPUS 8
+#define TAMM_GPU_STREAMS 8       /* task streams per GPU, at most (TAMM_CUDA_STREAMS, default 4) */
+#define TAMM_GPU_PER_STREAM 2    /* tasks in flight per stream */
+
+/* deferred release of a GPU buffer record (tamm_bufrec.flags, beside TAMM_BR_*) */
+enum { TAMM_BR_GPU_PUT = 8, TAMM_BR_GPU_ADD = 16, TAMM_BR_GPU_CANCEL = 32 };
+
+/* what a record's completion finishes for one block */
+typedef enum { TAMM_PI_PUT, TAMM_PI_ACCALL, TAMM_PI_COMMIT_PUT, TAMM_PI_COMMIT_ADD } tamm_pi_kind;
+typedef struct tamm_pitem {
+    tamm_pi_kind kind;
+    struct tamm_tensor *T;
+    long lin;
+    tamm_ublk *u;          /* the copy a PUT / ACCALL flushes (NULL: a private buffer's commit) */
+    void *staging;         /* ACCALL / COMMIT_*: the data, in pinned host memory */
+    size_t bytes;
+} tamm_pitem;
+
+typedef struct tamm_pend {
+    void *ev;
+    uint64_t seq;                 /* bumped each time the record completes */
+    int stream;                   /* task stream index, or -1: the copy stream */
+    int closed;                   /* event recorded */
+    struct tamm_pend *next;       /* FIFO of its stream, or the free list */
+    tamm_task_s *task;            /* NULL for a flush batch */
+    tamm_ctx ctx;                 /* the task's buffers */
+    size_t reserved;              /* bytes admitted against the memory limit */
+    uint64_t t_issue;
+    double est_ns;                /* the policy's estimate, taken back at completion */
+    tamm_pitem *items; int nitems, capitems;
+    tamm_task_s **waiters; int nwaiters, capwaiters;
+} tamm_pend;
+
+typedef struct tamm_flushreq { struct tamm_tensor *T; long lin; tamm_task_s *t; } tamm_flushreq;
+
+typedef struct tamm_gpu {
+    int id, dev;                  /* unit id - 1, device ordinal */
+    int nstreams;                 /* task streams in use */
+    tamm_devinfo info;
+    size_t limit;                 /* bytes of device memory for block buffers */
+    double bw_h2d, bw_d2h;        /* measured, bytes per ns */
+    /* owned by the worker thread */
+    void *stream[TAMM_GPU_STREAMS], *copy_stream;
+    void *blas[TAMM_GPU_STREAMS];
+    tamm_pend *fifo_head[TAMM_GPU_STREAMS + 1], *fifo_tail[TAMM_GPU_STREAMS + 1]; /* [STREAMS]: copy */
+    int inflight[TAMM_GPU_STREAMS];
+    tamm_pend *batch;             /* the open flush batch on the copy stream */
+    tamm_pend *free_recs;
+    uint64_t last_done[TAMM_GPU_STREAMS];
+    tamm_task_s *held;            /* popped, waiting for memory to be admitted */
+    /* guarded by lock: the unit's copies, LRU, accounting */
+    pthread_mutex_t lock;
+    tamm_ublk lru;                /* sentinel of the LRU ring (next: least recently used) */
+    size_t used, reserved, peak;
+    void **frees; int nfrees, capfrees;   /* buffers of freed tensors, released by the worker */
+    /* queues fed by other threads */
+    tamm_taskq q;
+    pthread_mutex_t req_lock;
+    tamm_flushreq *reqs; int nreqs, capreqs;
+    tamm_flushreq *spare; int capspare;   /* the worker's copy of reqs while it serves them (swapped) */
+    pthread_cond_t cond;          /* the worker sleeps here when idle (with req_lock) */
+    atomic_int sleeping;
+    /* shared counters (read by policies) */
+    atomic_int queued, running;   /* tasks in q, tasks issued and not complete */
+    _Atomic double busy_ns;       /* estimated work queued or running */
+    atomic_ullong ntasks, bytes_h2d, bytes_d2h, nevict, hits, misses;
+    atomic_int fatal;             /* a device call failed: the GPU takes no more work */
+    atomic_int live_recs;         /* records issued and not complete (tasks and flush batches) */
+    pthread_t thread;
+    struct tamm_worker *w;
+} tamm_gpu;
+
+typedef struct tamm_gpus {
+    int n;                        /* GPUs in use (0: CPU only) */
+    const tamm_devops *ops;
+    tamm_gpu *g;
+    atomic_int stop;
+    atomic_int cpu_running;       /* tasks dispatched to CPU workers and not finished (EFT) */
+    _Atomic double cpu_busy_ns;
+    atomic_uint rr;               /* round-robin cursor */
+    char why_none[256];           /* why there is no device */
+} tamm_gpus;
+
+extern tamm_gpus tamm__gpus;
+
+/* ---- cuda_unit.c: one GPU's memory ---- */
+void tamm__unit_init(tamm_gpu *g);
+void tamm__unit_fini(tamm_gpu *g);
+/** get_buf of a task running on GPU g (rec: its record, stream s). */
+void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, struct tamm_tensor *T, long lin, int req, int implicit,
+                     int canc);
+/** release of buffer r of a task running on a GPU: checked now, applied at the task's end. */
+int tamm__unit_release(tamm_ctx *ctx, tamm_bufrec *r, int how);
+/** The task's variant has returned: leaks, commits of private buffers (device work on its stream). */
+void tamm__unit_task_end(tamm_gpu *g, tamm_pend *rec);
+/** The task's event is recorded: apply its deferred releases. */
+void tamm__unit_task_released(tamm_gpu *g, tamm_pend *rec);
+/** Serve a flush request (worker thread); returns 0 if it must wait (the copy is in use). */
+int tamm__unit_flush(tamm_gpu *g, tamm_flushreq *r);
+/** A record completed: finish its items. */
+void tamm__unit_complete(tamm_gpu *g, tamm_pend *rec);
+/** Record the open flush batch's event and queue it (worker thread). */
+void tamm__unit_close_batch(tamm_gpu *g);
+/** Release the buffers of freed tensors (worker thread). */
+void tamm__unit_drain_frees(tamm_gpu *g);
+/** Bytes of a task's blocks (its footprint on a device). */
+size_t tamm__task_footprint(const tamm_task_s *t);
+
+/* ---- cuda_worker.c ---- */
+/** Discover GPUs (before the workers start) / start their workers / stop / free. */
+int tamm__gpu_init(const tamm_config *cfg);
+int tamm__gpu_start(void);
+void tamm__gpu_stop(void);
+void tamm__gpu_fini(void);
+void tamm__gpu_stats(FILE *f);
+/** t is ready: 1 if dispatch took it (a GPU's queue, or parked for flushes); 0: the caller queues it for the CPU. */
+int tamm__gpu_route(tamm_task_s *t);
+/** get_buf inside a task running on a GPU (never NULL but for lack of memory). */
+void *tamm__gpu_get_buf(tamm_ctx *ctx, struct tamm_tensor *T, long lin, int req, int implicit, int canc);
+/** A task dispatched to the CPU has run for ns. */
+void tamm__gpu_cpu_ran(tamm_task_s *t, uint64_t ns);
+/** GPU work is queued, in flight, or waiting for a flush (the deadlock detector's view). */
+int tamm__gpu_busy(void);
+tamm_pend *tamm__rec_get(tamm_gpu *g);
+/** Report a failed device call on GPU g (the GPU stops taking work). */
+void tamm__gpu_fail(tamm_gpu *g, const tamm_task_s *t, const char *what);
+
+/* ---- sched_gpu.c: device selection ---- */
+typedef struct tamm_pick_in {
+    int ngpu;
+    int has_cpu, has_gpu;         /* the task's variants */
+    int fits[TAMM_MAX_GPUS];      /* the task's blocks fit in GPU g's limit */
+    double xfer_min[TAMM_MAX_GPUS], xfer_max[TAMM_MAX_GPUS]; /* transfer time estimates, ns */
+    double xfer_cpu;              /* ns to bring dirty blocks back to the host */
+    size_t missing[TAMM_MAX_GPUS];/* bytes to move to GPU g */
+    int busy[TAMM_MAX_GPUS];      /* tasks queued or running on GPU g */
+    double avail[TAMM_MAX_GPUS];  /* ns until GPU g has done what it was given */
+    double cpu_avail;             /* ns until a CPU worker is free */
+    double dur_gpu, dur_cpu;      /* measured durations of this kind of task, ns (< 0: unknown) */
+    int cpu_idle;                 /* a CPU worker is idle */
+    unsigned rr;                  /* round-robin cursor */
+} tamm_pick_in;
+
+#define TAMM_EFT_DEFAULT_NS 10000.0 /* a duration never measured on either kind */
+/** EFT's duration of the task on a GPU (gpu = 1) or the CPU. */
+double tamm__eft_duration(const tamm_pick_in *in, int gpu);
+/** Pure: the unit for a task (0: the CPU, g + 1: GPU g), or -1 when it can run nowhere. */
+int tamm__gpu_pick(tamm_gpu_policy p, const tamm_pick_in *in);
+/** Measurements: a task of this label and size took ns on a unit kind (0 CPU, 1 GPU). */
+void tamm__perf_record(const char *label, size_t bytes, int kind, double ns);
+/** The mean duration measured, or -1. */
+double tamm__perf_estimate(const char *label, size_t bytes, int kind);
+void tamm__perf_reset(void);
+/** Fill in for t (reads the block states racily: a heuristic). */
+void tamm__gpu_pick_input(const tamm_task_s *t, size_t footprint, tamm_pick_in *in);
+
+#endif

@@ -1,0 +1,112 @@
+/*
+ * memunit.h — GPU memory units (SPEC 5, seeds/tamm-runtime.md "Execution FSM;
+ * Multiple Memory Units"): the device interface the runtime drives, and the
+ * per-block state of each GPU's memory.
+ *
+ * The device interface (tamm_devops) is the only place that knows CUDA: a
+ * stream-ordered allocator, asynchronous copies, events, pinned host memory.
+ * devops_cuda.c implements it over the CUDA runtime (loaded at tamm_init);
+ * devops_fake.c implements it over host memory with events that complete a
+ * few polls late (TAMM_CUDA_FAKE=n, for tests), so everything above it — the
+ * execution FSM per GPU, LRU eviction with write-back, flushes, coherence with
+ * the host, the CUDA worker and the device-selection policies — runs and is
+ * tested on machines without a GPU.
+ *
+ * Coherence (docs/runtime.md, "GPUs"): the host unit is the block's home.  A
+ * GPU copy is Ready only while its version equals the block's version (bumped
+ * whenever the home changes); Dirty / DirtyAcc copies stay on the device
+ * (lazy write-back) and are flushed before any other unit uses the block,
+ * which the dispatch of each task arranges (cuda_worker.c).
+ */
+#ifndef TAMM_MEMUNIT_H
+#define TAMM_MEMUNIT_H
+
+#include "block_fsm.h"
+#include "util.h"
+#include <stddef.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------------ */
+/* the device interface                                                 */
+/* ------------------------------------------------------------------ */
+typedef struct tamm_devinfo {
+    char name[128];
+    size_t total, free;   /* device memory, bytes */
+} tamm_devinfo;
+
+/** Every call returns 0 on success, -1 on failure (then error() says why). */
+typedef struct tamm_devops {
+    const char *kind;                                   /* "cuda" or "fake" */
+    int (*count)(void);                                 /* devices present (0: none) */
+    int (*info)(int dev, tamm_devinfo *di);
+    int (*bind)(int dev);                               /* make dev the calling thread's device */
+    int (*alloc)(void **p, size_t n, void *stream);     /* stream-ordered device allocation */
+    int (*free)(void *p, void *stream);                 /* stream-ordered release */
+    int (*host_alloc)(void **p, size_t n);              /* pinned host memory */
+    void (*host_free)(void *p);
+    int (*stream_create)(void **s);
+    void (*stream_destroy)(void *s);
+    int (*event_create)(void **e);
+    void (*event_destroy)(void *e);
+    int (*h2d)(void *dst, const void *src, size_t n, void *stream);
+    int (*d2h)(void *dst, const void *src, size_t n, void *stream);
+    int (*d2d)(void *dst, const void *src, size_t n, void *stream);
+    int (*zero)(void *dst, size_t n, void *stream);
+    int (*record)(void *ev, void *stream);
+    int (*wait)(void *stream, void *ev);                /* stream waits for ev (host does not) */
+    int (*query)(void *ev);                             /* 1 done, 0 not yet, -1 error */
+    int (*sync)(void *stream);                          /* only at shutdown */
+    int (*blas_create)(void **h, void *stream);         /* a cuBLAS handle bound to stream (may fail) */
+    void (*blas_destroy)(void *h);
+    const char *(*error)(void);                         /* the calling thread's last failure */
+} tamm_devops;
+
+extern const tamm_devops tamm__devops_cuda, tamm__devops_fake;
+
+/* ------------------------------------------------------------------ */
+/* per-block state                                                      */
+/* ------------------------------------------------------------------ */
+struct tamm_tensor;
+struct tamm_pend;
+
+/** One block in all GPUs: which units hold data newer than the home, and
+ *  the home's version (bumped whenever the home changes). */
+typedef struct tamm_gblk {
+    atomic_uint dirty_w;   /* bit g: GPU g holds the whole block newer than home (Dirty, or a Put in flight) */
+    atomic_uint dirty_a;   /* bit g: GPU g holds a partial sum not yet in the home (DirtyAcc, or an AccAll in flight) */
+    atomic_uint valid;     /* bit g: GPU g holds a current copy (a hint for the policies) */
+    atomic_uint ver;
+} tamm_gblk;
+
+/** One block in one GPU's memory.  Guarded by the unit's lock. */
+typedef struct tamm_ublk {
+    unsigned char state;          /* tamm_blk_state */
+    unsigned char in_lru;
+    int rc;
+    unsigned ver;                 /* the home version a Ready copy holds */
+    void *buf;                    /* device memory, NULL when Unalloc */
+    struct tamm_pend *use;        /* the in-flight record that last touched buf ... */
+    uint64_t use_seq;             /* ... while its seq still equals this */
+    struct tamm_pend *flush;      /* the in-flight record whose completion makes the home current */
+    uint64_t flush_seq;
+    struct tamm_ublk *prev, *next;/* LRU list of resident unreferenced copies */
+    struct tamm_tensor *T;
+    long lin;
+} tamm_ublk;
+
+/** The GPU-side arrays of a tensor: blk[nblk] and, per GPU g, u[g * nblk + lin]. */
+typedef struct tamm_tgpu {
+    tamm_gblk *blk;
+    tamm_ublk *u;
+} tamm_tgpu;
+
+/** Allocate / free a tensor's GPU-side arrays (ngpu GPUs). */
+tamm_tgpu *tamm__tgpu_new(struct tamm_tensor *T, int ngpu);
+/** The tensor is being freed (no task uses it): drop its device copies. */
+void tamm__tgpu_free(struct tamm_tensor *T);
+
+/** Home memory for a block: pinned when GPUs are in use (zero-filled). */
+void *tamm__home_alloc(size_t bytes);
+void tamm__home_free(void *p, size_t bytes);
+
+#endif

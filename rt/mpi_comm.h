@@ -1,0 +1,78 @@
+/*
+ * mpi_comm.h — the MPI progress engine.
+ *
+ * MPI is initialised by tamm_init when the process was started by an MPI
+ * launcher (mpirun / mpiexec / srun set PMI or OMPI variables) and left alone
+ * otherwise; it is finalised when the process exits (tamm_init may follow
+ * tamm_finalize again in one process).  Each tamm_init..tamm_finalize session
+ * duplicates MPI_COMM_WORLD four times: block data, control messages,
+ * collective agreement, and the communicator collective leaves get from
+ * tamm_comm().
+ *
+ * With more than one rank a progress thread owns every point-to-point
+ * operation of the runtime: workers and the top-level thread post operations
+ * (tamm__comm_post, lock-free) and never wait on the network; the thread
+ * starts them with MPI_Isend / MPI_Irecv / MPI_Ibarrier, completes them with
+ * MPI_Testsome, and hands each completion back to a worker (handoff.h).  It
+ * sleeps with a short back-off when there is nothing to do.
+ *
+ * It also carries the control protocol: synchronisation records (every rank
+ * sends the length and hash of its task stream at each tamm_wait_all /
+ * tamm_barrier / tamm_finalize; records are compared by index, so ranks whose
+ * task streams differ are stopped with a message naming them), status probes
+ * when a rank waits without progress, and abort notices (a rank that stops on
+ * an error tells the others, which stop naming it).
+ */
+#ifndef TAMM_MPI_COMM_H
+#define TAMM_MPI_COMM_H
+
+#include "handoff.h"
+#include <stddef.h>
+#include <stdint.h>
+
+/** An operation for the progress engine.  `h.finish` runs on a worker when it
+ *  has completed (NULL: the engine frees the op itself). */
+typedef struct tamm_comm_op {
+    tamm_handoff h;
+    struct tamm_comm_op *qnext;   /* posting queue */
+    int kind;                     /* TAMM_COP_* */
+    int peer, tag;
+    void *buf;
+    size_t bytes;
+    void *arg;                    /* for finish */
+    long aux;                     /* for finish */
+} tamm_comm_op;
+
+enum { TAMM_COP_SEND = 1, TAMM_COP_RECV, TAMM_COP_AGREE /* Ibarrier of a collective task */,
+       TAMM_COP_SYNC /* a synchronisation record, sent to every rank */ };
+
+/** Synchronisation kinds (in records and messages). */
+enum { TAMM_SYNC_WAIT = 1, TAMM_SYNC_FINAL = 2 };
+
+/** Start MPI if launched by an MPI launcher (once per process).  Returns TAMM_OK or TAMM_ECOMM. */
+int tamm__comm_init(void);
+/** Session start / end (collective: every rank calls them). */
+int tamm__comm_session_start(void);
+void tamm__comm_session_end(void);
+/** This rank and the number of ranks (0 and 1 without MPI). */
+int tamm__comm_rank(void);
+int tamm__comm_size(void);
+/** The leaf communicator (an MPI_Comm *) of collective tasks; NULL without MPI. */
+void *tamm__comm_leaf(void);
+
+/** Post an operation (any thread). */
+void tamm__comm_post(tamm_comm_op *op);
+/** Top level: record synchronisation point (kind, stream length, stream hash)
+ *  and send it to every rank; records are compared as they meet. */
+void tamm__comm_sync(int kind, uint64_t count, uint64_t hash);
+/** Top level, finalize: wait until every rank has sent its final record. */
+int tamm__comm_wait_final(void);
+/** Stop every rank: print msg (this rank's error), tell the others, exit(1). */
+void tamm__comm_fatal(const char *msg) __attribute__((noreturn));
+/** Bytes this rank sent / received in block messages this session (statistics). */
+uint64_t tamm__comm_bytes_sent(void);
+uint64_t tamm__comm_bytes_recv(void);
+/** Largest MPI tag usable for data (tags wrap modulo this + 1). */
+int tamm__comm_tag_ub(void);
+
+#endif

@@ -1,0 +1,784 @@
+/* mpi_flow.c — the sequential task flow over several ranks (see mpi_flow.h). */
+#include "mpi_flow.h"
+#include "dist.h"
+#include "error.h"
+#include "mpi_comm.h"
+#include "runtime.h"
+#include "worker.h"
+#include <stdio.h>
+#include <string.h>
+
+int tamm__flow_on;
+
+static int me, nranks;
+static uint32_t *seq_to, *seq_from;        /* messages to / from each rank so far */
+static int next_tensor_id;
+static tamm_tensor *token;                 /* orders collective tasks on this rank */
+static tamm_flow_stats stats;
+static atomic_ullong comm_ns, exposed_ns;
+
+/* ------------------------------------------------------------------ */
+/* the stream hash and its history                                      */
+/* ------------------------------------------------------------------ */
+#define HCHUNK 65536
+#define HNCHUNK 4096
+static uint64_t *hist[HNCHUNK];
+static atomic_ullong hcount;
+static uint64_t hcur;
+
+static uint64_t mix64(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ull;
+    return h ^ (h >> 29);
+}
+
+static void hist_put(uint64_t n, uint64_t h)
+{
+    uint64_t c = n / HCHUNK;
+    if (c >= HNCHUNK) return;
+    if (!hist[c]) hist[c] = tamm__xmalloc(HCHUNK * sizeof(uint64_t));
+    hist[c][n % HCHUNK] = h;
+}
+
+/* An event of the stream has been hashed into hcur: record it. */
+static void event_done(void)
+{
+    uint64_t n = atomic_load_explicit(&hcount, memory_order_relaxed) + 1;
+    hist_put(n, hcur);
+    atomic_store_explicit(&hcount, n, memory_order_release);
+}
+
+uint64_t tamm__flow_stream_count(void) { return atomic_load_explicit(&hcount, memory_order_acquire); }
+
+int tamm__flow_stream_hash(uint64_t count, uint64_t *hash)
+{
+    if (count > atomic_load_explicit(&hcount, memory_order_acquire)) return 0;
+    uint64_t c = count / HCHUNK;
+    if (c >= HNCHUNK || !hist[c]) return 0;
+    *hash = hist[c][count % HCHUNK];
+    return 1;
+}
+
+enum { EV_TENSOR = 1, EV_TASK, EV_BLOCK, EV_GATHER, EV_SCATTER, EV_SYNC };
+
+void tamm__flow_tensor_created(tamm_tensor *T)
+{
+    T->dist->id = next_tensor_id++;
+    uint64_t h = mix64(hcur, EV_TENSOR);
+    h = mix64(h, (uint64_t)T->dtype * 16 + (uint64_t)T->opts.dist);
+    for (int d = 0; d < T->ndim; d++) h = mix64(mix64(h, T->dims[d]), T->tile[d]);
+    hcur = h;
+    event_done();
+}
+
+/* ------------------------------------------------------------------ */
+/* pseudo-tasks: the local side of block messages                       */
+/* ------------------------------------------------------------------ */
+enum { PK_SEND, PK_RECV, PK_RECV_ACC, PK_ZERO };
+static const char *pk_label[] = { "tamm:send", "tamm:recv", "tamm:recv-acc", "tamm:zero" };
+
+typedef struct pargs { int kind, peer, tag; tamm_tensor *T; long lin; } pargs;
+
+typedef struct flow_op {
+    tamm_comm_op c;
+    tamm_task_s *task;
+    tamm_tensor *T;
+    long lin;
+    int acc;
+} flow_op;
+
+static void op_finish(tamm_handoff *h)
+{
+    flow_op *f = (flow_op *)h;
+    if (f->acc) {
+        tamm_block_s *b = &f->T->blocks[f->lin];
+        tamm__spin_lock(&b->lock);
+        void *home = tamm__block_home(f->T, f->lin);
+        tamm__accumulate(f->T->dtype, home, f->c.buf, b->bytes / f->T->esize);
+        tamm__spin_unlock(&b->lock);
+        free(f->c.buf);
+    }
+    tamm_task_s *t = f->task;
+    free(f);
+    atomic_fetch_sub_explicit(&tamm__handoff_inflight, 1, memory_order_release);
+    tamm__task_unhold(t);
+}
+
+static void pseudo_body(tamm_ctx *ctx, void *args)
+{
+    const pargs *a = args;
+    tamm_block_s *b = &a->T->blocks[a->lin];
+    tamm__spin_lock(&b->lock);
+    void *home = tamm__block_home(a->T, a->lin);
+    tamm__spin_unlock(&b->lock);
+    if (a->kind == PK_ZERO) {
+        memset(home, 0, b->bytes);
+        return;
+    }
+    flow_op *f = tamm__xcalloc(1, sizeof *f);
+    f->c.h.finish = op_finish;
+    f->c.kind = a->kind == PK_SEND ? TAMM_COP_SEND : TAMM_COP_RECV;
+    f->c.peer = a->peer;
+    f->c.tag = a->tag;
+    f->c.bytes = b->bytes;
+    f->c.buf = home;
+    f->task = ctx->task;
+    f->T = a->T;
+    f->lin = a->lin;
+    if (a->kind == PK_RECV_ACC) {
+        f->acc = 1;
+        f->c.buf = tamm__xmalloc(b->bytes ? b->bytes : 1);
+    }
+    tamm__task_hold(ctx->task);  /* completes when the message has */
+    tamm__comm_post(&f->c);
+}
+
+static int pseudo(int kind, tamm_tensor *T, long lin, unsigned perm, int peer, int tag)
+{
+    pargs a = { kind, peer, tag, T, lin };
+    tamm_ref r;
+    memset(&r, 0, sizeof r);
+    r.tensor = T;
+    r.nidx = T->ndim;
+    tamm__block_idx(T, lin, r.idx);
+    r.mode = perm;
+    tamm_task t;
+    memset(&t, 0, sizeof t);
+    t.cpu = pseudo_body;
+    t.args = &a;
+    t.args_size = sizeof a;
+    t.refs = &r;
+    t.nrefs = 1;
+    t.label = pk_label[kind];
+    t.rank = -1;
+    t.file = "mpi_flow.c";
+    if (kind == PK_SEND) stats.msgs_sent++;
+    else if (kind != PK_ZERO) stats.msgs_recv++;
+    return tamm__submit(NULL, &t, NULL, TAMM_TF_INTERNAL | TAMM_TF_PSEUDO, NULL);
+}
+
+/* The tag of the next message src -> dst (only meaningful on its two ends). */
+static int msg_tag(int src, int dst)
+{
+    uint32_t s = 0;
+    if (me == src) s = seq_to[dst]++;
+    else if (me == dst) s = seq_from[src]++;
+    return (int)(s % ((uint32_t)tamm__comm_tag_ub() + 1u));
+}
+
+/* ------------------------------------------------------------------ */
+/* per-block state                                                       */
+/* ------------------------------------------------------------------ */
+typedef struct { tamm_tensor *T; long lin; } blkref;
+static blkref *runs;
+static int nruns, capruns;
+
+static void holders_only(tamm_tensor *T, long lin, int a, int b)
+{
+    tamm_dist_tensor *D = T->dist;
+    uint64_t *h = tamm__dist_set(D->holders, D, lin);
+    tamm__rs_clear(h, D->words);
+    tamm__rs_add(h, a);
+    if (b >= 0) tamm__rs_add(h, b);
+}
+
+static void open_run(tamm_tensor *T, long lin)
+{
+    tamm_dist_tensor *D = T->dist;
+    D->st[lin] |= TAMM_DS_RUN | TAMM_DS_WRITTEN;
+    tamm__rs_clear(tamm__dist_set(D->contrib, D, lin), D->words);
+    holders_only(T, lin, T->blocks[lin].owner, -1);
+    if (nruns == capruns) {
+        capruns = capruns ? 2 * capruns : 64;
+        runs = tamm__xrealloc(runs, (size_t)capruns * sizeof *runs);
+    }
+    runs[nruns].T = T;
+    runs[nruns].lin = lin;
+    nruns++;
+}
+
+/* The accumulation run of b closes: every contributor sends its sum to the owner. */
+static void end_run(tamm_tensor *T, long lin)
+{
+    tamm_dist_tensor *D = T->dist;
+    if (!(D->st[lin] & TAMM_DS_RUN)) return;
+    D->st[lin] &= (unsigned char)~TAMM_DS_RUN;
+    int o = T->blocks[lin].owner;
+    uint64_t *c = tamm__dist_set(D->contrib, D, lin);
+    for (int r = 0; r < nranks; r++) {
+        if (r == o || !tamm__rs_has(c, r)) continue;
+        int tag = msg_tag(r, o);
+        if (me == r) pseudo(PK_SEND, T, lin, TAMM_WRITE, o, tag);
+        else if (me == o) pseudo(PK_RECV_ACC, T, lin, TAMM_ACCUM, r, tag);
+    }
+    tamm__rs_clear(c, D->words);
+}
+
+static void end_all_runs(void)
+{
+    for (int i = 0; i < nruns; i++) end_run(runs[i].T, runs[i].lin);
+    nruns = 0;
+}
+
+/* Rank e needs the current version of b before a task of its reads it. */
+static void need_copy(tamm_tensor *T, long lin, int e)
+{
+    tamm_dist_tensor *D = T->dist;
+    uint64_t *h = tamm__dist_set(D->holders, D, lin);
+    if (tamm__rs_has(h, e)) return;
+    int o = T->blocks[lin].owner;
+    if (D->st[lin] & TAMM_DS_WRITTEN) {
+        int tag = msg_tag(o, e);
+        if (me == o) pseudo(PK_SEND, T, lin, TAMM_READ, e, tag);
+        else if (me == e) pseudo(PK_RECV, T, lin, TAMM_WRITE, o, tag);
+    }
+    /* never modified: e makes it itself (zeros, or the generator) */
+    tamm__rs_add(h, e);
+}
+
+/* ------------------------------------------------------------------ */
+/* a task's blocks                                                       */
+/* ------------------------------------------------------------------ */
+typedef struct { tamm_tensor *T; long lin; unsigned perm; } fblk;
+static fblk *fb;
+static int nfb, capfb;
+static tamm_ref *lrefs;      /* a collective's local refs */
+static int caplrefs;
+typedef struct { tamm_tensor *T; long lin; int peer, tag; } after_t;
+static after_t *after;
+static int nafter, capafter;
+
+static void fb_add(tamm_tensor *T, long lin, unsigned perm)
+{
+    if (nfb == capfb) {
+        capfb = capfb ? 2 * capfb : 64;
+        fb = tamm__xrealloc(fb, (size_t)capfb * sizeof *fb);
+    }
+    fb[nfb].T = T;
+    fb[nfb].lin = lin;
+    fb[nfb].perm = perm;
+    nfb++;
+}
+
+static int fb_cmp(const void *a, const void *b)
+{
+    const fblk *x = a, *y = b;
+    if (x->T != y->T) return x->T->dist->id < y->T->dist->id ? -1 : 1;
+    return x->lin < y->lin ? -1 : x->lin > y->lin;
+}
+
+/* The blocks of the refs (slices and whole tensors expanded), each once with
+ * the union of its permissions, in a deterministic order. */
+static void expand(const tamm_ref *refs, int nrefs)
+{
+    nfb = 0;
+    for (int i = 0; i < nrefs; i++) {
+        const tamm_ref *r = &refs[i];
+        if (r->mode & TAMM_TEMP) continue;
+        tamm_tensor *T = r->tensor;
+        unsigned perm = r->mode & 7u;
+        if (r->nidx == 0) {
+            for (long b = 0; b < T->nblk; b++) fb_add(T, b, perm);
+            continue;
+        }
+        long lo[TAMM_MAX_DIMS], hi[TAMM_MAX_DIMS], idx[TAMM_MAX_DIMS];
+        for (int d = 0; d < T->ndim; d++) {
+            lo[d] = r->idx[d] == TAMM_ALL ? 0 : r->idx[d];
+            hi[d] = r->idx[d] == TAMM_ALL ? T->nblocks[d] - 1 : r->idx[d];
+            idx[d] = lo[d];
+        }
+        for (;;) {
+            fb_add(T, tamm__block_lin_checked(T, idx), perm);
+            int d = T->ndim - 1;
+            while (d >= 0 && idx[d] == hi[d]) { idx[d] = lo[d]; d--; }
+            if (d < 0) break;
+            idx[d]++;
+        }
+    }
+    if (nfb > 1) {
+        if (nfb <= 16) { /* insertion sort: the common few-block task */
+            for (int i = 1; i < nfb; i++) {
+                fblk x = fb[i];
+                int j = i - 1;
+                while (j >= 0 && fb_cmp(&fb[j], &x) > 0) { fb[j + 1] = fb[j]; j--; }
+                fb[j + 1] = x;
+            }
+        } else {
+            qsort(fb, (size_t)nfb, sizeof *fb, fb_cmp);
+        }
+        int w = 0;
+        for (int i = 0; i < nfb; i++) {
+            if (w > 0 && fb[w - 1].T == fb[i].T && fb[w - 1].lin == fb[i].lin) fb[w - 1].perm |= fb[i].perm;
+            else fb[w++] = fb[i];
+        }
+        nfb = w;
+    }
+}
+
+#define EXEC_ALL (-2)
+
+/* Where a task runs: the owner of the first block it writes or accumulates
+ * (every rank if that block is replicated), else of the first block it
+ * names, else rank 0. */
+static int decide(const tamm_task *u)
+{
+    const tamm_ref *pick = NULL;
+    for (int pass = 0; pass < 2 && !pick; pass++)
+        for (int i = 0; i < u->nrefs; i++) {
+            const tamm_ref *r = &u->refs[i];
+            if (r->mode & TAMM_TEMP) continue;
+            if (pass == 0 && !(r->mode & (TAMM_WRITE | TAMM_ACCUM))) continue;
+            pick = r;
+            break;
+        }
+    if (!pick) return 0;
+    tamm_tensor *T = pick->tensor;
+    if (T->dist->replicated) return (pick->mode & (TAMM_WRITE | TAMM_ACCUM)) ? EXEC_ALL : 0;
+    long idx[TAMM_MAX_DIMS] = { 0 };
+    for (int d = 0; d < pick->nidx; d++) idx[d] = pick->idx[d] == TAMM_ALL ? 0 : pick->idx[d];
+    return T->blocks[pick->nidx ? tamm__block_lin_checked(T, idx) : 0].owner;
+}
+
+/* Enough validation to read the refs safely; anything wrong goes to
+ * tamm__submit, which reports it in the usual words. */
+static int refs_readable(const tamm_task *u)
+{
+    if (u->nrefs < 0 || (u->nrefs > 0 && !u->refs)) return 0;
+    for (int i = 0; i < u->nrefs; i++) {
+        const tamm_ref *r = &u->refs[i];
+        if (!r->tensor || !r->tensor->dist || atomic_load(&r->tensor->destroyed)) return 0;
+        if (r->nidx != 0 && r->nidx != r->tensor->ndim) return 0;
+        for (int d = 0; d < r->nidx; d++)
+            if (r->idx[d] != TAMM_ALL && (r->idx[d] < 0 || r->idx[d] >= r->tensor->nblocks[d])) return 0;
+        if (!(r->mode & TAMM_TEMP) && !(r->mode & 7u)) return 0;
+    }
+    return 1;
+}
+
+static void hash_task(const tamm_task *u, int coll, unsigned flags)
+{
+    uint64_t h = mix64(hcur, EV_TASK);
+    h = mix64(h, (uint64_t)(u->rank + 2) * 4 + (uint64_t)coll * 2 + ((flags & TAMM_TF_DESTROY) ? 1 : 0));
+    for (int i = 0; i < u->nrefs; i++) {
+        const tamm_ref *r = &u->refs[i];
+        h = mix64(h, (uint64_t)r->tensor->dist->id * 64 + (uint64_t)r->nidx * 4096 + r->mode);
+        for (int d = 0; d < r->nidx; d++) h = mix64(h, (uint64_t)r->idx[d]);
+    }
+    hcur = h;
+    event_done();
+}
+
+static tamm_task_s where_of(const tamm_task *u)
+{
+    tamm_task_s w;
+    memset(&w, 0, sizeof w);
+    w.label = u->label;
+    w.file = u->file;
+    w.line = u->line;
+    return w;
+}
+
+static void after_add(tamm_tensor *T, long lin, int peer, int tag)
+{
+    if (nafter == capafter) {
+        capafter = capafter ? 2 * capafter : 16;
+        after = tamm__xrealloc(after, (size_t)capafter * sizeof *after);
+    }
+    after[nafter].T = T;
+    after[nafter].lin = lin;
+    after[nafter].peer = peer;
+    after[nafter].tag = tag;
+    nafter++;
+}
+
+static int submit_collective(const tamm_task *u, const tamm_task_opts *o, unsigned flags)
+{
+    if (!token) {
+        size_t one = 1;
+        tamm_tensor_opts to;
+        memset(&to, 0, sizeof to);
+        to.dist = TAMM_DIST_REPLICATED;
+        token = tamm_tensor_create_ex("tamm:collectives", TAMM_I32, 1, &one, &one, &to);
+        if (!token) return TAMM_ENOMEM;
+    }
+    /* the leaf of this rank: its own blocks, in the modes asked; no data moves */
+    int n = 0;
+    if (caplrefs < nfb + 1) {
+        caplrefs = nfb + 1;
+        lrefs = tamm__xrealloc(lrefs, (size_t)caplrefs * sizeof *lrefs);
+    }
+    for (int i = 0; i < nfb; i++) {
+        tamm_tensor *T = fb[i].T;
+        long lin = fb[i].lin;
+        tamm_dist_tensor *D = T->dist;
+        int o2 = T->blocks[lin].owner;
+        if (fb[i].perm & (TAMM_WRITE | TAMM_ACCUM)) {
+            end_run(T, lin);
+            D->st[lin] |= TAMM_DS_WRITTEN;
+            if (!D->replicated) holders_only(T, lin, o2, -1);
+        }
+        if (o2 != me && !D->replicated) continue;
+        tamm_ref *r = &lrefs[n++];
+        memset(r, 0, sizeof *r);
+        r->tensor = T;
+        r->nidx = T->ndim;
+        tamm__block_idx(T, lin, r->idx);
+        r->mode = fb[i].perm;
+    }
+    memset(&lrefs[n], 0, sizeof lrefs[n]);
+    lrefs[n].tensor = token;
+    lrefs[n].nidx = 0;
+    lrefs[n].mode = TAMM_WRITE | TAMM_PERMISSION_ONLY;
+    n++;
+    tamm_task t = *u;
+    t.refs = lrefs;
+    t.nrefs = n;
+    return tamm__submit(NULL, &t, o, flags | TAMM_TF_INTERNAL, NULL);
+}
+
+int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flags, tamm_task_s **out)
+{
+    if (out) *out = NULL;
+    if (!u || !refs_readable(u)) return tamm__submit(NULL, u, o, flags | TAMM_TF_INTERNAL, out);
+    uint64_t t0 = tamm__now_ns();
+    int coll = o && o->collective;
+    int destroy = (flags & TAMM_TF_DESTROY) != 0;
+    hash_task(u, coll, flags);
+    stats.tasks++;
+    tamm_task_s w = where_of(u);
+    int exec;
+    if (destroy || coll) {
+        exec = EXEC_ALL;
+    } else if (u->rank >= 0) {
+        if (u->rank >= nranks)
+            return tamm__error(&w, TAMM_EINVAL, "on(%d): the run has %d ranks (0 to %d)", u->rank, nranks, nranks - 1);
+        exec = u->rank;
+    } else {
+        exec = decide(u);
+    }
+    expand(u->refs, u->nrefs);
+    if (coll) {
+        stats.executed++;
+        return submit_collective(u, o, flags);
+    }
+    /* replicated tensors are written by tasks that run on every rank, and only by them */
+    for (int i = 0; i < nfb && !destroy; i++) {
+        if (!(fb[i].perm & (TAMM_WRITE | TAMM_ACCUM))) continue;
+        int rep = fb[i].T->dist->replicated;
+        char bn[128];
+        if (rep && exec != EXEC_ALL)
+            return tamm__error(&w, TAMM_EINVAL, "the task runs on rank %d but modifies %s of replicated tensor '%s' "
+                               "(a task that writes a replicated tensor runs on every rank: name that block first)",
+                               exec, tamm__block_name(fb[i].T, fb[i].lin, bn, sizeof bn), fb[i].T->name);
+        if (!rep && exec == EXEC_ALL)
+            return tamm__error(&w, TAMM_EINVAL, "the task modifies replicated data, so it runs on every rank, but it "
+                               "also modifies %s of distributed tensor '%s'",
+                               tamm__block_name(fb[i].T, fb[i].lin, bn, sizeof bn), fb[i].T->name);
+    }
+    int mine = exec == EXEC_ALL || exec == me;
+    nafter = 0;
+    for (int i = 0; i < nfb; i++) {
+        tamm_tensor *T = fb[i].T;
+        long lin = fb[i].lin;
+        unsigned p = fb[i].perm;
+        tamm_dist_tensor *D = T->dist;
+        int ow = T->blocks[lin].owner;
+        if (destroy) {
+            end_run(T, lin);
+            continue;
+        }
+        if (D->replicated) {
+            if (p & (TAMM_WRITE | TAMM_ACCUM)) D->st[lin] |= TAMM_DS_WRITTEN;
+            continue;
+        }
+        if (p == TAMM_ACCUM) {
+            if (!(D->st[lin] & TAMM_DS_RUN)) open_run(T, lin);
+            uint64_t *c = tamm__dist_set(D->contrib, D, lin);
+            if (exec != ow && !tamm__rs_has(c, exec)) {
+                tamm__rs_add(c, exec);
+                if (me == exec) pseudo(PK_ZERO, T, lin, TAMM_WRITE, -1, 0);
+            }
+            continue;
+        }
+        end_run(T, lin);
+        if (exec == EXEC_ALL) {
+            for (int r = 0; r < nranks; r++)
+                if (r != ow) need_copy(T, lin, r);
+        } else if (exec != ow) {
+            need_copy(T, lin, exec);
+        }
+        if (p & TAMM_WRITE) { /* write, readwrite, read+accumulate: exclusive */
+            D->st[lin] |= TAMM_DS_WRITTEN;
+            if (exec != ow) {
+                int tag = msg_tag(exec, ow);
+                if (me == exec) after_add(T, lin, ow, tag);
+                else if (me == ow) pseudo(PK_RECV, T, lin, TAMM_WRITE, exec, tag);
+                holders_only(T, lin, ow, exec);
+            } else {
+                holders_only(T, lin, ow, -1);
+            }
+        } else if (p == (TAMM_READ | TAMM_ACCUM)) {
+            /* read+accumulate counts as write (docs/runtime.md) */
+            D->st[lin] |= TAMM_DS_WRITTEN;
+            if (exec != ow) {
+                int tag = msg_tag(exec, ow);
+                if (me == exec) after_add(T, lin, ow, tag);
+                else if (me == ow) pseudo(PK_RECV, T, lin, TAMM_WRITE, exec, tag);
+                holders_only(T, lin, ow, exec);
+            } else {
+                holders_only(T, lin, ow, -1);
+            }
+        }
+    }
+    if (destroy) {
+        /* drop the tensor's entries from the list of open runs: it will be freed */
+        int k = 0;
+        tamm_tensor *T = u->refs[0].tensor;
+        for (int i = 0; i < nruns; i++)
+            if (runs[i].T != T) runs[k++] = runs[i];
+        nruns = k;
+    }
+    if (!mine) {
+        stats.skipped++;
+        stats.skip_ns += tamm__now_ns() - t0;
+        return TAMM_OK;
+    }
+    stats.executed++;
+    int rc = tamm__submit(NULL, u, o, flags | TAMM_TF_INTERNAL, out);
+    for (int i = 0; i < nafter; i++)
+        pseudo(PK_SEND, after[i].T, after[i].lin, TAMM_READ, after[i].peer, after[i].tag);
+    nafter = 0;
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* collective tasks: all ranks at once                                  */
+/* ------------------------------------------------------------------ */
+typedef struct agree_op { tamm_comm_op c; tamm_task_s *t; } agree_op;
+
+static void agree_finish(tamm_handoff *h)
+{
+    agree_op *a = (agree_op *)h;
+    tamm_task_s *t = a->t;
+    free(a);
+    atomic_fetch_sub_explicit(&tamm__handoff_inflight, 1, memory_order_release);
+    t->flags |= TAMM_TF_AGREED;
+    tamm__task_make_ready(t);
+}
+
+void tamm__flow_collective_ready(tamm_task_s *t)
+{
+    agree_op *a = tamm__xcalloc(1, sizeof *a);
+    a->c.h.finish = agree_finish;
+    a->c.kind = TAMM_COP_AGREE;
+    a->t = t;
+    tamm__comm_post(&a->c);
+}
+
+/* ------------------------------------------------------------------ */
+/* top level: synchronisation, tamm_block, gather / scatter              */
+/* ------------------------------------------------------------------ */
+void tamm__flow_sync(int kind)
+{
+    end_all_runs();
+    hcur = mix64(mix64(hcur, EV_SYNC), (uint64_t)kind);
+    event_done();
+    tamm__comm_sync(kind, tamm__flow_stream_count(), hcur);
+}
+
+static int sentinel_ready(void *arg)
+{
+    tamm_task_s *t = arg;
+    return atomic_load_explicit(&t->ready_flag, memory_order_acquire) != 0;
+}
+
+/* A bodiless local task with refs; returns once it may run (the caller then
+ * works and calls tamm__task_finish_sentinel). */
+static int local_sentinel(const tamm_ref *refs, int n, const char *what, tamm_task_s **out)
+{
+    tamm_task sk;
+    memset(&sk, 0, sizeof sk);
+    sk.refs = refs;
+    sk.nrefs = n;
+    sk.label = what;
+    sk.rank = -1;
+    tamm_task_s *t = NULL;
+    int rc = tamm__submit(NULL, &sk, NULL, TAMM_TF_SENTINEL | TAMM_TF_INTERNAL, &t);
+    if (rc) return rc;
+    rc = tamm__help_until(sentinel_ready, t);
+    if (rc) return tamm__error(NULL, rc, "%s: the tasks using the block can never run", what);
+    *out = t;
+    return TAMM_OK;
+}
+
+void *tamm__flow_block_at(tamm_tensor *T, const long *idx, int n)
+{
+    long lin = T && idx && T->dist ? tamm__block_lin(T, idx, n) : -1;
+    if (lin < 0) {
+        if (!T) tamm__error(NULL, TAMM_EINVAL, "tamm_block: the tensor is NULL");
+        else if (!idx || n != T->ndim)
+            tamm__error(NULL, TAMM_EINVAL, "tamm_block on '%s': %d indices given, the tensor has %d dimensions",
+                        T->name, idx ? n : 0, T->ndim);
+        else tamm__error(NULL, TAMM_ERANGE, "tamm_block on '%s': block index out of range", T->name);
+        return NULL;
+    }
+    tamm_dist_tensor *D = T->dist;
+    hcur = mix64(mix64(mix64(hcur, EV_BLOCK), (uint64_t)D->id), (uint64_t)lin);
+    event_done();
+    int ow = T->blocks[lin].owner;
+    unsigned mode = TAMM_READWRITE;
+    if (D->replicated) {
+        D->st[lin] |= TAMM_DS_WRITTEN; /* every rank changes its copy the same way */
+    } else {
+        end_run(T, lin);
+        for (int r = 0; r < nranks; r++)
+            if (r != ow) need_copy(T, lin, r);
+        /* the owner's copy is the block (the program may change it); the
+         * others get a synchronised copy whose changes go nowhere: it is no
+         * longer the current version, and the local sentinel is exclusive, so
+         * no send of this copy (a put-back) is still in flight */
+        D->st[lin] |= TAMM_DS_WRITTEN;
+        holders_only(T, lin, ow, -1);
+    }
+    tamm_ref r;
+    memset(&r, 0, sizeof r);
+    r.tensor = T;
+    r.nidx = n;
+    memcpy(r.idx, idx, (size_t)n * sizeof(long));
+    r.mode = mode;
+    tamm_task_s *t = NULL;
+    if (local_sentinel(&r, 1, "tamm_block", &t)) return NULL;
+    tamm_block_s *b = &T->blocks[lin];
+    tamm__spin_lock(&b->lock);
+    void *home = tamm__block_home(T, lin);
+    tamm__spin_unlock(&b->lock);
+    tamm__task_finish_sentinel(t);
+    return home;
+}
+
+int tamm__flow_whole(tamm_tensor *T, void *arr, int to_arr)
+{
+    const char *what = to_arr ? "tamm_tensor_gather" : "tamm_tensor_scatter";
+    if (!T || !arr || !T->dist) return tamm__error(NULL, TAMM_EINVAL, "%s: %s is NULL", what, T ? "the array" : "the tensor");
+    tamm_dist_tensor *D = T->dist;
+    hcur = mix64(mix64(hcur, to_arr ? EV_GATHER : EV_SCATTER), (uint64_t)D->id);
+    event_done();
+    for (long b = 0; b < T->nblk; b++) {
+        int ow = T->blocks[b].owner;
+        if (D->replicated) {
+            if (!to_arr) D->st[b] |= TAMM_DS_WRITTEN;
+            continue;
+        }
+        end_run(T, b);
+        if (to_arr) {
+            for (int r = 0; r < nranks; r++)
+                if (r != ow) need_copy(T, b, r);
+        } else {
+            D->st[b] |= TAMM_DS_WRITTEN;
+            holders_only(T, b, ow, -1);
+        }
+    }
+    /* gather reads every block here; scatter writes the blocks this rank owns */
+    tamm_ref *refs;
+    int n = 0;
+    if (to_arr || D->replicated) {
+        refs = tamm__xcalloc(1, sizeof *refs);
+        refs[0].tensor = T;
+        refs[0].nidx = 0;
+        refs[0].mode = to_arr ? TAMM_READ : TAMM_WRITE;
+        n = 1;
+    } else {
+        refs = tamm__xcalloc((size_t)T->nblk + 1, sizeof *refs);
+        for (long b = 0; b < T->nblk; b++) {
+            if (T->blocks[b].owner != me) continue;
+            refs[n].tensor = T;
+            refs[n].nidx = T->ndim;
+            tamm__block_idx(T, b, refs[n].idx);
+            refs[n].mode = TAMM_WRITE;
+            n++;
+        }
+    }
+    int rc = TAMM_OK;
+    if (n > 0) {
+        tamm_task_s *t = NULL;
+        rc = local_sentinel(refs, n, what, &t);
+        if (!rc) {
+            for (long b = 0; b < T->nblk; b++) {
+                if (!to_arr && !D->replicated && T->blocks[b].owner != me) continue;
+                tamm_block_s *blk = &T->blocks[b];
+                tamm__spin_lock(&blk->lock);
+                void *home = tamm__block_home(T, b);
+                tamm__spin_unlock(&blk->lock);
+                tamm__block_copy(T, b, home, arr, to_arr);
+            }
+            tamm__task_finish_sentinel(t);
+        }
+    }
+    free(refs);
+    return rc ? rc : tamm__error_take();
+}
+
+/* ------------------------------------------------------------------ */
+/* sessions and statistics                                              */
+/* ------------------------------------------------------------------ */
+int tamm__flow_session_start(void)
+{
+    me = tamm__comm_rank();
+    nranks = tamm__comm_size();
+    next_tensor_id = 0;
+    token = NULL;
+    hcur = 0x7A3D5E1F00000000ull;
+    atomic_store(&hcount, 0);
+    hist_put(0, hcur);
+    memset(&stats, 0, sizeof stats);
+    atomic_store(&comm_ns, 0);
+    atomic_store(&exposed_ns, 0);
+    nruns = 0;
+    tamm__flow_on = nranks > 1;
+    if (tamm__flow_on) {
+        seq_to = tamm__xcalloc((size_t)nranks, sizeof *seq_to);
+        seq_from = tamm__xcalloc((size_t)nranks, sizeof *seq_from);
+    }
+    return TAMM_OK;
+}
+
+void tamm__flow_session_end(void)
+{
+    tamm__flow_on = 0;
+    free(seq_to);
+    free(seq_from);
+    seq_to = seq_from = NULL;
+    free(runs);
+    runs = NULL;
+    nruns = capruns = 0;
+    free(fb);
+    fb = NULL;
+    nfb = capfb = 0;
+    free(lrefs);
+    lrefs = NULL;
+    caplrefs = 0;
+    free(after);
+    after = NULL;
+    capafter = 0;
+    token = NULL;
+    atomic_store(&hcount, 0);
+    for (int c = 0; c < HNCHUNK && hist[c]; c++) {
+        free(hist[c]);
+        hist[c] = NULL;
+    }
+}
+
+void tamm__flow_note_comm(uint64_t dt, int exposed)
+{
+    atomic_fetch_add_explicit(&comm_ns, dt, memory_order_relaxed);
+    if (exposed) atomic_fetch_add_explicit(&exposed_ns, dt, memory_order_relaxed);
+}
+
+void tamm__flow_get_stats(tamm_flow_stats *s)
+{
+    *s = stats;
+    s->comm_ns = atomic_load(&comm_ns);
+    s->exposed_ns = atomic_load(&exposed_ns);
+}

@@ -1,0 +1,74 @@
+/*
+ * mpi_flow.h — the sequential task flow over several ranks (SPEC sections 5
+ * and 7): every rank submits every top-level task; each rank decides alone,
+ * from the same stream, where each task runs and which blocks it must send
+ * and receive.  No per-task message is exchanged beyond the block data.
+ *
+ * Per block, every rank keeps the same state (dist.h): which ranks hold the
+ * current version, whether the block was ever modified, and the open
+ * accumulation run.  For a top-level task T running on rank e (the owner of
+ * the first block it writes or accumulates, `on(r)`, or every rank for a
+ * collective) and each block b of its permissions, owned by o:
+ *   read or write permission, e not a holder: o submits a local "send"
+ *     pseudo-task (read permission on b, so it follows b's last writer at o
+ *     and precedes the next) and e a "receive" pseudo-task (write permission
+ *     on its copy of b, before T) — the seed's Get.  A never-modified block
+ *     is made locally (zeros or the generator) instead.
+ *   write permission, e != o: after T, e sends its copy back (a pseudo-task
+ *     after T) and o receives it (write permission) — the seed's Put; e and
+ *     o then hold the new version, nobody else.
+ *   accumulate only: the run of consecutive accumulations into b is open
+ *     until the next read or write of b (or a synchronisation point); each
+ *     contributor rank != o zeroes its copy once and sums its tasks into it;
+ *     when the run closes it sends the sum, which o adds to b (AccAll).
+ * Messages between a pair of ranks are tagged with that pair's count of
+ * earlier messages, which both ends compute from the stream.  A rank that
+ * neither runs T nor owns one of its blocks only updates the block state
+ * (no task is created).  The per-block state is that of the sending and
+ * receiving ends, so both always agree without asking each other.
+ */
+#ifndef TAMM_MPI_FLOW_H
+#define TAMM_MPI_FLOW_H
+
+#include "task.h"
+#include "tensor.h"
+#include <stdint.h>
+
+/** Nonzero while a session runs on several ranks: top-level tasks go through the flow. */
+extern int tamm__flow_on;
+
+int tamm__flow_session_start(void);
+void tamm__flow_session_end(void);
+
+/** A top-level task (tamm__submit forwards them when tamm__flow_on). */
+int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flags, tamm_task_s **out);
+/** A collective task's local dependences are satisfied: agree with the other ranks, then run. */
+void tamm__flow_collective_ready(tamm_task_s *t);
+/** Every rank created tensor T (stream event; gives T its id). */
+void tamm__flow_tensor_created(tamm_tensor *T);
+
+/** Top level: tamm_wait_all / tamm_barrier (kind TAMM_SYNC_WAIT) and
+ *  tamm_finalize (TAMM_SYNC_FINAL): close the open accumulation runs, and
+ *  exchange the stream position with every rank. */
+void tamm__flow_sync(int kind);
+/** tamm_block outside a task, tamm_tensor_gather / _scatter, over the ranks. */
+void *tamm__flow_block_at(tamm_tensor *T, const long *idx, int n);
+int tamm__flow_whole(tamm_tensor *T, void *arr, int to_arr);
+
+/** Length of this rank's top-level stream and its hash after `count` events
+ *  (0 if that is no longer recorded).  Any thread. */
+uint64_t tamm__flow_stream_count(void);
+int tamm__flow_stream_hash(uint64_t count, uint64_t *hash);
+
+/** Statistics of the session (TAMM_STATS, benchmarks). */
+typedef struct tamm_flow_stats {
+    uint64_t tasks, executed, skipped;   /* top-level tasks seen / run here / skipped */
+    uint64_t skip_ns;                    /* time spent deciding the skipped ones */
+    uint64_t msgs_sent, msgs_recv;
+    uint64_t comm_ns, exposed_ns;        /* time with messages in flight; of it, with every worker idle */
+} tamm_flow_stats;
+void tamm__flow_get_stats(tamm_flow_stats *s);
+/** The progress engine samples overlap: dt with messages in flight, of which `exposed` with all workers idle. */
+void tamm__flow_note_comm(uint64_t dt, int exposed);
+
+#endif

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# pregen_current.sh TAMMCC — the pregenerated sources that GPU machines build
+# (tests/gpu/pregen, bench/gpu/pregen) are what TAMMCC generates now; if not,
+# run tests/gpu/regen.sh TAMMCC and commit.
+set -uo pipefail
+tammcc=$1
+cd "$(dirname "$0")/../.." || exit 1
+bad=0
+check() { # source outdir
+    local n
+    n=$(basename "$1" .c)
+    for k in c cuda; do
+        local ext=$k; [ $k = cuda ] && ext=cu
+        if ! "$tammcc" --emit=$k "$1" | diff -q - "$2/$n.tamm.$ext" > /dev/null; then
+            echo "pregen_current: $2/$n.tamm.$ext is not what tammcc --emit=$k $1 gives now"
+            bad=1
+        fi
+    done
+}
+for f in tests/tammcc_cuda/*.c; do [ "$(basename "$f")" = cuda_variant.c ] || check "$f" tests/gpu/pregen; done
+for f in bench/gpu/b[0-9]*.c; do check "$f" bench/gpu/pregen; done
+[ $bad = 0 ] && echo "pregen_current: tests/gpu/pregen and bench/gpu/pregen are current"
+exit $bad

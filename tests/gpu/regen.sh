@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# regen.sh [TAMMCC] — regenerate the tammcc output that GPU machines build
+# without libclang: tests/gpu/pregen/ (the programs of tests/tammcc_cuda) and
+# bench/gpu/pregen/ (the GrCUDA benchmark ports).  Run from anywhere after a
+# build with tammcc; commit the result.  tests/gpu/pregen_current.sh checks
+# that the committed files are what tammcc generates now.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+tammcc=${1:-$top/build/tammcc/tammcc}
+[ -x "$tammcc" ] || { echo "regen.sh: no tammcc at $tammcc (pass its path)" >&2; exit 1; }
+cd "$top"
+gen() { # source dir outdir
+    local src=$1 out=$2 n
+    n=$(basename "$src" .c)
+    "$tammcc" --emit=c "$src" > "$out/$n.tamm.c"
+    "$tammcc" --emit=cuda "$src" > "$out/$n.tamm.cu"
+}
+# cuda_variant.c's "CUDA variant" is a host function (it tests emission only): not for a GPU
+for f in tests/tammcc_cuda/*.c; do [ "$(basename "$f")" = cuda_variant.c ] || gen "$f" tests/gpu/pregen; done
+for f in bench/gpu/b[0-9]*.c; do [ -e "$f" ] && gen "$f" bench/gpu/pregen; done
+echo "regen.sh: regenerated tests/gpu/pregen and bench/gpu/pregen with $tammcc"

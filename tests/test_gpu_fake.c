@@ -1,0 +1,605 @@
+/*
+ * test_gpu_fake.c — the GPU code paths of the runtime on a simulated device
+ * (TAMM_CUDA_FAKE=n: host memory stands in for device memory, events complete
+ * a few polls late; rt/devops_fake.c).  Everything above the device interface
+ * is the real code: dispatch and flushes (cuda_worker.c), the execution FSM in
+ * a GPU's memory with LRU eviction and write-back (cuda_unit.c), the CUDA
+ * worker's streams, records and progress, and the policies (sched_gpu.c).
+ *
+ *   random_dag   random tasks (write / readwrite / accumulate, CPU-only,
+ *                CUDA-only or both variants) checked against a sequential
+ *                evaluation, top-level reads in between; 1 and 2 simulated GPUs,
+ *                every policy, and a memory limit of a few blocks (evictions of
+ *                dirty blocks must happen and be written back);
+ *   private      temps, cancellable writes and concurrent accumulations into
+ *                one block on a GPU (private device buffers, committed at the home);
+ *   mixed        tasks with both variants run on the CPU and the GPU at once (eft);
+ *   too_big      a CUDA-only task whose blocks exceed TAMM_CUDA_MEMORY_LIMIT is a
+ *                clear error, never a hang; with a CPU variant it runs on the CPU;
+ *   no_device    TAMM_NUM_GPUS=0: CPU variants run, a CUDA-only task is an error;
+ *   config       invalid TAMM_NUM_GPUS / TAMM_SCHED / TAMM_CUDA_MEMORY_LIMIT /
+ *                TAMM_CUDA_FAKE are rejected naming the variable.
+ * Each case runs in a child process.
+ *
+ * The same file, built with -DTAMM_TEST_REAL_GPU and tests/gpu/kernels.cu
+ * (tests/gpu/CMakeLists.txt, ctest label gpu), runs these cases on real GPUs:
+ * the GPU variants then launch CUDA kernels on tamm_cuda_stream(), and the
+ * program exits 77 (skipped) when there is no device.
+ */
+#include "tamm_util.h"
+#include "gpu.h"
+#include "tensor.h"
+
+long tamm__fake_live_allocs(void);
+
+/* What a GPU variant does to its buffers: host loops on the simulated device,
+ * kernels on tamm_cuda_stream() on a real one (tests/gpu/kernels.cu). */
+static void apply(uint64_t *dst, const uint64_t *src, int kind, uint64_t k, size_t n);
+static void fill(uint64_t *x, uint64_t v, int plus_index, size_t n)
+{
+    for (size_t e = 0; e < n; e++) x[e] = v + (plus_index ? (uint64_t)e : 0);
+}
+static void axpb(uint64_t *x, uint64_t a, uint64_t b, size_t n)
+{
+    for (size_t e = 0; e < n; e++) x[e] = a * x[e] + b;
+}
+#ifdef TAMM_TEST_REAL_GPU
+void tg_apply_dev(uint64_t *dst, const uint64_t *src, int kind, uint64_t k, size_t n, void *stream);
+void tg_fill_dev(uint64_t *x, uint64_t v, int plus_index, size_t n, void *stream);
+void tg_axpb_dev(uint64_t *x, uint64_t a, uint64_t b, size_t n, void *stream);
+#define DEV_APPLY(d, s, kind, k, n) tg_apply_dev(d, s, kind, k, n, tamm_cuda_stream())
+#define DEV_FILL(x, v, pi, n) tg_fill_dev(x, v, pi, n, tamm_cuda_stream())
+#define DEV_AXPB(x, a, b, n) tg_axpb_dev(x, a, b, n, tamm_cuda_stream())
+#define FAKE_ENV(e) "TAMM_CUDA_FAKE" /* unset: the real devices */
+int tg_dgemm_dev(void *cublas, int n, const double *a, const double *b, double *c); /* c += a b, 0 on success */
+#else
+#define DEV_APPLY(d, s, kind, k, n) apply(d, s, kind, k, n)
+#define DEV_FILL(x, v, pi, n) fill(x, v, pi, n)
+#define DEV_AXPB(x, a, b, n) axpb(x, a, b, n)
+#define FAKE_ENV(e) e
+#endif
+
+#define TILE 16
+#define NBLK 12
+
+/* ------------------------------------------------------------------ */
+/* random DAG                                                            */
+/* ------------------------------------------------------------------ */
+enum { K_WRITE, K_RW, K_ACC };
+typedef struct { tamm_tensor *T; long d, s; int kind; uint64_t k; } op_args;
+static atomic_int cpu_runs, gpu_runs;
+
+static void apply(uint64_t *dst, const uint64_t *src, int kind, uint64_t k, size_t n)
+{
+    for (size_t e = 0; e < n; e++) {
+        if (kind == K_WRITE) dst[e] = src[e] + k + e;
+        else if (kind == K_RW) dst[e] = dst[e] * 3 + src[e] + k;
+        else dst[e] += src[e] * 2 + k; /* into a zeroed private buffer or the block itself */
+    }
+}
+
+static void op_body(tamm_ctx *ctx, op_args *a, int on_gpu)
+{
+    long di[1] = { a->d }, si[1] = { a->s };
+    const uint64_t *src = tamm_get_buf_read(ctx, a->T, si);
+    uint64_t *dst = a->kind == K_WRITE ? tamm_get_buf_write(ctx, a->T, di)
+                  : a->kind == K_RW ? tamm_get_buf_readwrite(ctx, a->T, di) : tamm_get_buf_accum(ctx, a->T, di);
+    TCHECK(src && dst);
+    TCHECK(on_gpu ? tamm_cuda_stream() != NULL : tamm_cuda_stream() == NULL);
+    if (src && dst) {
+        if (on_gpu) DEV_APPLY(dst, src, a->kind, a->k, TILE);
+        else apply(dst, src, a->kind, a->k, TILE);
+    }
+    tamm_release_cancel(ctx, (void *)src);
+    if (a->kind == K_ACC) tamm_release_add(ctx, dst); else tamm_release_put(ctx, dst);
+}
+
+static void op_cpu(tamm_ctx *ctx, void *p) { atomic_fetch_add(&cpu_runs, 1); op_body(ctx, p, 0); }
+static void op_gpu(tamm_ctx *ctx, void *p) { atomic_fetch_add(&gpu_runs, 1); op_body(ctx, p, 1); }
+
+static uint64_t rnd(uint64_t *s) { *s ^= *s << 13; *s ^= *s >> 7; *s ^= *s << 17; return *s; }
+
+typedef struct { unsigned seed; int ntasks; int expect_evict; int variants; } dag_cfg; /* variants: 0 mixed, 1 both always */
+
+static int random_dag(void *arg)
+{
+    dag_cfg *c = arg;
+    tu_init();
+    CHECK(tamm_num_gpus() > 0);
+    tamm_tensor *T = tu_vec("X", NBLK, TILE);
+    uint64_t ref[NBLK][TILE];
+    memset(ref, 0, sizeof ref);
+    uint64_t s = 0x9E3779B97F4A7C15ull ^ c->seed;
+    for (int i = 0; i < c->ntasks; i++) {
+        op_args a = { T, (long)(rnd(&s) % NBLK), 0, (int)(rnd(&s) % 3), rnd(&s) % 1000 };
+        do a.s = (long)(rnd(&s) % NBLK); while (a.s == a.d);
+        int v = c->variants ? 2 : (int)(rnd(&s) % 3); /* 0 cpu only, 1 cuda only, 2 both */
+        apply(ref[a.d], ref[a.s], a.kind, a.k, TILE);
+        tamm_ref refs[2] = { tu_ref1(T, TAMM_READ, a.s),
+                             tu_ref1(T, a.kind == K_WRITE ? TAMM_WRITE : a.kind == K_RW ? TAMM_READWRITE : TAMM_ACCUM, a.d) };
+        tamm_task t = tu_task(v == 1 ? NULL : op_cpu, &a, sizeof a, refs, 2, "op", __FILE__, __LINE__);
+        t.cuda = v == 0 ? NULL : op_gpu;
+        CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+        if (rnd(&s) % 16 == 0) { /* a top-level read sees everything before it */
+            long b = (long)(rnd(&s) % NBLK);
+            const uint64_t *p = tamm_block(T, b);
+            CHECK_NOTNULL(p);
+            if (p) CHECK_MSG(!memcmp(p, ref[b], sizeof ref[b]), "top-level read of X[%ld] after task %d differs", b, i);
+        }
+    }
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+    uint64_t all[NBLK * TILE];
+    CHECK_EQ_INT(tamm_tensor_gather(T, all), TAMM_OK);
+    int bad = -1;
+    for (int b = 0; b < NBLK && bad < 0; b++)
+        if (memcmp(&all[b * TILE], ref[b], sizeof ref[b])) bad = b;
+    CHECK_MSG(bad < 0, "block X[%d] differs from the sequential evaluation", bad);
+    CHECK_MSG(atomic_load(&gpu_runs) > 0, "no task ran on the (simulated) GPU");
+    if (c->expect_evict) {
+        unsigned long long ev = 0;
+        for (int g = 0; g < tamm__gpus.n; g++) ev += atomic_load(&tamm__gpus.g[g].nevict);
+        CHECK_MSG(ev > 0, "the memory limit never made the GPU evict a block");
+        for (int g = 0; g < tamm__gpus.n; g++)
+            CHECK_MSG(tamm__gpus.g[g].peak <= tamm__gpus.g[g].limit, "GPU %d used %zu bytes, over its limit %zu", g,
+                      tamm__gpus.g[g].peak, tamm__gpus.g[g].limit);
+    }
+    CHECK_TASKS_OK();
+    tamm_tensor_destroy(T);
+    TU_FINALIZE();
+#ifndef TAMM_TEST_REAL_GPU
+    CHECK_EQ_INT(tamm__fake_live_allocs(), 0);
+#endif
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* private device buffers: temps, cancellable writes, concurrent sums    */
+/* ------------------------------------------------------------------ */
+typedef struct { tamm_tensor *T; long b; uint64_t v; int what; } priv_args;
+enum { P_RW, P_TMP_ADD, P_CWRITE, P_CWRITE_CANCEL, P_ACC };
+
+static void priv_gpu(tamm_ctx *ctx, void *p)
+{
+    priv_args *a = p;
+    long i[1] = { a->b };
+    uint64_t *x;
+    switch (a->what) {
+    case P_RW:
+        x = tamm_get_buf_readwrite(ctx, a->T, i);
+        DEV_AXPB(x, 2, a->v, TILE);
+        tamm_release_put(ctx, x);
+        break;
+    case P_TMP_ADD:
+        x = tamm_get_buf_tmp(ctx, a->T, i);
+        DEV_FILL(x, a->v, 0, TILE);
+        tamm_release_add(ctx, x);
+        break;
+    case P_CWRITE: case P_CWRITE_CANCEL:
+        x = tamm_get_buf_cwrite(ctx, a->T, i);
+        DEV_FILL(x, a->v, 1, TILE);
+        if (a->what == P_CWRITE) tamm_release_put(ctx, x); else tamm_release_cancel(ctx, x);
+        break;
+    default:
+        x = tamm_get_buf_accum(ctx, a->T, i);
+        DEV_AXPB(x, 1, a->v, TILE);
+        tamm_release_add(ctx, x);
+        break;
+    }
+}
+
+static void submit_priv(tamm_tensor *T, long b, int what, uint64_t v)
+{
+    priv_args a = { T, b, v, what };
+    unsigned m = what == P_RW ? TAMM_READWRITE : what == P_TMP_ADD || what == P_ACC ? TAMM_ACCUM : TAMM_WRITE;
+    if (what == P_CWRITE || what == P_CWRITE_CANCEL) m |= TAMM_CANCELLABLE;
+    tamm_ref r = tu_ref1(T, m, b);
+    tamm_task t = tu_task(NULL, &a, sizeof a, &r, 1, "priv", __FILE__, __LINE__);
+    t.cuda = priv_gpu;
+    CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+}
+
+static int private_bufs(void *arg)
+{
+    (void)arg;
+    tu_init();
+    tamm_tensor *T = tu_vec("P", 3, TILE);
+    uint64_t ref[3][TILE];
+    memset(ref, 0, sizeof ref);
+    for (int rep = 0; rep < 5; rep++) {
+        submit_priv(T, 0, P_RW, 7);        /* leaves P[0] dirty on the GPU */
+        for (int e = 0; e < TILE; e++) ref[0][e] = ref[0][e] * 2 + 7;
+        submit_priv(T, 0, P_TMP_ADD, 5);   /* summed into the home after the dirty copy is written back */
+        for (int e = 0; e < TILE; e++) ref[0][e] += 5;
+        submit_priv(T, 1, P_RW, 1);
+        for (int e = 0; e < TILE; e++) ref[1][e] = ref[1][e] * 2 + 1;
+        submit_priv(T, 1, P_CWRITE, 100);  /* overwrites the dirty copy */
+        for (int e = 0; e < TILE; e++) ref[1][e] = 100 + (uint64_t)e;
+        submit_priv(T, 1, P_CWRITE_CANCEL, 999);
+        for (int k = 1; k <= 6; k++) {     /* concurrent accumulations: one in place, the rest private */
+            submit_priv(T, 2, P_ACC, (uint64_t)k);
+            for (int e = 0; e < TILE; e++) ref[2][e] += (uint64_t)k;
+        }
+    }
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+    for (long b = 0; b < 3; b++) {
+        const uint64_t *p = tamm_block(T, b);
+        CHECK_MSG(p && !memcmp(p, ref[b], sizeof ref[b]), "P[%ld] differs (first element %llu, expected %llu)", b,
+                  p ? (unsigned long long)p[0] : 0ull, (unsigned long long)ref[b][0]);
+    }
+    tamm_tensor_destroy(T);
+    TU_FINALIZE();
+#ifndef TAMM_TEST_REAL_GPU
+    CHECK_EQ_INT(tamm__fake_live_allocs(), 0);
+#endif
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* CPU and GPU at once                                                   */
+/* ------------------------------------------------------------------ */
+typedef struct { tamm_tensor *T; long b; } mix_args;
+static void spin_us(int us) { double end = h_now() + us * 1e-6; while (h_now() < end) {} }
+static void mix_cpu(tamm_ctx *ctx, void *p)
+{
+    mix_args *a = p;
+    long i[1] = { a->b };
+    atomic_fetch_add(&cpu_runs, 1);
+    uint64_t *x = tamm_get_buf_readwrite(ctx, a->T, i);
+    axpb(x, 1, (uint64_t)(a->b + 1), TILE);
+    spin_us(200);
+    tamm_release_put(ctx, x);
+}
+static void mix_gpu(tamm_ctx *ctx, void *p)
+{
+    mix_args *a = p;
+    long i[1] = { a->b };
+    atomic_fetch_add(&gpu_runs, 1);
+    uint64_t *x = tamm_get_buf_readwrite(ctx, a->T, i);
+    DEV_AXPB(x, 1, (uint64_t)(a->b + 1), TILE);
+#ifndef TAMM_TEST_REAL_GPU
+    spin_us(200);
+#endif
+    tamm_release_put(ctx, x);
+}
+
+static int mixed(void *arg)
+{
+    (void)arg;
+    tu_init();
+    long nb = 64;
+    tamm_tensor *T = tu_vec("M", nb, TILE);
+    for (int rep = 0; rep < 4; rep++)
+        for (long b = 0; b < nb; b++) {
+            mix_args a = { T, b };
+            tamm_ref r = tu_ref1(T, TAMM_READWRITE, b);
+            tamm_task t = tu_task(mix_cpu, &a, sizeof a, &r, 1, "mix", __FILE__, __LINE__);
+            t.cuda = mix_gpu;
+            CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+        }
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+    for (long b = 0; b < nb; b++) {
+        const uint64_t *p = tamm_block(T, b);
+        CHECK_MSG(p && p[0] == 4 * (uint64_t)(b + 1) && p[TILE - 1] == 4 * (uint64_t)(b + 1), "M[%ld] is wrong", b);
+    }
+    printf("mixed: %d tasks on CPUs, %d on the GPU\n", atomic_load(&cpu_runs), atomic_load(&gpu_runs));
+    CHECK_MSG(atomic_load(&cpu_runs) > 0 && atomic_load(&gpu_runs) > 0,
+              "tasks with both variants did not run on both kinds (%d CPU, %d GPU)", atomic_load(&cpu_runs),
+              atomic_load(&gpu_runs));
+    tamm_tensor_destroy(T);
+    TU_FINALIZE();
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* limits, no device                                                     */
+/* ------------------------------------------------------------------ */
+typedef struct { int with_cpu; } big_cfg;
+static void two_blocks_on(tamm_ctx *ctx, void *p, int gpu)
+{
+    tamm_tensor *T = *(tamm_tensor **)p;
+    long i0[1] = { 0 }, i1[1] = { 1 };
+    uint64_t *a = tamm_get_buf_write(ctx, T, i0), *b = tamm_get_buf_write(ctx, T, i1);
+    if (gpu) { DEV_FILL(a, 3, 0, TILE); DEV_FILL(b, 3, 0, TILE); }
+    else { fill(a, 3, 0, TILE); fill(b, 3, 0, TILE); }
+    tamm_release_put(ctx, a);
+    tamm_release_put(ctx, b);
+}
+static void two_blocks(tamm_ctx *ctx, void *p) { two_blocks_on(ctx, p, 0); }
+static void two_blocks_gpu(tamm_ctx *ctx, void *p) { two_blocks_on(ctx, p, 1); }
+
+static int too_big(void *arg)
+{
+    big_cfg *c = arg;
+    tu_init();
+    tamm_tensor *T = tu_vec("B", 2, TILE);
+    tamm_ref r[2] = { tu_ref1(T, TAMM_WRITE, 0), tu_ref1(T, TAMM_WRITE, 1) };
+    tamm_task t = tu_task(c->with_cpu ? two_blocks : NULL, &T, sizeof T, r, 2, "too_big", __FILE__, __LINE__);
+    t.cuda = two_blocks_gpu;
+    CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+    int rc = tamm_wait_all();
+    if (c->with_cpu) {
+        CHECK_EQ_INT(rc, TAMM_OK);
+        const uint64_t *p = tamm_block(T, 1);
+        CHECK(p && p[0] == 3);
+    } else {
+        CHECK_EQ_INT(rc, TAMM_ENOMEM);
+    }
+    tamm_tensor_destroy(T);
+    tamm_finalize();
+    return 0;
+}
+
+static int no_device(void *arg)
+{
+    (void)arg;
+    tu_init();
+    CHECK_EQ_INT(tamm_num_gpus(), 0);
+    CHECK_NULL(tamm_cuda_stream());
+    CHECK_NULL(tamm_cublas_handle());
+    tamm_tensor *T = tu_vec("N", 2, TILE);
+    tamm_ref r[2] = { tu_ref1(T, TAMM_WRITE, 0), tu_ref1(T, TAMM_WRITE, 1) };
+    tamm_task t = tu_task(two_blocks, &T, sizeof T, r, 2, "both", __FILE__, __LINE__);
+    t.cuda = two_blocks_gpu;
+    CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+    const uint64_t *p = tamm_block(T, 0);
+    CHECK(p && p[TILE - 1] == 3);
+    t.cpu = NULL;
+    t.label = "cuda_only";
+    CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_ENOTSUP);
+    tamm_tensor_destroy(T);
+    tamm_finalize();
+    return 0;
+}
+
+#ifdef TAMM_TEST_REAL_GPU
+/* ------------------------------------------------------------------ */
+/* cuBLAS through tamm_cublas_handle(): a tiled DGEMM                    */
+/* ------------------------------------------------------------------ */
+#define DN 96
+#define DT 32
+typedef struct { tamm_tensor *A, *B, *C; long i, j, k; } mm_args;
+static void mm_gpu(tamm_ctx *ctx, void *p)
+{
+    mm_args *m = p;
+    long ai[2] = { m->i, m->k }, bi[2] = { m->k, m->j }, ci[2] = { m->i, m->j };
+    const double *a = tamm_get_buf_read(ctx, m->A, ai), *b = tamm_get_buf_read(ctx, m->B, bi);
+    double *c = tamm_get_buf_accum(ctx, m->C, ci);
+    TCHECK(tamm_cublas_handle() != NULL);
+    atomic_fetch_add(&gpu_runs, 1);
+    if (tamm_cublas_handle()) TCHECK(tg_dgemm_dev(tamm_cublas_handle(), DT, a, b, c) == 0);
+    tamm_release_cancel(ctx, (void *)a);
+    tamm_release_cancel(ctx, (void *)b);
+    tamm_release_add(ctx, c);
+}
+
+static int dgemm_cublas(void *arg)
+{
+    (void)arg;
+    tu_init();
+    size_t dims[2] = { DN, DN }, tile[2] = { DT, DT };
+    tamm_tensor *A = tamm_tensor_create("A", TAMM_F64, 2, dims, tile), *B = tamm_tensor_create("B", TAMM_F64, 2, dims, tile),
+                *C = tamm_tensor_create("C", TAMM_F64, 2, dims, tile);
+    static double a[DN * DN], b[DN * DN], c[DN * DN], ref[DN * DN];
+    for (int i = 0; i < DN * DN; i++) { a[i] = (i % 7) - 3; b[i] = (i % 5) - 2; }
+    CHECK_EQ_INT(tamm_tensor_scatter(A, a), TAMM_OK);
+    CHECK_EQ_INT(tamm_tensor_scatter(B, b), TAMM_OK);
+    for (int i = 0; i < DN; i++)
+        for (int j = 0; j < DN; j++) {
+            double s = 0;
+            for (int k = 0; k < DN; k++) s += a[i * DN + k] * b[k * DN + j];
+            ref[i * DN + j] = s;
+        }
+    long nt = DN / DT;
+    for (long i = 0; i < nt; i++)
+        for (long j = 0; j < nt; j++)
+            for (long k = 0; k < nt; k++) {
+                mm_args m = { A, B, C, i, j, k };
+                tamm_ref r[3] = { tu_ref2(A, TAMM_READ, i, k), tu_ref2(B, TAMM_READ, k, j), tu_ref2(C, TAMM_ACCUM, i, j) };
+                tamm_task t = tu_task(NULL, &m, sizeof m, r, 3, "dgemm_tile", __FILE__, __LINE__);
+                t.cuda = mm_gpu;
+                CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+            }
+    CHECK_EQ_INT(tamm_tensor_gather(C, c), TAMM_OK);
+    int bad = 0;
+    for (int i = 0; i < DN * DN; i++) bad += c[i] != ref[i]; /* small integers: exact */
+    CHECK_MSG(bad == 0, "%d elements of C differ from the reference product", bad);
+    CHECK_TASKS_OK();
+    tamm_tensor_destroy(A);
+    tamm_tensor_destroy(B);
+    tamm_tensor_destroy(C);
+    TU_FINALIZE();
+    return 0;
+}
+
+static int has_gpu(void *arg)
+{
+    (void)arg;
+    tu_init();
+    int n = tamm_num_gpus();
+    tamm_finalize();
+    return n > 0 ? 0 : 5;
+}
+#endif
+
+#ifndef TAMM_TEST_REAL_GPU
+/* ------------------------------------------------------------------ */
+/* LRU order and write-back, step by step (one simulated GPU, room for 3 blocks) */
+/* ------------------------------------------------------------------ */
+typedef struct { tamm_tensor *T; long b; int write; uint64_t v; } lru_args;
+static void lru_gpu(tamm_ctx *ctx, void *p)
+{
+    lru_args *a = p;
+    long i[1] = { a->b };
+    if (a->write) {
+        uint64_t *x = tamm_get_buf_write(ctx, a->T, i);
+        fill(x, a->v, 1, TILE);
+        tamm_release_put(ctx, x);
+    } else {
+        const uint64_t *x = tamm_get_buf_read(ctx, a->T, i);
+        TCHECK(x != NULL);
+        if (x && a->v) TCHECK_MSG(x[0] == a->v, "GPU read of L[%ld]: %llu, expected %llu", a->b,
+                                  (unsigned long long)x[0], (unsigned long long)a->v);
+        tamm_release_cancel(ctx, (void *)x);
+    }
+}
+static void cpu_inc(tamm_ctx *ctx, void *p)
+{
+    lru_args *a = p;
+    long i[1] = { a->b };
+    uint64_t *x = tamm_get_buf_readwrite(ctx, a->T, i);
+    TCHECK(x && x[0] == a->v); /* what the GPU wrote, flushed before this task ran */
+    axpb(x, 1, 1, TILE);
+    tamm_release_put(ctx, x);
+}
+
+static void lru_step(tamm_tensor *T, long b, int write, uint64_t v)
+{
+    lru_args a = { T, b, write, v };
+    tamm_ref r = tu_ref1(T, write ? TAMM_WRITE : TAMM_READ, b);
+    tamm_task t = tu_task(NULL, &a, sizeof a, &r, 1, "lru", __FILE__, __LINE__);
+    t.cuda = lru_gpu;
+    CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+}
+
+static unsigned resident(tamm_tensor *T)
+{
+    unsigned m = 0;
+    for (long b = 0; b < T->nblk; b++)
+        if (atomic_load(&T->gpu->blk[b].valid) & 1u) m |= 1u << b;
+    return m;
+}
+
+static int lru(void *arg)
+{
+    (void)arg;
+    tu_init();
+    tamm_tensor *T = tu_vec("L", 6, TILE); /* 128-byte blocks, TAMM_CUDA_MEMORY_LIMIT=384: three fit */
+    tamm_gpu *g = &tamm__gpus.g[0];
+    lru_step(T, 0, 0, 0); lru_step(T, 1, 0, 0); lru_step(T, 2, 0, 0);
+    CHECK_EQ_INT(resident(T), 0x7);
+    lru_step(T, 0, 0, 0);                        /* a hit: block 0 becomes the most recent */
+    CHECK_EQ_INT(atomic_load(&g->hits), 1);
+    lru_step(T, 3, 0, 0);                        /* evicts block 1, the least recently used */
+    CHECK_EQ_INT(resident(T), 0xD);
+    CHECK_EQ_INT(atomic_load(&g->nevict), 1);
+    lru_step(T, 4, 1, 500);                      /* written on the GPU: dirty there, evicts block 2 */
+    CHECK_EQ_INT(resident(T), 0x19);
+    CHECK(atomic_load(&T->gpu->blk[4].dirty_w) == 1u);
+    unsigned long long d2h = atomic_load(&g->bytes_d2h);
+    lru_step(T, 5, 0, 0);                        /* evicts block 0 */
+    lru_step(T, 1, 0, 0);                        /* evicts block 3 */
+    lru_step(T, 2, 0, 0);                        /* evicts block 4: dirty, written back first */
+    CHECK_EQ_INT(resident(T), 0x26);
+    CHECK_EQ_INT(atomic_load(&g->bytes_d2h) - d2h, 128);
+    CHECK(atomic_load(&T->gpu->blk[4].dirty_w) == 0);
+    const uint64_t *x = tamm_block(T, 4);        /* the home has what the GPU wrote */
+    CHECK(x && x[0] == 500 && x[TILE - 1] == 500 + TILE - 1);
+    CHECK(g->peak <= 384);
+    /* coherence: a GPU's dirty copy is flushed before a CPU task uses the block, and a
+     * CPU write makes the GPU's copy stale (fetched again) */
+    lru_step(T, 5, 1, 700);
+    lru_args a = { T, 5, 0, 700 };
+    tamm_ref r = tu_ref1(T, TAMM_READWRITE, 5);
+    tamm_task t = tu_task(cpu_inc, &a, sizeof a, &r, 1, "cpu_inc", __FILE__, __LINE__);
+    CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+    unsigned long long misses = atomic_load(&g->misses);
+    lru_step(T, 5, 0, 701);
+    CHECK_EQ_INT(atomic_load(&g->misses) - misses, 1);
+    CHECK_TASKS_OK();
+    tamm_tensor_destroy(T);
+    TU_FINALIZE();
+    CHECK_EQ_INT(tamm__fake_live_allocs(), 0);
+    return 0;
+}
+#endif
+
+static int init_only(void *arg)
+{
+    (void)arg;
+    static int argc = 1;
+    static char a0[] = "t";
+    static char *av[] = { a0, NULL };
+    char **argv = av;
+    int rc = tamm_init(&argc, &argv);
+    if (rc == TAMM_OK) tamm_finalize();
+    return rc == TAMM_OK ? 0 : 7;
+}
+
+static void expect_config_error(const char *const *env, const char *var)
+{
+    h_status st;
+    static char err[H_ERRBUF_SIZE];
+    h_context("config %s=...", var);
+    CHECK_EQ_INT(run_child(init_only, NULL, env, 30, &st, err), 0);
+    CHECK_MSG(child_clean_end(&st) && st.code != 0, "tamm_init accepted an invalid %s", var);
+    CHECK_CONTAINS(err, var);
+    h_context(NULL);
+}
+
+int main(void)
+{
+#ifdef TAMM_TEST_REAL_GPU
+    {
+        h_status hs;
+        static char herr[H_ERRBUF_SIZE];
+        if (run_child(has_gpu, NULL, (const char *[]){ "TAMM_CUDA_FAKE", NULL }, 60, &hs, herr) || !child_ok(&hs)) {
+            printf("no CUDA device: skipped\n%s", herr);
+            return 77;
+        }
+    }
+    const char *ed[] = { "TAMM_CUDA_FAKE", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
+    run_test_child("tiled DGEMM through cuBLAS", dgemm_cublas, NULL, ed, 120);
+#endif
+    static const dag_cfg d1 = { 1, 400, 0, 0 }, d2 = { 2, 400, 0, 0 }, dlim = { 3, 400, 1, 0 }, dlim2 = { 4, 400, 1, 1 };
+    const char *e1[] = { FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_NUM_WORKERS=3", "TAMM_ON_ERROR=return", NULL };
+    run_test_child("random_dag 1 GPU eft", random_dag, (void *)&d1, e1, 120);
+    static const char *pols[] = { "eft", "round-robin", "stream-aware", "min-transfer-size", "minmin-transfer-time",
+                                  "minmax-transfer-time", "fifo,eft", "prio,min-transfer-size" };
+    for (size_t i = 0; i < sizeof pols / sizeof pols[0]; i++) {
+        char sched[64], name[96];
+        snprintf(sched, sizeof sched, "TAMM_SCHED=%s", pols[i]);
+        snprintf(name, sizeof name, "random_dag 2 GPUs %s", pols[i]);
+        const char *e[] = { FAKE_ENV("TAMM_CUDA_FAKE=2"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", sched, NULL };
+        run_test_child(name, random_dag, (void *)&d2, e, 120);
+    }
+    /* a limit of 3 blocks of 128 bytes: dirty blocks are evicted and written back */
+    const char *el[] = { FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_MEMORY_LIMIT=384", NULL };
+    run_test_child("random_dag limit 384 B", random_dag, (void *)&dlim, el, 120);
+    const char *el2[] = { FAKE_ENV("TAMM_CUDA_FAKE=2"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_MEMORY_LIMIT=300",
+                          "TAMM_SCHED=round-robin", NULL };
+    run_test_child("random_dag 2 GPUs limit 300 B", random_dag, (void *)&dlim2, el2, 120);
+#ifndef TAMM_TEST_REAL_GPU
+    const char *elru[] = { "TAMM_CUDA_FAKE=1", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_MEMORY_LIMIT=384", NULL };
+    run_test_child("LRU eviction and write-back", lru, NULL, elru, 60);
+#endif
+    const char *ep[] = { FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
+    run_test_child("private device buffers", private_bufs, NULL, ep, 60);
+    const char *em[] = { FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_SCHED=eft", NULL };
+    run_test_child("CPU and GPU at once", mixed, NULL, em, 60);
+
+    static const big_cfg only = { 0 }, both = { 1 };
+    const char *eb[] = { FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_ON_ERROR=return", "TAMM_CUDA_MEMORY_LIMIT=200", NULL };
+    h_status st;
+    static char err[H_ERRBUF_SIZE];
+    CHECK_EQ_INT(run_child(too_big, (void *)&only, eb, 30, &st, err), 0);
+    CHECK_MSG(child_ok(&st), "CUDA-only task over the limit: the child did not end cleanly");
+    CHECK_CONTAINS(err, "TAMM_CUDA_MEMORY_LIMIT");
+    CHECK_CONTAINS(err, "too_big");
+    run_test_child("task over the limit with a CPU variant", too_big, (void *)&both, eb, 30);
+    const char *en[] = { "TAMM_NUM_GPUS=0", "TAMM_ON_ERROR=return", NULL };
+    run_test_child("no device", no_device, NULL, en, 30);
+
+    expect_config_error((const char *[]){ "TAMM_NUM_GPUS=9", NULL }, "TAMM_NUM_GPUS");
+    expect_config_error((const char *[]){ "TAMM_NUM_GPUS=-1", NULL }, "TAMM_NUM_GPUS");
+    expect_config_error((const char *[]){ FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_NUM_GPUS=8", NULL }, "TAMM_NUM_GPUS");
+    expect_config_error((const char *[]){ "TAMM_SCHED=fastest", NULL }, "TAMM_SCHED");
+    expect_config_error((const char *[]){ "TAMM_SCHED=ws,fifo", NULL }, "TAMM_SCHED");
+    expect_config_error((const char *[]){ "TAMM_SCHED=eft,round-robin", NULL }, "TAMM_SCHED");
+    expect_config_error((const char *[]){ "TAMM_CUDA_MEMORY_LIMIT=12Q", NULL }, "TAMM_CUDA_MEMORY_LIMIT");
+    expect_config_error((const char *[]){ FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_CUDA_MEMORY_LIMIT=900T", NULL }, "TAMM_CUDA_MEMORY_LIMIT");
+    expect_config_error((const char *[]){ "TAMM_CUDA_FAKE=x", NULL }, "TAMM_CUDA_FAKE");
+    return test_summary();
+}

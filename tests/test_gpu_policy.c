@@ -1,0 +1,130 @@
+/*
+ * test_gpu_policy.c — the device-selection policies (rt/sched_gpu.c) as pure
+ * decisions: given what each GPU holds and does, which unit gets the task;
+ * TAMM_SCHED parsing; the duration table EFT learns from.
+ */
+#include "harness.h"
+#include "config.h"
+#include "gpu.h"
+
+static tamm_pick_in base(int ngpu)
+{
+    tamm_pick_in in;
+    memset(&in, 0, sizeof in);
+    in.ngpu = ngpu;
+    in.has_cpu = in.has_gpu = 1;
+    for (int g = 0; g < ngpu; g++) in.fits[g] = 1;
+    in.dur_gpu = in.dur_cpu = -1;
+    return in;
+}
+
+int main(void)
+{
+    /* round-robin: rotates over the GPUs that can hold the task */
+    tamm_pick_in in = base(3);
+    in.has_cpu = 0;
+    for (unsigned r = 0; r < 6; r++) {
+        in.rr = r;
+        CHECK_EQ_INT(tamm__gpu_pick(TAMM_GPOL_RR, &in), (int)(r % 3) + 1);
+    }
+    in.fits[1] = 0;
+    in.rr = 1;
+    CHECK_EQ_INT(tamm__gpu_pick(TAMM_GPOL_RR, &in), 3); /* GPU 1 skipped */
+
+    /* stream-aware: fewest tasks queued or running; ties to the lowest */
+    in = base(3);
+    in.busy[0] = 4; in.busy[1] = 1; in.busy[2] = 1;
+    CHECK_EQ_INT(tamm__gpu_pick(TAMM_GPOL_STREAM, &in), 2);
+    in.busy[1] = 2;
+    CHECK_EQ_INT(tamm__gpu_pick(TAMM_GPOL_STREAM, &in), 3);
+
+    /* min-transfer-size: fewest bytes to move, then the least busy */
+    in = base(2);
+    in.missing[0] = 4096; in.missing[1] = 1024;
+    CHECK_EQ_INT(tamm__gpu_pick(TAMM_GPOL_MINSIZE, &in), 2);
+    in.missing[1] = 4096; in.busy[0] = 3;
+    CHECK_EQ_INT(tamm__gpu_pick(TAMM_GPOL_MINSIZE, &in), 2);
+
+    /* min-min vs min-max transfer time: differ when sources differ in speed */
+    in = base(2);
+    in.xfer_min[0] = 10; in.xfer_max[0] = 100;
+    in.xfer_min[1] = 20; in.xfer_max[1] = 30;
+    CHECK_EQ_INT(tamm__gpu_pick(TAMM_GPOL_MINMIN, &in), 1);
+    CHECK_EQ_INT(tamm__gpu_pick(TAMM_GPOL_MINMAX, &in), 2);
+
+    /* the seed's policies send a task with a CPU variant to the CPU only when
+     * the chosen GPU is saturated and a CPU worker is idle */
+    in = base(1);
+    in.busy[0] = 1000;
+    CHECK_EQ_INT(tamm__gpu_pick(TAMM_GPOL_STREAM, &in), 1);
+    in.cpu_idle = 1;
+    CHECK_EQ_INT(tamm__gpu_pick(TAMM_GPOL_STREAM, &in), 0);
+    in.busy[0] = 1;
+    CHECK_EQ_INT(tamm__gpu_pick(TAMM_GPOL_STREAM, &in), 1);
+
+    /* a task whose blocks fit no GPU: the CPU, or nowhere */
+    in = base(2);
+    in.fits[0] = in.fits[1] = 0;
+    CHECK_EQ_INT(tamm__gpu_pick(TAMM_GPOL_EFT, &in), 0);
+    in.has_cpu = 0;
+    CHECK_EQ_INT(tamm__gpu_pick(TAMM_GPOL_EFT, &in), -1);
+    in = base(2);
+    in.has_gpu = 0;
+    CHECK_EQ_INT(tamm__gpu_pick(TAMM_GPOL_MINMIN, &in), 0);
+
+    /* EFT: earliest finish = available + transfers + duration */
+    in = base(2);
+    in.dur_gpu = 100; in.dur_cpu = 1000;
+    CHECK_EQ_INT(tamm__gpu_pick(TAMM_GPOL_EFT, &in), 1);   /* GPU 0 free: 100 < 1000 */
+    in.avail[0] = 5000; in.avail[1] = 200;
+    CHECK_EQ_INT(tamm__gpu_pick(TAMM_GPOL_EFT, &in), 2);   /* GPU 1 done at 300 */
+    in.avail[1] = 2000;
+    CHECK_EQ_INT(tamm__gpu_pick(TAMM_GPOL_EFT, &in), 0);   /* CPU done at 1000 */
+    in.cpu_avail = 5000;
+    CHECK_EQ_INT(tamm__gpu_pick(TAMM_GPOL_EFT, &in), 2);
+    in.avail[1] = 0; in.xfer_min[1] = 9000; in.cpu_avail = 0;
+    CHECK_EQ_INT(tamm__gpu_pick(TAMM_GPOL_EFT, &in), 0);   /* the transfers make the GPU later */
+    in.xfer_cpu = 20000;
+    CHECK_EQ_INT(tamm__gpu_pick(TAMM_GPOL_EFT, &in), 1);   /* ... unless the CPU must fetch more (GPU 0: 5100) */
+    /* unmeasured durations: the other kind's, or the default; queued work counts */
+    in = base(1);
+    CHECK(tamm__eft_duration(&in, 1) == TAMM_EFT_DEFAULT_NS);
+    in.dur_cpu = 50;
+    CHECK(tamm__eft_duration(&in, 1) == 50);
+    CHECK_EQ_INT(tamm__gpu_pick(TAMM_GPOL_EFT, &in), 1);
+    in.avail[0] = 60;
+    CHECK_EQ_INT(tamm__gpu_pick(TAMM_GPOL_EFT, &in), 0);
+
+    /* the duration table */
+    tamm__perf_reset();
+    static const char la[] = "gemm", lb[] = "other";
+    CHECK(tamm__perf_estimate(la, 4096, 1) < 0);
+    tamm__perf_record(la, 4096, 1, 100);
+    tamm__perf_record(la, 5000, 1, 300); /* same power-of-two size class */
+    CHECK(tamm__perf_estimate(la, 4097, 1) == 200);
+    CHECK(tamm__perf_estimate(la, 4096, 0) < 0);      /* other kind */
+    CHECK(tamm__perf_estimate(la, 100000, 1) < 0);    /* other size */
+    CHECK(tamm__perf_estimate(lb, 4096, 1) < 0);      /* other label */
+    tamm__perf_record(NULL, 10, 0, 7);
+    CHECK(tamm__perf_estimate(NULL, 10, 0) == 7);
+
+    /* TAMM_SCHED */
+    tamm_sched_kind c;
+    tamm_gpu_policy p;
+    CHECK_EQ_INT(tamm__parse_sched("minmax-transfer-time", &c, &p), 0);
+    CHECK(c == TAMM_SCHED_WS && p == TAMM_GPOL_MINMAX);
+    CHECK_EQ_INT(tamm__parse_sched("fifo,stream-aware", &c, &p), 0);
+    CHECK(c == TAMM_SCHED_FIFO && p == TAMM_GPOL_STREAM);
+    CHECK_EQ_INT(tamm__parse_sched("round-robin,prio", &c, &p), 0);
+    CHECK(c == TAMM_SCHED_PRIO && p == TAMM_GPOL_RR);
+    CHECK_EQ_INT(tamm__parse_sched("ws", &c, &p), 0);
+    CHECK(c == TAMM_SCHED_WS && p == TAMM_GPOL_EFT);
+    CHECK_EQ_INT(tamm__parse_sched("eft,", &c, &p), -1);
+    CHECK_EQ_INT(tamm__parse_sched("ws,ws", &c, &p), -1);
+    CHECK_EQ_INT(tamm__parse_sched("minmin", &c, &p), -1);
+    for (int k = 0; k < TAMM_GPOL_COUNT; k++) {
+        CHECK_EQ_INT(tamm__parse_sched(tamm__gpu_policy_name((tamm_gpu_policy)k), &c, &p), 0);
+        CHECK_EQ_INT(p, k);
+    }
+    return test_summary();
+}

@@ -121,35 +121,39 @@ static int rw_allowed(unsigned perm);
  * the FSM allows, without the generic request handling; anything else (and
  * every error) goes to get_buf_slow, which sees the same state (a refused
  * FSM step changes nothing). */
-void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req)
+static inline void *get_buf_lin(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, long lin, tamm_bufreq req)
 {
-    if (TAMM_LIKELY(ctx && !ctx->gpu && T && idx && (unsigned)req <= TAMM_REQ_RW && nidx == T->ndim && ctx->n < ctx->cap)) {
-        long lin = tamm__block_lin(T, idx, nidx);
-        if (TAMM_LIKELY(lin >= 0)) {
-            int canc;
-            unsigned perm = tamm__task_perm(ctx->task, T, lin, &canc);
-            tamm_op op = req == TAMM_REQ_READ ? TAMM_OP_READ : req == TAMM_REQ_WRITE ? TAMM_OP_WRITE : TAMM_OP_RW;
-            if (TAMM_LIKELY(tamm__perm_allows(op, perm))) {
-                tamm_blk_op fop = req == TAMM_REQ_READ ? TAMM_BOP_READ : req == TAMM_REQ_WRITE ? TAMM_BOP_WRITE : TAMM_BOP_RW;
-                tamm_block_s *b = &T->blocks[lin];
-                tamm__spin_lock(&b->lock);
-                tamm_blk_result r = host_fsm(T, lin, fop);
-                void *ptr = b->units[0].buf;
-                tamm__spin_unlock(&b->lock);
-                if (TAMM_LIKELY(r == TAMM_BLK_OK)) { /* ptr is the home: allocated, never NULL */
-                    tamm_bufrec *rec = &ctx->recs[ctx->n++];
-                    rec->ptr = ptr;
-                    rec->T = T;
-                    rec->lin = lin;
-                    rec->bytes = b->bytes;
-                    rec->kind = (unsigned char)(req == TAMM_REQ_READ ? TAMM_BK_READ : req == TAMM_REQ_WRITE ? TAMM_BK_WRITE : TAMM_BK_RW);
-                    rec->flags = (unsigned char)(canc ? TAMM_BR_CANCELLABLE : 0);
-                    rec->shares = 0;
-                    return ptr;
-                }
+    if (TAMM_LIKELY(lin >= 0 && !ctx->gpu && (unsigned)req <= TAMM_REQ_RW && ctx->n < ctx->cap)) {
+        int canc;
+        unsigned perm = tamm__task_perm(ctx->task, T, lin, &canc);
+        tamm_op op = req == TAMM_REQ_READ ? TAMM_OP_READ : req == TAMM_REQ_WRITE ? TAMM_OP_WRITE : TAMM_OP_RW;
+        if (TAMM_LIKELY(tamm__perm_allows(op, perm))) {
+            tamm_blk_op fop = req == TAMM_REQ_READ ? TAMM_BOP_READ : req == TAMM_REQ_WRITE ? TAMM_BOP_WRITE : TAMM_BOP_RW;
+            tamm_block_s *b = &T->blocks[lin];
+            tamm__spin_lock(&b->lock);
+            tamm_blk_result r = host_fsm(T, lin, fop);
+            void *ptr = b->units[0].buf;
+            tamm__spin_unlock(&b->lock);
+            if (TAMM_LIKELY(r == TAMM_BLK_OK)) { /* ptr is the home: allocated, never NULL */
+                tamm_bufrec *rec = &ctx->recs[ctx->n++];
+                rec->ptr = ptr;
+                rec->T = T;
+                rec->lin = lin;
+                rec->bytes = b->bytes;
+                rec->kind = (unsigned char)(req == TAMM_REQ_READ ? TAMM_BK_READ : req == TAMM_REQ_WRITE ? TAMM_BK_WRITE : TAMM_BK_RW);
+                rec->flags = (unsigned char)(canc ? TAMM_BR_CANCELLABLE : 0);
+                rec->shares = 0;
+                return ptr;
             }
         }
     }
+    return get_buf_slow(ctx, T, idx, nidx, req);
+}
+
+void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req)
+{
+    if (TAMM_LIKELY(ctx && T && idx && nidx == T->ndim))
+        return get_buf_lin(ctx, T, idx, nidx, tamm__block_lin(T, idx, nidx), req);
     return get_buf_slow(ctx, T, idx, nidx, req);
 }
 
@@ -545,12 +549,15 @@ void *tamm_cc_acquire(tamm_ctx *ctx, tamm_tensor *T, const long *idx, unsigned h
 {
     tamm_bufreq req = how == TAMM_CC_READ ? TAMM_REQ_READ : how == TAMM_CC_WRITE ? TAMM_REQ_WRITE
                     : how == TAMM_CC_ACC ? TAMM_REQ_ACC : TAMM_REQ_RW;
-    if (ctx && T && idx && ctx->n) {
+    if (TAMM_LIKELY(ctx && T && idx)) {
         long lin = tamm__block_lin(T, idx, T->ndim);
-        if (lin >= 0) {
-            void *held = share_held(ctx, T, lin, req, 1);
-            if (held) return held;
-        }
+        for (int i = ctx->n - 1; i >= 0; i--) /* usually none or a few: a linear scan */
+            if (ctx->recs[i].lin == lin && ctx->recs[i].T == T && !(ctx->recs[i].flags & TAMM_BR_RELEASED)) {
+                void *held = share_held(ctx, T, lin, req, 1);
+                if (held) return held;
+                break;
+            }
+        return get_buf_lin(ctx, T, idx, T->ndim, lin, req);
     }
     return tamm__get_buf(ctx, T, idx, T ? T->ndim : 0, req);
 }

@@ -2,6 +2,7 @@
 #include "mpi_flow.h"
 #include "dist.h"
 #include "error.h"
+#include "fence.h"
 #include "mpi_comm.h"
 #include "runtime.h"
 #include "worker.h"
@@ -10,9 +11,11 @@
 
 int tamm__flow_on;
 
+#define EXEC_ALL (-2)  /* a task that runs on every rank */
+
 static int me, nranks;
 static uint32_t *seq_to, *seq_from;        /* messages to / from each rank so far */
-static int next_tensor_id;
+static int next_tensor_id, next_fence_id;
 static tamm_tensor *token;                 /* orders collective tasks on this rank */
 static tamm_flow_stats stats;
 static atomic_ullong comm_ns, exposed_ns;
@@ -61,7 +64,7 @@ int tamm__flow_stream_hash(uint64_t count, uint64_t *hash)
     return 1;
 }
 
-enum { EV_TENSOR = 1, EV_TASK, EV_BLOCK, EV_GATHER, EV_SCATTER, EV_SYNC };
+enum { EV_TENSOR = 1, EV_TASK, EV_BLOCK, EV_GATHER, EV_SCATTER, EV_SYNC, EV_FENCE, EV_FENCE_WAIT };
 
 void tamm__flow_tensor_created(tamm_tensor *T)
 {
@@ -76,8 +79,9 @@ void tamm__flow_tensor_created(tamm_tensor *T)
 /* ------------------------------------------------------------------ */
 /* pseudo-tasks: the local side of block messages                       */
 /* ------------------------------------------------------------------ */
-enum { PK_SEND, PK_RECV, PK_RECV_ACC, PK_ZERO };
-static const char *pk_label[] = { "tamm:send", "tamm:recv", "tamm:recv-acc", "tamm:zero" };
+enum { PK_SEND, PK_RECV, PK_RECV_ACC, PK_ZERO, PK_FENCE_SEND, PK_FENCE_RECV };
+static const char *pk_label[] = { "tamm:send", "tamm:recv", "tamm:recv-acc", "tamm:zero", "tamm:fence-send",
+                                  "tamm:fence-recv" };
 
 typedef struct pargs { int kind, peer, tag; tamm_tensor *T; long lin; } pargs;
 
@@ -135,6 +139,47 @@ static void pseudo_body(tamm_ctx *ctx, void *args)
     tamm__comm_post(&f->c);
 }
 
+/* A fence message: zero bytes, its arrival is the news. */
+static char fence_byte;
+static void fence_body(tamm_ctx *ctx, void *args)
+{
+    const pargs *a = args;
+    flow_op *f = tamm__xcalloc(1, sizeof *f);
+    f->c.h.finish = op_finish;
+    f->c.kind = a->kind == PK_FENCE_SEND ? TAMM_COP_SEND : TAMM_COP_RECV;
+    f->c.peer = a->peer;
+    f->c.tag = a->tag;
+    f->c.bytes = 0;
+    f->c.buf = &fence_byte;
+    f->task = ctx->task;
+    tamm__task_hold(ctx->task);
+    tamm__comm_post(&f->c);
+}
+
+/* The local side of a fence message src -> dst: on src a task that waits for
+ * this rank's own signallers of the fence submitted so far (fc->mine: not
+ * for the messages this rank received, which would make two ranks telling
+ * each other wait for each other) and then sends; on dst a task that signals
+ * the fence when the message has arrived. */
+static void pseudo_fence(int kind, tamm_fence *fc, int peer, int tag)
+{
+    pargs a = { kind, peer, tag, NULL, 0 };
+    tamm_task t;
+    memset(&t, 0, sizeof t);
+    t.cpu = fence_body;
+    t.args = &a;
+    t.args_size = sizeof a;
+    t.label = pk_label[kind];
+    t.rank = -1;
+    t.file = "mpi_flow.c";
+    tamm_fence *fl[1] = { kind == PK_FENCE_SEND ? fc->mine : fc };
+    tamm_task_opts o;
+    memset(&o, 0, sizeof o);
+    if (kind == PK_FENCE_SEND) { o.wait = fl; o.nwait = 1; stats.msgs_sent++; }
+    else { o.signal = fl; o.nsignal = 1; stats.msgs_recv++; }
+    tamm__submit(NULL, &t, &o, TAMM_TF_INTERNAL | TAMM_TF_PSEUDO, NULL);
+}
+
 static int pseudo(int kind, tamm_tensor *T, long lin, unsigned perm, int peer, int tag)
 {
     pargs a = { kind, peer, tag, T, lin };
@@ -166,6 +211,113 @@ static int msg_tag(int src, int dst)
     if (me == src) s = seq_to[dst]++;
     else if (me == dst) s = seq_from[src]++;
     return (int)(s % ((uint32_t)tamm__comm_tag_ub() + 1u));
+}
+
+/* ------------------------------------------------------------------ */
+/* fences over the ranks                                                 */
+/* ------------------------------------------------------------------ */
+/* Per fence, the same on every rank: nsig[r], the tasks signalling it that
+ * run on rank r so far; sent[r][w], how many of those rank w has been told
+ * about (a fence message r -> w covers every signaller on r submitted before
+ * it); early[w], rank w has a waiter submitted before any signaller. */
+static int *fence_nsig(tamm_fence *f) { return f->flow; }
+static int *fence_sent(tamm_fence *f) { return f->flow + nranks; }
+static int *fence_early(tamm_fence *f) { return f->flow + nranks + nranks * nranks; }
+
+void tamm__flow_fence_created(tamm_fence *f)
+{
+    f->fid = next_fence_id++;
+    f->flow = tamm__xcalloc((size_t)nranks * (size_t)(nranks + 2), sizeof(int));
+    f->mine = tamm__xcalloc(1, sizeof *f->mine);
+    tamm__spin_init(&f->mine->lock);
+    hcur = mix64(mix64(hcur, EV_FENCE), (uint64_t)f->fid);
+    event_done();
+}
+
+static void fence_msg(tamm_fence *f, int src, int dst)
+{
+    int tag = msg_tag(src, dst);
+    if (me == src) pseudo_fence(PK_FENCE_SEND, f, dst, tag);
+    else if (me == dst) pseudo_fence(PK_FENCE_RECV, f, src, tag);
+    fence_sent(f)[src * nranks + dst] = fence_nsig(f)[src];
+}
+
+/* A task (or the top level) on rank w waits for f: every other rank with
+ * signallers w has not been told about tells it. */
+static void fence_waiter(tamm_fence *f, int w, int top)
+{
+    int *nsig = fence_nsig(f), *sent = fence_sent(f), any = 0;
+    for (int r = 0; r < nranks; r++) {
+        any |= nsig[r] > 0;
+        if (r != w && nsig[r] > sent[r * nranks + w]) fence_msg(f, r, w);
+    }
+    if (!any && !top) fence_early(f)[w] = 1; /* it waits for the first signaller to come */
+}
+
+static int fence_ok(tamm_fence *f) { return f && f->flow; }
+
+/* The options of a task this rank runs: its signals also signal each fence's
+ * `mine` (o itself if it signals no fence). */
+static tamm_fence **sigbuf;
+static int capsig;
+static tamm_task_opts local_opts;
+static const tamm_task_opts *with_mine(const tamm_task_opts *o)
+{
+    if (!o || o->nsignal <= 0 || !o->signal) return o;
+    if (capsig < 2 * o->nsignal) {
+        capsig = 2 * o->nsignal;
+        sigbuf = tamm__xrealloc(sigbuf, (size_t)capsig * sizeof *sigbuf);
+    }
+    int n = 0;
+    for (int i = 0; i < o->nsignal; i++) {
+        sigbuf[n++] = o->signal[i];
+        if (fence_ok(o->signal[i])) sigbuf[n++] = o->signal[i]->mine;
+    }
+    local_opts = *o;
+    local_opts.signal = sigbuf;
+    local_opts.nsignal = n;
+    return &local_opts;
+}
+
+/* Before a task's local submission: the waits of a task running on exec. */
+static void fence_waits(const tamm_task_opts *o, int exec)
+{
+    if (!o) return;
+    for (int i = 0; i < o->nwait && o->wait; i++) {
+        if (!fence_ok(o->wait[i])) continue;
+        if (exec == EXEC_ALL)
+            for (int w = 0; w < nranks; w++) fence_waiter(o->wait[i], w, 0);
+        else
+            fence_waiter(o->wait[i], exec, 0);
+    }
+}
+
+/* After a task's local submission: its signals; a rank whose waiter came
+ * before any signaller hears from the ranks of the first ones. */
+static void fence_signals(const tamm_task_opts *o, int exec)
+{
+    if (!o) return;
+    for (int i = 0; i < o->nsignal && o->signal; i++) {
+        tamm_fence *f = o->signal[i];
+        if (!fence_ok(f)) continue;
+        int *nsig = fence_nsig(f), *early = fence_early(f);
+        for (int r = 0; r < nranks; r++)
+            if (exec == EXEC_ALL || r == exec) nsig[r]++;
+        for (int w = 0; w < nranks; w++) {
+            if (!early[w]) continue;
+            early[w] = 0;
+            for (int r = 0; r < nranks; r++)
+                if (r != w && (exec == EXEC_ALL || r == exec)) fence_msg(f, r, w);
+        }
+    }
+}
+
+void tamm__flow_fence_wait(tamm_fence *f)
+{
+    if (!fence_ok(f)) return;
+    hcur = mix64(mix64(hcur, EV_FENCE_WAIT), (uint64_t)f->fid);
+    event_done();
+    for (int w = 0; w < nranks; w++) fence_waiter(f, w, 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -317,8 +469,6 @@ static void expand(const tamm_ref *refs, int nrefs)
     }
 }
 
-#define EXEC_ALL (-2)
-
 /* Where a task runs: the owner of the first block it writes or accumulates
  * (every rank if that block is replicated), else of the first block it
  * names, else rank 0. */
@@ -357,10 +507,16 @@ static int refs_readable(const tamm_task *u)
     return 1;
 }
 
-static void hash_task(const tamm_task *u, int coll, unsigned flags)
+static void hash_task(const tamm_task *u, const tamm_task_opts *o, int coll, unsigned flags)
 {
     uint64_t h = mix64(hcur, EV_TASK);
     h = mix64(h, (uint64_t)(u->rank + 2) * 4 + (uint64_t)coll * 2 + ((flags & TAMM_TF_DESTROY) ? 1 : 0));
+    if (o) { /* fences: their numbers, waits and signals apart */
+        for (int i = 0; i < o->nwait && o->wait; i++)
+            h = mix64(h, fence_ok(o->wait[i]) ? (uint64_t)o->wait[i]->fid * 2 : ~0ull);
+        for (int i = 0; i < o->nsignal && o->signal; i++)
+            h = mix64(h, fence_ok(o->signal[i]) ? (uint64_t)o->signal[i]->fid * 2 + 1 : ~1ull);
+    }
     for (int i = 0; i < u->nrefs; i++) {
         const tamm_ref *r = &u->refs[i];
         h = mix64(h, (uint64_t)r->tensor->dist->id * 64 + (uint64_t)r->nidx * 4096 + r->mode);
@@ -445,7 +601,7 @@ int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flag
     uint64_t t0 = tamm__now_ns();
     int coll = o && o->collective;
     int destroy = (flags & TAMM_TF_DESTROY) != 0;
-    hash_task(u, coll, flags);
+    hash_task(u, o, coll, flags);
     stats.tasks++;
     tamm_task_s w = where_of(u);
     int exec;
@@ -461,7 +617,10 @@ int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flag
     expand(u->refs, u->nrefs);
     if (coll) {
         stats.executed++;
-        return submit_collective(u, o, flags);
+        fence_waits(o, EXEC_ALL);
+        int rc = submit_collective(u, with_mine(o), flags);
+        fence_signals(o, EXEC_ALL);
+        return rc;
     }
     /* replicated tensors are written by tasks that run on every rank, and only by them */
     for (int i = 0; i < nfb && !destroy; i++) {
@@ -540,16 +699,19 @@ int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flag
             if (runs[i].T != T) runs[k++] = runs[i];
         nruns = k;
     }
+    fence_waits(o, exec);
     if (!mine) {
+        fence_signals(o, exec);
         stats.skipped++;
         stats.skip_ns += tamm__now_ns() - t0;
         return TAMM_OK;
     }
     stats.executed++;
-    int rc = tamm__submit(NULL, u, o, flags | TAMM_TF_INTERNAL, out);
+    int rc = tamm__submit(NULL, u, with_mine(o), flags | TAMM_TF_INTERNAL, out);
     for (int i = 0; i < nafter; i++)
         pseudo(PK_SEND, after[i].T, after[i].lin, TAMM_READ, after[i].peer, after[i].tag);
     nafter = 0;
+    fence_signals(o, exec);
     return rc;
 }
 
@@ -728,6 +890,7 @@ int tamm__flow_session_start(void)
     me = tamm__comm_rank();
     nranks = tamm__comm_size();
     next_tensor_id = 0;
+    next_fence_id = 0;
     token = NULL;
     hcur = 0x7A3D5E1F00000000ull;
     atomic_store(&hcount, 0);
@@ -762,6 +925,9 @@ void tamm__flow_session_end(void)
     free(after);
     after = NULL;
     capafter = 0;
+    free(sigbuf);
+    sigbuf = NULL;
+    capsig = 0;
     token = NULL;
     atomic_store(&hcount, 0);
     for (int c = 0; c < HNCHUNK && hist[c]; c++) {

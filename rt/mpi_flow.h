@@ -47,6 +47,12 @@ void tamm__flow_collective_ready(tamm_task_s *t);
 /** Every rank created tensor T (stream event; gives T its id). */
 void tamm__flow_tensor_created(tamm_tensor *T);
 
+/** Fences over the ranks: every rank created fence f (gives it its number and
+ *  state); the top level waits on f (tamm_fence_wait). */
+struct tamm_fence;
+void tamm__flow_fence_created(struct tamm_fence *f);
+void tamm__flow_fence_wait(struct tamm_fence *f);
+
 /** Top level: tamm_wait_all / tamm_barrier (kind TAMM_SYNC_WAIT) and
  *  tamm_finalize (TAMM_SYNC_FINAL): close the open accumulation runs, and
  *  exchange the stream position with every rank. */

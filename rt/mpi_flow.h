@@ -72,6 +72,7 @@ typedef struct tamm_flow_stats {
     uint64_t skip_ns;                    /* time spent deciding the skipped ones */
     uint64_t msgs_sent, msgs_recv;
     uint64_t comm_ns, exposed_ns;        /* time with messages in flight; of it, with every worker idle */
+    uint64_t evictions, evicted_bytes;   /* copies of other ranks' blocks dropped here (TAMM_MEMORY_LIMIT) */
 } tamm_flow_stats;
 void tamm__flow_get_stats(tamm_flow_stats *s);
 /** The progress engine samples overlap: dt with messages in flight, of which `exposed` with all workers idle. */

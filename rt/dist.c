@@ -82,6 +82,7 @@ void tamm__dist_tensor_free(tamm_tensor *T)
     free(D->holders);
     free(D->contrib);
     free(D->st);
+    free(D->ce);
     free(D);
     T->dist = NULL;
 }

@@ -25,6 +25,15 @@
 enum { TAMM_DS_WRITTEN = 1, /* modified since creation: a copy must come from the owner */
        TAMM_DS_RUN = 2      /* an accumulation run is open (contributions not yet summed at the owner) */ };
 
+/* A copy of a block on a rank other than its owner, in that rank's cache
+ * (TAMM_MEMORY_LIMIT): every rank keeps every rank's list (mpi_flow.c). */
+typedef struct tamm_centry {
+    struct tamm_centry *prev, *next; /* in the rank's least-recently-used list (NULL: no copy) */
+    struct tamm_tensor *T;
+    long lin;
+    uint64_t pin;                    /* the operation that needs it now cannot lose it */
+} tamm_centry;
+
 typedef struct tamm_dist_tensor {
     int id;               /* creation number in this session: the same on every rank */
     int replicated;
@@ -33,6 +42,7 @@ typedef struct tamm_dist_tensor {
     uint64_t *holders;    /* [nblk][words]: ranks whose copy is the current version */
     uint64_t *contrib;    /* [nblk][words]: ranks with a contribution in the open run */
     unsigned char *st;    /* [nblk]: TAMM_DS_* */
+    tamm_centry *ce;      /* [nblk][ranks] with a memory limit, else NULL */
 } tamm_dist_tensor;
 
 /** Set the owner of every block of T (and, with several ranks, its flow
@@ -46,6 +56,7 @@ static inline uint64_t *tamm__dist_set(uint64_t *base, const tamm_dist_tensor *D
 }
 static inline int tamm__rs_has(const uint64_t *s, int r) { return (int)((s[r >> 6] >> (r & 63)) & 1u); }
 static inline void tamm__rs_add(uint64_t *s, int r) { s[r >> 6] |= 1ull << (r & 63); }
+static inline void tamm__rs_del(uint64_t *s, int r) { s[r >> 6] &= ~(1ull << (r & 63)); }
 static inline void tamm__rs_clear(uint64_t *s, int words)
 {
     for (int i = 0; i < words; i++) s[i] = 0;

@@ -1,6 +1,7 @@
 /* fence.c — user fences (see fence.h) and their public API. */
 #include "fence.h"
 #include "error.h"
+#include "mpi_flow.h"
 #include "runtime.h"
 #include "task.h"
 #include <stdlib.h>
@@ -17,6 +18,7 @@ tamm_fence *tamm_fence_create(void)
     f->next_live = live;
     live = f;
     pthread_mutex_unlock(&live_lock);
+    if (tamm__flow_on) tamm__flow_fence_created(f);
     return f;
 }
 
@@ -41,7 +43,7 @@ void tamm__fence_add_signaller(tamm_fence *f)
 {
     tamm__spin_lock(&f->lock);
     f->registered++;
-    f->pending++;
+    if (f->pending++ == 0) f->signalled = 0; /* re-armed by a new signaller */
     tamm__spin_unlock(&f->lock);
 }
 
@@ -77,6 +79,7 @@ int tamm_fence_wait(tamm_fence *f)
 {
     if (!tamm__rt.initialised) return TAMM_ESTATE;
     if (!f) return tamm__error(NULL, TAMM_EINVAL, "tamm_fence_wait(NULL)");
+    if (tamm__flow_on) tamm__flow_fence_wait(f); /* signallers on other ranks tell this one */
     tamm__spin_lock(&f->lock);
     int none = f->registered == 0;
     tamm__spin_unlock(&f->lock);
@@ -102,6 +105,8 @@ int tamm_fence_destroy(tamm_fence *f)
         if (*p == f) { *p = f->next_live; break; }
     pthread_mutex_unlock(&live_lock);
     free(f->waiters);
+    free(f->flow);
+    if (f->mine) { free(f->mine->waiters); free(f->mine); }
     free(f);
     return TAMM_OK;
 }
@@ -112,6 +117,8 @@ void tamm__fence_free_all(void)
     while (live) {
         tamm_fence *n = live->next_live;
         free(live->waiters);
+        free(live->flow);
+        if (live->mine) { free(live->mine->waiters); free(live->mine); }
         free(live);
         live = n;
     }

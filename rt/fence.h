@@ -19,10 +19,17 @@ struct tamm_fence {
     struct tamm_task_s **waiters;
     int nw, capw;
     struct tamm_fence *next_live;
+    /* several ranks (mpi_flow.c): the fence's number in the stream and its
+     * stream-derived state (signallers per rank, what each rank was told) */
+    int fid;
+    int *flow;
+    struct tamm_fence *mine; /* signalled by this rank's own signallers only (what fence messages wait for) */
 };
 
 /** t waits for f: returns 1 (and counts one start condition of t) if f is not signalled. */
 int tamm__fence_add_waiter(tamm_fence *f, struct tamm_task_s *t);
+/** One more task signals f (a fence whose signallers had all completed is
+ *  re-armed: waiters that come after this wait for it). */
 void tamm__fence_add_signaller(tamm_fence *f);
 /** One signalling task of f has completed. */
 void tamm__fence_signal(tamm_fence *f);

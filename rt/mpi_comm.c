@@ -585,6 +585,14 @@ int tamm__comm_session_start(void)
     return TAMM_OK;
 }
 
+void tamm__comm_allgather_u64(uint64_t v, uint64_t *all)
+{
+    all[0] = v;
+    if (world_size < 2) return;
+    int rc = MPI_Allgather(&v, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, data_comm);
+    if (rc != MPI_SUCCESS) comm_failed("exchanging settings at tamm_init (MPI_Allgather)", -1, rc);
+}
+
 void tamm__comm_sync(int kind, uint64_t count, uint64_t hash)
 {
     if (!progress_running) return;
@@ -671,6 +679,7 @@ int tamm__comm_tag_ub(void) { return 32767; }
 uint64_t tamm__comm_bytes_sent(void) { return 0; }
 uint64_t tamm__comm_bytes_recv(void) { return 0; }
 void tamm__comm_sync(int kind, uint64_t count, uint64_t hash) { (void)kind; (void)count; (void)hash; }
+void tamm__comm_allgather_u64(uint64_t v, uint64_t *all) { all[0] = v; }
 int tamm__comm_wait_final(void) { return TAMM_OK; }
 void tamm__comm_post(tamm_comm_op *op)
 {

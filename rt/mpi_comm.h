@@ -72,6 +72,8 @@ void tamm__comm_fatal(const char *msg) __attribute__((noreturn));
 /** Bytes this rank sent / received in block messages this session (statistics). */
 uint64_t tamm__comm_bytes_sent(void);
 uint64_t tamm__comm_bytes_recv(void);
+/** Session start (collective, top level): every rank's value of v, in all[rank]. */
+void tamm__comm_allgather_u64(uint64_t v, uint64_t *all);
 /** Largest MPI tag usable for data (tags wrap modulo this + 1). */
 int tamm__comm_tag_ub(void);
 

@@ -2,6 +2,7 @@
 #include "mpi_flow.h"
 #include "dist.h"
 #include "error.h"
+#include "fence.h"
 #include "mpi_comm.h"
 #include "runtime.h"
 #include "worker.h"
@@ -10,11 +11,15 @@
 
 int tamm__flow_on;
 
+#define EXEC_ALL (-2)  /* a task that runs on every rank */
+
 static int me, nranks;
 static uint32_t *seq_to, *seq_from;        /* messages to / from each rank so far */
-static int next_tensor_id;
+static int next_tensor_id, next_fence_id;
 static tamm_tensor *token;                 /* orders collective tasks on this rank */
 static tamm_flow_stats stats;
+static uint64_t *limits;                   /* [nranks]: each rank's TAMM_MEMORY_LIMIT (0: none) */
+static int cache_on;                       /* some rank has a limit: the caches are kept */
 static atomic_ullong comm_ns, exposed_ns;
 
 /* ------------------------------------------------------------------ */
@@ -61,11 +66,13 @@ int tamm__flow_stream_hash(uint64_t count, uint64_t *hash)
     return 1;
 }
 
-enum { EV_TENSOR = 1, EV_TASK, EV_BLOCK, EV_GATHER, EV_SCATTER, EV_SYNC };
+enum { EV_TENSOR = 1, EV_TASK, EV_BLOCK, EV_GATHER, EV_SCATTER, EV_SYNC, EV_FENCE, EV_FENCE_WAIT };
 
 void tamm__flow_tensor_created(tamm_tensor *T)
 {
     T->dist->id = next_tensor_id++;
+    if (cache_on && !T->dist->replicated)
+        T->dist->ce = tamm__xcalloc((size_t)T->nblk * (size_t)nranks, sizeof *T->dist->ce);
     uint64_t h = mix64(hcur, EV_TENSOR);
     h = mix64(h, (uint64_t)T->dtype * 16 + (uint64_t)T->opts.dist);
     for (int d = 0; d < T->ndim; d++) h = mix64(mix64(h, T->dims[d]), T->tile[d]);
@@ -76,8 +83,9 @@ void tamm__flow_tensor_created(tamm_tensor *T)
 /* ------------------------------------------------------------------ */
 /* pseudo-tasks: the local side of block messages                       */
 /* ------------------------------------------------------------------ */
-enum { PK_SEND, PK_RECV, PK_RECV_ACC, PK_ZERO };
-static const char *pk_label[] = { "tamm:send", "tamm:recv", "tamm:recv-acc", "tamm:zero" };
+enum { PK_SEND, PK_RECV, PK_RECV_ACC, PK_ZERO, PK_FENCE_SEND, PK_FENCE_RECV };
+static const char *pk_label[] = { "tamm:send", "tamm:recv", "tamm:recv-acc", "tamm:zero", "tamm:fence-send",
+                                  "tamm:fence-recv" };
 
 typedef struct pargs { int kind, peer, tag; tamm_tensor *T; long lin; } pargs;
 
@@ -135,6 +143,47 @@ static void pseudo_body(tamm_ctx *ctx, void *args)
     tamm__comm_post(&f->c);
 }
 
+/* A fence message: zero bytes, its arrival is the news. */
+static char fence_byte;
+static void fence_body(tamm_ctx *ctx, void *args)
+{
+    const pargs *a = args;
+    flow_op *f = tamm__xcalloc(1, sizeof *f);
+    f->c.h.finish = op_finish;
+    f->c.kind = a->kind == PK_FENCE_SEND ? TAMM_COP_SEND : TAMM_COP_RECV;
+    f->c.peer = a->peer;
+    f->c.tag = a->tag;
+    f->c.bytes = 0;
+    f->c.buf = &fence_byte;
+    f->task = ctx->task;
+    tamm__task_hold(ctx->task);
+    tamm__comm_post(&f->c);
+}
+
+/* The local side of a fence message src -> dst: on src a task that waits for
+ * this rank's own signallers of the fence submitted so far (fc->mine: not
+ * for the messages this rank received, which would make two ranks telling
+ * each other wait for each other) and then sends; on dst a task that signals
+ * the fence when the message has arrived. */
+static void pseudo_fence(int kind, tamm_fence *fc, int peer, int tag)
+{
+    pargs a = { kind, peer, tag, NULL, 0 };
+    tamm_task t;
+    memset(&t, 0, sizeof t);
+    t.cpu = fence_body;
+    t.args = &a;
+    t.args_size = sizeof a;
+    t.label = pk_label[kind];
+    t.rank = -1;
+    t.file = "mpi_flow.c";
+    tamm_fence *fl[1] = { kind == PK_FENCE_SEND ? fc->mine : fc };
+    tamm_task_opts o;
+    memset(&o, 0, sizeof o);
+    if (kind == PK_FENCE_SEND) { o.wait = fl; o.nwait = 1; stats.msgs_sent++; }
+    else { o.signal = fl; o.nsignal = 1; stats.msgs_recv++; }
+    tamm__submit(NULL, &t, &o, TAMM_TF_INTERNAL | TAMM_TF_PSEUDO, NULL);
+}
+
 static int pseudo(int kind, tamm_tensor *T, long lin, unsigned perm, int peer, int tag)
 {
     pargs a = { kind, peer, tag, T, lin };
@@ -169,15 +218,124 @@ static int msg_tag(int src, int dst)
 }
 
 /* ------------------------------------------------------------------ */
+/* fences over the ranks                                                 */
+/* ------------------------------------------------------------------ */
+/* Per fence, the same on every rank: nsig[r], the tasks signalling it that
+ * run on rank r so far; sent[r][w], how many of those rank w has been told
+ * about (a fence message r -> w covers every signaller on r submitted before
+ * it); early[w], rank w has a waiter submitted before any signaller. */
+static int *fence_nsig(tamm_fence *f) { return f->flow; }
+static int *fence_sent(tamm_fence *f) { return f->flow + nranks; }
+static int *fence_early(tamm_fence *f) { return f->flow + nranks + nranks * nranks; }
+
+void tamm__flow_fence_created(tamm_fence *f)
+{
+    f->fid = next_fence_id++;
+    f->flow = tamm__xcalloc((size_t)nranks * (size_t)(nranks + 2), sizeof(int));
+    f->mine = tamm__xcalloc(1, sizeof *f->mine);
+    tamm__spin_init(&f->mine->lock);
+    hcur = mix64(mix64(hcur, EV_FENCE), (uint64_t)f->fid);
+    event_done();
+}
+
+static void fence_msg(tamm_fence *f, int src, int dst)
+{
+    int tag = msg_tag(src, dst);
+    if (me == src) pseudo_fence(PK_FENCE_SEND, f, dst, tag);
+    else if (me == dst) pseudo_fence(PK_FENCE_RECV, f, src, tag);
+    fence_sent(f)[src * nranks + dst] = fence_nsig(f)[src];
+}
+
+/* A task (or the top level) on rank w waits for f: every other rank with
+ * signallers w has not been told about tells it. */
+static void fence_waiter(tamm_fence *f, int w, int top)
+{
+    int *nsig = fence_nsig(f), *sent = fence_sent(f), any = 0;
+    for (int r = 0; r < nranks; r++) {
+        any |= nsig[r] > 0;
+        if (r != w && nsig[r] > sent[r * nranks + w]) fence_msg(f, r, w);
+    }
+    if (!any && !top) fence_early(f)[w] = 1; /* it waits for the first signaller to come */
+}
+
+static int fence_ok(tamm_fence *f) { return f && f->flow; }
+
+/* The options of a task this rank runs: its signals also signal each fence's
+ * `mine` (o itself if it signals no fence). */
+static tamm_fence **sigbuf;
+static int capsig;
+static tamm_task_opts local_opts;
+static const tamm_task_opts *with_mine(const tamm_task_opts *o)
+{
+    if (!o || o->nsignal <= 0 || !o->signal) return o;
+    if (capsig < 2 * o->nsignal) {
+        capsig = 2 * o->nsignal;
+        sigbuf = tamm__xrealloc(sigbuf, (size_t)capsig * sizeof *sigbuf);
+    }
+    int n = 0;
+    for (int i = 0; i < o->nsignal; i++) {
+        sigbuf[n++] = o->signal[i];
+        if (fence_ok(o->signal[i])) sigbuf[n++] = o->signal[i]->mine;
+    }
+    local_opts = *o;
+    local_opts.signal = sigbuf;
+    local_opts.nsignal = n;
+    return &local_opts;
+}
+
+/* Before a task's local submission: the waits of a task running on exec. */
+static void fence_waits(const tamm_task_opts *o, int exec)
+{
+    if (!o) return;
+    for (int i = 0; i < o->nwait && o->wait; i++) {
+        if (!fence_ok(o->wait[i])) continue;
+        if (exec == EXEC_ALL)
+            for (int w = 0; w < nranks; w++) fence_waiter(o->wait[i], w, 0);
+        else
+            fence_waiter(o->wait[i], exec, 0);
+    }
+}
+
+/* After a task's local submission: its signals; a rank whose waiter came
+ * before any signaller hears from the ranks of the first ones. */
+static void fence_signals(const tamm_task_opts *o, int exec)
+{
+    if (!o) return;
+    for (int i = 0; i < o->nsignal && o->signal; i++) {
+        tamm_fence *f = o->signal[i];
+        if (!fence_ok(f)) continue;
+        int *nsig = fence_nsig(f), *early = fence_early(f);
+        for (int r = 0; r < nranks; r++)
+            if (exec == EXEC_ALL || r == exec) nsig[r]++;
+        for (int w = 0; w < nranks; w++) {
+            if (!early[w]) continue;
+            early[w] = 0;
+            for (int r = 0; r < nranks; r++)
+                if (r != w && (exec == EXEC_ALL || r == exec)) fence_msg(f, r, w);
+        }
+    }
+}
+
+void tamm__flow_fence_wait(tamm_fence *f)
+{
+    if (!fence_ok(f)) return;
+    hcur = mix64(mix64(hcur, EV_FENCE_WAIT), (uint64_t)f->fid);
+    event_done();
+    for (int w = 0; w < nranks; w++) fence_waiter(f, w, 1);
+}
+
+/* ------------------------------------------------------------------ */
 /* per-block state                                                       */
 /* ------------------------------------------------------------------ */
 typedef struct { tamm_tensor *T; long lin; } blkref;
 static blkref *runs;
 static int nruns, capruns;
 
+static void cache_stale(tamm_tensor *T, long lin, int keep);
 static void holders_only(tamm_tensor *T, long lin, int a, int b)
 {
     tamm_dist_tensor *D = T->dist;
+    cache_stale(T, lin, b);
     uint64_t *h = tamm__dist_set(D->holders, D, lin);
     tamm__rs_clear(h, D->words);
     tamm__rs_add(h, a);
@@ -222,11 +380,207 @@ static void end_all_runs(void)
     nruns = 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* the cache of other ranks' blocks under TAMM_MEMORY_LIMIT               */
+/* ------------------------------------------------------------------ */
+/* Eviction is decided from the task stream, so every rank knows every
+ * rank's cache: each rank keeps, for every rank r, the copies r holds of
+ * blocks it does not own (non-replicated tensors), in least-recently-used
+ * order (a use in the stream makes a copy the most recent; a copy that stops
+ * being the current version goes to the front, so stale copies go first),
+ * and the bytes they take.  When r needs room for a new copy beyond its
+ * limit it drops copies from the front, skipping the ones the current
+ * operation uses; a dropped copy is no longer a holder of the current
+ * version (a copy in an open accumulation run closes the run first: its sum
+ * goes to the owner), so a later reader on r receives the block again, and
+ * every rank agrees without a message.  On r itself a `tamm:evict`
+ * pseudo-task with write permission on the dropped copies and on the new
+ * one frees them after the tasks that use them, before the new copy is
+ * allocated. */
+static tamm_centry *lru;     /* [nranks]: list heads */
+static uint64_t *used;       /* [nranks]: bytes of copies */
+static uint64_t cur_op;
+static const tamm_task *cur_task; /* the user task being decided (errors), or NULL */
+static int cur_reported;
+static uint64_t ev_count, ev_bytes; /* this rank's evictions */
+typedef struct { tamm_tensor *T; long lin; } victim_t;
+static victim_t *victims;
+static int nvictims, capvictims;
+
+static tamm_centry *ce_of(tamm_tensor *T, long lin, int r) { return &T->dist->ce[(size_t)lin * (size_t)nranks + (size_t)r]; }
+static void ce_unlink(tamm_centry *c)
+{
+    c->prev->next = c->next;
+    c->next->prev = c->prev;
+    c->next = c->prev = NULL;
+}
+static void ce_link(int r, tamm_centry *c, int front)
+{
+    tamm_centry *h = &lru[r];
+    if (front) { c->prev = h; c->next = h->next; }
+    else { c->next = h; c->prev = h->prev; }
+    c->prev->next = c;
+    c->next->prev = c;
+}
+static int cached(tamm_tensor *T, long lin, int r)
+{
+    return cache_on && T->dist->ce && r != T->blocks[lin].owner;
+}
+
+/* The operation being decided uses (T, lin) on rank r (EXEC_ALL: every rank). */
+static void cache_pin(tamm_tensor *T, long lin, int r)
+{
+    if (!cache_on || !T->dist->ce) return;
+    for (int q = 0; q < nranks; q++)
+        if (r == EXEC_ALL || q == r) ce_of(T, lin, q)->pin = cur_op;
+}
+
+/* Copies of (T, lin) on ranks other than the owner and `keep` are no longer
+ * the current version: first to go. */
+static void cache_stale(tamm_tensor *T, long lin, int keep)
+{
+    if (!cache_on || !T->dist->ce) return;
+    for (int q = 0; q < nranks; q++) {
+        tamm_centry *c = ce_of(T, lin, q);
+        if (q == keep || !c->next) continue;
+        ce_unlink(c);
+        ce_link(q, c, 1);
+    }
+}
+
+static void end_run(tamm_tensor *T, long lin);
+
+static void evict_body(tamm_ctx *ctx, void *args)
+{
+    (void)ctx;
+    const int *n = args;
+    const victim_t *v = (const victim_t *)((const char *)args + sizeof(victim_t));
+    for (int i = 0; i < *n; i++) {
+        tamm_block_s *b = &v[i].T->blocks[v[i].lin];
+        tamm__spin_lock(&b->lock);
+        void *home = b->home;
+        if (b->units[0].rc == 0) { /* no buffer of it is held (this task excludes every other user) */
+            b->home = NULL;
+            b->units[0].buf = NULL;
+            b->units[0].state = TAMM_BS_UNALLOC;
+        } else {
+            home = NULL;
+        }
+        tamm__spin_unlock(&b->lock);
+        free(home);
+    }
+}
+
+/* Rank r is about to hold a new copy of `bytes`: drop copies until it fits. */
+static void make_room(int r, size_t bytes, tamm_tensor *T, long lin)
+{
+    uint64_t lim = limits[r];
+    if (!lim) return;
+    nvictims = 0;
+    tamm_centry *h = &lru[r], *c = h->next;
+    while (used[r] + bytes > lim && c != h) {
+        tamm_centry *n = c->next;
+        if (c->pin == cur_op) { c = n; continue; }
+        tamm_tensor *VT = c->T;
+        long vl = c->lin;
+        tamm_dist_tensor *VD = VT->dist;
+        if ((VD->st[vl] & TAMM_DS_RUN) && tamm__rs_has(tamm__dist_set(VD->contrib, VD, vl), r))
+            end_run(VT, vl); /* its partial sum goes to the owner first */
+        n = c->next;         /* (end_run does not touch the lists; be safe anyway) */
+        ce_unlink(c);
+        used[r] -= VT->blocks[vl].bytes;
+        tamm__rs_del(tamm__dist_set(VD->holders, VD, vl), r);
+        if (me == r) {
+            if (nvictims == capvictims) {
+                capvictims = capvictims ? 2 * capvictims : 16;
+                victims = tamm__xrealloc(victims, (size_t)capvictims * sizeof *victims);
+            }
+            victims[nvictims].T = VT;
+            victims[nvictims].lin = vl;
+            nvictims++;
+            ev_count++;
+            ev_bytes += VT->blocks[vl].bytes;
+        }
+        c = n;
+    }
+    if (used[r] + bytes > lim && cur_task && me == r && !cur_reported) {
+        tamm_task_s w;
+        memset(&w, 0, sizeof w);
+        w.label = cur_task->label;
+        w.file = cur_task->file;
+        w.line = cur_task->line;
+        cur_reported = 1;
+        tamm__error(&w, TAMM_ENOMEM, "the task needs copies of other ranks' blocks on rank %d that do not fit in its "
+                    "TAMM_MEMORY_LIMIT of %llu bytes (%llu bytes of copies it uses at once, with this one)",
+                    r, (unsigned long long)lim, (unsigned long long)(used[r] + bytes));
+    }
+    if (me != r || nvictims == 0) return;
+    /* the pseudo-task: write permission on every dropped copy and on the new one */
+    size_t asz = sizeof(victim_t) * (size_t)(nvictims + 1);
+    char *args = tamm__xcalloc(1, asz);
+    *(int *)args = nvictims;
+    memcpy(args + sizeof(victim_t), victims, (size_t)nvictims * sizeof *victims);
+    tamm_ref *refs = tamm__xcalloc((size_t)nvictims + 1, sizeof *refs);
+    for (int i = 0; i <= nvictims; i++) {
+        tamm_tensor *RT = i < nvictims ? victims[i].T : T;
+        refs[i].tensor = RT;
+        refs[i].nidx = RT->ndim;
+        tamm__block_idx(RT, i < nvictims ? victims[i].lin : lin, refs[i].idx);
+        refs[i].mode = TAMM_WRITE;
+    }
+    tamm_task t;
+    memset(&t, 0, sizeof t);
+    t.cpu = evict_body;
+    t.args = args;
+    t.args_size = asz;
+    t.refs = refs;
+    t.nrefs = nvictims + 1;
+    t.label = "tamm:evict";
+    t.rank = -1;
+    t.file = "mpi_flow.c";
+    tamm__submit(NULL, &t, NULL, TAMM_TF_INTERNAL | TAMM_TF_PSEUDO, NULL);
+    free(refs);
+    free(args);
+}
+
+/* Rank r uses its copy of (T, lin) now (the stream's order): the most recent;
+ * a new copy first makes room. */
+static void cache_use(tamm_tensor *T, long lin, int r)
+{
+    if (!cached(T, lin, r)) return;
+    tamm_centry *c = ce_of(T, lin, r);
+    if (c->next) {
+        ce_unlink(c);
+        ce_link(r, c, 0);
+        return;
+    }
+    size_t bytes = T->blocks[lin].bytes;
+    make_room(r, bytes, T, lin);
+    c->T = T;
+    c->lin = lin;
+    ce_link(r, c, 0);
+    used[r] += bytes;
+}
+
+/* Tensor T goes away: its copies leave every cache. */
+static void cache_drop_tensor(tamm_tensor *T)
+{
+    if (!cache_on || !T->dist->ce) return;
+    for (long b = 0; b < T->nblk; b++)
+        for (int q = 0; q < nranks; q++) {
+            tamm_centry *c = ce_of(T, b, q);
+            if (!c->next) continue;
+            ce_unlink(c);
+            used[q] -= T->blocks[b].bytes;
+        }
+}
+
 /* Rank e needs the current version of b before a task of its reads it. */
 static void need_copy(tamm_tensor *T, long lin, int e)
 {
     tamm_dist_tensor *D = T->dist;
     uint64_t *h = tamm__dist_set(D->holders, D, lin);
+    cache_use(T, lin, e);
     if (tamm__rs_has(h, e)) return;
     int o = T->blocks[lin].owner;
     if (D->st[lin] & TAMM_DS_WRITTEN) {
@@ -317,8 +671,6 @@ static void expand(const tamm_ref *refs, int nrefs)
     }
 }
 
-#define EXEC_ALL (-2)
-
 /* Where a task runs: the owner of the first block it writes or accumulates
  * (every rank if that block is replicated), else of the first block it
  * names, else rank 0. */
@@ -357,10 +709,16 @@ static int refs_readable(const tamm_task *u)
     return 1;
 }
 
-static void hash_task(const tamm_task *u, int coll, unsigned flags)
+static void hash_task(const tamm_task *u, const tamm_task_opts *o, int coll, unsigned flags)
 {
     uint64_t h = mix64(hcur, EV_TASK);
     h = mix64(h, (uint64_t)(u->rank + 2) * 4 + (uint64_t)coll * 2 + ((flags & TAMM_TF_DESTROY) ? 1 : 0));
+    if (o) { /* fences: their numbers, waits and signals apart */
+        for (int i = 0; i < o->nwait && o->wait; i++)
+            h = mix64(h, fence_ok(o->wait[i]) ? (uint64_t)o->wait[i]->fid * 2 : ~0ull);
+        for (int i = 0; i < o->nsignal && o->signal; i++)
+            h = mix64(h, fence_ok(o->signal[i]) ? (uint64_t)o->signal[i]->fid * 2 + 1 : ~1ull);
+    }
     for (int i = 0; i < u->nrefs; i++) {
         const tamm_ref *r = &u->refs[i];
         h = mix64(h, (uint64_t)r->tensor->dist->id * 64 + (uint64_t)r->nidx * 4096 + r->mode);
@@ -445,7 +803,7 @@ int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flag
     uint64_t t0 = tamm__now_ns();
     int coll = o && o->collective;
     int destroy = (flags & TAMM_TF_DESTROY) != 0;
-    hash_task(u, coll, flags);
+    hash_task(u, o, coll, flags);
     stats.tasks++;
     tamm_task_s w = where_of(u);
     int exec;
@@ -459,9 +817,18 @@ int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flag
         exec = decide(u);
     }
     expand(u->refs, u->nrefs);
+    cur_op++;
+    cur_task = u;
+    cur_reported = 0;
+    if (cache_on && !coll && !destroy)
+        for (int i = 0; i < nfb; i++) cache_pin(fb[i].T, fb[i].lin, exec);
     if (coll) {
         stats.executed++;
-        return submit_collective(u, o, flags);
+        fence_waits(o, EXEC_ALL);
+        cur_task = NULL;
+        int rc = submit_collective(u, with_mine(o), flags);
+        fence_signals(o, EXEC_ALL);
+        return rc;
     }
     /* replicated tensors are written by tasks that run on every rank, and only by them */
     for (int i = 0; i < nfb && !destroy; i++) {
@@ -496,6 +863,7 @@ int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flag
         if (p == TAMM_ACCUM) {
             if (!(D->st[lin] & TAMM_DS_RUN)) open_run(T, lin);
             uint64_t *c = tamm__dist_set(D->contrib, D, lin);
+            if (exec != ow) cache_use(T, lin, exec);
             if (exec != ow && !tamm__rs_has(c, exec)) {
                 tamm__rs_add(c, exec);
                 if (me == exec) pseudo(PK_ZERO, T, lin, TAMM_WRITE, -1, 0);
@@ -536,20 +904,25 @@ int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flag
         /* drop the tensor's entries from the list of open runs: it will be freed */
         int k = 0;
         tamm_tensor *T = u->refs[0].tensor;
+        cache_drop_tensor(T);
         for (int i = 0; i < nruns; i++)
             if (runs[i].T != T) runs[k++] = runs[i];
         nruns = k;
     }
+    cur_task = NULL;
+    fence_waits(o, exec);
     if (!mine) {
+        fence_signals(o, exec);
         stats.skipped++;
         stats.skip_ns += tamm__now_ns() - t0;
         return TAMM_OK;
     }
     stats.executed++;
-    int rc = tamm__submit(NULL, u, o, flags | TAMM_TF_INTERNAL, out);
+    int rc = tamm__submit(NULL, u, with_mine(o), flags | TAMM_TF_INTERNAL, out);
     for (int i = 0; i < nafter; i++)
         pseudo(PK_SEND, after[i].T, after[i].lin, TAMM_READ, after[i].peer, after[i].tag);
     nafter = 0;
+    fence_signals(o, exec);
     return rc;
 }
 
@@ -633,6 +1006,9 @@ void *tamm__flow_block_at(tamm_tensor *T, const long *idx, int n)
         D->st[lin] |= TAMM_DS_WRITTEN; /* every rank changes its copy the same way */
     } else {
         end_run(T, lin);
+        cur_op++;
+        cur_task = NULL;
+        cache_pin(T, lin, EXEC_ALL);
         for (int r = 0; r < nranks; r++)
             if (r != ow) need_copy(T, lin, r);
         /* the owner's copy is the block (the program may change it); the
@@ -665,6 +1041,12 @@ int tamm__flow_whole(tamm_tensor *T, void *arr, int to_arr)
     tamm_dist_tensor *D = T->dist;
     hcur = mix64(mix64(hcur, to_arr ? EV_GATHER : EV_SCATTER), (uint64_t)D->id);
     event_done();
+    /* gather brings every block to every rank: its copies are all needed at
+     * once (beyond a memory limit, evictable afterwards) */
+    cur_op++;
+    cur_task = NULL;
+    if (to_arr && !D->replicated)
+        for (long b = 0; b < T->nblk; b++) cache_pin(T, b, EXEC_ALL);
     for (long b = 0; b < T->nblk; b++) {
         int ow = T->blocks[b].owner;
         if (D->replicated) {
@@ -728,6 +1110,7 @@ int tamm__flow_session_start(void)
     me = tamm__comm_rank();
     nranks = tamm__comm_size();
     next_tensor_id = 0;
+    next_fence_id = 0;
     token = NULL;
     hcur = 0x7A3D5E1F00000000ull;
     atomic_store(&hcount, 0);
@@ -737,9 +1120,22 @@ int tamm__flow_session_start(void)
     atomic_store(&exposed_ns, 0);
     nruns = 0;
     tamm__flow_on = nranks > 1;
+    cache_on = 0;
+    cur_op = 0;
+    cur_task = NULL;
+    ev_count = ev_bytes = 0;
     if (tamm__flow_on) {
         seq_to = tamm__xcalloc((size_t)nranks, sizeof *seq_to);
         seq_from = tamm__xcalloc((size_t)nranks, sizeof *seq_from);
+        /* every rank's memory limit: each rank decides every rank's evictions */
+        limits = tamm__xcalloc((size_t)nranks, sizeof *limits);
+        tamm__comm_allgather_u64((uint64_t)tamm__rt.cfg.memory_limit, limits);
+        for (int r = 0; r < nranks; r++) cache_on |= limits[r] != 0;
+        if (cache_on) {
+            lru = tamm__xcalloc((size_t)nranks, sizeof *lru);
+            used = tamm__xcalloc((size_t)nranks, sizeof *used);
+            for (int r = 0; r < nranks; r++) lru[r].next = lru[r].prev = &lru[r];
+        }
     }
     return TAMM_OK;
 }
@@ -762,6 +1158,19 @@ void tamm__flow_session_end(void)
     free(after);
     after = NULL;
     capafter = 0;
+    free(sigbuf);
+    sigbuf = NULL;
+    capsig = 0;
+    free(limits);
+    free(lru);
+    free(used);
+    free(victims);
+    limits = NULL;
+    lru = NULL;
+    used = NULL;
+    victims = NULL;
+    nvictims = capvictims = 0;
+    cache_on = 0;
     token = NULL;
     atomic_store(&hcount, 0);
     for (int c = 0; c < HNCHUNK && hist[c]; c++) {
@@ -779,6 +1188,8 @@ void tamm__flow_note_comm(uint64_t dt, int exposed)
 void tamm__flow_get_stats(tamm_flow_stats *s)
 {
     *s = stats;
+    s->evictions = ev_count;
+    s->evicted_bytes = ev_bytes;
     s->comm_ns = atomic_load(&comm_ns);
     s->exposed_ns = atomic_load(&exposed_ns);
 }

@@ -47,6 +47,12 @@ void tamm__flow_collective_ready(tamm_task_s *t);
 /** Every rank created tensor T (stream event; gives T its id). */
 void tamm__flow_tensor_created(tamm_tensor *T);
 
+/** Fences over the ranks: every rank created fence f (gives it its number and
+ *  state); the top level waits on f (tamm_fence_wait). */
+struct tamm_fence;
+void tamm__flow_fence_created(struct tamm_fence *f);
+void tamm__flow_fence_wait(struct tamm_fence *f);
+
 /** Top level: tamm_wait_all / tamm_barrier (kind TAMM_SYNC_WAIT) and
  *  tamm_finalize (TAMM_SYNC_FINAL): close the open accumulation runs, and
  *  exchange the stream position with every rank. */
@@ -66,6 +72,7 @@ typedef struct tamm_flow_stats {
     uint64_t skip_ns;                    /* time spent deciding the skipped ones */
     uint64_t msgs_sent, msgs_recv;
     uint64_t comm_ns, exposed_ns;        /* time with messages in flight; of it, with every worker idle */
+    uint64_t evictions, evicted_bytes;   /* copies of other ranks' blocks dropped here (TAMM_MEMORY_LIMIT) */
 } tamm_flow_stats;
 void tamm__flow_get_stats(tamm_flow_stats *s);
 /** The progress engine samples overlap: dt with messages in flight, of which `exposed` with all workers idle. */

@@ -129,11 +129,12 @@ int tamm_finalize(void)
         tamm__flow_get_stats(&fs);
         fprintf(stderr, "tamm stats: rank %d: %llu top-level tasks, %llu run here, %llu skipped (%.0f ns each), "
                 "%llu messages sent (%llu bytes), %llu received (%llu bytes), communication %.1f ms, of which "
-                "exposed (every worker idle) %.1f ms\n", tamm_rank(), (unsigned long long)fs.tasks,
+                "exposed (every worker idle) %.1f ms, %llu copies evicted (%llu bytes)\n", tamm_rank(), (unsigned long long)fs.tasks,
                 (unsigned long long)fs.executed, (unsigned long long)fs.skipped,
                 fs.skipped ? (double)fs.skip_ns / (double)fs.skipped : 0.0, (unsigned long long)fs.msgs_sent,
                 (unsigned long long)tamm__comm_bytes_sent(), (unsigned long long)fs.msgs_recv,
-                (unsigned long long)tamm__comm_bytes_recv(), (double)fs.comm_ns / 1e6, (double)fs.exposed_ns / 1e6);
+                (unsigned long long)tamm__comm_bytes_recv(), (double)fs.comm_ns / 1e6, (double)fs.exposed_ns / 1e6,
+                (unsigned long long)fs.evictions, (unsigned long long)fs.evicted_bytes);
     }
     tamm__comm_session_end();
     tamm__flow_session_end();

@@ -21,7 +21,8 @@ BUILD_DIR  ?= build
 ASAN_DIR   ?= build-asan
 TSAN_DIR   ?= build-tsan
 CMAKE_ARGS ?=
-CTEST_ARGS ?=
+# ctest runs JOBS tests at once (MPI tests reserve their ranks' worth of slots)
+CTEST_ARGS ?= -j$(JOBS)
 
 DEPS := build-essential cmake pkg-config libclang-14-dev llvm-14-dev clang-14 \
         libopenmpi-dev openmpi-bin libopenblas-dev liblapacke-dev libstarpu-dev \

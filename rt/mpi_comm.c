@@ -576,6 +576,15 @@ int tamm__comm_session_start(void)
     atomic_store(&finals_seen, 0);
     atomic_store(&progress_stop, 0);
     act.n = 0;
+    return TAMM_OK;
+}
+
+int tamm__comm_progress_start(void)
+{
+    if (!mpi_started || world_size < 2) return TAMM_OK;
+    /* The first control receive is posted only now, after the collectives of
+     * tamm_init (tamm__comm_allgather_u64): a blocking collective on this
+     * thread would otherwise progress it and fill ctl_in from this thread. */
     post_ctl_recv();
     if (pthread_create(&progress_thread, NULL, progress_main, NULL)) {
         fprintf(stderr, "tamm: error: rank %d: cannot start the MPI progress thread\n", world_rank);
@@ -671,6 +680,7 @@ int tamm__comm_init(void)
     return TAMM_OK;
 }
 int tamm__comm_session_start(void) { return TAMM_OK; }
+int tamm__comm_progress_start(void) { return TAMM_OK; }
 void tamm__comm_session_end(void) {}
 int tamm__comm_rank(void) { return 0; }
 int tamm__comm_size(void) { return 1; }

@@ -51,8 +51,11 @@ enum { TAMM_SYNC_WAIT = 1, TAMM_SYNC_FINAL = 2 };
 
 /** Start MPI if launched by an MPI launcher (once per process).  Returns TAMM_OK or TAMM_ECOMM. */
 int tamm__comm_init(void);
-/** Session start / end (collective: every rank calls them). */
+/** Session start / end (collective: every rank calls them).  session_start
+ *  duplicates the communicators; progress_start, called after the session's
+ *  start-up collectives, posts the control receive and starts the progress thread. */
 int tamm__comm_session_start(void);
+int tamm__comm_progress_start(void);
 void tamm__comm_session_end(void);
 /** This rank and the number of ranks (0 and 1 without MPI). */
 int tamm__comm_rank(void);
@@ -72,7 +75,7 @@ void tamm__comm_fatal(const char *msg) __attribute__((noreturn));
 /** Bytes this rank sent / received in block messages this session (statistics). */
 uint64_t tamm__comm_bytes_sent(void);
 uint64_t tamm__comm_bytes_recv(void);
-/** Session start (collective, top level): every rank's value of v, in all[rank]. */
+/** Session start, before tamm__comm_progress_start (collective): every rank's value of v, in all[rank]. */
 void tamm__comm_allgather_u64(uint64_t v, uint64_t *all);
 /** Largest MPI tag usable for data (tags wrap modulo this + 1). */
 int tamm__comm_tag_ub(void);

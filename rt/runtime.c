@@ -69,6 +69,7 @@ int tamm_init(int *argc, char ***argv)
     }
     rc = tamm__comm_session_start();
     if (!rc) rc = tamm__flow_session_start();
+    if (!rc) rc = tamm__comm_progress_start();
     if (rc) {
         tamm__workers_stop();
         tamm__rt.initialised = 0;

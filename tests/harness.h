@@ -65,8 +65,9 @@ static inline int h__check(int ok, const char *file, int line, const char *fmt, 
     __attribute__((format(printf, 4, 5)));
 static inline int h__check(int ok, const char *file, int line, const char *fmt, ...)
 {
-    if (ok) { h__.passed++; return 1; }
-    h__.failed++;
+    /* Checks may run inside tasks on several workers at once. */
+    if (ok) { __atomic_fetch_add(&h__.passed, 1, __ATOMIC_RELAXED); return 1; }
+    __atomic_fetch_add(&h__.failed, 1, __ATOMIC_RELAXED);
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);

@@ -70,10 +70,10 @@
 
 #if RANDOM_MPI && RANDOM_NESTED
 #define TEST_NAME "test_mpi_random_nested"
-#define DEFAULT_SEEDS 60
+#define DEFAULT_SEEDS 30
 #elif RANDOM_MPI
 #define TEST_NAME "test_mpi_random_dag"
-#define DEFAULT_SEEDS 100
+#define DEFAULT_SEEDS 40
 #elif RANDOM_NESTED
 #define TEST_NAME "test_random_nested"
 #define DEFAULT_SEEDS 600

@@ -9,7 +9,8 @@
 #
 # Environment: GEN (path of gen_random_program; default: next to this script or
 # in the current directory), plus everything differential.sh reads (TAMMCC, CC,
-# TAMM_INCLUDE, TAMM_LIB, WORKERS).  Exit status 0 iff every program passed.
+# TAMM_INCLUDE, TAMM_LIB, WORKERS), and JOBS (programs checked at once).
+# Exit status 0 iff every program passed.
 set -u
 if [ $# -lt 2 ]; then
     echo "usage: random_differential.sh N FIRST_SEED [SIZE]" >&2
@@ -29,25 +30,52 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/tammrand.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 : "${FAILDIR:=${TMPDIR:-/tmp}/tamm-random-failures}"
 
+# JOBS streams run at once (default: the number of cores); stream j takes the
+# seeds first+j, first+j+JOBS, ...  Each stream counts into $tmp/count.j.
+: "${JOBS:=$(nproc 2>/dev/null || echo 1)}"
+last=$((first + n - 1))
+stream() {
+    j=$1
+    p=0
+    f=0
+    seed=$((first + j))
+    while [ "$seed" -le "$last" ]; do
+        src=$tmp/random_$seed.c
+        if ! "$GEN" "$seed" "$size" >"$src"; then
+            echo "random program $seed: gen_random_program failed" >&2
+            f=$((f + 1))
+        elif sh "$here/differential.sh" "$src" >"$tmp/log.$j" 2>&1; then
+            p=$((p + 1))
+        else
+            f=$((f + 1))
+            mkdir -p "$FAILDIR"
+            cp "$src" "$FAILDIR/"
+            { echo "random program seed $seed (size $size) FAILED; kept as $FAILDIR/random_$seed.c:"
+              sed 's/^/    /' "$tmp/log.$j" | head -60; } >&2
+        fi
+        rm -f "$src"
+        seed=$((seed + JOBS))
+    done
+    echo "$p $f" >"$tmp/count.$j"
+}
+j=0
+while [ "$j" -lt "$JOBS" ]; do
+    stream "$j" &
+    j=$((j + 1))
+done
+wait
 passed=0
 failed=0
-seed=$first
-last=$((first + n - 1))
-while [ "$seed" -le "$last" ]; do
-    src=$tmp/random_$seed.c
-    if ! "$GEN" "$seed" "$size" >"$src"; then
-        echo "random program $seed: gen_random_program failed" >&2
-        failed=$((failed + 1))
-    elif sh "$here/differential.sh" "$src" >"$tmp/log" 2>&1; then
-        passed=$((passed + 1))
+j=0
+while [ "$j" -lt "$JOBS" ]; do
+    if [ -f "$tmp/count.$j" ]; then
+        read -r p f <"$tmp/count.$j"
     else
-        failed=$((failed + 1))
-        mkdir -p "$FAILDIR"
-        cp "$src" "$FAILDIR/"
-        echo "random program seed $seed (size $size) FAILED; kept as $FAILDIR/random_$seed.c:" >&2
-        sed 's/^/    /' "$tmp/log" | head -60 >&2
+        p=0; f=1; echo "random_differential: stream $j ended without a count" >&2
     fi
-    seed=$((seed + 1))
+    passed=$((passed + p))
+    failed=$((failed + f))
+    j=$((j + 1))
 done
 echo "random pragma programs: $passed passed, $failed failed (seeds $first..$last, size $size)"
 [ "$failed" -eq 0 ]

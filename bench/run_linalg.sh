@@ -26,6 +26,10 @@
 #                many percent idle over one second (other processes), for at most
 #                QUIET_WAIT=120 seconds per run; the runs that started on a busy
 #                machine are counted and reported
+#   NOISE_MAX=0  if > 0: a run during which other processes used more than this percent
+#                of the machine's CPU (measured from /proc/stat minus the run's own CPU
+#                time, /usr/bin/time) is run again, at most NOISE_RETRIES=3 times; the
+#                share is printed with every run either way
 #   TIMEOUT=1200 seconds per run (timeout(1)); a run past it counts as failed
 #   MD_OUT=linalg_results.md   the markdown copy of the tables
 # Scheduler knobs pass through: TAMM_SCHED, STARPU_SCHED, OMP_MAX_TASK_PRIORITY...
@@ -33,7 +37,8 @@
 # Threads for WORKERS=w: tamm TAMM_NUM_WORKERS=w; OpenMP OMP_NUM_THREADS=w;
 # StarPU STARPU_NCPU=w STARPU_NCUDA=0 STARPU_NOPENCL=0 STARPU_SILENT=1 and
 # OPENBLAS_NUM_THREADS=1; the whole-matrix call OPENBLAS_NUM_THREADS=w.  The tiled
-# programs call openblas_set_num_threads(1) themselves.
+# programs call openblas_set_num_threads(1) themselves and are also started with
+# OPENBLAS_NUM_THREADS=1 (see OB1 below).
 #
 # Every (kernel, N) is run REPS times, the implementations (and tile sizes)
 # interleaved within each repetition; tables give the median GFLOP/s (GEMM 2N^3,
@@ -56,6 +61,8 @@ CHECK_EXAMPLES_MAX=${CHECK_EXAMPLES_MAX:-4096}
 TIMEOUT=${TIMEOUT:-1200}
 STARPU_DGEMM_ITER=${STARPU_DGEMM_ITER:-20}
 QUIET_IDLE=${QUIET_IDLE:-0}
+NOISE_MAX=${NOISE_MAX:-0}
+NOISE_RETRIES=${NOISE_RETRIES:-3}
 QUIET_WAIT=${QUIET_WAIT:-120}
 MD_OUT=${MD_OUT:-linalg_results.md}
 
@@ -75,7 +82,12 @@ fi
 declare -A LABEL=([openblas]="OpenBLAS" [tamm]="tamm" [gomp]="libgomp" [libomp]="libomp"
                   [starpu_tiles]="StarPU tiles" [starpu_examples]="StarPU example"
                   [tamm_ws]="tamm (ws)" [tamm_prio]="tamm (prio)" [tamm_fifo]="tamm (fifo)")
-STARPU_ENV="STARPU_NCPU=$WORKERS STARPU_NCUDA=0 STARPU_NOPENCL=0 STARPU_SILENT=1 OPENBLAS_NUM_THREADS=1"
+# The tiled programs run OpenBLAS single-threaded.  Starting them with OPENBLAS_NUM_THREADS=1
+# keeps OpenBLAS from creating its thread pool at load time, whose idle thread otherwise spins
+# in sched_yield for ~0.1 s, competing with the workers (the -check reference raises the
+# thread count again with openblas_set_num_threads).
+OB1="OPENBLAS_NUM_THREADS=1"
+STARPU_ENV="STARPU_NCPU=$WORKERS STARPU_NCUDA=0 STARPU_NOPENCL=0 STARPU_SILENT=1 $OB1"
 
 tiled() { [ "$1" != openblas ]; }
 nbs_for() {  # KERNEL N -> tile sizes: NBS_<kernel>_<N>, NBS_<kernel>, NBS_<N>, else NBS
@@ -94,7 +106,6 @@ median() {  # numbers on stdin -> median (mean of the middle two for an even cou
 declare -A GF BAD FAILS
 STATUS=0
 LOG=$(mktemp)
-trap 'rm -f "$LOG"' EXIT
 
 cpu_idle_pct() {  # percent of CPU time idle over the next second (all cores)
   local a b
@@ -108,6 +119,21 @@ cpu_idle_pct() {  # percent of CPU time idle over the next second (all cores)
 }
 NOISY=0
 NRUNS=0
+NREPEATED=0
+NOISE_SUM=0; NOISE_N=0; NOISE_WORST=0; NOISE_OVER10=0
+TLOG=$(mktemp)
+trap 'rm -f "$LOG" "$TLOG"' EXIT
+TIME_CMD=""
+[ -x /usr/bin/time ] && TIME_CMD="/usr/bin/time -q -o $TLOG -f %U_%S"
+cpu_jiffies() {  # busy and total jiffies of all cores so far
+  awk '/^cpu / { b = $2 + $3 + $4 + $7 + $8 + $9; print b, b + $5 + $6 }' /proc/stat
+}
+foreign_pct() {  # B0 T0 B1 T1 -> percent of the machine's CPU used by other processes during the run
+  local us; us=$(tr '_' ' ' <"$TLOG" 2>/dev/null | awk 'NF == 2 && $1 ~ /^[0-9.]+$/ { print $1 + $2 }' | tail -n 1)
+  [ -n "$us" ] || return 0
+  awk -v b0="$1" -v t0="$2" -v b1="$3" -v t1="$4" -v us="$us" -v hz="$(getconf CLK_TCK)" \
+    'BEGIN { f = (b1 - b0) - us * hz; if (f < 0) f = 0; printf "%d\n", (t1 > t0 ? 100 * f / (t1 - t0) : 0) }'
+}
 wait_quiet() {
   [ "$QUIET_IDLE" -gt 0 ] || return 0
   local start=$SECONDS idle
@@ -126,9 +152,9 @@ run_one() {
   local chkarg=""; [ "$chk" = 1 ] && chkarg="-check"
   case $impl in
     openblas) envs="OPENBLAS_NUM_THREADS=$WORKERS"; cmd="$BIN_DIR/linalg_openblas $k $chkarg $n" ;;
-    tamm)     envs="TAMM_NUM_WORKERS=$WORKERS"; cmd="$BIN_DIR/$k $chkarg $n $nb" ;;
-    tamm_*)   envs="TAMM_NUM_WORKERS=$WORKERS TAMM_SCHED=${impl#tamm_}"; cmd="$BIN_DIR/$k $chkarg $n $nb" ;;
-    gomp|libomp) envs="OMP_NUM_THREADS=$WORKERS"; cmd="$BIN_DIR/linalg_$impl $k $chkarg $n $nb" ;;
+    tamm)     envs="TAMM_NUM_WORKERS=$WORKERS $OB1"; cmd="$BIN_DIR/$k $chkarg $n $nb" ;;
+    tamm_*)   envs="TAMM_NUM_WORKERS=$WORKERS TAMM_SCHED=${impl#tamm_} $OB1"; cmd="$BIN_DIR/$k $chkarg $n $nb" ;;
+    gomp|libomp) envs="OMP_NUM_THREADS=$WORKERS $OB1"; cmd="$BIN_DIR/linalg_$impl $k $chkarg $n $nb" ;;
     starpu_tiles) envs=$STARPU_ENV; cmd="$BIN_DIR/linalg_starpu $k $chkarg $n $nb" ;;
     starpu_examples)
       envs=$STARPU_ENV
@@ -146,11 +172,29 @@ run_one() {
     [ -n "${FAILS[$key]:-}" ] || echo "  $k N=$n $impl: $exe not found: n/a" >&2
     FAILS[$key]="missing"; return
   fi
-  wait_quiet
-  NRUNS=$((NRUNS + 1))
-  # shellcheck disable=SC2086
-  out=$(env $envs timeout "$TIMEOUT" $cmd 2>"$LOG")
-  rc=$?
+  local attempt=0 b0 t0 b1 t1 noise
+  while :; do
+    wait_quiet
+    NRUNS=$((NRUNS + 1))
+    read -r b0 t0 < <(cpu_jiffies)
+    : >"$TLOG"
+    # shellcheck disable=SC2086
+    out=$(env $envs timeout "$TIMEOUT" $TIME_CMD $cmd 2>"$LOG")
+    rc=$?
+    read -r b1 t1 < <(cpu_jiffies)
+    noise=$(foreign_pct "$b0" "$t0" "$b1" "$t1")
+    if [ "$NOISE_MAX" -gt 0 ] && [ -n "$noise" ] && [ "$noise" -gt "$NOISE_MAX" ] && [ $attempt -lt "$NOISE_RETRIES" ]; then
+      attempt=$((attempt + 1)); NREPEATED=$((NREPEATED + 1))
+      echo "  ($k $impl N=$n NB=$nb: other processes used ${noise}% of the CPU: run again)"
+      continue
+    fi
+    break
+  done
+  if [ -n "$noise" ]; then
+    NOISE_SUM=$((NOISE_SUM + noise)); NOISE_N=$((NOISE_N + 1))
+    [ "$noise" -le "$NOISE_WORST" ] || NOISE_WORST=$noise
+    [ "$noise" -le 10 ] || NOISE_OVER10=$((NOISE_OVER10 + 1))
+  fi
   if [ "$impl" = starpu_examples ]; then
     # cholesky_implicit: "# size ms GFlop/s" then "N ms gflops"; dgemm: "# x y z ms GFlops" then "N N N ms gflops".
     if [ "$k" = gemm ]; then
@@ -173,7 +217,7 @@ run_one() {
   fi
   [ -z "${BAD[$key]:-}" ] || STATUS=1
   GF[$key]="${GF[$key]:-} $gf"
-  echo "  $line"
+  echo "  $line${noise:+  [others: $noise% CPU]}"
 }
 
 echo "linalg: SIZES='$SIZES' KERNELS='$KERNELS' REPS=$REPS WORKERS=$WORKERS NBS='$NBS' BIN_DIR=$BIN_DIR"
@@ -202,6 +246,8 @@ done
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "load average at the end: $LOAD1"
 NOISE_NOTE="load average $LOAD0 at the start, $LOAD1 at the end"
+[ "$NOISE_N" -eq 0 ] || NOISE_NOTE="$NOISE_NOTE; other processes used on average $((NOISE_SUM / NOISE_N))% of the CPU during the kept runs (worst $NOISE_WORST%, $NOISE_OVER10 of $NOISE_N runs above 10%)"
+[ "$NOISE_MAX" -le 0 ] || NOISE_NOTE="$NOISE_NOTE; $NREPEATED runs were repeated because others used more than $NOISE_MAX%"
 [ "$QUIET_IDLE" -le 0 ] || NOISE_NOTE="$NOISE_NOTE; each run waited for >= $QUIET_IDLE% idle CPU (up to ${QUIET_WAIT}s): $NOISY of $NRUNS runs started on a busy machine"
 
 # ---- tables ----

@@ -70,6 +70,13 @@ static void load(void)
         snprintf(load_err, sizeof load_err, "libcudart lacks %s", STR(f)); return; }
     CUDART_FNS(RES)
     loaded = 1;
+}
+
+/* libcublas (with libcublasLt, ~100 ms of loading) only when a cuBLAS handle
+ * is first made, so that tamm_init on a machine without a GPU stays cheap. */
+static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
+static void load_blas(void)
+{
     void *b = open_lib("libcublas", CUBLAS_VER_MAJOR);
     if (b) {
         int ok = 1;
@@ -143,6 +150,7 @@ static int c_sync(void *s) { return check(p_cudaStreamSynchronize((cudaStream_t)
 static int c_blas_create(void **h, void *s)
 {
     *h = NULL;
+    pthread_once(&blas_once, load_blas);
     if (!blas_loaded) { snprintf(err, sizeof err, "libcublas.so.%d could not be loaded", CUBLAS_VER_MAJOR); return -1; }
     cublasHandle_t b;
     cublasStatus_t st = p_cublasCreate(&b);

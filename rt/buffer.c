@@ -114,7 +114,8 @@ static void *scratch(tamm_ctx *ctx, tamm_tensor *T, long lin)
 }
 
 static void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req);
-static void *share_held(tamm_ctx *ctx, tamm_tensor *T, long lin, tamm_bufreq req, int claim);
+static tamm_bufrec *find_held(tamm_ctx *ctx, tamm_tensor *T, long lin);
+static void *share_held(tamm_ctx *ctx, tamm_bufrec *r, tamm_bufreq req, int claim);
 static int rw_allowed(unsigned perm);
 
 /* The common case, read / write / readwrite of a block the task may use and
@@ -197,9 +198,10 @@ static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const lon
                     tamm__block_name(T, lin, bn, sizeof bn), tamm__perm_name(perm));
         return scratch(ctx, T, lin);
     }
-    if (implicit && ctx->n) { /* a block the task holds already: the same buffer */
-        void *held = share_held(ctx, T, lin, req, 0);
-        if (held) return held;
+    tamm_bufrec *held = implicit ? find_held(ctx, T, lin) : NULL;
+    if (held) { /* a block the task holds already: the same buffer */
+        void *ptr = share_held(ctx, held, req, 0);
+        if (ptr) return ptr;
     }
     if (ctx->gpu) return tamm__gpu_get_buf(ctx, T, lin, req, implicit, canc); /* a GPU's memory unit */
     tamm_block_s *b = &T->blocks[lin];
@@ -322,6 +324,12 @@ const char *tamm__rel_name(tamm_relkind how)
 }
 
 
+/* How r commits when the program does not say: accumulations by sum, the rest by copy. */
+static inline tamm_relkind commit_how(const tamm_bufrec *r)
+{
+    return r->kind == TAMM_BK_ACC_INPLACE || r->kind == TAMM_BK_ACC_PRIVATE ? TAMM_REL_ADD : TAMM_REL_PUT;
+}
+
 /* The effect of releasing r by `how`; marks it released and frees private memory. */
 static int release_rec(tamm_ctx *ctx, tamm_bufrec *r, tamm_relkind how)
 {
@@ -413,7 +421,7 @@ int tamm__release(tamm_ctx *ctx, void *buf, tamm_relkind how)
             found->shares--;
             return TAMM_OK;
         }
-        how = found->kind == TAMM_BK_ACC_INPLACE || found->kind == TAMM_BK_ACC_PRIVATE ? TAMM_REL_ADD : TAMM_REL_PUT;
+        how = commit_how(found);
     }
     if (ctx->gpu) return tamm__unit_release(ctx, found, how); /* applied when the GPU work is done */
     /* the common cases: the end of a read, the commit of a write or readwrite */
@@ -437,7 +445,7 @@ void tamm__ctx_end(tamm_ctx *ctx)
             continue;
         }
         if (r->flags & TAMM_BR_IMPLICIT) {
-            release_rec(ctx, r, r->kind == TAMM_BK_ACC_INPLACE || r->kind == TAMM_BK_ACC_PRIVATE ? TAMM_REL_ADD : TAMM_REL_PUT);
+            release_rec(ctx, r, commit_how(r));
             continue;
         }
         tamm__error(ctx->task, TAMM_ELEAK, "the %s buffer of %s was never released (call tamm_release_put, _add or _cancel)",
@@ -462,7 +470,7 @@ void tamm__ctx_drop_implicit(tamm_ctx *ctx)
     for (int i = 0; i < ctx->n; i++) {
         tamm_bufrec *r = &ctx->recs[i];
         if ((r->flags & (TAMM_BR_IMPLICIT | TAMM_BR_RELEASED)) == TAMM_BR_IMPLICIT)
-            release_rec(ctx, r, r->kind == TAMM_BK_ACC_INPLACE || r->kind == TAMM_BK_ACC_PRIVATE ? TAMM_REL_ADD : TAMM_REL_PUT);
+            release_rec(ctx, r, commit_how(r));
     }
     ctx->nimplicit = 0;
 }
@@ -499,18 +507,23 @@ static int widen_to_rw(tamm_ctx *ctx, tamm_bufrec *r)
     return ok;
 }
 
-/* The buffer the task already holds for block lin of T, if one can serve a
- * request `req` (widened to readwrite if needed); NULL otherwise, and the
- * caller takes the ordinary path (with its errors).  `claim`: the caller will
- * release it once more (tammcc's code); tamm_block's implicit uses never
- * release, so they claim nothing, and a claim takes an implicit hold over. */
-static void *share_held(tamm_ctx *ctx, tamm_tensor *T, long lin, tamm_bufreq req, int claim)
+/* The record of block lin of T that the task still holds, or NULL (usually
+ * none or a few records: a linear scan, newest first). */
+static tamm_bufrec *find_held(tamm_ctx *ctx, tamm_tensor *T, long lin)
 {
-    tamm_bufrec *r = NULL;
-    for (int i = ctx->n - 1; i >= 0 && !r; i--)
-        if (ctx->recs[i].T == T && ctx->recs[i].lin == lin && !(ctx->recs[i].flags & TAMM_BR_RELEASED))
-            r = &ctx->recs[i];
-    if (!r) return NULL;
+    for (int i = ctx->n - 1; i >= 0; i--)
+        if (ctx->recs[i].lin == lin && ctx->recs[i].T == T && !(ctx->recs[i].flags & TAMM_BR_RELEASED))
+            return &ctx->recs[i];
+    return NULL;
+}
+
+/* r's buffer, if it can serve a request `req` (widened to readwrite if
+ * needed); NULL otherwise, and the caller takes the ordinary path (with its
+ * errors).  `claim`: the caller will release it once more (tammcc's code);
+ * tamm_block's implicit uses never release, so they claim nothing, and a
+ * claim takes an implicit hold over. */
+static void *share_held(tamm_ctx *ctx, tamm_bufrec *r, tamm_bufreq req, int claim)
+{
     int acc = req == TAMM_REQ_ACC;
     switch ((tamm_bufkind)r->kind) {
     case TAMM_BK_RW:
@@ -551,12 +564,11 @@ void *tamm_cc_acquire(tamm_ctx *ctx, tamm_tensor *T, const long *idx, unsigned h
                     : how == TAMM_CC_ACC ? TAMM_REQ_ACC : TAMM_REQ_RW;
     if (TAMM_LIKELY(ctx && T && idx)) {
         long lin = tamm__block_lin(T, idx, T->ndim);
-        for (int i = ctx->n - 1; i >= 0; i--) /* usually none or a few: a linear scan */
-            if (ctx->recs[i].lin == lin && ctx->recs[i].T == T && !(ctx->recs[i].flags & TAMM_BR_RELEASED)) {
-                void *held = share_held(ctx, T, lin, req, 1);
-                if (held) return held;
-                break;
-            }
+        tamm_bufrec *held = find_held(ctx, T, lin);
+        if (held) {
+            void *ptr = share_held(ctx, held, req, 1);
+            if (ptr) return ptr;
+        }
         return get_buf_lin(ctx, T, idx, T->ndim, lin, req);
     }
     return tamm__get_buf(ctx, T, idx, T ? T->ndim : 0, req);

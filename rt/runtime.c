@@ -23,6 +23,15 @@ int tamm_rank(void) { return tamm__comm_rank(); }
 int tamm_nranks(void) { return tamm__comm_size(); }
 int tamm_num_workers(void) { return tamm__rt.initialised ? tamm__rt.nworkers : 0; }
 
+/* tamm_init could not start (its message is printed): stop, unless TAMM_ON_ERROR=return
+ * (read here: the configuration itself may be what failed). */
+static int init_failed(int rc)
+{
+    const char *oe = getenv("TAMM_ON_ERROR");
+    if (!oe || strcmp(oe, "return") != 0) exit(1);
+    return rc;
+}
+
 int tamm_init(int *argc, char ***argv)
 {
     (void)argc;
@@ -34,11 +43,7 @@ int tamm_init(int *argc, char ***argv)
     tamm_config cfg;
     int rc = tamm__config_read(&cfg);
     if (!rc) rc = tamm__comm_init(); /* MPI, when launched by mpirun */
-    if (rc) {
-        const char *oe = getenv("TAMM_ON_ERROR");
-        if (!oe || strcmp(oe, "return") != 0) exit(1);
-        return rc;
-    }
+    if (rc) return init_failed(rc);
     memset(&tamm__rt, 0, sizeof tamm__rt);
     tamm__rt.cfg = cfg;
     tamm__error_set_mode(cfg.on_error == TAMM_ONERR_RETURN);
@@ -55,11 +60,7 @@ int tamm_init(int *argc, char ***argv)
     tamm__rt.t0 = tamm__now_ns();
     tamm__buf_reset_stats();
     rc = tamm__gpu_init(&cfg); /* before the workers: CUDA workers have entries in workers[] */
-    if (rc) {
-        const char *oe = getenv("TAMM_ON_ERROR");
-        if (!oe || strcmp(oe, "return") != 0) exit(1);
-        return rc;
-    }
+    if (rc) return init_failed(rc);
     tamm__rt.initialised = 1;
     rc = tamm__workers_start(cfg.num_workers);
     if (!rc) rc = tamm__gpu_start();

@@ -494,6 +494,9 @@ static int lru(void *arg)
     lru_step(T, 2, 0, 0);                        /* evicts block 4: dirty, written back first */
     CHECK_EQ_INT(resident(T), 0x26);
     CHECK_EQ_INT(atomic_load(&g->bytes_d2h) - d2h, 128);
+    /* the write-back's copy completes on the GPU worker (its event is polled), possibly
+     * after tamm_wait_all has returned: give it up to 5 s */
+    for (int i = 0; i < 5000 && atomic_load(&T->gpu->blk[4].dirty_w); i++) usleep(1000);
     CHECK(atomic_load(&T->gpu->blk[4].dirty_w) == 0);
     const uint64_t *x = tamm_block(T, 4);        /* the home has what the GPU wrote */
     CHECK(x && x[0] == 500 && x[TILE - 1] == 500 + TILE - 1);

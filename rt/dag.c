@@ -284,7 +284,7 @@ void tamm__domain_free(tamm_domain *d)
 void tamm__dag_tensor_done(tamm_tensor *T)
 {
     for (long b = 0; b < T->nblk; b++)
-        chain_drop(&T->blocks[b].chain);
+        chain_drop(&T->chains[b]);
     chain_drop(&T->coarse);
 }
 
@@ -441,7 +441,7 @@ static void register_tensor(tamm_domain *d, tamm_tensor *T, tamm_chain *tc, tamm
      * generation: e waits for its newest epoch */
     if (d == NULL) {
         for (long b = 0; b < T->nblk; b++)
-            end_generation(&T->blocks[b].chain, e);
+            end_generation(&T->chains[b], e);
     } else {
         for (size_t i = 0; i < d->cap; i++)
             if (d->tab[i].chain && d->tab[i].T == T && d->tab[i].lin >= 0)
@@ -458,7 +458,7 @@ void tamm__dag_register(tamm_domain *d, tamm_task_s *t, tamm_tensor *T, long lin
     dep->next_waiter = NULL;
     if (d == NULL) {
         if (lin >= 0)
-            register_block(&T->blocks[lin].chain, &T->coarse, t, perm, dep);
+            register_block(&T->chains[lin], &T->coarse, t, perm, dep);
         else
             register_tensor(NULL, T, &T->coarse, t, perm, dep);
     } else {

@@ -14,7 +14,7 @@
  * tensor's chains, no record per block), and block epochs that come after it
  * wait for it.  Slices are expanded into their blocks by the caller.
  *
- * The top-level domain's chains are embedded in the blocks and tensors; each
+ * The top-level domain's chains live in the tensors (one per block, one for the whole); each
  * task that submits children gets its own domain (a small hash map), because
  * children are ordered only among themselves.
  */

@@ -73,8 +73,16 @@ static void refill(tamm_pool *p, tamm_pool_cache *c)
 
 void *tamm__pool_get(tamm_pool *p, tamm_pool_cache *c)
 {
-    if (TAMM_UNLIKELY(!c->head))
-        refill(p, c);
+    if (TAMM_UNLIKELY(!c->head)) {
+        if (c->spill) { /* the batch being filled becomes the list handed out */
+            c->head = c->spill;
+            c->n = c->nspill;
+            c->spill = c->spill_last = NULL;
+            c->nspill = 0;
+        } else {
+            refill(p, c);
+        }
+    }
     tamm_pool_obj *o = c->head;
     c->head = o->next;
     c->n--;
@@ -98,17 +106,20 @@ static void push_batch(tamm_pool *p, tamm_pool_obj *head, tamm_pool_obj *last, i
 void tamm__pool_put(tamm_pool *p, tamm_pool_cache *c, void *ptr)
 {
     tamm_pool_obj *o = ptr;
-    o->next = c->head;
-    c->head = o;
-    c->n++;
-    if (TAMM_UNLIKELY(c->n >= 2 * BATCH)) {
-        /* hand BATCH objects to threads that allocate more than they free */
-        tamm_pool_obj *h = c->head, *last = h;
-        for (int i = 1; i < BATCH; i++) last = last->next;
-        c->head = last->next;
-        last->next = NULL;
-        c->n -= BATCH;
-        push_batch(p, h, last, BATCH);
+    if (TAMM_LIKELY(c->n < BATCH)) {
+        o->next = c->head;
+        c->head = o;
+        c->n++;
+        return;
+    }
+    /* the list is full: fill a batch for threads that allocate more than they free */
+    o->next = c->spill;
+    if (!c->spill) c->spill_last = o;
+    c->spill = o;
+    if (++c->nspill == BATCH) {
+        push_batch(p, c->spill, c->spill_last, BATCH);
+        c->spill = c->spill_last = NULL;
+        c->nspill = 0;
     }
 }
 
@@ -119,8 +130,8 @@ void tamm__pool_flush(tamm_pool *p, tamm_pool_cache *c)
         while (last->next) last = last->next;
         push_batch(p, c->head, last, c->n);
     }
-    c->head = NULL;
-    c->n = 0;
+    if (c->spill) push_batch(p, c->spill, c->spill_last, c->nspill);
+    memset(c, 0, sizeof *c);
 }
 
 /* ---- buffers ---- */

@@ -24,10 +24,14 @@ typedef struct tamm_pool {
     atomic_size_t allocated;           /* objects ever made */
 } tamm_pool;
 
-/** A thread's cache for one pool. */
+/** A thread's cache for one pool: the objects it hands out, and a batch of
+ *  freed ones being filled for the pool once the first list is full (so that
+ *  handing a batch over never walks a list). */
 typedef struct tamm_pool_cache {
     tamm_pool_obj *head;
     int n;
+    int nspill;
+    tamm_pool_obj *spill, *spill_last;
 } tamm_pool_cache;
 
 void tamm__pool_init(tamm_pool *p, size_t size);

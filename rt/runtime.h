@@ -19,20 +19,27 @@ typedef struct tamm_runtime {
     int nthreads;                  /* entries of workers[]: the CPU workers, then one per CUDA worker */
     tamm_worker *workers;
     const tamm_sched_ops *sched;
-    tamm_pool task_pool, epoch_pool;
-    atomic_long top_submitted;     /* top-level tasks submitted (by the top-level thread) */
-    atomic_int top_waiting;        /* the top-level thread sleeps in a wait */
-    atomic_ullong next_id;
-    atomic_int stop;
-    atomic_uint wake_seq;          /* futex word for idle workers */
-    atomic_int nsleepers;
     int recording;                 /* TAMM_DAG or TAMM_TRACE: record edges */
     uint64_t t0;                   /* init time, for traces */
     pthread_mutex_t tensors_lock;
     struct tamm_tensor *tensors;   /* live tensors */
     long throttle;                 /* top-level tasks in flight before the submitter helps */
+    /* Lines by writer, so that no thread's per-task write evicts a line another
+     * thread reads per task.  Read on every ready / top-level completion, written
+     * only around sleeps: */
+    _Alignas(TAMM_CACHELINE) atomic_int top_waiting; /* the top-level thread sleeps in a wait */
+    atomic_int nsleepers;
+    atomic_int stop;
+    /* written by wakers */
+    _Alignas(TAMM_CACHELINE) atomic_uint wake_seq;   /* futex word for idle workers */
+    /* written by the top-level thread on every submission */
+    _Alignas(TAMM_CACHELINE) atomic_long top_submitted; /* top-level tasks submitted */
+    atomic_ullong next_id;
+    /* written when batches of objects change threads */
+    _Alignas(TAMM_CACHELINE) tamm_pool task_pool;
+    _Alignas(TAMM_CACHELINE) tamm_pool epoch_pool;
     /* statistics */
-    atomic_ullong bytes_h2h;       /* bytes copied host<->host by transfers */
+    _Alignas(TAMM_CACHELINE) atomic_ullong bytes_h2h; /* bytes copied host<->host by transfers */
     atomic_ullong inplace_acc, private_acc;
 } tamm_runtime;
 

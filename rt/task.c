@@ -507,7 +507,7 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
         tamm__trace_node(t->id, t->label, t->parent ? t->parent->id : 0);
     if (!dom) /* the chains' newest epochs were last written by the workers: fetch them together */
         for (int i = 0; i < t->ndep; i++)
-            if (t->dep[i].lin >= 0) TAMM_PREFETCHW(t->dep[i].T->blocks[t->dep[i].lin].chain.cur);
+            if (t->dep[i].lin >= 0) TAMM_PREFETCHW(t->dep[i].T->chains[t->dep[i].lin].cur);
     for (int i = 0; i < t->ndep; i++)
         tamm__dag_register(dom, t, t->dep[i].T, t->dep[i].lin, t->dep[i].perm, &t->dep[i]);
     for (int i = 0; i < t->nsignal; i++)

@@ -38,6 +38,20 @@ void tamm__block_idx(const tamm_tensor *T, long lin, long *idx)
     }
 }
 
+/* Zeroed memory that starts and ends on a 128-byte boundary: no line pair it
+ * holds is shared with another allocation. */
+static void *zalloc_lines(size_t bytes)
+{
+    bytes = (bytes + 127) & ~(size_t)127;
+    void *p = aligned_alloc(128, bytes);
+    if (!p) {
+        fprintf(stderr, "tamm: fatal: out of memory (%zu bytes)\n", bytes);
+        exit(1);
+    }
+    memset(p, 0, bytes);
+    return p;
+}
+
 static size_t extent(const tamm_tensor *T, int d, long b)
 {
     size_t start = (size_t)b * T->tile[d];
@@ -135,9 +149,10 @@ tamm_tensor *tamm_tensor_create_ex(const char *name, tamm_dtype dtype, int ndim,
     }
     T->nblk = nblk;
     if (opts) T->opts = *opts;
-    T->blocks = tamm__xcalloc((size_t)nblk, sizeof *T->blocks);
+    T->blocks = zalloc_lines((size_t)nblk * sizeof *T->blocks);
+    T->chains = zalloc_lines((size_t)nblk * sizeof *T->chains);
     for (long b = 0; b < nblk; b++) {
-        tamm__chain_init(&T->blocks[b].chain);
+        tamm__chain_init(&T->chains[b]);
         T->blocks[b].units[0].state = TAMM_BS_UNALLOC;
         T->blocks[b].bytes = tamm__block_elems_lin(T, b) * T->esize;
     }
@@ -145,6 +160,7 @@ tamm_tensor *tamm_tensor_create_ex(const char *name, tamm_dtype dtype, int ndim,
     atomic_init(&T->destroyed, 0);
     if (tamm__dist_tensor_init(T) != TAMM_OK) { /* owners (and flow state with several ranks) */
         free(T->blocks);
+        free(T->chains);
         free(T);
         return NULL;
     }
@@ -174,6 +190,7 @@ void tamm__tensor_free(tamm_tensor *T)
     tamm__tgpu_free(T);
     for (long b = 0; b < T->nblk; b++) if (T->blocks[b].home) tamm__home_free(T->blocks[b].home, T->blocks[b].bytes);
     free(T->blocks);
+    free(T->chains);
     free(T);
 }
 

@@ -26,7 +26,6 @@ typedef struct tamm_unit_state {
 } tamm_unit_state;
 
 typedef struct tamm_block_s {
-    tamm_chain chain;      /* top-level dependence chain (its own cache line: the submitter's) */
     _Alignas(TAMM_CACHELINE) tamm_spin lock; /* guards home and units[] (the executors' line) */
     void *home;            /* home buffer (owner rank's host memory), NULL until allocated */
     int owner;             /* owner rank */
@@ -42,7 +41,10 @@ struct tamm_tensor {
     size_t dims[TAMM_MAX_DIMS], tile[TAMM_MAX_DIMS];
     long nblocks[TAMM_MAX_DIMS];
     long nblk;                  /* total blocks */
-    tamm_block_s *blocks;
+    tamm_block_s *blocks;       /* one cache line each: what the executors touch */
+    tamm_chain *chains;         /* top-level dependence chain of each block: what the submitter
+                                 * touches, packed, and 128 bytes away from the blocks (the
+                                 * adjacent-line prefetcher moves lines in pairs) */
     tamm_chain coarse;          /* top-level chain for whole-tensor accesses */
     tamm_tensor_opts opts;
     struct tamm_tensor *next_live, *prev_live; /* list of live tensors */

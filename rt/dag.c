@@ -3,12 +3,24 @@
  * per block and per tensor, in the top-level domain and in each parent's
  * domain of children.  See dag.h for the model.
  *
- * Locking: a chain's fields (its newest epoch, generation) belong to the one
- * thread that submits into its domain (the top-level thread, or the parent
- * task's body) and take no lock.  Each epoch has its own lock, so the
- * submitter, working on the newest epoch, and the workers completing tasks of
- * older epochs do not contend.  A thread holds one epoch lock at a time;
- * notifications to other epochs are made after unlocking.
+ * Concurrency, without locks: a chain's fields (its newest epoch, generation,
+ * the number of tasks that joined that epoch) belong to the one thread that
+ * submits into its domain (the top-level thread, or the parent task's body).
+ * An epoch's other threads only ever do single atomic steps on it:
+ *  - completers count down `count`, which starts at UNSEALED; sealing the
+ *    epoch (no more joins) subtracts UNSEALED - joined, so it reaches 0 exactly
+ *    when the epoch is sealed and every member has completed, and the thread
+ *    whose step takes it to 0 completes the epoch;
+ *  - `waiters` is a stack of members waiting for the start; starting swaps in
+ *    STARTED, after which a joining task does not wait;
+ *  - `dependents` is a stack of later epochs waiting for the completion;
+ *    completing swaps in DONE, after which a new dependent does not wait;
+ *  - `refs` (the chain's reference and the completion's) frees the epoch.
+ * So joining a started epoch reads it and writes nothing, and completing a
+ * member is one atomic decrement: the submitter and the workers do not pass
+ * the epoch's line back and forth for every task.  `next` and `barrier` are
+ * set by the submitter before it seals the epoch and read by the completer
+ * after, ordered by the acquire-release steps on `count`.
  */
 #include "dag.h"
 #include "dep_fsm.h"
@@ -19,19 +31,24 @@
 
 /* One cache line: what the submitter and the completers of its members touch. */
 struct tamm_epoch {
-    tamm_spin lock;           /* guards everything below but npreds */
+    atomic_int count;         /* UNSEALED - completed members, then members left once sealed */
     atomic_int npreds;        /* unfinished predecessors (+1 guard while being built) */
-    int members;              /* members not yet completed */
-    unsigned char mode;       /* tamm_dep_state of the set: READ, WRITE or ACC */
-    unsigned char started, sealed, complete, coarse;
-    unsigned char is_cur;     /* still its chain's newest epoch */
-    tamm_dep *waiters;        /* members waiting for the start */
+    atomic_int refs;          /* 2: the chain's (until retired) and the completion's */
+    unsigned char mode;       /* tamm_dep_state of the set: READ, WRITE or ACC (immutable) */
+    unsigned char coarse;     /* a whole-tensor epoch (immutable) */
+    unsigned char sealed;     /* the submitter's: no more joins */
+    _Atomic(tamm_dep *) waiters;       /* members waiting for the start, or STARTED */
+    _Atomic(tamm_epoch *) dependents;  /* epochs waiting for the completion (dep_link), or DONE */
     tamm_epoch *next;         /* later epoch of the same chain, waiting for this one */
     tamm_epoch *barrier;      /* whole-tensor epoch waiting for this block epoch */
-    tamm_epoch *dependents;   /* (whole-tensor) epochs waiting for this one */
-    tamm_epoch *dep_link;     /* link in another epoch's dependents list */
+    tamm_epoch *dep_link;     /* link in another epoch's dependents stack */
 };
 _Static_assert(sizeof(struct tamm_epoch) <= TAMM_CACHELINE, "an epoch fits in one cache line");
+
+#define UNSEALED (1 << 30)
+static char started_mark, done_mark;
+#define STARTED ((tamm_dep *)(void *)&started_mark)
+#define DONE ((tamm_epoch *)(void *)&done_mark)
 
 /* Edge recording only (TAMM_DAG / TAMM_TRACE): follows the epoch in the same
  * pool object, which is that much larger when recording is on. */
@@ -63,15 +80,15 @@ static tamm_epoch *epoch_new(int mode, int coarse)
         e = tamm__pool_get(&tamm__rt.epoch_pool, &foreign_cache);
         pthread_mutex_unlock(&foreign_lock);
     }
-    tamm__spin_init(&e->lock);
+    atomic_init(&e->count, UNSEALED);
     atomic_init(&e->npreds, 1); /* construction guard */
-    e->members = 0;
+    atomic_init(&e->refs, 2);
     e->mode = (unsigned char)mode;
-    e->started = e->sealed = e->complete = 0;
     e->coarse = (unsigned char)coarse;
-    e->is_cur = 1;
-    e->waiters = NULL;
-    e->next = e->barrier = e->dependents = e->dep_link = NULL;
+    e->sealed = 0;
+    atomic_init(&e->waiters, NULL);
+    atomic_init(&e->dependents, NULL);
+    e->next = e->barrier = e->dep_link = NULL;
     if (TAMM_UNLIKELY(tamm__rt.recording)) memset(EREC(e), 0, sizeof(tamm_epoch_rec));
     return e;
 }
@@ -96,6 +113,7 @@ void tamm__chain_init(tamm_chain *c)
 {
     c->cur = NULL;
     c->gen = 0;
+    c->joined = 0;
     c->touched = 0;
 }
 
@@ -154,13 +172,9 @@ static void rec_pred(tamm_epoch *e, tamm_epoch *pred)
 /* ------------------------------------------------------------------ */
 static void epoch_start(tamm_epoch *e)
 {
-    tamm__spin_lock(&e->lock);
-    e->started = 1;
-    tamm_dep *w = e->waiters;
-    e->waiters = NULL;
-    tamm__spin_unlock(&e->lock);
+    tamm_dep *w = atomic_exchange_explicit(&e->waiters, STARTED, memory_order_acq_rel);
     while (w) {
-        tamm_dep *n = w->next_waiter;
+        tamm_dep *n = w->next_waiter; /* read before the task may run and reuse w */
         tamm__task_dep_satisfied(w->task);
         w = n;
     }
@@ -172,14 +186,22 @@ static inline void notify(tamm_epoch *e)
         epoch_start(e);
 }
 
-/* The set of epochs to notify when one completes. */
-typedef struct { tamm_epoch *next, *barrier, *dependents; } notify_set;
-
-static inline void notify_all(notify_set *s)
+/* Drop one of e's two references (the chain's or the completion's). */
+static inline void epoch_unref(tamm_epoch *e)
 {
-    if (s->next) notify(s->next);
-    if (TAMM_UNLIKELY(s->barrier != NULL)) notify(s->barrier);
-    tamm_epoch *d = s->dependents;
+    if (atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) == 1)
+        epoch_free(e);
+}
+
+/* e is sealed and has no members left: it is complete (exactly one thread
+ * gets here per epoch).  Its successors are notified once e is released. */
+static TAMM_NOINLINE void epoch_complete(tamm_epoch *e)
+{
+    tamm_epoch *next = e->next, *barrier = e->barrier;
+    tamm_epoch *d = atomic_exchange_explicit(&e->dependents, DONE, memory_order_acq_rel);
+    epoch_unref(e);
+    if (next) notify(next);
+    if (TAMM_UNLIKELY(barrier != NULL)) notify(barrier);
     while (TAMM_UNLIKELY(d != NULL)) {
         tamm_epoch *n = d->dep_link; /* read before d may start, run and be freed */
         notify(d);
@@ -187,17 +209,15 @@ static inline void notify_all(notify_set *s)
     }
 }
 
-/* e is sealed and has no members left: it is complete.  e's lock held.
- * Returns 1 if the caller must free e after unlocking (it is no longer its
- * chain's newest epoch, so nothing refers to it). */
-static int epoch_complete_locked(tamm_epoch *e, notify_set *s)
+/* Seal e (no more joins; `joined` tasks joined it), if it is not sealed yet.
+ * The submitter only. */
+static void seal(tamm_epoch *e, int joined)
 {
-    e->complete = 1;
-    s->next = e->next;
-    s->barrier = e->barrier;
-    s->dependents = e->dependents;
-    e->next = e->barrier = e->dependents = NULL;
-    return !e->is_cur;
+    if (e->sealed) return;
+    e->sealed = 1;
+    int sub = UNSEALED - joined;
+    if (atomic_fetch_sub_explicit(&e->count, sub, memory_order_acq_rel) == sub)
+        epoch_complete(e);
 }
 
 /* ------------------------------------------------------------------ */
@@ -260,12 +280,13 @@ static tamm_chain *dom_chain(tamm_domain *d, const tamm_tensor *T, long lin)
 
 static void chain_drop(tamm_chain *c)
 {
-    /* every task of the chain has completed: its current epoch, if any, has no
-     * members, waiters or dependents left */
+    /* every task of the chain has completed: sealing its current epoch, if
+     * any, completes it (nothing waits for it) */
     if (c->cur) {
         tamm_epoch *e = c->cur;
         c->cur = NULL;
-        epoch_free(e);
+        seal(e, c->joined);
+        epoch_unref(e);
     }
 }
 
@@ -299,91 +320,102 @@ static void rec_join(tamm_epoch *e, tamm_task_s *t)
         rec_edge(r->pred_ids[i], t->id);
 }
 
-/* t joins e (locked, or not yet visible to other threads).  If e has not
+/* t joins e, its chain's newest epoch (c->joined counts it).  If e has not
  * started, t waits for it: one more start condition, counted in t->nwait and
  * added to t->deps when the submission guard is dropped (task.c). */
-static inline void join(tamm_epoch *e, tamm_task_s *t, tamm_dep *dep)
+static inline void join(tamm_chain *c, tamm_epoch *e, tamm_task_s *t, tamm_dep *dep)
 {
     dep->epoch = e;
     dep->task = t;
-    e->members++;
-    if (!e->started) {
-        t->nwait++;
-        dep->next_waiter = e->waiters;
-        e->waiters = dep;
+    c->joined++;
+    tamm_dep *old = atomic_load_explicit(&e->waiters, memory_order_acquire);
+    while (old != STARTED) {
+        dep->next_waiter = old;
+        if (atomic_compare_exchange_weak_explicit(&e->waiters, &old, dep, memory_order_acq_rel,
+                                                  memory_order_acquire)) {
+            t->nwait++;
+            break;
+        }
     }
     if (TAMM_UNLIKELY(tamm__rt.recording)) rec_join(e, t);
 }
 
-/* Seal e (no more joins).  e's lock held. */
-static void seal_locked(tamm_epoch *e, notify_set *s)
+/* The new epoch e (under construction) waits for the completion of the
+ * whole-tensor epoch pred, unless it has completed. */
+static void add_dependent(tamm_epoch *pred, tamm_epoch *e)
 {
-    e->sealed = 1;
-    if (e->members == 0 && !e->complete)
-        epoch_complete_locked(e, s);
+    atomic_fetch_add_explicit(&e->npreds, 1, memory_order_relaxed);
+    tamm_epoch *old = atomic_load_explicit(&pred->dependents, memory_order_acquire);
+    for (;;) {
+        if (old == DONE) { /* completed: nothing to wait for (e's guard keeps npreds > 0) */
+            atomic_fetch_sub_explicit(&e->npreds, 1, memory_order_relaxed);
+            return;
+        }
+        e->dep_link = old;
+        if (atomic_compare_exchange_weak_explicit(&pred->dependents, &old, e, memory_order_acq_rel,
+                                                  memory_order_acquire))
+            break;
+    }
+    if (TAMM_UNLIKELY(tamm__rt.recording)) rec_pred(e, pred);
 }
 
 /* How a later epoch waits for an earlier one. */
 enum { LINK_NEXT, LINK_DEPENDENT, LINK_BARRIER };
 
-/* e waits for pred (locked) to complete, unless it has. */
-static void wait_for_locked(tamm_epoch *pred, tamm_epoch *e, int how)
+/* c's newest epoch stops being newest and e comes after it: e waits for it,
+ * it is sealed, and the chain drops its reference.  A block epoch is sealed
+ * only here, so the link is in place before it can complete. */
+static void retire(tamm_chain *c, tamm_epoch *e, int how)
 {
-    if (pred->complete) return;
-    switch (how) {
-    case LINK_NEXT: pred->next = e; break;               /* same chain */
-    case LINK_BARRIER: pred->barrier = e; break;         /* block epoch -> whole-tensor epoch */
-    default: e->dep_link = pred->dependents; pred->dependents = e; break; /* whole-tensor epoch -> many */
+    tamm_epoch *cur = c->cur;
+    if (how == LINK_DEPENDENT) {
+        add_dependent(cur, e);
+    } else {
+        if (TAMM_UNLIKELY(tamm__rt.recording)) rec_pred(e, cur);
+        atomic_fetch_add_explicit(&e->npreds, 1, memory_order_relaxed);
+        if (how == LINK_NEXT) cur->next = e;
+        else cur->barrier = e;
     }
-    atomic_fetch_add_explicit(&e->npreds, 1, memory_order_relaxed);
-}
-
-/* cur (locked) stops being its chain's newest epoch and e comes after it:
- * seal it and make e wait for it.  Returns 1 if the caller must free cur
- * after unlocking (it has completed, so nothing refers to it any more). */
-static int retire_locked(tamm_epoch *cur, tamm_epoch *e, int how, notify_set *ns)
-{
-    if (TAMM_UNLIKELY(tamm__rt.recording)) rec_pred(e, cur);
-    cur->is_cur = 0;
-    seal_locked(cur, ns);
-    wait_for_locked(cur, e, how);
-    return cur->complete;
+    seal(cur, c->joined);
+    epoch_unref(cur);
 }
 
 /* The submission-FSM step for the chain's newest epoch: t joins it (returns
  * NULL), or a new epoch comes after it and becomes the newest (returned with
  * its construction guard; t has not joined it yet). */
-static tamm_epoch *open_epoch(tamm_chain *c, tamm_task_s *t, unsigned perm, tamm_dep *dep, int coarse,
-                              notify_set *ns)
+static tamm_epoch *open_epoch(tamm_chain *c, tamm_task_s *t, unsigned perm, tamm_dep *dep, int coarse)
 {
     tamm_epoch *cur = c->cur;
-    tamm_dep_state s = TAMM_DS_UNACCESSED;
-    if (cur) {
-        tamm__spin_lock(&cur->lock);
-        s = (tamm_dep_state)cur->mode;
-    }
+    tamm_dep_state s = cur ? (tamm_dep_state)cur->mode : TAMM_DS_UNACCESSED;
     tamm_dep_step st = tamm__dep_step(s, tamm__dep_perm_of(perm));
     /* a sealed whole-tensor epoch, or one with block accesses after it, takes no more members */
     if (cur && !st.after && !cur->sealed && !c->touched) {
-        join(cur, t, dep);
-        tamm__spin_unlock(&cur->lock);
+        join(c, cur, t, dep);
         return NULL;
     }
     tamm_epoch *e = epoch_new(st.next, coarse);
-    if (cur) {
-        int drop = retire_locked(cur, e, coarse ? LINK_DEPENDENT : LINK_NEXT, ns);
-        tamm__spin_unlock(&cur->lock);
-        if (drop) epoch_free(cur);
-    }
+    if (cur) retire(c, e, coarse ? LINK_DEPENDENT : LINK_NEXT);
     c->cur = e;
+    c->joined = 0;
     return e;
+}
+
+/* t joins the new epoch e of chain c and e's construction guard is dropped.
+ * If that starts e, t (its only member: only this thread joins) does not
+ * wait for it after all. */
+static void join_new(tamm_chain *c, tamm_epoch *e, tamm_task_s *t, tamm_dep *dep)
+{
+    join(c, e, t, dep);
+    if (atomic_fetch_sub_explicit(&e->npreds, 1, memory_order_acq_rel) == 1) {
+        atomic_store_explicit(&e->waiters, STARTED, memory_order_release);
+        t->nwait--;
+    }
 }
 
 /* A block access (top level or nested). */
 static void register_block(tamm_chain *c, tamm_chain *tc, tamm_task_s *t, unsigned perm, tamm_dep *dep)
 {
-    notify_set ns = { 0, 0, 0 }, tns = { 0, 0, 0 };
-    tamm_epoch *e = open_epoch(c, t, perm, dep, 0, &ns);
+    tamm_epoch *e = open_epoch(c, t, perm, dep, 0);
     if (!e) return;
     if (TAMM_UNLIKELY(c->gen != tc->gen)) {
         /* first access to this block since a whole-tensor epoch: wait for it */
@@ -391,51 +423,31 @@ static void register_block(tamm_chain *c, tamm_chain *tc, tamm_task_s *t, unsign
         tc->touched = 1;
         tamm_epoch *ce = tc->cur;
         if (ce) {
-            tamm__spin_lock(&ce->lock);
-            seal_locked(ce, &tns);
-            if (!ce->complete && TAMM_UNLIKELY(tamm__rt.recording)) rec_pred(e, ce);
-            wait_for_locked(ce, e, LINK_DEPENDENT);
-            tamm__spin_unlock(&ce->lock);
+            seal(ce, tc->joined);
+            add_dependent(ce, e);
         }
     }
-    /* Until its construction guard is dropped, e is this thread's alone (other
-     * threads only decrement npreds), so t joins it without the lock, as a
-     * waiter; if dropping the guard starts e, t does not wait after all. */
-    join(e, t, dep);
-    if (atomic_fetch_sub_explicit(&e->npreds, 1, memory_order_acq_rel) == 1) {
-        e->started = 1;
-        e->waiters = NULL;
-        t->nwait--;
-    }
-    notify_all(&tns);
-    notify_all(&ns);
+    join_new(c, e, t, dep);
 }
 
 /* A whole-tensor epoch e is being built: the block chain c ends its
- * generation, and e waits for c's newest epoch if it has not completed. */
+ * generation, and e waits for c's newest epoch. */
 static void end_generation(tamm_chain *c, tamm_epoch *e)
 {
-    tamm_epoch *be = c->cur;
-    if (!be) return;
+    if (!c->cur) return;
+    retire(c, e, LINK_BARRIER);
     c->cur = NULL;
-    notify_set ns = { 0, 0, 0 };
-    tamm__spin_lock(&be->lock);
-    int drop = retire_locked(be, e, LINK_BARRIER, &ns);
-    tamm__spin_unlock(&be->lock);
-    if (drop) epoch_free(be);
-    notify_all(&ns);
+    c->joined = 0;
 }
 
 /* A whole-tensor access. */
 static void register_tensor(tamm_domain *d, tamm_tensor *T, tamm_chain *tc, tamm_task_s *t, unsigned perm,
                             tamm_dep *dep)
 {
-    notify_set ns = { 0, 0, 0 };
-    tamm_epoch *e = open_epoch(tc, t, perm, dep, 1, &ns);
+    tamm_epoch *e = open_epoch(tc, t, perm, dep, 1);
     if (!e) return;
     tc->gen++;
     tc->touched = 0;
-    notify_all(&ns);
 
     /* every block chain touched since the previous whole-tensor epoch ends its
      * generation: e waits for its newest epoch */
@@ -447,10 +459,7 @@ static void register_tensor(tamm_domain *d, tamm_tensor *T, tamm_chain *tc, tamm
             if (d->tab[i].chain && d->tab[i].T == T && d->tab[i].lin >= 0)
                 end_generation(d->tab[i].chain, e);
     }
-    tamm__spin_lock(&e->lock);
-    join(e, t, dep);
-    tamm__spin_unlock(&e->lock);
-    notify(e); /* drop the construction guard */
+    join_new(tc, e, t, dep);
 }
 
 void tamm__dag_register(tamm_domain *d, tamm_task_s *t, tamm_tensor *T, long lin, unsigned perm, tamm_dep *dep)
@@ -475,22 +484,14 @@ void tamm__dag_release(tamm_dep *dep)
     tamm_epoch *e = dep->epoch;
     if (!e) return;
     dep->epoch = NULL;
-    notify_set ns = { 0, 0, 0 };
-    int drop = 0;
-    tamm__spin_lock(&e->lock);
-    if (--e->members == 0 && e->sealed)
-        drop = epoch_complete_locked(e, &ns);
-    tamm__spin_unlock(&e->lock);
-    if (drop) epoch_free(e);
-    notify_all(&ns);
+    if (atomic_fetch_sub_explicit(&e->count, 1, memory_order_acq_rel) == 1)
+        epoch_complete(e);
 }
 
 int tamm__dag_sole_member(tamm_dep *dep)
 {
+    /* count is 1 only once the epoch is sealed (UNSEALED is far above any
+     * number of members), with dep's task its last member */
     tamm_epoch *e = dep->epoch;
-    if (!e) return 0;
-    tamm__spin_lock(&e->lock);
-    int sole = e->sealed && e->members == 1 && !e->coarse;
-    tamm__spin_unlock(&e->lock);
-    return sole;
+    return e && !e->coarse && atomic_load_explicit(&e->count, memory_order_acquire) == 1;
 }

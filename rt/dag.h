@@ -33,6 +33,7 @@ typedef struct tamm_domain tamm_domain;
 typedef struct tamm_chain {
     tamm_epoch *cur;      /* newest epoch, NULL = _UNACCESSED (the domain's submitter only) */
     unsigned gen;         /* block chain: tensor generation when last touched; tensor chain: generation */
+    int joined;           /* tasks that joined cur */
     unsigned char touched;/* tensor chain: block accesses since the current whole-tensor epoch */
 } tamm_chain;
 

@@ -349,7 +349,8 @@ void tamm__task_run(tamm_worker *w, tamm_task_s *t)
     TAMM_PREFETCH(t->args);
     TAMM_PREFETCH(t->dep);
     TAMM_PREFETCH((char *)t->dep + 64);
-    if (t->ndep > 0 && t->dep[0].lin >= 0) TAMM_PREFETCH(&t->dep[0].T->blocks[t->dep[0].lin].lock);
+    for (int i = 0; i < t->ndep && i < TAMM_TASK_INLINE_REFS; i++) /* the blocks the body will lock */
+        if (t->dep[i].lin >= 0) TAMM_PREFETCHW(&t->dep[i].T->blocks[t->dep[i].lin].lock);
     tamm_ctx ctx;
     ctx.task = t;
     ctx.w = w;

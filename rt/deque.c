@@ -18,6 +18,7 @@ void tamm__deque_init(tamm_deque *q, size_t cap)
     atomic_init(&q->top, 0);
     atomic_init(&q->bottom, 0);
     atomic_init(&q->arr, arr_new(cap));
+    q->top_seen = 0;
 }
 
 void tamm__deque_destroy(tamm_deque *q)
@@ -34,8 +35,12 @@ void tamm__deque_destroy(tamm_deque *q)
 void tamm__deque_push(tamm_deque *q, struct tamm_task_s *t)
 {
     long b = atomic_load_explicit(&q->bottom, memory_order_relaxed);
-    long tp = atomic_load_explicit(&q->top, memory_order_acquire);
     tamm_deque_arr *a = atomic_load_explicit(&q->arr, memory_order_relaxed);
+    /* top only grows, so an old look that leaves room is enough (and keeps the
+     * owner off the line the thieves write) */
+    long tp = q->top_seen;
+    if (TAMM_UNLIKELY(b - tp > (long)a->mask))
+        q->top_seen = tp = atomic_load_explicit(&q->top, memory_order_acquire);
     if (TAMM_UNLIKELY(b - tp > (long)a->mask)) {
         tamm_deque_arr *n = arr_new((a->mask + 1) * 2);
         for (long i = tp; i < b; i++)
@@ -56,6 +61,7 @@ struct tamm_task_s *tamm__deque_pop(tamm_deque *q)
     tamm_deque_arr *a = atomic_load_explicit(&q->arr, memory_order_relaxed);
     atomic_store_explicit(&q->bottom, b, memory_order_seq_cst);
     long t = atomic_load_explicit(&q->top, memory_order_seq_cst);
+    q->top_seen = t;
     struct tamm_task_s *x = NULL;
     if (t <= b) {
         x = atomic_load_explicit(&a->slot[b & (long)a->mask], memory_order_relaxed);

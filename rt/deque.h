@@ -24,7 +24,8 @@ typedef struct tamm_deque {
     char pad1[64 - sizeof(atomic_long)];
     atomic_long bottom;
     _Atomic(tamm_deque_arr *) arr;
-    char pad2[64 - sizeof(atomic_long) - sizeof(void *)];
+    long top_seen;              /* the owner's last look at top: a push re-reads top only when this says full */
+    char pad2[64 - 2 * sizeof(long) - sizeof(void *)];
 } tamm_deque;
 
 void tamm__deque_init(tamm_deque *q, size_t cap_pow2);

@@ -320,14 +320,21 @@ static void rec_join(tamm_epoch *e, tamm_task_s *t)
         rec_edge(r->pred_ids[i], t->id);
 }
 
-/* t joins e, its chain's newest epoch (c->joined counts it).  If e has not
- * started, t waits for it: one more start condition, counted in t->nwait and
- * added to t->deps when the submission guard is dropped (task.c). */
-static inline void join(tamm_chain *c, tamm_epoch *e, tamm_task_s *t, tamm_dep *dep)
+/* t becomes a member of e, its chain's newest epoch (c->joined counts it). */
+static inline void member(tamm_chain *c, tamm_epoch *e, tamm_task_s *t, tamm_dep *dep)
 {
     dep->epoch = e;
     dep->task = t;
     c->joined++;
+    if (TAMM_UNLIKELY(tamm__rt.recording)) rec_join(e, t);
+}
+
+/* t joins e, its chain's newest epoch.  If e has not started, t waits for it:
+ * one more start condition, counted in t->nwait and added to t->deps when the
+ * submission guard is dropped (task.c). */
+static inline void join(tamm_chain *c, tamm_epoch *e, tamm_task_s *t, tamm_dep *dep)
+{
+    member(c, e, t, dep);
     tamm_dep *old = atomic_load_explicit(&e->waiters, memory_order_acquire);
     while (old != STARTED) {
         dep->next_waiter = old;
@@ -337,7 +344,6 @@ static inline void join(tamm_chain *c, tamm_epoch *e, tamm_task_s *t, tamm_dep *
             break;
         }
     }
-    if (TAMM_UNLIKELY(tamm__rt.recording)) rec_join(e, t);
 }
 
 /* The new epoch e (under construction) waits for the completion of the
@@ -400,16 +406,19 @@ static tamm_epoch *open_epoch(tamm_chain *c, tamm_task_s *t, unsigned perm, tamm
     return e;
 }
 
-/* t joins the new epoch e of chain c and e's construction guard is dropped.
- * If that starts e, t (its only member: only this thread joins) does not
- * wait for it after all. */
+/* t joins the new epoch e of chain c, then e's construction guard is
+ * dropped.  Until then nothing can start e, so t is its only waiter without
+ * a CAS (the guard's release publishes it); if dropping the guard starts e,
+ * t does not wait after all. */
 static void join_new(tamm_chain *c, tamm_epoch *e, tamm_task_s *t, tamm_dep *dep)
 {
-    join(c, e, t, dep);
-    if (atomic_fetch_sub_explicit(&e->npreds, 1, memory_order_acq_rel) == 1) {
+    member(c, e, t, dep);
+    dep->next_waiter = NULL;
+    atomic_store_explicit(&e->waiters, dep, memory_order_relaxed);
+    if (atomic_fetch_sub_explicit(&e->npreds, 1, memory_order_acq_rel) == 1)
         atomic_store_explicit(&e->waiters, STARTED, memory_order_release);
-        t->nwait--;
-    }
+    else
+        t->nwait++;
 }
 
 /* A block access (top level or nested). */

@@ -5,6 +5,7 @@
 #include <tamm.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 static atomic_int first_error;
@@ -77,6 +78,13 @@ void *tamm__xcalloc(size_t n, size_t sz)
     void *p = calloc(n ? n : 1, sz ? sz : 1);
     if (!p) { fprintf(stderr, "tamm: fatal: out of memory (%zu bytes)\n", n * sz); _exit(1); }
     return p;
+}
+void *tamm__xcalloc_lines(size_t bytes)
+{
+    bytes = (bytes + 127) & ~(size_t)127;
+    void *p = aligned_alloc(128, bytes ? bytes : 128);
+    if (!p) { fprintf(stderr, "tamm: fatal: out of memory (%zu bytes)\n", bytes); _exit(1); }
+    return memset(p, 0, bytes);
 }
 void *tamm__xrealloc(void *p, size_t n)
 {

@@ -38,20 +38,6 @@ void tamm__block_idx(const tamm_tensor *T, long lin, long *idx)
     }
 }
 
-/* Zeroed memory that starts and ends on a 128-byte boundary: no line pair it
- * holds is shared with another allocation. */
-static void *zalloc_lines(size_t bytes)
-{
-    bytes = (bytes + 127) & ~(size_t)127;
-    void *p = aligned_alloc(128, bytes);
-    if (!p) {
-        fprintf(stderr, "tamm: fatal: out of memory (%zu bytes)\n", bytes);
-        exit(1);
-    }
-    memset(p, 0, bytes);
-    return p;
-}
-
 static size_t extent(const tamm_tensor *T, int d, long b)
 {
     size_t start = (size_t)b * T->tile[d];
@@ -149,8 +135,8 @@ tamm_tensor *tamm_tensor_create_ex(const char *name, tamm_dtype dtype, int ndim,
     }
     T->nblk = nblk;
     if (opts) T->opts = *opts;
-    T->blocks = zalloc_lines((size_t)nblk * sizeof *T->blocks);
-    T->chains = zalloc_lines((size_t)nblk * sizeof *T->chains);
+    T->blocks = tamm__xcalloc_lines((size_t)nblk * sizeof *T->blocks);
+    T->chains = tamm__xcalloc_lines((size_t)nblk * sizeof *T->chains);
     for (long b = 0; b < nblk; b++) {
         tamm__chain_init(&T->chains[b]);
         T->blocks[b].units[0].state = TAMM_BS_UNALLOC;

@@ -43,8 +43,8 @@ struct tamm_tensor {
     long nblk;                  /* total blocks */
     tamm_block_s *blocks;       /* one cache line each: what the executors touch */
     tamm_chain *chains;         /* top-level dependence chain of each block: what the submitter
-                                 * touches, packed, and 128 bytes away from the blocks (the
-                                 * adjacent-line prefetcher moves lines in pairs) */
+                                 * touches, packed in an allocation of its own (tamm__xcalloc_lines:
+                                 * the adjacent-line prefetcher moves lines in pairs) */
     tamm_chain coarse;          /* top-level chain for whole-tensor accesses */
     tamm_tensor_opts opts;
     struct tamm_tensor *next_live, *prev_live; /* list of live tensors */

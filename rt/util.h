@@ -59,5 +59,9 @@ static inline uint64_t tamm__now_ns(void)
 void *tamm__xmalloc(size_t n);
 void *tamm__xcalloc(size_t n, size_t sz);
 void *tamm__xrealloc(void *p, size_t n);
+/** Zeroed memory that starts and ends on a 128-byte boundary (rounded up), so that no
+ *  pair of cache lines it holds (the adjacent-line prefetcher's unit) is shared with
+ *  another allocation; reports and exits on failure.  Free with free(). */
+void *tamm__xcalloc_lines(size_t bytes);
 
 #endif

@@ -115,6 +115,8 @@ void tamm__chain_init(tamm_chain *c)
     c->gen = 0;
     c->joined = 0;
     c->touched = 0;
+    c->mode = TAMM_DS_UNACCESSED;
+    c->started = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -335,15 +337,18 @@ static inline void member(tamm_chain *c, tamm_epoch *e, tamm_task_s *t, tamm_dep
 static inline void join(tamm_chain *c, tamm_epoch *e, tamm_task_s *t, tamm_dep *dep)
 {
     member(c, e, t, dep);
+    /* once seen started, e's line is not read again: its completers write it */
+    if (c->started) return;
     tamm_dep *old = atomic_load_explicit(&e->waiters, memory_order_acquire);
     while (old != STARTED) {
         dep->next_waiter = old;
         if (atomic_compare_exchange_weak_explicit(&e->waiters, &old, dep, memory_order_acq_rel,
                                                   memory_order_acquire)) {
             t->nwait++;
-            break;
+            return;
         }
     }
+    c->started = 1;
 }
 
 /* The new epoch e (under construction) waits for the completion of the
@@ -392,17 +397,20 @@ static void retire(tamm_chain *c, tamm_epoch *e, int how)
 static tamm_epoch *open_epoch(tamm_chain *c, tamm_task_s *t, unsigned perm, tamm_dep *dep, int coarse)
 {
     tamm_epoch *cur = c->cur;
-    tamm_dep_state s = cur ? (tamm_dep_state)cur->mode : TAMM_DS_UNACCESSED;
+    tamm_dep_state s = cur ? (tamm_dep_state)c->mode : TAMM_DS_UNACCESSED;
     tamm_dep_step st = tamm__dep_step(s, tamm__dep_perm_of(perm));
-    /* a sealed whole-tensor epoch, or one with block accesses after it, takes no more members */
-    if (cur && !st.after && !cur->sealed && !c->touched) {
+    /* a whole-tensor epoch with block accesses after it takes no more members
+     * (it is sealed then; a block chain's newest epoch is never sealed) */
+    if (cur && !st.after && !c->touched) {
         join(c, cur, t, dep);
         return NULL;
     }
     tamm_epoch *e = epoch_new(st.next, coarse);
     if (cur) retire(c, e, coarse ? LINK_DEPENDENT : LINK_NEXT);
     c->cur = e;
+    c->mode = (unsigned char)st.next;
     c->joined = 0;
+    c->started = 0;
     return e;
 }
 
@@ -415,10 +423,12 @@ static void join_new(tamm_chain *c, tamm_epoch *e, tamm_task_s *t, tamm_dep *dep
     member(c, e, t, dep);
     dep->next_waiter = NULL;
     atomic_store_explicit(&e->waiters, dep, memory_order_relaxed);
-    if (atomic_fetch_sub_explicit(&e->npreds, 1, memory_order_acq_rel) == 1)
+    if (atomic_fetch_sub_explicit(&e->npreds, 1, memory_order_acq_rel) == 1) {
         atomic_store_explicit(&e->waiters, STARTED, memory_order_release);
-    else
+        c->started = 1;
+    } else {
         t->nwait++;
+    }
 }
 
 /* A block access (top level or nested). */

@@ -35,6 +35,8 @@ typedef struct tamm_chain {
     unsigned gen;         /* block chain: tensor generation when last touched; tensor chain: generation */
     int joined;           /* tasks that joined cur */
     unsigned char touched;/* tensor chain: block accesses since the current whole-tensor epoch */
+    unsigned char mode;   /* cur's tamm_dep_state, so that deciding to join does not read cur */
+    unsigned char started;/* cur is known to have started: joining it writes only the joining task */
 } tamm_chain;
 
 /** A task's membership in one epoch (one per distinct block or tensor it names). */

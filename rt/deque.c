@@ -57,24 +57,25 @@ void tamm__deque_push(tamm_deque *q, struct tamm_task_s *t)
 
 struct tamm_task_s *tamm__deque_pop(tamm_deque *q)
 {
-    long b = atomic_load_explicit(&q->bottom, memory_order_relaxed) - 1;
     tamm_deque_arr *a = atomic_load_explicit(&q->arr, memory_order_relaxed);
-    atomic_store_explicit(&q->bottom, b, memory_order_seq_cst);
-    long t = atomic_load_explicit(&q->top, memory_order_seq_cst);
-    q->top_seen = t;
-    struct tamm_task_s *x = NULL;
-    if (t <= b) {
-        x = atomic_load_explicit(&a->slot[b & (long)a->mask], memory_order_relaxed);
-        if (t == b) {
-            if (!atomic_compare_exchange_strong_explicit(&q->top, &t, t + 1, memory_order_seq_cst,
-                                                         memory_order_relaxed))
-                x = NULL;
-            atomic_store_explicit(&q->bottom, b + 1, memory_order_relaxed);
-        }
-    } else {
+    for (;;) {
+        long b = atomic_load_explicit(&q->bottom, memory_order_relaxed) - 1;
+        atomic_store_explicit(&q->bottom, b, memory_order_seq_cst);
+        long t = atomic_load_explicit(&q->top, memory_order_seq_cst);
+        q->top_seen = t;
+        if (TAMM_LIKELY(t + TAMM_DEQUE_BATCH <= b)) /* beyond any batch's reach */
+            return atomic_load_explicit(&a->slot[b & (long)a->mask], memory_order_relaxed);
         atomic_store_explicit(&q->bottom, b + 1, memory_order_relaxed);
+        if (t > b) return NULL; /* empty */
+        /* within a batch's reach: take the oldest, as a thief would */
+        struct tamm_task_s *x = atomic_load_explicit(&a->slot[t & (long)a->mask], memory_order_relaxed);
+        if (atomic_compare_exchange_strong_explicit(&q->top, &t, t + 1, memory_order_seq_cst,
+                                                    memory_order_relaxed)) {
+            q->top_seen = t + 1;
+            return x;
+        }
+        /* a thief moved top: look again */
     }
-    return x;
 }
 
 struct tamm_task_s *tamm__deque_steal(tamm_deque *q)
@@ -88,6 +89,24 @@ struct tamm_task_s *tamm__deque_steal(tamm_deque *q)
     if (!atomic_compare_exchange_strong_explicit(&q->top, &t, t + 1, memory_order_seq_cst, memory_order_relaxed))
         return NULL;
     return x;
+}
+
+int tamm__deque_steal_batch(tamm_deque *q, struct tamm_task_s **out, int max)
+{
+    long t = atomic_load_explicit(&q->top, memory_order_seq_cst);
+    long b = atomic_load_explicit(&q->bottom, memory_order_seq_cst);
+    if (t >= b)
+        return 0;
+    long n = (b - t + 1) / 2;
+    if (n > max) n = max;
+    if (n > TAMM_DEQUE_BATCH) n = TAMM_DEQUE_BATCH;
+    tamm_deque_arr *a = atomic_load_explicit(&q->arr, memory_order_acquire);
+    /* read before the claim: once top moves the owner may reuse the slots */
+    for (long i = 0; i < n; i++)
+        out[i] = atomic_load_explicit(&a->slot[(t + i) & (long)a->mask], memory_order_relaxed);
+    if (!atomic_compare_exchange_strong_explicit(&q->top, &t, t + n, memory_order_seq_cst, memory_order_relaxed))
+        return 0;
+    return (int)n;
 }
 
 long tamm__deque_size(tamm_deque *q)

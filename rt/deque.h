@@ -4,6 +4,17 @@
  * fences so that ThreadSanitizer can follow it.  The owner pushes and pops at
  * the bottom; thieves steal from the top.  Growth keeps old arrays until
  * tamm__deque_destroy, so a thief never reads freed memory.
+ *
+ * Batches: a thief may take up to TAMM_DEQUE_BATCH of the oldest items with
+ * one compare-and-swap of top, so that the lines it shares with the owner
+ * (top, bottom, the slots) cross between cores once per batch, not once per
+ * task.  The owner pops its newest item without a compare-and-swap only
+ * when it lies at least TAMM_DEQUE_BATCH past top, where no batch can reach;
+ * nearer, it takes the oldest item with a compare-and-swap of top, like a
+ * thief.  Why that is safe: a batch claimed from the top value t the owner
+ * read covers at most [t, t + BATCH), below the owner's item; a batch claimed
+ * from a later top value was sized after reading bottom, which (every step
+ * being sequentially consistent) already shows the owner's pop.
  */
 #ifndef TAMM_DEQUE_H
 #define TAMM_DEQUE_H
@@ -33,6 +44,12 @@ void tamm__deque_destroy(tamm_deque *q);
 void tamm__deque_push(tamm_deque *q, struct tamm_task_s *t);     /* owner */
 struct tamm_task_s *tamm__deque_pop(tamm_deque *q);              /* owner */
 struct tamm_task_s *tamm__deque_steal(tamm_deque *q);            /* anyone */
+
+#define TAMM_DEQUE_BATCH 16
+/** Steal up to `max` (at most TAMM_DEQUE_BATCH) of the oldest items, half of
+ *  what the deque holds rounded up, into out[] oldest first; returns how
+ *  many (0: empty, or another thread won the race). */
+int tamm__deque_steal_batch(tamm_deque *q, struct tamm_task_s **out, int max); /* anyone */
 long tamm__deque_size(tamm_deque *q);
 
 #endif

@@ -12,6 +12,7 @@ struct tamm_pool_obj {
 };
 
 #define BATCH 128
+#define PREFETCH_BYTES 256
 #define SLAB 256
 
 void tamm__pool_init(tamm_pool *p, size_t size)
@@ -87,8 +88,11 @@ void *tamm__pool_get(tamm_pool *p, tamm_pool_cache *c)
     c->head = o->next;
     c->n--;
     /* objects often come back from another core: start fetching the next one
-     * now, or the next get waits for it on the pointer chase */
-    TAMM_PREFETCHW(c->head);
+     * now (its first lines, which a small task or an epoch spans), or the
+     * next get waits for it on the pointer chase and the stores into it */
+    if (TAMM_LIKELY(c->head != NULL))
+        for (size_t off = 0; off < p->size && off < PREFETCH_BYTES; off += 64)
+            TAMM_PREFETCHW((char *)c->head + off);
     return o;
 }
 

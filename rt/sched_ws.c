@@ -1,6 +1,7 @@
 /* sched_ws.c — locality-aware work stealing, the default policy: a task made
  * ready by a worker goes to that worker's deque (LIFO: its data is in cache);
- * idle workers steal the oldest task of a random victim. */
+ * idle workers steal the oldest tasks of a random victim, half of its deque
+ * up to a batch at a time. */
 #include "runtime.h"
 #include "sched_policy.h"
 #include "taskq.h"
@@ -36,8 +37,19 @@ static tamm_task_s *ws_pop(tamm_worker *w)
         for (int k = 0; k < n; k++) {
             int v = (start + k) % n;
             if (v == w->id) continue;
-            t = tamm__deque_steal(&tamm__rt.workers[v].dq);
-            if (t) { w->nsteals++; return t; }
+            tamm_task_s *got[TAMM_DEQUE_BATCH];
+            int n = tamm__deque_steal_batch(&tamm__rt.workers[v].dq, got, TAMM_DEQUE_BATCH);
+            if (n) {
+                /* run the oldest; the others go to w's deque (where thieves can
+                 * still take them), newest first so that w pops them in order,
+                 * and their records start moving to this core now */
+                w->nsteals++;
+                for (int i = n - 1; i >= 1; i--) {
+                    TAMM_PREFETCH(got[i]);
+                    tamm__deque_push(&w->dq, got[i]);
+                }
+                return got[0];
+            }
         }
     }
     return tamm__taskq_pop(&inject);

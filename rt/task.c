@@ -155,9 +155,10 @@ static void dep_add_slice(depvec *dv, tamm_task_s *t, const tamm_ref *r)
         dep_add(dv, t, r->tensor, lin, PERMBITS(r->mode));
 }
 
-static void build_deps(tamm_task_s *t, const tamm_ref *refs, int nrefs)
+/* The records go to `inl` (room for `cap`) while they fit, else to the heap. */
+static void build_deps(tamm_task_s *t, const tamm_ref *refs, int nrefs, tamm_dep *inl, int cap)
 {
-    depvec dv = { t->dep_inline, 0, TAMM_TASK_INLINE_REFS, 0 };
+    depvec dv = { inl, 0, cap, 0 };
     /* whole-tensor refs first: other refs to the same tensor fold into them */
     for (int i = 0; i < nrefs; i++) {
         const tamm_ref *r = &refs[i];
@@ -258,6 +259,7 @@ static void task_ready(tamm_task_s *t)
             tamm__flow_collective_ready(t);
             return;
         }
+        t->est_ns = 0; /* not routed, but counted as a CPU task when GPUs exist */
         goto push;
     }
     if (TAMM_UNLIKELY(tamm__gpus.n) && tamm__gpu_route(t)) return; /* a GPU's, or waits for a flush */
@@ -414,12 +416,10 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
     t->parent = ctx ? ctx->task : NULL;
     t->children = NULL;
     t->ndep = 0;
-    t->dep = t->dep_inline;
-    t->args = t->args_inline;
+    t->dep = NULL;
+    t->args = t->inl;
     t->signal = NULL;
     t->nsignal = 0;
-    t->destroy_tensor = NULL;
-    t->est_ns = 0;
     t->next = NULL;
     atomic_init(&t->ready_flag, 0);
     /* the guard; a continuation also waits for its earlier siblings (cont_fire) */
@@ -445,13 +445,17 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
         task_free(t);
         return rc;
     }
-    /* copy the arguments; refs become dependence records */
+    /* copy the arguments; refs become dependence records, placed after them */
+    size_t aroom = 0;
     if (u->args_size > TAMM_TASK_INLINE_ARGS) {
         t->args = tamm__xmalloc(u->args_size);
         t->flags |= TAMM_TF_HEAP_ARGS;
+    } else {
+        aroom = (u->args_size + 15) & ~(size_t)15;
     }
     if (u->args_size) memcpy(t->args, u->args, u->args_size);
-    build_deps(t, u->refs, u->nrefs);
+    build_deps(t, u->refs, u->nrefs, (tamm_dep *)(t->inl + aroom),
+               (int)((TAMM_TASK_INLINE_BYTES - aroom) / sizeof(tamm_dep)));
 
     if (t->parent && (rc = check_within_parent(t, t->parent, u->refs, u->nrefs))) {
         task_free(t);
@@ -538,11 +542,14 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
     }
     int top = t->parent == NULL;
     drop_guard(t); /* t may run and vanish from here on */
-    if (top && tamm__rt.throttle > 0 && (atomic_load_explicit(&tamm__rt.top_submitted, memory_order_relaxed) & 63) == 0 &&
-        tamm__top_pending() > tamm__rt.throttle) {
-        /* too many tasks in flight: the submitter runs some (never waits idle) */
-        long lim = tamm__rt.throttle / 2;
-        while (tamm__top_pending() > lim && tamm__help_one(w)) {}
+    if (top && tamm__rt.throttle > 0 && (atomic_load_explicit(&tamm__rt.top_submitted, memory_order_relaxed) & 63) == 0) {
+        long pending = tamm__top_pending();
+        if (pending > tamm__rt.throttle) {
+            /* too many tasks in flight: the submitter runs some (never waits
+             * idle), as many as bring them down to half the limit; counted
+             * here, not re-read per task from the lines the workers write */
+            for (long k = pending - tamm__rt.throttle / 2; k > 0 && tamm__help_one(w); k--) {}
+        }
     }
     return TAMM_OK;
 }

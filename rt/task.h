@@ -25,6 +25,7 @@
 
 #define TAMM_TASK_INLINE_REFS 4
 #define TAMM_TASK_INLINE_ARGS 96
+#define TAMM_TASK_INLINE_BYTES (TAMM_TASK_INLINE_ARGS + TAMM_TASK_INLINE_REFS * (int)sizeof(tamm_dep))
 /* Held in deps while a task is being submitted: larger than any number of
  * start conditions, so the task cannot become ready before it is dropped. */
 #define TAMM_DEPS_GUARD (1 << 30)
@@ -51,14 +52,18 @@ enum {
 struct tamm_fence;
 struct tamm_worker;
 
-/* Laid out for the hot path: the first cache line is what submission,
- * readiness, running and completion touch; the second what submission writes
- * for messages and rarer features; then the inline records and arguments. */
+/* Laid out for the hot path, so that a small task spans as few cache lines
+ * as possible (each one travels from the submitting core to the executing
+ * one): the first line is what submission, readiness, running and completion
+ * touch; the second what submission writes for messages and rarer features;
+ * then the continuation slots and one inline area holding the arguments
+ * followed by the dependence records (a chain task with no arguments and one
+ * ref spans three lines); last the fields only some tasks set. */
 typedef struct tamm_task_s {
     tamm_fn cpu;
     void *args;
-    struct tamm_task_s *parent;
     tamm_dep *dep;
+    struct tamm_task_s *parent;
     struct tamm_task_s *next;   /* queue link */
     tamm_domain *children;      /* dependence domain of its children, lazily */
     atomic_int deps;            /* start conditions outstanding (+TAMM_DEPS_GUARD during submission) */
@@ -66,22 +71,24 @@ typedef struct tamm_task_s {
     int ndep;
     unsigned flags;
     /* second line */
-    int nwait;                  /* during submission: epochs not started when t joined them */
+    const char *label, *file;
+    tamm_fn cuda;
+    struct tamm_fence **signal;
+    uint64_t id;
     int line, priority;
     int nsignal;
-    const char *label, *file;
-    struct tamm_fence **signal;
-    tamm_fn cuda;
-    uint64_t id;
-    struct tamm_tensor *destroy_tensor;
-    double est_ns;              /* device selection's estimate of its duration (GPUs only) */
+    int nwait;                  /* during submission: epochs not started when t joined them */
+    int kcur;                   /* the open continuation slot (the body's thread only) */
+    atomic_int ready_flag;      /* sentinel: dependences satisfied */
     /* continuations (nested children only touch these) */
     atomic_uint kids[2];        /* live children per slot (+ TAMM_KIDS_ARMED) */
-    int kcur;                   /* the open slot (the body's thread only) */
     _Atomic(struct tamm_task_s *) cont; /* continuation waiting for a slot */
-    tamm_dep dep_inline[TAMM_TASK_INLINE_REFS];
-    _Alignas(16) unsigned char args_inline[TAMM_TASK_INLINE_ARGS];
-    atomic_int ready_flag;      /* sentinel: dependences satisfied */
+    /* arguments (up to TAMM_TASK_INLINE_ARGS bytes, rounded up to 16), then
+     * dependence records (TAMM_TASK_INLINE_REFS at least) */
+    _Alignas(16) unsigned char inl[TAMM_TASK_INLINE_BYTES];
+    /* set only where used: with TAMM_TF_DESTROY, and by GPU routing */
+    struct tamm_tensor *destroy_tensor;
+    double est_ns;              /* device selection's estimate of its duration (GPUs only) */
 } tamm_task_s;
 
 /** A buffer a running task holds. */

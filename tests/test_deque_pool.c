@@ -4,8 +4,10 @@
  *
  * Deque: LIFO for the owner and FIFO for thieves; growth past the initial
  * capacity keeps every element (also when the owner's cached view of top is
- * stale); under concurrent stealing every pushed element is taken exactly
- * once, by the owner or by one thief.
+ * stale); batch steals take half, oldest first, and the owner takes the
+ * oldest item within a batch's reach of top; under concurrent stealing (one
+ * and many at a time) every pushed element is taken exactly once, by the
+ * owner or by one thief.
  * Pool: a cache hands back what it was given; objects freed on one thread
  * flow back in batches to a thread that allocates more than it frees, and
  * none is handed out twice while in use; flush returns everything.
@@ -59,6 +61,46 @@ static void deque_sequential(void)
     tamm__deque_destroy(&q);
 }
 
+/* Batches: a thief takes half (rounded up), at most `max` and
+ * TAMM_DEQUE_BATCH, oldest first; the owner pops LIFO while its item is at
+ * least TAMM_DEQUE_BATCH past top, and the oldest item nearer than that. */
+static void deque_batches(void)
+{
+    tamm_deque q;
+    tamm__deque_init(&q, 8);
+    struct tamm_task_s *got[TAMM_DEQUE_BATCH];
+    h_context("deque batch: empty");
+    CHECK_EQ_INT(tamm__deque_steal_batch(&q, got, TAMM_DEQUE_BATCH), 0);
+
+    h_context("deque batch: half of 40 is capped at TAMM_DEQUE_BATCH, then at max");
+    for (long i = 0; i < 40; i++) tamm__deque_push(&q, ITEM(i));
+    CHECK_EQ_INT(tamm__deque_steal_batch(&q, got, TAMM_DEQUE_BATCH), TAMM_DEQUE_BATCH);
+    long bad = 0;
+    for (int i = 0; i < TAMM_DEQUE_BATCH; i++) bad += got[i] != ITEM(i);
+    CHECK_EQ_INT((int)bad, 0);
+    CHECK_EQ_INT(tamm__deque_steal_batch(&q, got, 3), 3);
+    CHECK(got[0] == ITEM(16) && got[1] == ITEM(17) && got[2] == ITEM(18));
+    CHECK_EQ_INT((int)tamm__deque_size(&q), 21);
+
+    h_context("deque batch: the owner pops LIFO beyond a batch's reach, FIFO within it");
+    /* items 19..39: top 19, so indices down to 19 + BATCH are popped newest first */
+    long lifo_end = 19 + TAMM_DEQUE_BATCH;
+    for (long i = 39; i >= lifo_end; i--) CHECK(tamm__deque_pop(&q) == ITEM(i));
+    for (long i = 19; i < lifo_end; i++) CHECK(tamm__deque_pop(&q) == ITEM(i));
+    CHECK_NULL(tamm__deque_pop(&q));
+
+    h_context("deque batch: one item, then three (half rounded up)");
+    tamm__deque_push(&q, ITEM(100));
+    CHECK_EQ_INT(tamm__deque_steal_batch(&q, got, TAMM_DEQUE_BATCH), 1);
+    CHECK(got[0] == ITEM(100));
+    for (long i = 101; i < 104; i++) tamm__deque_push(&q, ITEM(i));
+    CHECK_EQ_INT(tamm__deque_steal_batch(&q, got, TAMM_DEQUE_BATCH), 2);
+    CHECK(got[0] == ITEM(101) && got[1] == ITEM(102));
+    CHECK(tamm__deque_pop(&q) == ITEM(103));
+    CHECK_EQ_INT(tamm__deque_steal_batch(&q, got, TAMM_DEQUE_BATCH), 0);
+    tamm__deque_destroy(&q);
+}
+
 /* Concurrent: the owner pushes N items (popping some itself), two thieves
  * steal; each item is taken once. */
 #define NITEMS 200000
@@ -68,12 +110,20 @@ static atomic_int owner_done;
 
 static void take(struct tamm_task_s *x) { atomic_fetch_add(&taken[INDEX(x)], 1); }
 
+/* Thief 0 steals one at a time, thief 1 in batches. */
 static void *thief(void *arg)
 {
-    (void)arg;
+    int batched = arg != NULL;
     for (;;) {
-        struct tamm_task_s *x = tamm__deque_steal(&cq);
-        if (x) { take(x); continue; }
+        if (batched) {
+            struct tamm_task_s *got[TAMM_DEQUE_BATCH];
+            int n = tamm__deque_steal_batch(&cq, got, TAMM_DEQUE_BATCH);
+            for (int i = 0; i < n; i++) take(got[i]);
+            if (n) continue;
+        } else {
+            struct tamm_task_s *x = tamm__deque_steal(&cq);
+            if (x) { take(x); continue; }
+        }
         if (atomic_load(&owner_done) && tamm__deque_size(&cq) == 0) return NULL;
     }
 }
@@ -84,7 +134,7 @@ static void deque_concurrent(void)
     for (int i = 0; i < NITEMS; i++) atomic_init(&taken[i], 0);
     atomic_init(&owner_done, 0);
     pthread_t th[2];
-    for (int k = 0; k < 2; k++) pthread_create(&th[k], NULL, thief, NULL);
+    for (int k = 0; k < 2; k++) pthread_create(&th[k], NULL, thief, k ? (void *)&cq : NULL);
     for (long i = 0; i < NITEMS; i++) {
         tamm__deque_push(&cq, ITEM(i));
         if (i % 3 == 0) { /* the owner works too */
@@ -102,7 +152,7 @@ static void deque_concurrent(void)
         if (c == 0) missing++;
         if (c > 1) twice++;
     }
-    h_context("deque: owner + 2 thieves, %d items", NITEMS);
+    h_context("deque: owner + 2 thieves (one taking batches), %d items", NITEMS);
     CHECK_EQ_INT((int)missing, 0);
     CHECK_EQ_INT((int)twice, 0);
     tamm__deque_destroy(&cq);
@@ -206,6 +256,7 @@ static void pool_concurrent(void)
 int main(void)
 {
     deque_sequential();
+    deque_batches();
     deque_concurrent();
     pool_single();
     pool_concurrent();

@@ -39,7 +39,8 @@ struct tamm_epoch {
     unsigned char sealed;     /* the submitter's: no more joins */
     _Atomic(tamm_dep *) waiters;       /* members waiting for the start, or STARTED */
     _Atomic(tamm_epoch *) dependents;  /* epochs waiting for the completion (dep_link), or DONE */
-    tamm_epoch *next;         /* later epoch of the same chain, waiting for this one */
+    _Atomic(tamm_epoch *) next;        /* later epoch of the same chain, waiting for this one */
+    _Atomic(struct tamm_task_s *) next_first; /* next's first member: a hint for prefetching only */
     tamm_epoch *barrier;      /* whole-tensor epoch waiting for this block epoch */
     tamm_epoch *dep_link;     /* link in another epoch's dependents stack */
 };
@@ -88,7 +89,9 @@ static tamm_epoch *epoch_new(int mode, int coarse)
     e->sealed = 0;
     atomic_init(&e->waiters, NULL);
     atomic_init(&e->dependents, NULL);
-    e->next = e->barrier = e->dep_link = NULL;
+    atomic_init(&e->next, NULL);
+    atomic_init(&e->next_first, NULL);
+    e->barrier = e->dep_link = NULL;
     if (TAMM_UNLIKELY(tamm__rt.recording)) memset(EREC(e), 0, sizeof(tamm_epoch_rec));
     return e;
 }
@@ -177,6 +180,7 @@ static void epoch_start(tamm_epoch *e)
     tamm_dep *w = atomic_exchange_explicit(&e->waiters, STARTED, memory_order_acq_rel);
     while (w) {
         tamm_dep *n = w->next_waiter; /* read before the task may run and reuse w */
+        if (n) TAMM_PREFETCH(n);  /* the next waiter's record, fetched while this one is woken */
         tamm__task_dep_satisfied(w->task);
         w = n;
     }
@@ -199,7 +203,7 @@ static inline void epoch_unref(tamm_epoch *e)
  * gets here per epoch).  Its successors are notified once e is released. */
 static TAMM_NOINLINE void epoch_complete(tamm_epoch *e)
 {
-    tamm_epoch *next = e->next, *barrier = e->barrier;
+    tamm_epoch *next = atomic_load_explicit(&e->next, memory_order_relaxed), *barrier = e->barrier;
     tamm_epoch *d = atomic_exchange_explicit(&e->dependents, DONE, memory_order_acq_rel);
     epoch_unref(e);
     if (next) notify(next);
@@ -384,7 +388,7 @@ static void retire(tamm_chain *c, tamm_epoch *e, int how)
     } else {
         if (TAMM_UNLIKELY(tamm__rt.recording)) rec_pred(e, cur);
         atomic_fetch_add_explicit(&e->npreds, 1, memory_order_relaxed);
-        if (how == LINK_NEXT) cur->next = e;
+        if (how == LINK_NEXT) atomic_store_explicit(&cur->next, e, memory_order_relaxed);
         else cur->barrier = e;
     }
     seal(cur, c->joined);
@@ -406,7 +410,10 @@ static tamm_epoch *open_epoch(tamm_chain *c, tamm_task_s *t, unsigned perm, tamm
         return NULL;
     }
     tamm_epoch *e = epoch_new(st.next, coarse);
-    if (cur) retire(c, e, coarse ? LINK_DEPENDENT : LINK_NEXT);
+    if (cur) {
+        if (!coarse) atomic_store_explicit(&cur->next_first, t, memory_order_relaxed);
+        retire(c, e, coarse ? LINK_DEPENDENT : LINK_NEXT);
+    }
     c->cur = e;
     c->mode = (unsigned char)st.next;
     c->joined = 0;
@@ -505,6 +512,51 @@ void tamm__dag_release(tamm_dep *dep)
     dep->epoch = NULL;
     if (atomic_fetch_sub_explicit(&e->count, 1, memory_order_acq_rel) == 1)
         epoch_complete(e);
+}
+
+void tamm__dag_prefetch_successors(const tamm_dep *dep, int n)
+{
+    /* the loads of the epochs' lines are independent: they overlap */
+    for (int i = 0; i < n; i++) {
+        tamm_epoch *e = dep[i].epoch;
+        if (!e) continue;
+        tamm_epoch *next = atomic_load_explicit(&e->next, memory_order_relaxed);
+        if (!next) continue;
+        TAMM_PREFETCHW(next);
+        struct tamm_task_s *f = atomic_load_explicit(&e->next_first, memory_order_relaxed);
+        if (f) { /* the line starting it writes, and the dependence records after the first two */
+            TAMM_PREFETCHW(f);
+            TAMM_PREFETCH((char *)f + 128);
+            TAMM_PREFETCH((char *)f + 192);
+        }
+    }
+}
+
+void tamm__dag_flush(tamm_held *h)
+{
+    tamm_epoch *e = h->epoch;
+    if (!e) return;
+    int n = h->n;
+    h->epoch = NULL;
+    h->n = 0;
+    if (atomic_fetch_sub_explicit(&e->count, n, memory_order_acq_rel) == n)
+        epoch_complete(e);
+}
+
+void tamm__dag_release_held(tamm_dep *dep, tamm_held *h)
+{
+    tamm_epoch *e = dep->epoch;
+    if (!e) return;
+    if (dep->perm & TAMM_WRITE) { /* the only member of its epoch: nothing to fold */
+        tamm__dag_release(dep);
+        return;
+    }
+    dep->epoch = NULL;
+    if (e != h->epoch) {
+        tamm__dag_flush(h);
+        h->epoch = e;
+    }
+    h->n++;
 }
 
 int tamm__dag_sole_member(tamm_dep *dep)

@@ -60,9 +60,34 @@ void tamm__dag_register(tamm_domain *d, struct tamm_task_s *t, struct tamm_tenso
                         unsigned perm, tamm_dep *dep);
 /** t has completed: leave the epoch (may start later epochs and wake their tasks). */
 void tamm__dag_release(tamm_dep *dep);
+
+/** Count-downs a CPU worker holds back on one read or accumulation epoch, so
+ *  that members of one set completing one after another on that worker cost
+ *  one atomic step on the epoch's line, not one each (the other worker's
+ *  completions write the same line).  The epoch cannot complete while some
+ *  are held, so the holder applies them (tamm__dag_flush) before it runs a
+ *  task that is not a member, finds no task, or returns to the caller. */
+typedef struct tamm_held {
+    tamm_epoch *epoch;
+    int n;
+} tamm_held;
+
+/** As tamm__dag_release, holding the count-down in h when dep's permission
+ *  is read or accumulate (a set with other members). */
+void tamm__dag_release_held(tamm_dep *dep, tamm_held *h);
+/** Apply the count-downs h holds (may complete the epoch). */
+void tamm__dag_flush(tamm_held *h);
+/** The epoch of dep, for a worker checking whether it holds count-downs there. */
+static inline tamm_epoch *tamm__dag_epoch_of(const tamm_dep *dep) { return dep->epoch; }
 /** Whether the epoch of dep may be accumulated into in place (t is its only
  *  member that can still run, and no other can join). */
 int tamm__dag_sole_member(tamm_dep *dep);
+
+/** Start fetching what completing the n epochs of a running task will touch
+ *  on another thread's lines: each epoch's successor in its chain, and that
+ *  successor's first member (the submitter records it; it may be stale,
+ *  which only wastes the prefetch). */
+void tamm__dag_prefetch_successors(const tamm_dep *dep, int n);
 
 /** Size of an epoch's pool object (larger when recording edges). */
 size_t tamm__dag_epoch_size(int recording);

@@ -293,14 +293,18 @@ static void cont_fire(tamm_task_s *p, unsigned slot)
 /* ------------------------------------------------------------------ */
 /* completion                                                            */
 /* ------------------------------------------------------------------ */
-static void task_complete(tamm_task_s *t)
+/* held: where a CPU worker's run loop holds count-downs back (dag.h), or
+ * NULL where nothing would apply them (other threads and paths). */
+static void task_complete(tamm_task_s *t, tamm_held *held)
 {
     for (;;) {
         /* the epochs were last written by other threads: fetch them together */
         for (int i = 1; i < t->ndep; i++)
             TAMM_PREFETCHW(t->dep[i].epoch);
-        for (int i = 0; i < t->ndep; i++)
-            tamm__dag_release(&t->dep[i]);
+        for (int i = 0; i < t->ndep; i++) {
+            if (held) tamm__dag_release_held(&t->dep[i], held);
+            else tamm__dag_release(&t->dep[i]);
+        }
         for (int i = 0; i < t->nsignal; i++)
             tamm__fence_signal(t->signal[i]);
         if (t->children) {
@@ -332,11 +336,13 @@ static void task_complete(tamm_task_s *t)
     }
 }
 
-static inline void body_done(tamm_task_s *t)
+static inline void body_done_held(tamm_task_s *t, tamm_held *held)
 {
     if (atomic_fetch_sub_explicit(&t->pending, 1, memory_order_acq_rel) == 1)
-        task_complete(t);
+        task_complete(t, held);
 }
+
+static inline void body_done(tamm_task_s *t) { body_done_held(t, NULL); }
 
 void tamm__task_finish_sentinel(tamm_task_s *t) { body_done(t); }
 void tamm__task_hold(tamm_task_s *t) { atomic_fetch_add_explicit(&t->pending, 1, memory_order_relaxed); }
@@ -351,8 +357,14 @@ void tamm__task_run(tamm_worker *w, tamm_task_s *t)
     TAMM_PREFETCH(t->args);
     TAMM_PREFETCH(t->dep);
     TAMM_PREFETCH((char *)t->dep + 64);
-    for (int i = 0; i < t->ndep && i < TAMM_TASK_INLINE_REFS; i++) /* the blocks the body will lock */
-        if (t->dep[i].lin >= 0) TAMM_PREFETCHW(&t->dep[i].T->blocks[t->dep[i].lin].lock);
+    for (int i = 0; i < t->ndep && i < TAMM_TASK_INLINE_REFS; i++) {
+        if (t->dep[i].lin >= 0) TAMM_PREFETCHW(&t->dep[i].T->blocks[t->dep[i].lin].lock); /* the body locks it */
+        TAMM_PREFETCHW(t->dep[i].epoch); /* completion counts down there */
+    }
+    /* count-downs held on an epoch t is not a member of are applied first:
+     * t's body may run long (a member's cannot complete the epoch before t) */
+    if (w->held.epoch && (t->ndep == 0 || tamm__dag_epoch_of(&t->dep[0]) != w->held.epoch))
+        tamm__dag_flush(&w->held);
     tamm_ctx ctx;
     ctx.task = t;
     ctx.w = w;
@@ -378,7 +390,7 @@ void tamm__task_run(tamm_worker *w, tamm_task_s *t)
     if (TAMM_UNLIKELY(gpus)) tamm__gpu_cpu_ran(t, tamm__now_ns() - t0);
     atomic_store_explicit(&w->ntasks, atomic_load_explicit(&w->ntasks, memory_order_relaxed) + 1,
                           memory_order_relaxed);
-    body_done(t);
+    body_done_held(t, w->id < tamm__rt.nworkers ? &w->held : NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -549,6 +561,7 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
              * idle), as many as bring them down to half the limit; counted
              * here, not re-read per task from the lines the workers write */
             for (long k = pending - tamm__rt.throttle / 2; k > 0 && tamm__help_one(w); k--) {}
+            tamm__worker_flush(w); /* back to submitting */
         }
     }
     return TAMM_OK;

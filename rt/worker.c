@@ -56,7 +56,9 @@ static void run(tamm_worker *w, tamm_task_s *t)
 static inline tamm_task_s *next_task(tamm_worker *w)
 {
     tamm__handoff_drain();
-    return tamm__rt.sched->pop(w);
+    tamm_task_s *t = tamm__rt.sched->pop(w);
+    if (!t) tamm__worker_flush(w); /* nothing to run: what w holds back may be awaited */
+    return t;
 }
 
 int tamm__help_one(tamm_worker *w)
@@ -112,6 +114,7 @@ static void *worker_main(void *arg)
         if (tamm__rt.cfg.stats) w->idle_ns += tamm__now_ns() - idle0;
         if (t) run(w, t);
     }
+    tamm__worker_flush(w);
     tamm__pool_flush(&tamm__rt.task_pool, &w->task_cache);
     tamm__pool_flush(&tamm__rt.epoch_pool, &w->epoch_cache);
     return NULL;
@@ -169,7 +172,10 @@ int tamm__help_until(int (*cond)(void *), void *arg)
     int spins = 0, quiet = 0;
     uint64_t last = progress();
     for (;;) {
-        if (cond(arg)) return TAMM_OK;
+        if (cond(arg)) {
+            tamm__worker_flush(w); /* back to the caller */
+            return TAMM_OK;
+        }
         tamm_task_s *t = next_task(w);
         if (t) {
             run(w, t);

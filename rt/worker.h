@@ -32,6 +32,7 @@ typedef struct tamm_worker {
     tamm_trace_ev *ev;
     size_t nev, capev;
     tamm_ctx *cur_ctx;         /* context of the task running on this worker */
+    tamm_held held;            /* epoch count-downs held back (CPU workers; dag.h) */
 } __attribute__((aligned(TAMM_CACHELINE))) tamm_worker;
 
 extern _Thread_local tamm_worker *tamm__tls_worker;
@@ -46,5 +47,10 @@ void tamm__wake_all(void);
 int tamm__help_until(int (*cond)(void *), void *arg);
 /** Run one ready task if there is one (used by the submission throttle). */
 int tamm__help_one(tamm_worker *w);
+/** Apply the epoch count-downs w holds: before w leaves the runtime or waits. */
+static inline void tamm__worker_flush(tamm_worker *w)
+{
+    if (w->held.epoch) tamm__dag_flush(&w->held);
+}
 
 #endif

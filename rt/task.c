@@ -361,6 +361,7 @@ void tamm__task_run(tamm_worker *w, tamm_task_s *t)
         if (t->dep[i].lin >= 0) TAMM_PREFETCHW(&t->dep[i].T->blocks[t->dep[i].lin].lock); /* the body locks it */
         TAMM_PREFETCHW(t->dep[i].epoch); /* completion counts down there */
     }
+    tamm__dag_prefetch_successors(t->dep, t->ndep < TAMM_TASK_INLINE_REFS ? t->ndep : TAMM_TASK_INLINE_REFS);
     /* count-downs held on an epoch t is not a member of are applied first:
      * t's body may run long (a member's cannot complete the epoch before t) */
     if (w->held.epoch && (t->ndep == 0 || tamm__dag_epoch_of(&t->dep[0]) != w->held.epoch))

@@ -37,6 +37,8 @@ static tamm_task_s *ws_pop(tamm_worker *w)
         for (int k = 0; k < n; k++) {
             int v = (start + k) % n;
             if (v == w->id) continue;
+            if (TAMM_UNLIKELY(w->steal_min > 1) && tamm__deque_size(&tamm__rt.workers[v].dq) < w->steal_min)
+                continue; /* the submission throttle leaves lone tasks to their worker */
             tamm_task_s *got[TAMM_DEQUE_BATCH];
             int n = tamm__deque_steal_batch(&tamm__rt.workers[v].dq, got, TAMM_DEQUE_BATCH);
             if (n) {

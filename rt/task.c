@@ -557,13 +557,8 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
     drop_guard(t); /* t may run and vanish from here on */
     if (top && tamm__rt.throttle > 0 && (atomic_load_explicit(&tamm__rt.top_submitted, memory_order_relaxed) & 63) == 0) {
         long pending = tamm__top_pending();
-        if (pending > tamm__rt.throttle) {
-            /* too many tasks in flight: the submitter runs some (never waits
-             * idle), as many as bring them down to half the limit; counted
-             * here, not re-read per task from the lines the workers write */
-            for (long k = pending - tamm__rt.throttle / 2; k > 0 && tamm__help_one(w); k--) {}
-            tamm__worker_flush(w); /* back to submitting */
-        }
+        if (pending > tamm__rt.throttle) /* too many tasks in flight: the submitter runs some */
+            tamm__help_throttle(w, pending, tamm__rt.throttle / 2);
     }
     return TAMM_OK;
 }

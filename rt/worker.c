@@ -61,12 +61,37 @@ static inline tamm_task_s *next_task(tamm_worker *w)
     return t;
 }
 
-int tamm__help_one(tamm_worker *w)
+static uint64_t progress(void);
+
+void tamm__help_throttle(tamm_worker *w, long pending, long lim)
 {
-    tamm_task_s *t = next_task(w);
-    if (!t) return 0;
-    run(w, t);
-    return 1;
+    int lone_ok = 0, spins = 0;
+    uint64_t last = progress();
+    w->steal_min = 2;
+    for (long k = pending - lim; k > 0;) {
+        tamm_task_s *t = next_task(w);
+        if (t) {
+            run(w, t);
+            k--; /* counted here, not re-read from the lines the workers write */
+            continue;
+        }
+        if (lone_ok) break; /* nothing can run: go on submitting */
+        /* only lone tasks elsewhere, or none: give their workers a moment */
+        tamm__pause();
+        if (++spins < 64) continue;
+        spins = 0;
+        long now_pending = tamm__top_pending();
+        if (now_pending <= lim) break;
+        k = now_pending - lim;
+        uint64_t now = progress();
+        if (now == last) { /* no worker is running them: take any */
+            lone_ok = 1;
+            w->steal_min = 1;
+        }
+        last = now;
+    }
+    w->steal_min = 1;
+    tamm__worker_flush(w); /* back to submitting */
 }
 
 static int stopping(void *arg)

@@ -33,6 +33,7 @@ typedef struct tamm_worker {
     size_t nev, capev;
     tamm_ctx *cur_ctx;         /* context of the task running on this worker */
     tamm_held held;            /* epoch count-downs held back (CPU workers; dag.h) */
+    int steal_min;             /* work stealing takes from a deque holding at least this many (0 or 1: any) */
 } __attribute__((aligned(TAMM_CACHELINE))) tamm_worker;
 
 extern _Thread_local tamm_worker *tamm__tls_worker;
@@ -45,8 +46,12 @@ void tamm__wake_all(void);
 /** Run tasks until cond(arg) holds.  Returns TAMM_OK, or TAMM_EDEADLOCK when
  *  no task can ever run again and cond is still false. */
 int tamm__help_until(int (*cond)(void *), void *arg);
-/** Run one ready task if there is one (used by the submission throttle). */
-int tamm__help_one(tamm_worker *w);
+/** The submission throttle: w, the submitting thread, runs tasks until at
+ *  most `lim` top-level tasks are pending (`pending` now).  It never waits
+ *  idle when nothing can run, and it leaves another worker's lone ready task
+ *  to that worker while the workers make progress: taking it would only move
+ *  a chain of dependent tasks, and its data, to this thread. */
+void tamm__help_throttle(tamm_worker *w, long pending, long lim);
 /** Apply the epoch count-downs w holds: before w leaves the runtime or waits. */
 static inline void tamm__worker_flush(tamm_worker *w)
 {

@@ -514,12 +514,13 @@ void tamm__dag_release(tamm_dep *dep)
         epoch_complete(e);
 }
 
-void tamm__dag_prefetch_successors(const tamm_dep *dep, int n)
+void tamm__dag_prefetch_completion(const tamm_dep *dep, int n)
 {
     /* the loads of the epochs' lines are independent: they overlap */
     for (int i = 0; i < n; i++) {
         tamm_epoch *e = dep[i].epoch;
         if (!e) continue;
+        TAMM_PREFETCHW(e); /* completion counts down there */
         tamm_epoch *next = atomic_load_explicit(&e->next, memory_order_relaxed);
         if (!next) continue;
         TAMM_PREFETCHW(next);

@@ -84,10 +84,10 @@ static inline tamm_epoch *tamm__dag_epoch_of(const tamm_dep *dep) { return dep->
 int tamm__dag_sole_member(tamm_dep *dep);
 
 /** Start fetching what completing the n epochs of a running task will touch
- *  on another thread's lines: each epoch's successor in its chain, and that
+ *  on other threads' lines: each epoch, its successor in its chain, and that
  *  successor's first member (the submitter records it; it may be stale,
  *  which only wastes the prefetch). */
-void tamm__dag_prefetch_successors(const tamm_dep *dep, int n);
+void tamm__dag_prefetch_completion(const tamm_dep *dep, int n);
 
 /** Size of an epoch's pool object (larger when recording edges). */
 size_t tamm__dag_epoch_size(int recording);

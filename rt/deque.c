@@ -78,19 +78,6 @@ struct tamm_task_s *tamm__deque_pop(tamm_deque *q)
     }
 }
 
-struct tamm_task_s *tamm__deque_steal(tamm_deque *q)
-{
-    long t = atomic_load_explicit(&q->top, memory_order_seq_cst);
-    long b = atomic_load_explicit(&q->bottom, memory_order_seq_cst);
-    if (t >= b)
-        return NULL;
-    tamm_deque_arr *a = atomic_load_explicit(&q->arr, memory_order_acquire);
-    struct tamm_task_s *x = atomic_load_explicit(&a->slot[t & (long)a->mask], memory_order_relaxed);
-    if (!atomic_compare_exchange_strong_explicit(&q->top, &t, t + 1, memory_order_seq_cst, memory_order_relaxed))
-        return NULL;
-    return x;
-}
-
 int tamm__deque_steal_batch(tamm_deque *q, struct tamm_task_s **out, int max)
 {
     long t = atomic_load_explicit(&q->top, memory_order_seq_cst);
@@ -107,6 +94,12 @@ int tamm__deque_steal_batch(tamm_deque *q, struct tamm_task_s **out, int max)
     if (!atomic_compare_exchange_strong_explicit(&q->top, &t, t + n, memory_order_seq_cst, memory_order_relaxed))
         return 0;
     return (int)n;
+}
+
+struct tamm_task_s *tamm__deque_steal(tamm_deque *q)
+{
+    struct tamm_task_s *x;
+    return tamm__deque_steal_batch(q, &x, 1) ? x : NULL;
 }
 
 long tamm__deque_size(tamm_deque *q)

@@ -43,7 +43,7 @@ void tamm__deque_init(tamm_deque *q, size_t cap_pow2);
 void tamm__deque_destroy(tamm_deque *q);
 void tamm__deque_push(tamm_deque *q, struct tamm_task_s *t);     /* owner */
 struct tamm_task_s *tamm__deque_pop(tamm_deque *q);              /* owner */
-struct tamm_task_s *tamm__deque_steal(tamm_deque *q);            /* anyone */
+struct tamm_task_s *tamm__deque_steal(tamm_deque *q);            /* anyone: the oldest item */
 
 #define TAMM_DEQUE_BATCH 16
 /** Steal up to `max` (at most TAMM_DEQUE_BATCH) of the oldest items, half of

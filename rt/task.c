@@ -357,11 +357,10 @@ void tamm__task_run(tamm_worker *w, tamm_task_s *t)
     TAMM_PREFETCH(t->args);
     TAMM_PREFETCH(t->dep);
     TAMM_PREFETCH((char *)t->dep + 64);
-    for (int i = 0; i < t->ndep && i < TAMM_TASK_INLINE_REFS; i++) {
-        if (t->dep[i].lin >= 0) TAMM_PREFETCHW(&t->dep[i].T->blocks[t->dep[i].lin].lock); /* the body locks it */
-        TAMM_PREFETCHW(t->dep[i].epoch); /* completion counts down there */
-    }
-    tamm__dag_prefetch_successors(t->dep, t->ndep < TAMM_TASK_INLINE_REFS ? t->ndep : TAMM_TASK_INLINE_REFS);
+    int npf = t->ndep < TAMM_TASK_INLINE_REFS ? t->ndep : TAMM_TASK_INLINE_REFS;
+    for (int i = 0; i < npf; i++) /* the blocks the body will lock */
+        if (t->dep[i].lin >= 0) TAMM_PREFETCHW(&t->dep[i].T->blocks[t->dep[i].lin].lock);
+    tamm__dag_prefetch_completion(t->dep, npf);
     /* count-downs held on an epoch t is not a member of are applied first:
      * t's body may run long (a member's cannot complete the epoch before t) */
     if (w->held.epoch && (t->ndep == 0 || tamm__dag_epoch_of(&t->dep[0]) != w->held.epoch))

@@ -94,8 +94,6 @@ static int acc_exclusive(tamm_task_s *t, tamm_tensor *T, long lin)
         tamm_dep *d = tamm__task_dep_for(a, T, lin);
         if (!d) return 0;
         if (d->perm & (TAMM_READ | TAMM_WRITE)) continue; /* exclusive at this level */
-        tamm_worker *w = tamm__self();
-        if (w && w->held.epoch == tamm__dag_epoch_of(d)) tamm__dag_flush(&w->held); /* count exactly */
         if (d->lin != lin || !tamm__dag_sole_member(d)) return 0;
     }
     return 1;

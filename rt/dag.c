@@ -562,6 +562,9 @@ void tamm__dag_release_held(tamm_dep *dep, tamm_held *h)
 
 int tamm__dag_sole_member(tamm_dep *dep)
 {
+    /* count-downs this worker holds back on the epoch would hide members that are done */
+    tamm_worker *w = tamm__self();
+    if (w && w->held.epoch == dep->epoch) tamm__dag_flush(&w->held);
     /* count is 1 only once the epoch is sealed (UNSEALED is far above any
      * number of members), with dep's task its last member */
     tamm_epoch *e = dep->epoch;

@@ -77,10 +77,9 @@ typedef struct tamm_held {
 void tamm__dag_release_held(tamm_dep *dep, tamm_held *h);
 /** Apply the count-downs h holds (may complete the epoch). */
 void tamm__dag_flush(tamm_held *h);
-/** The epoch of dep, for a worker checking whether it holds count-downs there. */
-static inline tamm_epoch *tamm__dag_epoch_of(const tamm_dep *dep) { return dep->epoch; }
 /** Whether the epoch of dep may be accumulated into in place (t is its only
- *  member that can still run, and no other can join). */
+ *  member that can still run, and no other can join).  Applies the calling
+ *  worker's count-downs held on that epoch first, so the count is exact. */
 int tamm__dag_sole_member(tamm_dep *dep);
 
 /** Start fetching what completing the n epochs of a running task will touch

@@ -363,7 +363,7 @@ void tamm__task_run(tamm_worker *w, tamm_task_s *t)
     tamm__dag_prefetch_completion(t->dep, npf);
     /* count-downs held on an epoch t is not a member of are applied first:
      * t's body may run long (a member's cannot complete the epoch before t) */
-    if (w->held.epoch && (t->ndep == 0 || tamm__dag_epoch_of(&t->dep[0]) != w->held.epoch))
+    if (w->held.epoch && (t->ndep == 0 || t->dep[0].epoch != w->held.epoch))
         tamm__dag_flush(&w->held);
     tamm_ctx ctx;
     ctx.task = t;

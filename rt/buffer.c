@@ -131,10 +131,21 @@ static inline void *get_buf_lin(tamm_ctx *ctx, tamm_tensor *T, const long *idx, 
         if (TAMM_LIKELY(tamm__perm_allows(op, perm))) {
             tamm_blk_op fop = req == TAMM_REQ_READ ? TAMM_BOP_READ : req == TAMM_REQ_WRITE ? TAMM_BOP_WRITE : TAMM_BOP_RW;
             tamm_block_s *b = &T->blocks[lin];
-            tamm__spin_lock(&b->lock);
-            tamm_blk_result r = host_fsm(T, lin, fop);
-            void *ptr = b->units[0].buf;
-            tamm__spin_unlock(&b->lock);
+            tamm_blk_result r;
+            void *ptr;
+            tamm_held *h = ctx->w ? &ctx->w->held : NULL;
+            if (fop == TAMM_BOP_READ && h && h->rT == T && h->rlin == lin) {
+                /* the worker's kept reference becomes this read's: no lock, and
+                 * the block stays _Ready with its buffer while RC > 0 */
+                h->rT = NULL;
+                r = TAMM_BLK_OK;
+                ptr = b->units[0].buf;
+            } else {
+                tamm__spin_lock(&b->lock);
+                r = host_fsm(T, lin, fop);
+                ptr = b->units[0].buf;
+                tamm__spin_unlock(&b->lock);
+            }
             if (TAMM_LIKELY(r == TAMM_BLK_OK)) { /* ptr is the home: allocated, never NULL */
                 tamm_bufrec *rec = &ctx->recs[ctx->n++];
                 rec->ptr = ptr;
@@ -300,6 +311,35 @@ static void commit_private(tamm_tensor *T, long lin, const void *src, size_t byt
     tamm__spin_unlock(&b->lock);
 }
 
+/* Keep the reference of read r on the worker (dag.h tamm_held) rather than
+ * release it, when the task is a top-level member of the read set whose
+ * count-downs the worker holds, through a dependence on exactly r's block:
+ * whoever comes next for the block waits for that epoch, and the flush that
+ * completes it drops the reference first.  Not for a nested task: its parent
+ * goes on when the children have completed, epoch or not. */
+static inline int keep_read(tamm_ctx *ctx, const tamm_bufrec *r)
+{
+    tamm_held *h = ctx->w ? &ctx->w->held : NULL;
+    const tamm_task_s *t = ctx->task;
+    if (!h || h->rT || !h->epoch || t->parent || t->ndep == 0) return 0;
+    const tamm_dep *d = &t->dep[0];
+    if (d->epoch != h->epoch || d->T != r->T || d->lin != r->lin || (d->perm & (TAMM_WRITE | TAMM_ACCUM))) return 0;
+    h->rT = r->T;
+    h->rlin = r->lin;
+    return 1;
+}
+
+void tamm__buf_drop_read(tamm_tensor *T, long lin)
+{
+    tamm_block_s *b = &T->blocks[lin];
+    tamm__spin_lock(&b->lock);
+    tamm_blk_result res = host_fsm(T, lin, TAMM_BOP_RELEASE); /* _Ready, RC > 0: cannot fail */
+    tamm__spin_unlock(&b->lock);
+    if (TAMM_UNLIKELY(res != TAMM_BLK_OK))
+        tamm__error(NULL, TAMM_EFSM, "internal: the read reference a worker kept on %s was not releasable",
+                    T->name);
+}
+
 static TAMM_COLD int fsm_release_failed(tamm_ctx *ctx, tamm_bufrec *r, const char *why)
 {
     char bn[128];
@@ -428,6 +468,7 @@ int tamm__release(tamm_ctx *ctx, void *buf, tamm_relkind how)
     if ((found->kind == TAMM_BK_READ && how != TAMM_REL_ADD) ||
         ((found->kind == TAMM_BK_WRITE || found->kind == TAMM_BK_RW) && how == TAMM_REL_PUT)) {
         found->flags |= TAMM_BR_RELEASED;
+        if (found->kind == TAMM_BK_READ && keep_read(ctx, found)) return TAMM_OK;
         return fsm_release(ctx, found, how == TAMM_REL_CANCEL ? TAMM_BOP_CANCEL : TAMM_BOP_RELEASE);
     }
     return release_rec(ctx, found, how);

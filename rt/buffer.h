@@ -40,6 +40,9 @@ tamm_bufrec *tamm__ctx_rec_add(tamm_ctx *ctx);
 /** "read", "accum", ... of a tamm_bufkind; "tamm_release_put", ... of a tamm_relkind (messages). */
 const char *tamm__buf_kind_name(int kind);
 const char *tamm__rel_name(tamm_relkind how);
+/** Release the read reference on block lin of T that a worker kept between
+ *  readers (dag.h tamm_held). */
+void tamm__buf_drop_read(tamm_tensor *T, long lin);
 /** The task's function has returned: report and release what it still holds. */
 void tamm__ctx_end(tamm_ctx *ctx);
 

@@ -23,6 +23,7 @@
  * after, ordered by the acquire-release steps on `count`.
  */
 #include "dag.h"
+#include "buffer.h"
 #include "dep_fsm.h"
 #include "runtime.h"
 #include "task.h"
@@ -537,6 +538,10 @@ void tamm__dag_flush(tamm_held *h)
 {
     tamm_epoch *e = h->epoch;
     if (!e) return;
+    if (h->rT) { /* before the count-downs: a writer they let in must find RC 0 */
+        tamm__buf_drop_read(h->rT, h->rlin);
+        h->rT = NULL;
+    }
     int n = h->n;
     h->epoch = NULL;
     h->n = 0;

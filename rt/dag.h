@@ -70,12 +70,21 @@ void tamm__dag_release(tamm_dep *dep);
 typedef struct tamm_held {
     tamm_epoch *epoch;
     int n;
+    /* One read reference on a block of that epoch, kept between its members
+     * (rT NULL: none; buffer.c sets and takes it).  Readers of one block
+     * running one after another on a worker then hand the reference on
+     * instead of locking the block twice each; READ and RELEASE in _Ready
+     * only count, so handing it on is the pair READ, RELEASE.  The flush
+     * drops it before the count-downs, so a writer never finds it. */
+    struct tamm_tensor *rT;
+    long rlin;
 } tamm_held;
 
 /** As tamm__dag_release, holding the count-down in h when dep's permission
  *  is read or accumulate (a set with other members). */
 void tamm__dag_release_held(tamm_dep *dep, tamm_held *h);
-/** Apply the count-downs h holds (may complete the epoch). */
+/** Drop the read reference and apply the count-downs h holds (may complete
+ *  the epoch). */
 void tamm__dag_flush(tamm_held *h);
 /** Whether the epoch of dep may be accumulated into in place (t is its only
  *  member that can still run, and no other can join).  Applies the calling

@@ -10,7 +10,8 @@
  *   - never releasing -> TAMM_ELEAK; cancel of write/readwrite/accum -> TAMM_ECANCEL;
  *   - wrong release kinds -> TAMM_EBUF; cancellable buffers are private copies;
  *   - temp buffers (TMP x any state = IGNORE: never touch the block until put/add);
- *   - tamm_block_at / tamm_temp_at / tamm_put inside a task.
+ *   - tamm_block_at / tamm_temp_at / tamm_put inside a task;
+ *   - readers handing their read reference on between them (child_handoff).
  * Each case runs in its own child process.  Pure table: test_block_fsm.c.
  */
 #include "tamm_util.h"
@@ -249,6 +250,76 @@ static int child_case(void *vp)
     return 0;
 }
 
+/* Readers of one block running one after another on a worker hand their
+ * read reference on (dag.h tamm_held) instead of releasing it: whoever
+ * comes next for the block must still find RC == 0 and the data right.
+ * Each round: readers of block 0 and of block 1 interleaved (the kept
+ * reference of one block must never serve the other), released by put and
+ * by cancel, then a readwrite of each block, which fails with TAMM_EFSM if
+ * a kept reference outlived its read set. */
+#define HO_ROUNDS 40
+#define HO_READERS 48
+typedef struct { tamm_tensor *T; long blk, want; int cancel; atomic_int *bad; } ho_args;
+
+static void ho_read(tamm_ctx *ctx, void *vp)
+{
+    const ho_args *a = vp;
+    const long *p = tamm_get_buf_read(ctx, a->T, &a->blk);
+    if (!p) { atomic_fetch_add(a->bad, 1); return; }
+    for (int e = 0; e < TILE; e++)
+        if (p[e] != a->want) atomic_fetch_add(a->bad, 1);
+    int rc = a->cancel ? tamm_release_cancel(ctx, (void *)p) : tamm_release_put(ctx, (void *)p);
+    if (rc != TAMM_OK) atomic_fetch_add(a->bad, 1);
+}
+
+static void ho_bump(tamm_ctx *ctx, void *vp)
+{
+    const ho_args *a = vp;
+    long *p = tamm_get_buf_readwrite(ctx, a->T, &a->blk);
+    if (!p) { atomic_fetch_add(a->bad, 1); return; }
+    for (int e = 0; e < TILE; e++) p[e] += a->blk ? -1 : 1;
+    if (tamm_release_put(ctx, p) != TAMM_OK) atomic_fetch_add(a->bad, 1);
+}
+
+static int child_handoff(void *vp)
+{
+    (void)vp;
+    static atomic_int bad;
+    tu_init();
+    tamm_tensor *T = tu_vec("HandT", 2, TILE);
+    CHECK_NOTNULL(T);
+    if (!T) return 1;
+    for (long b = 0; b < 2; b++) {
+        long *h = tamm_block(T, b);
+        for (int e = 0; e < TILE; e++) h[e] = 0;
+    }
+    for (int r = 0; r < HO_ROUNDS; r++) {
+        for (int i = 0; i < HO_READERS; i++) {
+            long b = (i / 3) & 1; /* runs of three readers of each block */
+            ho_args a = { T, b, b ? -r : r, i & 1, &bad };
+            tamm_ref ref = tu_ref1(T, TAMM_READ, b);
+            tamm_task t = tu_task(ho_read, &a, sizeof a, &ref, 1, "ho-reader", "ho_user.c", 1);
+            CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+        }
+        for (long b = 0; b < 2; b++) {
+            ho_args a = { T, b, 0, 0, &bad };
+            tamm_ref ref = tu_ref1(T, TAMM_READWRITE, b);
+            tamm_task t = tu_task(ho_bump, &a, sizeof a, &ref, 1, "ho-writer", "ho_user.c", 2);
+            CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+        }
+        if (r % 8 == 7) CHECK_EQ_INT(tamm_wait_all(), TAMM_OK); /* readers last, then new writers */
+    }
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+    CHECK_TASKS_OK();
+    CHECK_EQ_INT(atomic_load(&bad), 0);
+    for (long b = 0; b < 2; b++) {
+        long *h = tamm_block(T, b);
+        for (int e = 0; e < TILE; e++) CHECK_EQ_INT(h[e], b ? -HO_ROUNDS : HO_ROUNDS);
+    }
+    TU_FINALIZE();
+    return 0;
+}
+
 int main(void)
 {
     static char err[H_ERRBUF_SIZE];
@@ -270,6 +341,15 @@ int main(void)
             CHECK_CONTAINS(err, cases[k].name);
             CHECK_CONTAINS(err, loc);
         }
+    }
+    for (int nw = 1; nw <= 2; nw++) {
+        const char *envh[] = { "TAMM_ON_ERROR=return", nw == 1 ? "TAMM_NUM_WORKERS=1" : "TAMM_NUM_WORKERS=2", NULL };
+        h_context("read reference handed on, %d worker(s)", nw);
+        run_child(child_handoff, NULL, envh, 60, &st, err);
+        h__merge_counts(&st);
+        if (!CHECK_MSG(child_ok(&st), "child ended cleanly (got %s)", child_how(&st, how, sizeof how)))
+            h_dump_child("handoff", &st, err);
+        CHECK_NOT_CONTAINS(err, "tamm: error");
     }
     h_context(NULL);
     return test_summary();

@@ -46,9 +46,9 @@ static tamm_task_s *ws_pop(tamm_worker *w)
                  * still take them), newest first so that w pops them in order,
                  * and their records start moving to this core now */
                 w->nsteals++;
-                for (int i = n - 1; i >= 1; i--) {
-                    TAMM_PREFETCH(got[i]);
-                    tamm__deque_push(&w->dq, got[i]);
+                for (int i = n - 1; i >= 0; i--) {
+                    tamm__task_prefetch_run(got[i]);
+                    if (i) tamm__deque_push(&w->dq, got[i]);
                 }
                 return got[0];
             }

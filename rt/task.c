@@ -31,7 +31,7 @@ static void task_free(tamm_task_s *t)
 {
     if (t->flags & TAMM_TF_HEAP_DEPS) free(t->dep);
     if (t->flags & TAMM_TF_HEAP_ARGS) free(t->args);
-    if (t->flags & TAMM_TF_HEAP_SIG) free(t->signal);
+    if (t->flags & TAMM_TF_SIGNALS) free(t->signal);
     tamm_worker *w = tamm__self();
     tamm__pool_put(&tamm__rt.task_pool, &w->task_cache, t);
 }
@@ -305,8 +305,9 @@ static void task_complete(tamm_task_s *t, tamm_held *held)
             if (held) tamm__dag_release_held(&t->dep[i], held);
             else tamm__dag_release(&t->dep[i]);
         }
-        for (int i = 0; i < t->nsignal; i++)
-            tamm__fence_signal(t->signal[i]);
+        if (TAMM_UNLIKELY(t->flags & TAMM_TF_SIGNALS))
+            for (int i = 0; i < t->nsignal; i++)
+                tamm__fence_signal(t->signal[i]);
         if (t->children) {
             tamm__domain_free(t->children);
             t->children = NULL;
@@ -430,10 +431,8 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
     t->ndep = 0;
     t->dep = NULL;
     t->args = t->inl;
-    t->signal = NULL;
-    t->nsignal = 0;
     t->next = NULL;
-    atomic_init(&t->ready_flag, 0);
+    if (flags & TAMM_TF_SENTINEL) atomic_init(&t->ready_flag, 0);
     /* the guard; a continuation also waits for its earlier siblings (cont_fire) */
     atomic_init(&t->deps, TAMM_DEPS_GUARD);
     t->nwait = (flags & TAMM_TF_CONT) ? 1 : 0;
@@ -476,7 +475,8 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
     /* fences */
     if (o && o->nsignal > 0) {
         t->signal = tamm__xmalloc((size_t)o->nsignal * sizeof *t->signal);
-        t->flags |= TAMM_TF_HEAP_SIG;
+        t->nsignal = 0;
+        t->flags |= TAMM_TF_SIGNALS;
         for (int i = 0; i < o->nsignal; i++) {
             if (!o->signal[i]) { rc = tamm__error(t, TAMM_EINVAL, "signal fence %d is NULL", i); break; }
             t->signal[t->nsignal++] = o->signal[i];
@@ -527,8 +527,9 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
             if (t->dep[i].lin >= 0) TAMM_PREFETCHW(t->dep[i].T->chains[t->dep[i].lin].cur);
     for (int i = 0; i < t->ndep; i++)
         tamm__dag_register(dom, t, t->dep[i].T, t->dep[i].lin, t->dep[i].perm, &t->dep[i]);
-    for (int i = 0; i < t->nsignal; i++)
-        tamm__fence_add_signaller(t->signal[i]);
+    if (t->flags & TAMM_TF_SIGNALS)
+        for (int i = 0; i < t->nsignal; i++)
+            tamm__fence_add_signaller(t->signal[i]);
     if (o)
         for (int i = 0; i < o->nwait; i++)
             tamm__fence_add_waiter(o->wait[i], t);

@@ -21,6 +21,7 @@
 
 #include "dag.h"
 #include <tamm.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define TAMM_TASK_INLINE_REFS 4
@@ -37,7 +38,8 @@ enum {
     TAMM_TF_COLLECTIVE = 8,
     TAMM_TF_HEAP_DEPS  = 32,
     TAMM_TF_HEAP_ARGS  = 64,
-    TAMM_TF_HEAP_SIG   = 128,
+    TAMM_TF_SIGNALS    = 128, /* signals fences at completion (t->signal, on the heap; a flag so
+                                 * that completion reads nothing past the first line without) */
     TAMM_TF_COARSE     = 256, /* has a whole-tensor ref */
     TAMM_TF_CONT       = 512, /* a continuation of its parent */
     TAMM_TF_KSLOT1     = 1024, /* counted in its parent's kids[1] (else kids[0]) */
@@ -56,9 +58,10 @@ struct tamm_worker;
  * as possible (each one travels from the submitting core to the executing
  * one): the first line is what submission, readiness, running and completion
  * touch; the second what submission writes for messages and rarer features;
- * then the continuation slots and one inline area holding the arguments
- * followed by the dependence records (a chain task with no arguments and one
- * ref spans three lines); last the fields only some tasks set. */
+ * it ends with the continuation slots; then one inline area holding the
+ * arguments followed by the dependence records (a task with up to 16 bytes of
+ * arguments and one ref spans three lines); last the fields only some tasks
+ * set. */
 typedef struct tamm_task_s {
     tamm_fn cpu;
     void *args;
@@ -73,23 +76,25 @@ typedef struct tamm_task_s {
     /* second line */
     const char *label, *file;
     tamm_fn cuda;
-    struct tamm_fence **signal;
     uint64_t id;
     int line, priority;
-    int nsignal;
     int nwait;                  /* during submission: epochs not started when t joined them */
     int kcur;                   /* the open continuation slot (the body's thread only) */
-    atomic_int ready_flag;      /* sentinel: dependences satisfied */
     /* continuations (nested children only touch these) */
     atomic_uint kids[2];        /* live children per slot (+ TAMM_KIDS_ARMED) */
     _Atomic(struct tamm_task_s *) cont; /* continuation waiting for a slot */
-    /* arguments (up to TAMM_TASK_INLINE_ARGS bytes, rounded up to 16), then
-     * dependence records (TAMM_TASK_INLINE_REFS at least) */
+    /* third line on: arguments (up to TAMM_TASK_INLINE_ARGS bytes, rounded up
+     * to 16), then dependence records (TAMM_TASK_INLINE_REFS at least) */
     _Alignas(16) unsigned char inl[TAMM_TASK_INLINE_BYTES];
-    /* set only where used: with TAMM_TF_DESTROY, and by GPU routing */
+    /* set only where used: with TAMM_TF_DESTROY, TAMM_TF_SIGNALS,
+     * TAMM_TF_SENTINEL, and by GPU routing */
     struct tamm_tensor *destroy_tensor;
+    struct tamm_fence **signal;
+    int nsignal;
+    atomic_int ready_flag;      /* sentinel: dependences satisfied */
     double est_ns;              /* device selection's estimate of its duration (GPUs only) */
 } tamm_task_s;
+_Static_assert(offsetof(tamm_task_s, inl) == 2 * TAMM_CACHELINE, "the inline area starts the third line");
 
 /** A buffer a running task holds. */
 typedef struct tamm_bufrec {
@@ -117,6 +122,15 @@ struct tamm_ctx {
 void tamm__task_dep_satisfied(tamm_task_s *t);
 /** t's body (or CUDA work) has finished: completes t once its children have. */
 void tamm__task_body_done(tamm_task_s *t);
+/** Start moving to this core the lines of ready task t that running it reads
+ *  first: the first line and the inline arguments and dependence records
+ *  (addresses in t, so the fetches do not wait for one another). */
+static inline void tamm__task_prefetch_run(const tamm_task_s *t)
+{
+    TAMM_PREFETCH(t);
+    TAMM_PREFETCH(t->inl);
+    TAMM_PREFETCH(t->inl + 64);
+}
 /** Run t's variant on worker w (t is ready). */
 void tamm__task_run(struct tamm_worker *w, tamm_task_s *t);
 /** Submission shared by tamm_submit, tamm_submit_ex and internal tasks. */

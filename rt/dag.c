@@ -526,11 +526,7 @@ void tamm__dag_prefetch_completion(const tamm_dep *dep, int n)
         if (!next) continue;
         TAMM_PREFETCHW(next);
         struct tamm_task_s *f = atomic_load_explicit(&e->next_first, memory_order_relaxed);
-        if (f) { /* the line starting it writes, and the dependence records after the first two */
-            TAMM_PREFETCHW(f);
-            TAMM_PREFETCH((char *)f + 128);
-            TAMM_PREFETCH((char *)f + 192);
-        }
+        if (f) tamm__task_prefetch(f);
     }
 }
 

@@ -47,7 +47,7 @@ static tamm_task_s *ws_pop(tamm_worker *w)
                  * and their records start moving to this core now */
                 w->nsteals++;
                 for (int i = n - 1; i >= 0; i--) {
-                    tamm__task_prefetch_run(got[i]);
+                    tamm__task_prefetch(got[i]);
                     if (i) tamm__deque_push(&w->dq, got[i]);
                 }
                 return got[0];

@@ -122,12 +122,13 @@ struct tamm_ctx {
 void tamm__task_dep_satisfied(tamm_task_s *t);
 /** t's body (or CUDA work) has finished: completes t once its children have. */
 void tamm__task_body_done(tamm_task_s *t);
-/** Start moving to this core the lines of ready task t that running it reads
- *  first: the first line and the inline arguments and dependence records
- *  (addresses in t, so the fetches do not wait for one another). */
-static inline void tamm__task_prefetch_run(const tamm_task_s *t)
+/** Start moving to this core the lines of task t that making it ready and
+ *  running it touch first: the first line (written: deps, pending) and the
+ *  inline arguments and dependence records (addresses in t, so the fetches
+ *  do not wait for one another). */
+static inline void tamm__task_prefetch(const tamm_task_s *t)
 {
-    TAMM_PREFETCH(t);
+    TAMM_PREFETCHW(t);
     TAMM_PREFETCH(t->inl);
     TAMM_PREFETCH(t->inl + 64);
 }

@@ -16,8 +16,16 @@
 #define TAMM_CACHELINE 64
 #define TAMM_NOINLINE __attribute__((noinline))
 #define TAMM_COLD __attribute__((noinline, cold))
-/* Prefetch for writing / reading (never faults; a hint only). */
+/* Prefetch for writing / reading (never faults; a hint only).  For writing,
+ * x86-64 needs PREFETCHW, which GCC emits only under -mprfchw: without it the
+ * builtin becomes a read prefetch, the line arrives shared and the write
+ * that follows still has to take it from the other core.  Every x86-64 CPU
+ * decodes PREFETCHW (Intel before Broadwell as a no-op). */
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__PRFCHW__)
+#define TAMM_PREFETCHW(p) __asm__("prefetchw (%0)" : : "r"((const void *)(p)))
+#else
 #define TAMM_PREFETCHW(p) __builtin_prefetch((p), 1, 3)
+#endif
 #define TAMM_PREFETCH(p) __builtin_prefetch((p), 0, 3)
 
 static inline void tamm__pause(void)

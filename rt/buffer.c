@@ -118,6 +118,18 @@ static tamm_bufrec *find_held(tamm_ctx *ctx, tamm_tensor *T, long lin);
 static void *share_held(tamm_ctx *ctx, tamm_bufrec *r, tamm_bufreq req, int claim);
 static int rw_allowed(unsigned perm);
 
+/* Whether t is the only thread that can touch the host state of a block it
+ * holds with permission perm, so that its FSM steps need not lock the block:
+ * a top-level task with write permission is the one member of its epoch, the
+ * epochs before it have completed (their releases happen before it starts)
+ * and the ones after it wait; no child of t exists to share the block; and
+ * with neither GPUs nor other ranks no transfer, eviction or message works on
+ * the block beside the tasks. */
+static inline int sole_user(const tamm_task_s *t, const tamm_tensor *T, unsigned perm)
+{
+    return (perm & TAMM_WRITE) && !t->parent && !t->children && !tamm__gpus.n && !T->dist;
+}
+
 /* The common case, read / write / readwrite of a block the task may use and
  * the FSM allows, without the generic request handling; anything else (and
  * every error) goes to get_buf_slow, which sees the same state (a refused
@@ -133,6 +145,7 @@ static inline void *get_buf_lin(tamm_ctx *ctx, tamm_tensor *T, const long *idx, 
             tamm_block_s *b = &T->blocks[lin];
             tamm_blk_result r;
             void *ptr;
+            unsigned sole = 0;
             tamm_held *h = ctx->w ? &ctx->w->held : NULL;
             if (fop == TAMM_BOP_READ && h && h->rT == T && h->rlin == lin) {
                 /* the worker's kept reference becomes this read's: no lock, and
@@ -140,6 +153,10 @@ static inline void *get_buf_lin(tamm_ctx *ctx, tamm_tensor *T, const long *idx, 
                 h->rT = NULL;
                 r = TAMM_BLK_OK;
                 ptr = b->units[0].buf;
+            } else if (sole_user(ctx->task, T, perm)) {
+                r = host_fsm(T, lin, fop);
+                ptr = b->units[0].buf;
+                sole = TAMM_BR_SOLE;
             } else {
                 tamm__spin_lock(&b->lock);
                 r = host_fsm(T, lin, fop);
@@ -153,7 +170,7 @@ static inline void *get_buf_lin(tamm_ctx *ctx, tamm_tensor *T, const long *idx, 
                 rec->lin = lin;
                 rec->bytes = b->bytes;
                 rec->kind = (unsigned char)(req == TAMM_REQ_READ ? TAMM_BK_READ : req == TAMM_REQ_WRITE ? TAMM_BK_WRITE : TAMM_BK_RW);
-                rec->flags = (unsigned char)(canc ? TAMM_BR_CANCELLABLE : 0);
+                rec->flags = (unsigned char)((canc ? TAMM_BR_CANCELLABLE : 0) | sole);
                 rec->shares = 0;
                 return ptr;
             }
@@ -350,10 +367,11 @@ static inline int fsm_release(tamm_ctx *ctx, tamm_bufrec *r, tamm_blk_op op)
 {
     char why[160];
     tamm_block_s *b = &r->T->blocks[r->lin];
-    tamm__spin_lock(&b->lock);
+    int lock = !(r->flags & TAMM_BR_SOLE) || ctx->task->children; /* a child may share it now */
+    if (lock) tamm__spin_lock(&b->lock);
     tamm_blk_result res = host_fsm(r->T, r->lin, op);
     if (TAMM_UNLIKELY(res != TAMM_BLK_OK)) host_why(r->T, r->lin, op, why, sizeof why);
-    tamm__spin_unlock(&b->lock);
+    if (lock) tamm__spin_unlock(&b->lock);
     if (TAMM_UNLIKELY(res != TAMM_BLK_OK)) return fsm_release_failed(ctx, r, why);
     return TAMM_OK;
 }

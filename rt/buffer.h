@@ -25,7 +25,9 @@ typedef enum tamm_bufreq {
 /* TAMM_BR_ALIASED: one buffer serves several claims on the same block (the
  * code tammcc generates reaches a block through two index expressions that
  * turn out equal at run time); `shares` counts the claims beyond the first. */
-enum { TAMM_BR_RELEASED = 1, TAMM_BR_IMPLICIT = 2, TAMM_BR_CANCELLABLE = 4, TAMM_BR_ALIASED = 8 };
+/* TAMM_BR_SOLE: taken while the task was the block's only possible user (see
+ * sole_user in buffer.c), so its FSM steps need no lock while that lasts. */
+enum { TAMM_BR_RELEASED = 1, TAMM_BR_IMPLICIT = 2, TAMM_BR_CANCELLABLE = 4, TAMM_BR_ALIASED = 8, TAMM_BR_SOLE = 16 };
 typedef enum { TAMM_REL_PUT, TAMM_REL_ADD, TAMM_REL_CANCEL } tamm_relkind;
 
 void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req);

@@ -124,13 +124,15 @@ void tamm__task_dep_satisfied(tamm_task_s *t);
 void tamm__task_body_done(tamm_task_s *t);
 /** Start moving to this core the lines of task t that making it ready and
  *  running it touch first: the first line (written: deps, pending) and the
- *  inline arguments and dependence records (addresses in t, so the fetches
- *  do not wait for one another). */
+ *  inline arguments and dependence records, three lines of them (up to 32
+ *  bytes of arguments and three refs; addresses in t, so the fetches do not
+ *  wait for one another, nor for t->ndep). */
 static inline void tamm__task_prefetch(const tamm_task_s *t)
 {
     TAMM_PREFETCHW(t);
     TAMM_PREFETCH(t->inl);
     TAMM_PREFETCH(t->inl + 64);
+    TAMM_PREFETCH(t->inl + 128);
 }
 /** Run t's variant on worker w (t is ready). */
 void tamm__task_run(struct tamm_worker *w, tamm_task_s *t);

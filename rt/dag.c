@@ -526,7 +526,7 @@ void tamm__dag_prefetch_completion(const tamm_dep *dep, int n)
         if (!next) continue;
         TAMM_PREFETCHW(next);
         struct tamm_task_s *f = atomic_load_explicit(&e->next_first, memory_order_relaxed);
-        if (f) { tamm__task_prefetch(f); TAMM_PREFETCH(f->inl + 128); }
+        if (f) tamm__task_prefetch(f);
     }
 }
 

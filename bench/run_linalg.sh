@@ -57,6 +57,20 @@ WORKERS=${WORKERS:-$(nproc)}
 NBS=${NBS:-"256 512"}
 IMPLS=${IMPLS:-"openblas tamm gomp libomp starpu_tiles starpu_examples"}
 CHECK=${CHECK:-1}
+# bad names are refused before anything runs (not after the first measurements)
+for impl in $IMPLS; do
+  case $impl in
+    openblas|tamm|tamm_ws|tamm_fifo|tamm_prio|gomp|libomp|starpu_tiles|starpu_examples) ;;
+    *) echo "run_linalg.sh: unknown implementation '$impl' in IMPLS (known: openblas tamm tamm_ws tamm_fifo tamm_prio gomp libomp starpu_tiles starpu_examples)" >&2
+       exit 2 ;;
+  esac
+done
+for k in $KERNELS; do
+  case $k in
+    gemm|cholesky) ;;
+    *) echo "run_linalg.sh: unknown kernel '$k' in KERNELS (known: gemm cholesky)" >&2; exit 2 ;;
+  esac
+done
 CHECK_EXAMPLES_MAX=${CHECK_EXAMPLES_MAX:-4096}
 TIMEOUT=${TIMEOUT:-1200}
 STARPU_DGEMM_ITER=${STARPU_DGEMM_ITER:-20}

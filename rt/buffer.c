@@ -153,15 +153,12 @@ static inline void *get_buf_lin(tamm_ctx *ctx, tamm_tensor *T, const long *idx, 
                 h->rT = NULL;
                 r = TAMM_BLK_OK;
                 ptr = b->units[0].buf;
-            } else if (sole_user(ctx->task, T, perm)) {
-                r = host_fsm(T, lin, fop);
-                ptr = b->units[0].buf;
-                sole = TAMM_BR_SOLE;
             } else {
-                tamm__spin_lock(&b->lock);
+                if (sole_user(ctx->task, T, perm)) sole = TAMM_BR_SOLE;
+                else tamm__spin_lock(&b->lock);
                 r = host_fsm(T, lin, fop);
                 ptr = b->units[0].buf;
-                tamm__spin_unlock(&b->lock);
+                if (!sole) tamm__spin_unlock(&b->lock);
             }
             if (TAMM_LIKELY(r == TAMM_BLK_OK)) { /* ptr is the home: allocated, never NULL */
                 tamm_bufrec *rec = &ctx->recs[ctx->n++];

@@ -216,15 +216,21 @@ static TAMM_NOINLINE void epoch_complete(tamm_epoch *e)
     }
 }
 
+/* Take k off e's count: completed members, or the seal's UNSEALED - joined.
+ * The step that takes it to 0 completes e. */
+static inline void count_down(tamm_epoch *e, int k)
+{
+    if (atomic_fetch_sub_explicit(&e->count, k, memory_order_acq_rel) == k)
+        epoch_complete(e);
+}
+
 /* Seal e (no more joins; `joined` tasks joined it), if it is not sealed yet.
  * The submitter only. */
 static void seal(tamm_epoch *e, int joined)
 {
     if (e->sealed) return;
     e->sealed = 1;
-    int sub = UNSEALED - joined;
-    if (atomic_fetch_sub_explicit(&e->count, sub, memory_order_acq_rel) == sub)
-        epoch_complete(e);
+    count_down(e, UNSEALED - joined);
 }
 
 /* ------------------------------------------------------------------ */
@@ -511,8 +517,7 @@ void tamm__dag_release(tamm_dep *dep)
     tamm_epoch *e = dep->epoch;
     if (!e) return;
     dep->epoch = NULL;
-    if (atomic_fetch_sub_explicit(&e->count, 1, memory_order_acq_rel) == 1)
-        epoch_complete(e);
+    count_down(e, 1);
 }
 
 void tamm__dag_prefetch_completion(const tamm_dep *dep, int n)
@@ -541,8 +546,7 @@ void tamm__dag_flush(tamm_held *h)
     int n = h->n;
     h->epoch = NULL;
     h->n = 0;
-    if (atomic_fetch_sub_explicit(&e->count, n, memory_order_acq_rel) == n)
-        epoch_complete(e);
+    count_down(e, n);
 }
 
 void tamm__dag_release_held(tamm_dep *dep, tamm_held *h)

@@ -40,13 +40,13 @@ static tamm_task_s *ws_pop(tamm_worker *w)
             if (TAMM_UNLIKELY(w->steal_min > 1) && tamm__deque_size(&tamm__rt.workers[v].dq) < w->steal_min)
                 continue; /* the submission throttle leaves lone tasks to their worker */
             tamm_task_s *got[TAMM_DEQUE_BATCH];
-            int n = tamm__deque_steal_batch(&tamm__rt.workers[v].dq, got, TAMM_DEQUE_BATCH);
-            if (n) {
+            int ngot = tamm__deque_steal_batch(&tamm__rt.workers[v].dq, got, TAMM_DEQUE_BATCH);
+            if (ngot) {
                 /* run the oldest; the others go to w's deque (where thieves can
                  * still take them), newest first so that w pops them in order,
                  * and their records start moving to this core now */
                 w->nsteals++;
-                for (int i = n - 1; i >= 0; i--) {
+                for (int i = ngot - 1; i >= 0; i--) {
                     tamm__task_prefetch(got[i]);
                     if (i) tamm__deque_push(&w->dq, got[i]);
                 }

@@ -294,12 +294,16 @@ static void cont_fire(tamm_task_s *p, unsigned slot)
 /* completion                                                            */
 /* ------------------------------------------------------------------ */
 /* held: where a CPU worker's run loop holds count-downs back (dag.h), or
- * NULL where nothing would apply them (other threads and paths). */
+ * NULL where nothing would apply them (other threads and paths).  Only
+ * tamm__task_run passes it, after prefetching the first
+ * TAMM_TASK_INLINE_REFS epochs of t (tamm__dag_prefetch_completion). */
 static void task_complete(tamm_task_s *t, tamm_held *held)
 {
+    int from = held ? TAMM_TASK_INLINE_REFS : 1;
     for (;;) {
-        /* the epochs were last written by other threads: fetch them together */
-        for (int i = 1; i < t->ndep; i++)
+        /* the epochs were last written by other threads: fetch them together
+         * (the first is needed at once; a run fetched its own already) */
+        for (int i = from; i < t->ndep; i++)
             TAMM_PREFETCHW(t->dep[i].epoch);
         for (int i = 0; i < t->ndep; i++) {
             if (held) tamm__dag_release_held(&t->dep[i], held);
@@ -323,7 +327,8 @@ static void task_complete(tamm_task_s *t, tamm_held *held)
                               TAMM_KIDS_ARMED + 1))
                 cont_fire(parent, slot);
             if (atomic_fetch_sub_explicit(&parent->pending, 1, memory_order_acq_rel) == 1) {
-                t = parent;
+                t = parent; /* nothing prefetched its epochs */
+                from = 1;
                 continue;
             }
         } else {

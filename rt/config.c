@@ -116,6 +116,7 @@ int tamm__config_read(tamm_config *cfg)
     memset(cfg, 0, sizeof *cfg);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     cfg->num_workers = ncpu > 0 ? (int)ncpu : 1;
+    cfg->hugepages = 1;
     cfg->num_gpus = -1;
     cfg->cuda_streams = 4;
     const char *s;
@@ -148,6 +149,7 @@ int tamm__config_read(tamm_config *cfg)
         else return bad("TAMM_ON_ERROR", s, "abort or return");
     }
     if ((rc = parse_bool("TAMM_STATS", &cfg->stats))) return rc;
+    if ((rc = parse_bool("TAMM_HUGEPAGES", &cfg->hugepages))) return rc;
     if ((s = getenv("TAMM_TRACE")) && *s) cfg->trace_file = s;
     if ((s = getenv("TAMM_DAG")) && *s) cfg->dag_file = s;
     double pct = 0;

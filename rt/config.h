@@ -23,6 +23,7 @@ typedef struct tamm_config {
     int sequential;            /* TAMM_SEQUENTIAL */
     tamm_onerr_kind on_error;  /* TAMM_ON_ERROR */
     int stats;                 /* TAMM_STATS */
+    int hugepages;             /* TAMM_HUGEPAGES: large block homes on huge pages (default 1) */
     const char *trace_file;    /* TAMM_TRACE, NULL if unset */
     const char *dag_file;      /* TAMM_DAG, NULL if unset */
     size_t memory_limit;       /* TAMM_MEMORY_LIMIT, 0: none */

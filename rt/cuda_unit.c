@@ -21,6 +21,7 @@
  */
 #include "error.h"
 #include "gpu.h"
+#include "hostmem.h"
 #include "runtime.h"
 #include "tensor.h"
 #include "buffer.h"
@@ -84,14 +85,13 @@ static void pinned_put(void *buf)
 
 void *tamm__home_alloc(size_t bytes)
 {
-    if (tamm__gpus.n == 0) return tamm__xcalloc(1, bytes ? bytes : 1);
+    if (tamm__gpus.n == 0) return tamm__hostmem_alloc(bytes, tamm__rt.cfg.hugepages);
     return pinned_get(bytes, 1);
 }
 
 void tamm__home_free(void *p, size_t bytes)
 {
-    (void)bytes;
-    if (tamm__gpus.n == 0) free(p);
+    if (tamm__gpus.n == 0) tamm__hostmem_free(p, bytes);
     else pinned_put(p);
 }
 

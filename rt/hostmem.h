@@ -1,0 +1,21 @@
+/*
+ * hostmem.h — host memory for block homes when no GPU pins them: large blocks
+ * come from their own mapping, aligned to 2 MiB and backed by transparent huge
+ * pages (docs/runtime.md "Block memory").
+ */
+#ifndef TAMM_HOSTMEM_H
+#define TAMM_HOSTMEM_H
+
+#include <stddef.h>
+
+/** Blocks of at least this many bytes get their own 2 MiB-aligned mapping. */
+#define TAMM_HOSTMEM_LARGE ((size_t)2 << 20)
+
+/** Zero-filled memory for a block of bytes (never NULL: out of memory is fatal,
+ *  as in tamm__xcalloc).  A large block is mapped on its own, aligned to 2 MiB, and
+ *  advised to use transparent huge pages unless `huge` is 0. */
+void *tamm__hostmem_alloc(size_t bytes, int huge);
+/** Free what tamm__hostmem_alloc(bytes, ...) returned. */
+void tamm__hostmem_free(void *p, size_t bytes);
+
+#endif

@@ -17,6 +17,7 @@
  * result (all cores); exit status 1 on a mismatch.
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, posix_memalign under -std=c11 */
+#define _DEFAULT_SOURCE /* madvise (linalg_common.h, LINALG_HUGEPAGES) */
 #include <tamm.h>
 
 #include "linalg_common.h"

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 
 enum { LC_A = 1, LC_B = 2, LC_C = 3, LC_SPD = 4 };
 
@@ -131,13 +132,33 @@ static inline void lc_gemm_nt(const double *a, const double *b, double *c, int m
 /* Whole matrices, the reference and the checks.                      */
 /* ------------------------------------------------------------------ */
 
+/* LINALG_HUGEPAGES=1: arrays of 2 MiB and more start on a 2 MiB boundary and are
+ * advised transparent huge pages (as tamm's runtime does for its large blocks,
+ * rt/hostmem.c), so that the peers and the OpenBLAS call can be measured on the
+ * same pages as tamm.  Unset or 0: 64-byte aligned, as a user would allocate. */
+static inline int lc_hugepages(void)
+{
+    static int v = -1;
+    if (v < 0) {
+        const char *s = getenv("LINALG_HUGEPAGES");
+        v = s && !strcmp(s, "1");
+    }
+    return v;
+}
+
 static inline double *lc_alloc(size_t count)
 {
     void *p = NULL;
-    if (posix_memalign(&p, 64, count * sizeof(double)) != 0) {
+    size_t bytes = count * sizeof(double), huge = (size_t)2 << 20;
+    int thp = lc_hugepages() && bytes >= huge;
+    if (thp) bytes = (bytes + huge - 1) / huge * huge;
+    if (posix_memalign(&p, thp ? huge : 64, bytes) != 0) {
         fprintf(stderr, "out of memory (%zu doubles)\n", count);
         exit(1);
     }
+#ifdef MADV_HUGEPAGE
+    if (thp) (void)madvise(p, bytes, MADV_HUGEPAGE);
+#endif
     return p;
 }
 

@@ -18,6 +18,7 @@
  * whole-matrix OpenBLAS result after the timed run.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* madvise (linalg_common.h, LINALG_HUGEPAGES) */
 #include <omp.h>
 
 #include "linalg_common.h"

@@ -17,6 +17,7 @@
  * reference the tiled versions are compared with.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* madvise (linalg_common.h, LINALG_HUGEPAGES) */
 #include "linalg_common.h"
 
 int main(int argc, char **argv)

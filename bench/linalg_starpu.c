@@ -24,6 +24,7 @@
  * whole-matrix OpenBLAS result after starpu_shutdown().
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* madvise (linalg_common.h, LINALG_HUGEPAGES) */
 #include <starpu.h>
 
 #include "linalg_common.h"

@@ -32,7 +32,9 @@
 #                share is printed with every run either way
 #   TIMEOUT=1200 seconds per run (timeout(1)); a run past it counts as failed
 #   MD_OUT=linalg_results.md   the markdown copy of the tables
-# Scheduler knobs pass through: TAMM_SCHED, STARPU_SCHED, OMP_MAX_TASK_PRIORITY...
+# Scheduler knobs pass through: TAMM_SCHED, STARPU_SCHED, OMP_MAX_TASK_PRIORITY...; so do
+# TAMM_HUGEPAGES (tamm's large blocks on huge pages, default 1) and LINALG_HUGEPAGES=1
+# (the same for the other programs' tiles and matrices, linalg_common.h; default off)
 #
 # Threads for WORKERS=w: tamm TAMM_NUM_WORKERS=w; OpenMP OMP_NUM_THREADS=w;
 # StarPU STARPU_NCPU=w STARPU_NCUDA=0 STARPU_NOPENCL=0 STARPU_SILENT=1 and
@@ -238,7 +240,7 @@ echo "linalg: SIZES='$SIZES' KERNELS='$KERNELS' REPS=$REPS WORKERS=$WORKERS NBS=
 echo "host: $(uname -n), $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ); StarPU examples: ${STARPU_EXAMPLES_DIR:-not found}"
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "load average at the start: $LOAD0"
-echo "env: TAMM_SCHED=${TAMM_SCHED:-} STARPU_SCHED=${STARPU_SCHED:-} OMP_MAX_TASK_PRIORITY=${OMP_MAX_TASK_PRIORITY:-}"
+echo "env: TAMM_SCHED=${TAMM_SCHED:-} STARPU_SCHED=${STARPU_SCHED:-} OMP_MAX_TASK_PRIORITY=${OMP_MAX_TASK_PRIORITY:-} TAMM_HUGEPAGES=${TAMM_HUGEPAGES:-} LINALG_HUGEPAGES=${LINALG_HUGEPAGES:-}"
 
 for k in $KERNELS; do
   for n in $SIZES; do

@@ -2,7 +2,8 @@
  * sched_policy.h — pluggable scheduling policies (TAMM_SCHED): where a ready task is
  * queued and which task an idle worker takes.
  *   ws   locality-aware work stealing (default): LIFO on the worker that made
- *        the task ready, FIFO steals from random victims;
+ *        the task ready, FIFO steals from random victims; tasks with a
+ *        priority above 0 in a shared priority queue served first;
  *   fifo eager central FIFO queue;
  *   prio central priority queue (highest priority first, FIFO among equals).
  */

@@ -1,18 +1,26 @@
 /* sched_ws.c — locality-aware work stealing, the default policy: a task made
  * ready by a worker goes to that worker's deque (LIFO: its data is in cache);
  * idle workers steal the oldest tasks of a random victim, half of its deque
- * up to a batch at a time. */
+ * up to a batch at a time.  Tasks with a priority above 0 (the priority
+ * clause: the critical path of a factorisation) go to one shared priority
+ * queue instead, which every worker serves before its deque. */
+#include "prioq.h"
 #include "runtime.h"
 #include "sched_policy.h"
 #include "taskq.h"
 
 static tamm_taskq inject = TAMM_TASKQ_INIT; /* tasks made ready outside a worker */
+static tamm_prioq urgent = TAMM_PRIOQ_INIT; /* ready tasks with priority > 0 */
 
-static void ws_init(int n) { (void)n; tamm__taskq_reset(&inject); }
-static void ws_fini(void) {}
+static void ws_init(int n) { (void)n; tamm__taskq_reset(&inject); tamm__prioq_reset(&urgent); }
+static void ws_fini(void) { tamm__prioq_free(&urgent); }
 
 static void ws_push(tamm_worker *w, tamm_task_s *t)
 {
+    if (TAMM_UNLIKELY(t->priority > 0)) {
+        tamm__prioq_push(&urgent, t);
+        return;
+    }
     if (TAMM_LIKELY(w != NULL)) {
         tamm__deque_push(&w->dq, t);
         return;
@@ -29,7 +37,9 @@ static inline uint64_t xorshift(uint64_t *s)
 
 static tamm_task_s *ws_pop(tamm_worker *w)
 {
-    tamm_task_s *t = tamm__deque_pop(&w->dq);
+    tamm_task_s *t;
+    if (TAMM_UNLIKELY(tamm__prioq_count(&urgent) > 0) && (t = tamm__prioq_pop(&urgent))) return t;
+    t = tamm__deque_pop(&w->dq);
     if (t) return t;
     int n = tamm__rt.nworkers;
     if (n > 1) {
@@ -61,7 +71,7 @@ static int ws_empty(void)
 {
     for (int i = 0; i < tamm__rt.nworkers; i++)
         if (tamm__deque_size(&tamm__rt.workers[i].dq) > 0) return 0;
-    return tamm__taskq_empty(&inject);
+    return tamm__taskq_empty(&inject) && atomic_load(&urgent.count) == 0;
 }
 
 const tamm_sched_ops tamm__sched_ws = { "ws", ws_init, ws_fini, ws_push, ws_pop, ws_empty };

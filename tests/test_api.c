@@ -585,6 +585,76 @@ static void test_schedulers(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* Priorities: two workers, the top-level thread (worker 0, which runs    */
+/* tasks only while it waits) and one worker thread busy in a gate task;  */
+/* the tasks that become ready meanwhile run highest priority first under */
+/* ws (the default) and prio, priority 0 after every positive one.  Ready */
+/* from the top level (independent blocks) and made ready by the gate's   */
+/* completion (readers of its block, pushed by the worker thread).        */
+/* ------------------------------------------------------------------ */
+static atomic_int g_gate_started;
+static void gate_task(tamm_ctx *ctx, void *vp)
+{
+    (void)ctx; (void)vp;
+    atomic_store(&g_gate_started, 1);
+    h_sleep_ms(100);
+    int pos = atomic_fetch_add(&g_order_pos, 1);
+    if (pos < 64) atomic_store(&g_order[pos], -1);
+}
+static void order_task(tamm_ctx *ctx, void *vp)
+{
+    (void)ctx;
+    int pos = atomic_fetch_add(&g_order_pos, 1);
+    if (pos < 64) atomic_store(&g_order[pos], *(const int *)vp);
+}
+
+static int t_priority(void *vp)
+{
+    int dependent = *(const int *)vp;
+    static const int prio[] = { 0, 2, 0, 1, 3, 0, 1 };
+    enum { NP = sizeof prio / sizeof prio[0] };
+    tu_init();
+    size_t dims[1] = { NP + 1 }, tile[1] = { 1 };
+    tamm_tensor *T = tamm_tensor_create("Prio", TAMM_I64, 1, dims, tile);
+    atomic_store(&g_order_pos, 0);
+    atomic_store(&g_gate_started, 0);
+    tamm_ref rg = tu_ref1(T, TAMM_WRITE, 0);
+    tamm_task g = tu_task(gate_task, NULL, 0, &rg, 1, "gate", __FILE__, __LINE__);
+    CHECK_EQ_INT(tamm_submit(NULL, &g), TAMM_OK);
+    while (!atomic_load(&g_gate_started)) h_sleep_ms(1); /* the worker thread is in the gate */
+    for (int k = 0; k < NP; k++) {
+        tamm_ref r = dependent ? tu_ref1(T, TAMM_READ, 0) : tu_ref1(T, TAMM_WRITE, k + 1);
+        tamm_task t = tu_task(order_task, &k, sizeof k, &r, 1, "ordered", __FILE__, __LINE__);
+        t.priority = prio[k];
+        CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+    }
+    for (int spin = 0; spin < 5000 && atomic_load(&g_order_pos) < NP + 1; spin++) h_sleep_ms(1);
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+    CHECK_EQ_INT(atomic_load(&g_order_pos), NP + 1);
+    CHECK_MSG(atomic_load(&g_order[0]) == -1, "the gate ran first (got task %d)", atomic_load(&g_order[0]));
+    for (int p = 1; p < NP; p++) {
+        int a = atomic_load(&g_order[p]), b = atomic_load(&g_order[p + 1]);
+        CHECK_MSG(a >= 0 && b >= 0 && prio[a] >= prio[b], "position %d: task %d (priority %d) ran before task %d (priority %d)",
+                  p, a, a >= 0 ? prio[a] : -1, b, b >= 0 ? prio[b] : -1);
+    }
+    CHECK_EQ_INT(tamm_tensor_destroy(T), TAMM_OK);
+    TU_FINALIZE();
+    return 0;
+}
+
+static void test_priorities(void)
+{
+    static const int indep = 0, dep = 1;
+    const char *ws[] = { "TAMM_NUM_WORKERS=2", NULL };
+    const char *ws_named[] = { "TAMM_NUM_WORKERS=2", "TAMM_SCHED=ws", NULL };
+    const char *pq[] = { "TAMM_NUM_WORKERS=2", "TAMM_SCHED=prio", NULL };
+    run_test_child("priority_ws_top_level", t_priority, (void *)&indep, ws, 20);
+    run_test_child("priority_ws_released", t_priority, (void *)&dep, ws_named, 20);
+    run_test_child("priority_prio_top_level", t_priority, (void *)&indep, pq, 20);
+    run_test_child("priority_prio_released", t_priority, (void *)&dep, pq, 20);
+}
+
+/* ------------------------------------------------------------------ */
 /* TAMM_SEQUENTIAL=1: inline, in submission order                         */
 /* ------------------------------------------------------------------ */
 static int t_sequential(void *vp)
@@ -914,6 +984,7 @@ int main(void)
     run_test_child("generator", t_generator, NULL, env2, 20);
     run_test_child("many_tasks", t_many, NULL, env4, 25);
     test_schedulers();
+    test_priorities();
     test_observability();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);

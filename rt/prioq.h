@@ -1,0 +1,38 @@
+/*
+ * prioq.h — a locked binary heap of ready tasks: the highest priority first,
+ * equal priorities in the order they were pushed.  The queue of the prio
+ * policy, and the work-stealing policy's queue for tasks with a priority.
+ */
+#ifndef TAMM_PRIOQ_H
+#define TAMM_PRIOQ_H
+
+#include "task.h"
+#include <pthread.h>
+
+typedef struct tamm_prioq_ent tamm_prioq_ent;
+
+typedef struct tamm_prioq {
+    pthread_mutex_t lock;
+    tamm_prioq_ent *heap;
+    size_t n, cap;
+    uint64_t seq;               /* push order, for FIFO among equal priorities */
+    atomic_long count;          /* read without the lock to skip an empty queue */
+} tamm_prioq;
+
+#define TAMM_PRIOQ_INIT { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, 0 }
+
+/** Empty the queue (tasks in it are forgotten, its memory kept). */
+void tamm__prioq_reset(tamm_prioq *q);
+/** Free the queue's memory. */
+void tamm__prioq_free(tamm_prioq *q);
+/** Queue t by t->priority. */
+void tamm__prioq_push(tamm_prioq *q, tamm_task_s *t);
+/** The first task, or NULL if the queue is empty. */
+tamm_task_s *tamm__prioq_pop(tamm_prioq *q);
+/** Approximately (without the lock): the number of queued tasks. */
+static inline long tamm__prioq_count(tamm_prioq *q)
+{
+    return atomic_load_explicit(&q->count, memory_order_relaxed);
+}
+
+#endif

@@ -22,8 +22,7 @@
 
 static size_t page_round(size_t n)
 {
-    static size_t page;
-    if (!page) page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE); /* not cached: homes are allocated on any thread */
     return (n + page - 1) / page * page;
 }
 

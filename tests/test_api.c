@@ -592,12 +592,12 @@ static void test_schedulers(void)
 /* from the top level (independent blocks) and made ready by the gate's   */
 /* completion (readers of its block, pushed by the worker thread).        */
 /* ------------------------------------------------------------------ */
-static atomic_int g_gate_started;
+static atomic_int g_gate_started, g_gate_open;
 static void gate_task(tamm_ctx *ctx, void *vp)
 {
     (void)ctx; (void)vp;
     atomic_store(&g_gate_started, 1);
-    h_sleep_ms(100);
+    for (int spin = 0; spin < 10000 && !atomic_load(&g_gate_open); spin++) h_sleep_ms(1); /* until all are submitted */
     int pos = atomic_fetch_add(&g_order_pos, 1);
     if (pos < 64) atomic_store(&g_order[pos], -1);
 }
@@ -618,6 +618,7 @@ static int t_priority(void *vp)
     tamm_tensor *T = tamm_tensor_create("Prio", TAMM_I64, 1, dims, tile);
     atomic_store(&g_order_pos, 0);
     atomic_store(&g_gate_started, 0);
+    atomic_store(&g_gate_open, 0);
     tamm_ref rg = tu_ref1(T, TAMM_WRITE, 0);
     tamm_task g = tu_task(gate_task, NULL, 0, &rg, 1, "gate", __FILE__, __LINE__);
     CHECK_EQ_INT(tamm_submit(NULL, &g), TAMM_OK);
@@ -628,6 +629,7 @@ static int t_priority(void *vp)
         t.priority = prio[k];
         CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
     }
+    atomic_store(&g_gate_open, 1);
     for (int spin = 0; spin < 5000 && atomic_load(&g_order_pos) < NP + 1; spin++) h_sleep_ms(1);
     CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
     CHECK_EQ_INT(atomic_load(&g_order_pos), NP + 1);

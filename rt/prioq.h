@@ -35,4 +35,7 @@ static inline long tamm__prioq_count(tamm_prioq *q)
     return atomic_load_explicit(&q->count, memory_order_relaxed);
 }
 
+/** Nothing is queued (a sequentially consistent read, for the idle checks). */
+static inline int tamm__prioq_empty(tamm_prioq *q) { return atomic_load(&q->count) == 0; }
+
 #endif

@@ -71,7 +71,7 @@ static int ws_empty(void)
 {
     for (int i = 0; i < tamm__rt.nworkers; i++)
         if (tamm__deque_size(&tamm__rt.workers[i].dq) > 0) return 0;
-    return tamm__taskq_empty(&inject) && atomic_load(&urgent.count) == 0;
+    return tamm__taskq_empty(&inject) && tamm__prioq_empty(&urgent);
 }
 
 const tamm_sched_ops tamm__sched_ws = { "ws", ws_init, ws_fini, ws_push, ws_pop, ws_empty };

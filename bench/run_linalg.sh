@@ -288,6 +288,8 @@ for impl in $RATIO_PEERS; do header+=("tamm/${LABEL[$impl]:-$impl}"); done
 
 summary_rows() {  # STAT -> one '|'-separated row per (kernel, N): each implementation at its best NB
   local stat=$1 k n impl nb c v best bestnb t p row
+  # StarPU's prebuilt cholesky_implicit is single precision: shown, but no ratio
+  single() { [ "$1" = cholesky ] && [ "$2" = starpu_examples ]; }
   declare -A B BNB
   for k in $KERNELS; do
     for n in $SIZES; do
@@ -305,13 +307,15 @@ summary_rows() {  # STAT -> one '|'-separated row per (kernel, N): each implemen
       row=("$k" "$n")
       for impl in $IMPLS; do
         if [ -z "${B[$impl]}" ]; then row+=("n/a")
+        elif single "$k" "$impl"; then row+=("(${B[$impl]}, single precision)")
         elif tiled "$impl"; then row+=("${B[$impl]} (NB=${BNB[$impl]})")
         else row+=("${B[$impl]}"); fi
       done
       t=${B[tamm]:-}
       for impl in $RATIO_PEERS; do
         p=${B[$impl]:-}
-        if [ -n "$t" ] && [ -n "$p" ]; then row+=("$(ratio "$t" "$p")"); else row+=("n/a"); fi
+        if single "$k" "$impl"; then row+=("–")
+        elif [ -n "$t" ] && [ -n "$p" ]; then row+=("$(ratio "$t" "$p")"); else row+=("n/a"); fi
       done
       (IFS='|'; echo "${row[*]}")
     done

@@ -67,28 +67,34 @@ const char *tamm_strerror(int err)
     }
 }
 
+void tamm__fatal_oom(size_t bytes)
+{
+    fprintf(stderr, "tamm: fatal: out of memory (%zu bytes)\n", bytes);
+    _exit(1);
+}
+
 void *tamm__xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
-    if (!p) { fprintf(stderr, "tamm: fatal: out of memory (%zu bytes)\n", n); _exit(1); }
+    if (!p) tamm__fatal_oom(n);
     return p;
 }
 void *tamm__xcalloc(size_t n, size_t sz)
 {
     void *p = calloc(n ? n : 1, sz ? sz : 1);
-    if (!p) { fprintf(stderr, "tamm: fatal: out of memory (%zu bytes)\n", n * sz); _exit(1); }
+    if (!p) tamm__fatal_oom(n * sz);
     return p;
 }
 void *tamm__xcalloc_lines(size_t bytes)
 {
     bytes = (bytes + 127) & ~(size_t)127;
     void *p = aligned_alloc(128, bytes ? bytes : 128);
-    if (!p) { fprintf(stderr, "tamm: fatal: out of memory (%zu bytes)\n", bytes); _exit(1); }
+    if (!p) tamm__fatal_oom(bytes);
     return memset(p, 0, bytes);
 }
 void *tamm__xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
-    if (!q) { fprintf(stderr, "tamm: fatal: out of memory (%zu bytes)\n", n); _exit(1); }
+    if (!q) tamm__fatal_oom(n);
     return q;
 }

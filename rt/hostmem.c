@@ -13,7 +13,6 @@
 #include "hostmem.h"
 #include "util.h"
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -28,14 +27,11 @@ static size_t page_round(size_t n)
 
 void *tamm__hostmem_alloc(size_t bytes, int huge)
 {
-    if (bytes < TAMM_HOSTMEM_LARGE) return tamm__xcalloc(1, bytes ? bytes : 1);
+    if (bytes < TAMM_HOSTMEM_LARGE) return tamm__xcalloc(1, bytes);
     size_t len = page_round(bytes);
     /* Map HUGE_ALIGN more, then unmap the unaligned head and the excess tail. */
     char *m = mmap(NULL, len + HUGE_ALIGN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) {
-        fprintf(stderr, "tamm: fatal: out of memory (%zu bytes)\n", bytes);
-        _exit(1);
-    }
+    if (m == MAP_FAILED) tamm__fatal_oom(bytes);
     char *p = (char *)(((uintptr_t)m + HUGE_ALIGN - 1) & ~(uintptr_t)(HUGE_ALIGN - 1));
     if (p > m) munmap(m, (size_t)(p - m));
     size_t tail = (size_t)(m + len + HUGE_ALIGN - (p + len));

@@ -12,7 +12,7 @@
 #define TAMM_HOSTMEM_LARGE ((size_t)2 << 20)
 
 /** Zero-filled memory for a block of bytes (never NULL: out of memory is fatal,
- *  as in tamm__xcalloc).  A large block is mapped on its own, aligned to 2 MiB, and
+ *  tamm__fatal_oom).  A large block is mapped on its own, aligned to 2 MiB, and
  *  advised to use transparent huge pages unless `huge` is 0. */
 void *tamm__hostmem_alloc(size_t bytes, int huge);
 /** Free what tamm__hostmem_alloc(bytes, ...) returned. */

@@ -45,9 +45,8 @@ void tamm__prioq_push(tamm_prioq *q, tamm_task_s *t)
     pthread_mutex_unlock(&q->lock);
 }
 
-tamm_task_s *tamm__prioq_pop(tamm_prioq *q)
+tamm_task_s *tamm__prioq_take(tamm_prioq *q)
 {
-    if (tamm__prioq_count(q) == 0) return NULL;
     pthread_mutex_lock(&q->lock);
     tamm_task_s *t = NULL;
     if (q->n > 0) {

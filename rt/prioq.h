@@ -27,12 +27,19 @@ void tamm__prioq_reset(tamm_prioq *q);
 void tamm__prioq_free(tamm_prioq *q);
 /** Queue t by t->priority. */
 void tamm__prioq_push(tamm_prioq *q, tamm_task_s *t);
-/** The first task, or NULL if the queue is empty. */
-tamm_task_s *tamm__prioq_pop(tamm_prioq *q);
 /** Approximately (without the lock): the number of queued tasks. */
 static inline long tamm__prioq_count(tamm_prioq *q)
 {
     return atomic_load_explicit(&q->count, memory_order_relaxed);
+}
+/** Under the lock: the first task, or NULL if the queue is empty. */
+tamm_task_s *tamm__prioq_take(tamm_prioq *q);
+/** The first task, or NULL if the queue is empty; an empty queue costs one
+ *  read of its count (no call, no lock: the work-stealing policy asks on
+ *  every pop). */
+static inline tamm_task_s *tamm__prioq_pop(tamm_prioq *q)
+{
+    return tamm__prioq_count(q) ? tamm__prioq_take(q) : NULL;
 }
 
 /** Nothing is queued (a sequentially consistent read, for the idle checks). */

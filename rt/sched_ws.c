@@ -37,8 +37,8 @@ static inline uint64_t xorshift(uint64_t *s)
 
 static tamm_task_s *ws_pop(tamm_worker *w)
 {
-    tamm_task_s *t;
-    if (TAMM_UNLIKELY(tamm__prioq_count(&urgent) > 0) && (t = tamm__prioq_pop(&urgent))) return t;
+    tamm_task_s *t = tamm__prioq_pop(&urgent);
+    if (TAMM_UNLIKELY(t != NULL)) return t;
     t = tamm__deque_pop(&w->dq);
     if (t) return t;
     int n = tamm__rt.nworkers;

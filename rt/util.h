@@ -64,6 +64,9 @@ static inline uint64_t tamm__now_ns(void)
 }
 
 /** malloc/calloc/realloc that report and exit on failure (internal bookkeeping only). */
+/** Print "tamm: fatal: out of memory (N bytes)" and exit(1): what every
+ *  allocation of the runtime does when memory runs out. */
+TAMM_COLD _Noreturn void tamm__fatal_oom(size_t bytes);
 void *tamm__xmalloc(size_t n);
 void *tamm__xcalloc(size_t n, size_t sz);
 void *tamm__xrealloc(void *p, size_t n);

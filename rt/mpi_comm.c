@@ -699,6 +699,6 @@ void tamm__comm_post(tamm_comm_op *op)
 void tamm__comm_fatal(const char *msg)
 {
     fprintf(stderr, "tamm: error: %s\n", msg);
-    _exit(1);
+    _Exit(1);
 }
 #endif

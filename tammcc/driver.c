@@ -119,6 +119,14 @@ static char *base_of(const char *path, const char *suffix)
     return r;
 }
 
+/* The directory of path ("." for a bare file name); caller frees. */
+static char *dir_of(const char *path)
+{
+    char *c = strdup(path), *d = strdup(dirname(c));
+    free(c);
+    return d;
+}
+
 static void usage(void)
 {
     fputs("usage: tammcc [cc flags] file.c... [-c|-S] [-o out] [--emit=c|--emit=cuda] [--explain] [-v]\n"
@@ -223,8 +231,13 @@ int main(int argc, char **argv)
                 int with_cuda = r.cuda && nvcc;
                 char *cobj = NULL;
                 if (asprintf(&cobj, with_cuda ? "%s/%s.c.o" : "%s", with_cuda ? tmpdir : obj, b) < 0) return 1;
+                /* the translated file lives in a temporary directory: quote includes must still
+                 * find the headers next to the user's file first, as cc would */
+                char *srcdir = dir_of(src);
                 strv cmd = { 0 };
                 sv_add(&cmd, cc);
+                sv_add(&cmd, "-iquote");
+                sv_add(&cmd, srcdir);
                 sv_addv(&cmd, &cflags);
                 if (TAMMCC_SANITIZE[0] && !installed) sv_add(&cmd, TAMMCC_SANITIZE);
                 sv_add(&cmd, "-I");
@@ -244,6 +257,8 @@ int main(int argc, char **argv)
                         for (char *w = strtok_r(fl, " ", &sp); w; w = strtok_r(NULL, " ", &sp)) sv_add(&cmd, w);
                         free(fl);
                     }
+                    sv_add(&cmd, "-I");
+                    sv_add(&cmd, srcdir);
                     for (int k = 0; k < cflags.n; k++)
                         if (!strncmp(cflags.v[k], "-I", 2) || !strncmp(cflags.v[k], "-D", 2) || !strncmp(cflags.v[k], "-O", 2))
                             sv_add(&cmd, cflags.v[k]);
@@ -270,6 +285,7 @@ int main(int argc, char **argv)
                 sv_add(&link_objs, obj);
                 free(obj);
                 free(cobj);
+                free(srcdir);
                 free(cuobj);
                 free(b);
             }

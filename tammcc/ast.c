@@ -94,16 +94,89 @@ static const char *punct_in(cc_ast *a, size_t b, size_t e, int last)
     return buf;
 }
 
+/* File and offset of a location (expansion side); 0 if it is in no file. */
+static int file_off(CXSourceLocation l, CXFile *f, unsigned *off)
+{
+    clang_getFileLocation(l, f, NULL, NULL, off);
+    return *f != NULL;
+}
+
+static int same_place(CXSourceLocation x, CXSourceLocation y)
+{
+    CXFile fx, fy;
+    unsigned ox, oy;
+    return file_off(x, &fx, &ox) && file_off(y, &fy, &oy) && clang_File_isEqual(fx, fy) && ox == oy;
+}
+
+static int one_of(const char *s, const char *const *set)
+{
+    for (; *set; set++)
+        if (!strcmp(s, *set)) return 1;
+    return 0;
+}
+
+static const char *const bin_ops[] = { "=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^=", "+", "-",
+                                       "*", "/", "%", "<<", ">>", "&", "|", "^", "==", "!=", "<", ">", "<=", ">=",
+                                       "&&", "||", ",", NULL };
+static const char *const un_ops[] = { "*", "&", "++", "--", "-", "+", "!", "~", NULL };
+
+/* The operator of n read from its own tokens, in whatever file n lies (a header, a system
+ * header).  Binary: the token after the first operand's tokens, which must start where n
+ * starts, followed by the token where the second operand starts.  Unary: the first token
+ * (prefix) or the last (postfix).  "" when the tokens do not have that shape (macro
+ * expansions) or the token is not an operator of the kind: callers treat "" as unknown. */
+static const char *op_from_tokens(cc_ast *a, const cc_node *n, int unary, int *postfix)
+{
+    static char buf[8];
+    buf[0] = 0;
+    CXToken *t = NULL, *k = NULL;
+    unsigned nt = 0, nk = 0;
+    CXSourceRange rn = clang_getCursorExtent(n->c), r0 = clang_getCursorExtent(n->kid[0]->c);
+    clang_tokenize(a->tu, rn, &t, &nt);
+    clang_tokenize(a->tu, r0, &k, &nk);
+    CXToken *op = NULL;
+    if (nt >= 2 && nk >= 1 && nk < nt) {
+        int prefix_kid = same_place(clang_getTokenLocation(a->tu, t[0]), clang_getTokenLocation(a->tu, k[0]));
+        if (!unary) {
+            CXSourceLocation k1 = clang_getRangeStart(clang_getCursorExtent(n->kid[1]->c));
+            if (prefix_kid && nk + 1 < nt && same_place(clang_getTokenLocation(a->tu, t[nk + 1]), k1)) op = &t[nk];
+        } else if (!prefix_kid) {
+            op = &t[0];
+        } else if (same_place(clang_getTokenLocation(a->tu, t[nk - 1]), clang_getTokenLocation(a->tu, k[nk - 1]))) {
+            op = &t[nt - 1];
+            *postfix = 1;
+        }
+    }
+    if (op && clang_getTokenKind(*op) == CXToken_Punctuation) {
+        CXString s = clang_getTokenSpelling(a->tu, *op);
+        const char *cs = clang_getCString(s);
+        if (one_of(cs, unary ? un_ops : bin_ops)) {
+            strncpy(buf, cs, sizeof buf - 1);
+            buf[sizeof buf - 1] = 0;
+        }
+        clang_disposeString(s);
+    }
+    if (!buf[0]) *postfix = 0;
+    if (t) clang_disposeTokens(a->tu, t, nt);
+    if (k) clang_disposeTokens(a->tu, k, nk);
+    return buf;
+}
+
 const char *cc_binop(cc_ast *a, const cc_node *n)
 {
-    if (n->nkid < 2 || !n->kid[0]->in_main || !n->kid[1]->in_main) return "";
+    if (n->nkid < 2) return "";
+    if (!n->kid[0]->in_main || !n->kid[1]->in_main) {
+        int post = 0;
+        return op_from_tokens(a, n, 0, &post);
+    }
     return punct_in(a, n->kid[0]->e, n->kid[1]->b, 0);
 }
 
 const char *cc_unop(cc_ast *a, const cc_node *n, int *postfix)
 {
     *postfix = 0;
-    if (n->nkid < 1 || !n->kid[0]->in_main || !n->in_main) return "";
+    if (n->nkid < 1) return "";
+    if (!n->kid[0]->in_main || !n->in_main) return op_from_tokens(a, n, 1, postfix);
     if (n->kid[0]->b > n->b) return punct_in(a, n->b, n->kid[0]->b, 0);
     *postfix = 1;
     return punct_in(a, n->kid[0]->e, n->e, 1);

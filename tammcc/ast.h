@@ -2,7 +2,8 @@
  * ast.h — a parent-linked tree over libclang cursors for the parts of the
  * translation unit tammcc analyses (function bodies), plus small helpers:
  * file offsets of cursors, operator spelling (libclang 14 has no operator-kind
- * API, so operators are read from the tokens between operands), source text.
+ * API, so operators are read from the tokens between operands, in the main file
+ * or in any header), source text.
  */
 #ifndef TAMMCC_AST_H
 #define TAMMCC_AST_H
@@ -35,7 +36,10 @@ int cc_extent(cc_ast *a, CXCursor c, size_t *b, size_t *e);
 /** File offset of a location (its expansion / macro-argument spelling). */
 int cc_offset(cc_ast *a, CXSourceLocation loc, size_t *off);
 /** The spelling of a binary/compound-assignment operator ("+=", "=", "<"...)
- *  or a unary operator ("*", "&", "++", "-"...); "" if unknown.  Static buffer. */
+ *  or a unary operator ("*", "&", "++", "-"...), wherever the expression lies
+ *  (main file, header); "" if unknown (e.g. an operator produced by a macro
+ *  expansion): a caller must treat "" as an operator it does not understand.
+ *  Static buffer. */
 const char *cc_binop(cc_ast *a, const cc_node *n);
 const char *cc_unop(cc_ast *a, const cc_node *n, int *postfix);
 /** Copy of the source text [b, e). */

@@ -18,8 +18,13 @@ typedef struct memo {
     char *usr;
     int k;
     int busy;
+    int partial;               /* computed while an enclosing analysis was busy: not reusable */
     ptr_info r;
 } memo;
+
+/* Internal to the analysis: the pointer is returned by the function analysed
+ * (param_info turns it into a use of the call's value at the call site). */
+enum { SEEN_RET = 64 };
 
 typedef struct fn_tree { char *usr; cc_node *root; } fn_tree;
 
@@ -27,7 +32,9 @@ struct cc_infer {
     cc_ast *a;
     const cc_source *src;
     memo *m; int nm;
+    int *mstack; int nmstack;  /* memo entries being computed, outermost first */
     fn_tree *f; int nf;
+    CXCursor *busyv; int nbusyv; /* variables whose uses are being analysed */
 };
 
 cc_infer *cc_infer_new(cc_ast *a, const cc_source *src)
@@ -51,7 +58,9 @@ void cc_infer_free(cc_infer *in)
     for (int i = 0; i < in->nm; i++) { free(in->m[i].usr); pi_free(&in->m[i].r); }
     for (int i = 0; i < in->nf; i++) { free(in->f[i].usr); cc_tree_free(in->f[i].root); }
     free(in->m);
+    free(in->mstack);
     free(in->f);
+    free(in->busyv);
     free(in);
 }
 
@@ -60,6 +69,10 @@ static int bit_index(unsigned bit) { return bit == CC_SEEN_READ ? 0 : bit == CC_
 static void see(ptr_info *p, unsigned bit, char *why)
 {
     p->seen |= bit;
+    if (bit == SEEN_RET) { /* no reason slot: the call site turns it into uses */
+        free(why);
+        return;
+    }
     int i = bit_index(bit);
     if (!p->why[i]) p->why[i] = why;
     else free(why);
@@ -220,7 +233,12 @@ static const char *param_annotation(CXCursor fn, int k)
 static ptr_info analyze_var(cc_infer *in, CXCursor var, cc_node *region, int depth);
 static void analyze_ptr(cc_infer *in, cc_node *e, cc_node *region, ptr_info *pi, int depth);
 
-/* How function fn treats its pointer parameter k (memoised; recursion-safe). */
+/* How function fn treats its pointer parameter k (memoised; recursion-safe).
+ * A recursive call met while its own analysis is under way contributes what
+ * the other uses contribute (the result is a union, so the fixpoint is the
+ * first pass); every analysis that started after that busy one and is still
+ * running is then incomplete (mutual recursion: g called from f sees f busy)
+ * and is not memoised, so a later call of g from elsewhere analyses it anew. */
 static ptr_info param_info(cc_infer *in, CXCursor fn, int k, int depth)
 {
     ptr_info r = { 0 };
@@ -244,11 +262,15 @@ static ptr_info param_info(cc_infer *in, CXCursor fn, int k, int depth)
         goto out;
     }
     if (!clang_Cursor_isNull(parm)) {
-        CXType pt = clang_getCursorType(parm);
+        CXType pt = clang_getCanonicalType(clang_getCursorType(parm));
         CXType pointee = clang_getPointeeType(pt);
-        if (pt.kind == CXType_Pointer && clang_isConstQualifiedType(pointee)) {
+        if (pt.kind != CXType_Pointer) {
+            see(&r, CC_SEEN_ESC, cc_fmt("passed to parameter '%s' of %s, which is not a pointer", pname, fname));
+            goto out;
+        }
+        if (clang_isConstQualifiedType(pointee)) {
             char *ts = NULL;
-            CXString s = clang_getTypeSpelling(pt);
+            CXString s = clang_getTypeSpelling(clang_getCursorType(parm));
             ts = strdup(clang_getCString(s));
             clang_disposeString(s);
             see(&r, CC_SEEN_READ, cc_fmt("passed as '%s %s' to %s", ts, pname, fname));
@@ -267,21 +289,47 @@ static ptr_info param_info(cc_infer *in, CXCursor fn, int k, int depth)
     clang_disposeString(u);
     for (int i = 0; i < in->nm; i++)
         if (!strcmp(in->m[i].usr, usr) && in->m[i].k == k) {
-            if (!in->m[i].busy) merge(&r, &in->m[i].r);
+            if (in->m[i].busy) {
+                /* recursion: contributes what the other uses contribute; the analyses started
+                 * since this one are incomplete */
+                int from = 0;
+                while (from < in->nmstack && in->mstack[from] != i) from++;
+                for (int j = from + 1; j < in->nmstack; j++) in->m[in->mstack[j]].partial = 1;
+                free(usr);
+                goto out;
+            }
+            if (!in->m[i].partial) {
+                merge(&r, &in->m[i].r);
+                free(usr);
+                goto out;
+            }
+            /* an incomplete result: analyse again below, in this entry */
+            pi_free(&in->m[i].r);
+            in->m[i].partial = 0;
             free(usr);
-            goto out; /* recursion: contributes what the other uses contribute */
+            usr = NULL;
+            k = -1 - i; /* marks the reuse of entry i */
+            break;
         }
     if (depth > 64) {
         see(&r, CC_SEEN_ESC, cc_fmt("call chain into %s is too deep to follow", fname));
         free(usr);
         goto out;
     }
-    in->m = realloc(in->m, (size_t)(in->nm + 1) * sizeof *in->m);
-    int mi = in->nm++;
-    memset(&in->m[mi], 0, sizeof in->m[mi]);
-    in->m[mi].usr = usr;
-    in->m[mi].k = k;
+    int mi;
+    if (k < 0) {
+        mi = -1 - k;
+        k = in->m[mi].k;
+    } else {
+        in->m = realloc(in->m, (size_t)(in->nm + 1) * sizeof *in->m);
+        mi = in->nm++;
+        memset(&in->m[mi], 0, sizeof in->m[mi]);
+        in->m[mi].usr = usr;
+        in->m[mi].k = k;
+    }
     in->m[mi].busy = 1;
+    in->mstack = realloc(in->mstack, (size_t)(in->nmstack + 1) * sizeof *in->mstack);
+    in->mstack[in->nmstack++] = mi;
     cc_node *root = fn_body_tree(in, def);
     CXCursor dparm = nth_param(def, k);
     ptr_info vr = analyze_var(in, dparm, root, depth + 1);
@@ -289,6 +337,7 @@ static ptr_info param_info(cc_infer *in, CXCursor fn, int k, int depth)
      * arguments (subst_args) */
     merge(&in->m[mi].r, &vr);
     pi_free(&vr);
+    in->nmstack--;
     in->m[mi].busy = 0;
     merge(&r, &in->m[mi].r);
 out:
@@ -845,10 +894,82 @@ static char *subst_args(cc_infer *in, const char *cov, CXCursor fn, cc_node *cal
     return out;
 }
 
-/* ---------------------------------------------------------------- pointer uses */
-/* An element lvalue (p[i], *p): how it is used. */
+/* ---------------------------------------------------------------- pointer uses
+ * Sound by construction: a use of a value derived from a block pointer counts
+ * as read, store or accumulation only in the contexts listed below, where C
+ * fixes what happens to the data; every other context (one tammcc does not
+ * recognise, an operator it cannot spell, a conversion to an integer, a store
+ * of the pointer into memory it does not track) is an escape, which makes the
+ * access readwrite.  The table in docs/language.md lists the rules. */
+
+static CXType canon_type(const cc_node *n) { return clang_getCanonicalType(clang_getCursorType(n->c)); }
+
+static int is_array_type(CXType t)
+{
+    return t.kind == CXType_ConstantArray || t.kind == CXType_IncompleteArray || t.kind == CXType_VariableArray ||
+           t.kind == CXType_DependentSizedArray;
+}
+
+static int is_ptr_type(CXType t) { return t.kind == CXType_Pointer || is_array_type(t); }
+
+/* A variable with automatic storage (a local or a parameter of some function). */
+static int auto_var(CXCursor v)
+{
+    enum CXCursorKind k = clang_getCursorKind(v);
+    if (k != CXCursor_VarDecl && k != CXCursor_ParmDecl) return 0;
+    enum CX_StorageClass sc = clang_Cursor_getStorageClass(v);
+    if (sc == CX_SC_Static || sc == CX_SC_Extern) return 0;
+    enum CXCursorKind pk = clang_getCursorKind(clang_getCursorSemanticParent(v));
+    return pk == CXCursor_FunctionDecl;
+}
+
+/* n without enclosing parentheses: the lvalue's own node as its parent sees it */
+static cc_node *up_parens(cc_node *n)
+{
+    while (n->parent && n->parent->kind == CXCursor_ParenExpr) n = n->parent;
+    return n;
+}
+
+static void escape(ptr_info *pi, const char *what, cc_node *at)
+{
+    char *w = where(at->c);
+    see(pi, CC_SEEN_ESC, cc_fmt("%s at %s", what, w));
+    free(w);
+}
+
+static ptr_info analyze_carrier(cc_infer *in, CXCursor var, cc_node *region, int depth);
+
+/* The value of e points into the block but not (provably) at its start, or
+ * may be another pointer: its uses count, its stores prove no coverage (the
+ * reason names the place `at`). */
+static void analyze_derived(cc_infer *in, cc_node *e, cc_node *at, cc_node *region, ptr_info *pi, int depth,
+                            const char *why)
+{
+    ptr_info sub = { 0 };
+    analyze_ptr(in, e, region, &sub, depth);
+    if (sub.cov) {
+        char *w = where(at->c);
+        no_cov(&pi->nocov, cc_fmt("%s at %s", why, w));
+        free(w);
+    }
+    free(sub.cov);
+    sub.cov = NULL;
+    merge(pi, &sub);
+    pi_free(&sub);
+}
+
+/* An element lvalue (p[i], *p, p->f) of the block: how it is used. */
 static void analyze_elem(cc_infer *in, cc_node *el, cc_node *region, ptr_info *pi, int depth, int derived)
 {
+    CXType et = canon_type(el);
+    if (is_array_type(et)) { /* a row of a pointer-to-array view: it decays to a pointer */
+        analyze_derived(in, el, el, region, pi, depth, "a row of the block is used");
+        return;
+    }
+    if (et.kind == CXType_Pointer) {
+        escape(pi, "an element of the block is used as a pointer", el);
+        return;
+    }
     cc_node *top = cc_up_wrappers(el);
     cc_node *p = top->parent;
     char *w = where(el->c);
@@ -866,8 +987,14 @@ static void analyze_elem(cc_infer *in, cc_node *el, cc_node *region, ptr_info *p
         } else if (!strcmp(op, "+=") || !strcmp(op, "-=")) {
             see(pi, CC_SEEN_ACC, cc_fmt("'%s' at %s", op, w));
         } else if (p->kind == CXCursor_CompoundAssignOperator) {
-            see(pi, CC_SEEN_READ, cc_fmt("'%s' at %s", op, w));
-            see(pi, CC_SEEN_STORE, cc_fmt("'%s' at %s", op, w));
+            if (!*op) {
+                see(pi, CC_SEEN_ESC, cc_fmt("a compound assignment tammcc cannot spell at %s", w));
+            } else {
+                see(pi, CC_SEEN_READ, cc_fmt("'%s' at %s", op, w));
+                see(pi, CC_SEEN_STORE, cc_fmt("'%s' at %s", op, w));
+            }
+        } else if (!*op) {
+            see(pi, CC_SEEN_ESC, cc_fmt("an operator tammcc cannot spell at %s", w));
         } else {
             see(pi, CC_SEEN_READ, cc_fmt("read at %s", w));
         }
@@ -878,105 +1005,298 @@ static void analyze_elem(cc_infer *in, cc_node *el, cc_node *region, ptr_info *p
             see(pi, CC_SEEN_READ, cc_fmt("'%s' at %s", op, w));
             see(pi, CC_SEEN_STORE, cc_fmt("'%s' at %s", op, w));
         } else if (!strcmp(op, "&")) {
-            /* &p[i] is a pointer into the block: no coverage from it */
-            ptr_info sub = { 0 };
-            analyze_ptr(in, p, region, &sub, depth);
-            if (sub.cov) no_cov(&pi->nocov, cc_fmt("a pointer into the block is taken at %s", w));
-            free(sub.cov);
-            sub.cov = NULL;
-            merge(pi, &sub);
-            pi_free(&sub);
+            analyze_derived(in, p, el, region, pi, depth, "a pointer into the block is taken");
+        } else if (!*op) {
+            see(pi, CC_SEEN_ESC, cc_fmt("an operator tammcc cannot spell at %s", w));
         } else {
             see(pi, CC_SEEN_READ, cc_fmt("read at %s", w));
         }
     } else if (p && (p->kind == CXCursor_ArraySubscriptExpr || p->kind == CXCursor_MemberRefExpr) && p->kid[0] == top) {
         analyze_elem(in, p, region, pi, depth, 1);
+    } else if (p && (p->kind == CXCursor_GCCAsmStmt || p->kind == CXCursor_MSAsmStmt)) {
+        see(pi, CC_SEEN_ESC, cc_fmt("used by an asm statement at %s", w));
+    } else if (p && p->kind == CXCursor_UnaryExpr) {
+        /* sizeof / _Alignof: no access */
     } else {
+        /* C has no other context that modifies an arithmetic lvalue: the value is read */
         see(pi, CC_SEEN_READ, cc_fmt("read at %s", w));
     }
+    free(w);
+}
+
+/* A use of lvalue n that holds the pointer (a variable, a struct field, an
+ * array element of a local): re-pointing it is no access (its new value is
+ * analysed where it comes from), ++/--/+= make the result a derived pointer,
+ * & escapes, anything else uses the value. */
+static void analyze_slot(cc_infer *in, cc_node *n, cc_node *region, ptr_info *pi, int depth, cc_node **moved)
+{
+    cc_node *top = up_parens(n);
+    cc_node *p = top->parent;
+    if (p && (p->kind == CXCursor_BinaryOperator || p->kind == CXCursor_CompoundAssignOperator) && p->kid[0] == top) {
+        const char *op = cc_binop(in->a, p);
+        if (!strcmp(op, "=")) {
+            if (moved && !*moved) *moved = p;
+            return;
+        }
+        if (!strcmp(op, "+=") || !strcmp(op, "-=")) {
+            if (moved && !*moved) *moved = p;
+            analyze_derived(in, p, p, region, pi, depth, "the pointer is moved");
+            return;
+        }
+        escape(pi, "the pointer is modified by an operator tammcc does not follow", p);
+        return;
+    }
+    if (p && p->kind == CXCursor_UnaryOperator) {
+        int post;
+        const char *op = cc_unop(in->a, p, &post);
+        if (!strcmp(op, "++") || !strcmp(op, "--")) {
+            if (moved && !*moved) *moved = p;
+            analyze_derived(in, p, p, region, pi, depth, "the pointer is moved");
+            return;
+        }
+        if (!strcmp(op, "&")) {
+            escape(pi, "the address of the variable holding the pointer is taken", p);
+            return;
+        }
+    }
+    analyze_ptr(in, n, region, pi, depth);
+}
+
+/* The pointer is stored into the lvalue lhs (lhs = e): follow the variable it lands in. */
+static void store_pointer(cc_infer *in, cc_node *lhs, cc_node *region, ptr_info *pi, int depth)
+{
+    cc_node *n = cc_down_wrappers(lhs);
+    if (n->kind == CXCursor_DeclRefExpr) {
+        CXCursor v = cc_referenced(n);
+        if (auto_var(v) && canon_type(n).kind == CXType_Pointer) {
+            ptr_info vr = analyze_var(in, v, region, depth);
+            merge(pi, &vr);
+            pi_free(&vr);
+            return;
+        }
+        escape(pi, "the pointer is stored in a variable that is not a local", lhs);
+        return;
+    }
+    /* s.f, s.a[k], a[k] with s / a a local aggregate (not through a pointer) */
+    cc_node *b = n;
+    for (;;) {
+        if (b->kind == CXCursor_MemberRefExpr && b->nkid >= 1) {
+            cc_node *base = cc_down_wrappers(b->kid[0]);
+            if (canon_type(base).kind != CXType_Record) break; /* '->': through a pointer */
+            b = base;
+        } else if (b->kind == CXCursor_ArraySubscriptExpr && b->nkid == 2) {
+            cc_node *base = cc_down_wrappers(b->kid[0]);
+            if (!is_array_type(canon_type(base))) break; /* through a pointer */
+            b = base;
+        } else {
+            break;
+        }
+    }
+    if (b != n && b->kind == CXCursor_DeclRefExpr && auto_var(cc_referenced(b))) {
+        ptr_info vr = analyze_carrier(in, cc_referenced(b), region, depth);
+        merge(pi, &vr);
+        pi_free(&vr);
+        return;
+    }
+    escape(pi, "the pointer is stored into memory tammcc does not follow", lhs);
+}
+
+/* memcpy / memmove / memset and their __builtin_ forms: which argument is what */
+static int mem_builtin(const char *f, int *dst, int *src, int *len)
+{
+    if (!strncmp(f, "__builtin_", 10)) f += 10;
+    if (!strcmp(f, "memcpy") || !strcmp(f, "memmove")) { *dst = 0; *src = 1; *len = 2; return 1; }
+    if (!strcmp(f, "memset")) { *dst = 0; *src = -1; *len = 2; return 1; }
+    return 0;
+}
+
+/* The pointer is argument k of call p (top: the argument's node). */
+static void analyze_arg(cc_infer *in, cc_node *p, int k, cc_node *region, ptr_info *pi, int depth)
+{
+    CXCursor fn = cc_referenced(p);
+    char *w = where(p->c);
+    if (clang_Cursor_isNull(fn) || clang_getCursorKind(fn) != CXCursor_FunctionDecl) {
+        see(pi, CC_SEEN_ESC, cc_fmt("passed to a call through a function pointer at %s", w));
+        free(w);
+        return;
+    }
+    char *fname = cc_spelling(fn);
+    int dst, src, len;
+    if (mem_builtin(fname, &dst, &src, &len) && p->nkid == 4) {
+        if (k == src) {
+            see(pi, CC_SEEN_READ, cc_fmt("source of %s at %s", fname, w));
+        } else if (k == dst) {
+            see(pi, CC_SEEN_STORE, cc_fmt("destination of %s at %s", fname, w));
+            int nl = 0;
+            char *why = NULL;
+            char *bytes = runs_with_region(in, p, region, NULL, &nl, 0, &why) ? stable_text(in, p->kid[len + 1], region)
+                                                                               : NULL;
+            if (bytes && !pi->cov) pi->cov = cc_fmt("(size_t)(%s)", bytes);
+            else if (!bytes) no_cov(&pi->nocov, why ? why : cc_fmt("the length of %s at %s is not known at submission",
+                                                                   fname, w));
+            else free(why);
+            free(bytes);
+            /* it returns its destination */
+            analyze_derived(in, p, p, region, pi, depth, "the pointer returned by a mem function is used");
+        } else {
+            see(pi, CC_SEEN_ESC, cc_fmt("passed as the length of %s at %s", fname, w));
+        }
+        free(fname);
+        free(w);
+        return;
+    }
+    free(fname);
+    ptr_info r = param_info(in, fn, k, depth);
+    if (r.seen & SEEN_RET) { /* the callee returns the pointer: the call's value is a use */
+        r.seen &= ~(unsigned)SEEN_RET;
+        analyze_derived(in, p, p, region, &r, depth, "the pointer is returned by a call");
+    }
+    if (r.cov) {
+        /* the callee stores every element each time it runs: so must the call, and the coverage
+         * is in terms of the callee's parameters: substitute the call's arguments */
+        int nl = 0;
+        char *why = NULL;
+        char *cov = runs_with_region(in, p, region, NULL, &nl, 0, &why) ? subst_args(in, r.cov, fn, p, region, &why)
+                                                                        : NULL;
+        free(r.cov);
+        r.cov = cov;
+        if (why) { /* the callee's proof holds, the call's does not: that is the reason */
+            free(r.nocov);
+            r.nocov = why;
+        }
+    }
+    merge(pi, &r);
+    pi_free(&r);
     free(w);
 }
 
 /* An expression e whose value points into the block: classify its uses. */
 static void analyze_ptr(cc_infer *in, cc_node *e, cc_node *region, ptr_info *pi, int depth)
 {
-    cc_node *top = cc_up_wrappers(e);
+    /* parentheses and conversions between pointer types keep the value */
+    cc_node *top = e;
+    while (top->parent && (top->parent->kind == CXCursor_ParenExpr || top->parent->kind == CXCursor_UnexposedExpr ||
+                           top->parent->kind == CXCursor_CStyleCastExpr) &&
+           is_ptr_type(canon_type(top->parent)))
+        top = top->parent;
     cc_node *p = top->parent;
-    if (!p) return;
-    char *w = where(top->c);
-    if (p->kind == CXCursor_ConditionalOperator && cc_kid_index(top) > 0) {
-        ptr_info sub = { 0 };
-        analyze_ptr(in, p, region, &sub, depth);
-        if (sub.cov) no_cov(&pi->nocov, cc_fmt("the pointer is a branch of the '?:' at %s", w));
-        free(sub.cov);
-        sub.cov = NULL; /* the other branch may be the one taken: no coverage */
-        merge(pi, &sub);
-        pi_free(&sub);
-    } else if (p->kind == CXCursor_ArraySubscriptExpr && p->kid[0] == top) {
-        analyze_elem(in, p, region, pi, depth, 0);
-    } else if (p->kind == CXCursor_UnaryOperator) {
+    if (!p) {
+        escape(pi, "the pointer's use is outside what tammcc analyses", top);
+        return;
+    }
+    int ki = cc_kid_index(top);
+    switch (p->kind) {
+    case CXCursor_ParenExpr: case CXCursor_UnexposedExpr: case CXCursor_CStyleCastExpr:
+        if (canon_type(p).kind == CXType_Void) return; /* (void)p */
+        escape(pi, "the pointer is converted to an integer", p);
+        return;
+    case CXCursor_ConditionalOperator:
+        if (ki == 0) return; /* a null test */
+        analyze_derived(in, p, top, region, pi, depth, "the pointer is a branch of the '?:'");
+        return;
+    case CXCursor_ArraySubscriptExpr:
+        /* p[i], or i[p] (C allows both) */
+        analyze_elem(in, p, region, pi, depth, ki != 0);
+        return;
+    case CXCursor_MemberRefExpr:
+        if (ki == 0) {
+            analyze_elem(in, p, region, pi, depth, 1);
+            return;
+        }
+        break;
+    case CXCursor_UnaryOperator: {
         int post;
         const char *op = cc_unop(in->a, p, &post);
         if (!strcmp(op, "*")) analyze_elem(in, p, region, pi, depth, 1);
         else if (!strcmp(op, "!")) { /* a null test */ }
-        else see(pi, CC_SEEN_ESC, cc_fmt("'%s' applied to the pointer at %s", op, w));
-    } else if (p->kind == CXCursor_BinaryOperator) {
+        else escape(pi, *op ? "an operator tammcc does not follow is applied to the pointer"
+                            : "an operator tammcc cannot spell is applied to the pointer", p);
+        return;
+    }
+    case CXCursor_BinaryOperator: {
         const char *op = cc_binop(in->a, p);
-        if ((!strcmp(op, "+") || !strcmp(op, "-")) && clang_getCursorType(p->c).kind == CXType_Pointer) {
-            ptr_info sub = { 0 };
-            analyze_ptr(in, p, region, &sub, depth);
-            if (sub.cov) no_cov(&pi->nocov, cc_fmt("an offset pointer is made at %s", w));
-            free(sub.cov);
-            sub.cov = NULL; /* an offset pointer proves no coverage */
-            merge(pi, &sub);
-            pi_free(&sub);
-        } else if (!strcmp(op, "=") && p->kid[1] == top && lvalue_var(p->kid[0])) {
-            ptr_info v = analyze_var(in, cc_referenced(lvalue_var(p->kid[0])), region, depth);
+        int ptr_result = is_ptr_type(canon_type(p));
+        if ((!strcmp(op, "+") || !strcmp(op, "-")) && ptr_result) {
+            analyze_derived(in, p, top, region, pi, depth, "an offset pointer is made");
+        } else if (!strcmp(op, "-") && p->nkid == 2 && is_ptr_type(canon_type(p->kid[0])) &&
+                   is_ptr_type(canon_type(p->kid[1]))) {
+            /* a difference of pointers: no data access */
+        } else if (!strcmp(op, "==") || !strcmp(op, "!=") || !strcmp(op, "<") || !strcmp(op, ">") ||
+                   !strcmp(op, "<=") || !strcmp(op, ">=") || !strcmp(op, "&&") || !strcmp(op, "||")) {
+            /* compares or tests pointers: no data access */
+        } else if (!strcmp(op, ",")) {
+            if (ki == 1) analyze_derived(in, p, top, region, pi, depth, "the pointer is the value of a ','");
+        } else if (!strcmp(op, "=") && ki == 1) {
+            store_pointer(in, p->kid[0], region, pi, depth);
+            analyze_derived(in, p, top, region, pi, depth, "the value of an assignment is used");
+        } else {
+            escape(pi, *op ? "the pointer is used with an operator tammcc does not follow"
+                           : "the pointer is used with an operator tammcc cannot spell", p);
+        }
+        return;
+    }
+    case CXCursor_CallExpr:
+        if (ki >= 1) {
+            analyze_arg(in, p, ki - 1, region, pi, depth);
+            return;
+        }
+        break;
+    case CXCursor_VarDecl:
+        if (auto_var(p->c) && canon_type(p).kind == CXType_Pointer) {
+            ptr_info v = analyze_var(in, p->c, region, depth);
             merge(pi, &v);
             pi_free(&v);
-        } else if (!strcmp(op, "==") || !strcmp(op, "!=") || !strcmp(op, "<") || !strcmp(op, ">") ||
-                   !strcmp(op, "<=") || !strcmp(op, ">=") || !strcmp(op, "-") || !strcmp(op, "&&") ||
-                   !strcmp(op, "||")) {
-            /* compares pointers: no data access */
         } else {
-            see(pi, CC_SEEN_ESC, cc_fmt("pointer used with '%s' at %s", op, w));
+            escape(pi, "the pointer initialises a variable that is not a local pointer", p);
         }
-    } else if (p->kind == CXCursor_CallExpr && cc_kid_index(top) >= 1) {
-        CXCursor fn = cc_referenced(p);
-        int k = cc_kid_index(top) - 1;
-        if (clang_Cursor_isNull(fn) || clang_getCursorKind(fn) != CXCursor_FunctionDecl) {
-            see(pi, CC_SEEN_ESC, cc_fmt("passed to a call through a function pointer at %s", w));
+        return;
+    case CXCursor_InitListExpr: {
+        /* { ..., p, ... } initialising a local struct or array: follow that variable */
+        cc_node *d = p;
+        while (d && (d->kind == CXCursor_InitListExpr || d->kind == CXCursor_UnexposedExpr ||
+                     d->kind == CXCursor_ParenExpr))
+            d = d->parent;
+        if (d && d->kind == CXCursor_VarDecl && auto_var(d->c)) {
+            ptr_info v = analyze_carrier(in, d->c, region, depth);
+            merge(pi, &v);
+            pi_free(&v);
         } else {
-            ptr_info r = param_info(in, fn, k, depth);
-            if (r.cov) {
-                /* the callee stores every element each time it runs: so must the call, and the coverage
-                 * is in terms of the callee's parameters: substitute the call's arguments */
-                int nl = 0;
-                char *why = NULL;
-                char *cov = runs_with_region(in, p, region, NULL, &nl, 0, &why)
-                                ? subst_args(in, r.cov, fn, p, region, &why) : NULL;
-                free(r.cov);
-                r.cov = cov;
-                if (why) { /* the callee's proof holds, the call's does not: that is the reason */
-                    free(r.nocov);
-                    r.nocov = why;
-                }
-            }
-            merge(pi, &r);
-            pi_free(&r);
+            escape(pi, "the pointer is part of an initialiser tammcc does not follow", p);
         }
-    } else if (p->kind == CXCursor_VarDecl) {
-        ptr_info v = analyze_var(in, p->c, region, depth);
-        merge(pi, &v);
-        pi_free(&v);
-    } else if (p->kind == CXCursor_ReturnStmt) {
-        see(pi, CC_SEEN_ESC, cc_fmt("returned at %s", w));
-    } else if (p->kind == CXCursor_CallExpr) {
-        /* the callee position: not a data pointer */
-    } else {
-        see(pi, CC_SEEN_ESC, cc_fmt("the pointer escapes at %s", w));
+        return;
     }
-    free(w);
+    case CXCursor_ReturnStmt:
+        if (region->kind == CXCursor_FunctionDecl) {
+            char *w = where(p->c);
+            see(pi, SEEN_RET, cc_fmt("returned at %s", w));
+            free(w);
+        } else {
+            escape(pi, "the pointer is returned", p);
+        }
+        return;
+    case CXCursor_CompoundStmt: case CXCursor_IfStmt: case CXCursor_WhileStmt: case CXCursor_DoStmt:
+    case CXCursor_ForStmt:
+        return; /* a condition (a null test) or a discarded value */
+    case CXCursor_UnaryExpr:
+        return; /* sizeof */
+    default:
+        break;
+    }
+    escape(pi, "the pointer escapes", top);
+}
+
+static int var_busy(cc_infer *in, CXCursor var)
+{
+    CXCursor c = clang_getCanonicalCursor(var);
+    for (int i = 0; i < in->nbusyv; i++)
+        if (clang_equalCursors(in->busyv[i], c)) return 1;
+    return 0;
+}
+
+static void var_push(cc_infer *in, CXCursor var)
+{
+    in->busyv = realloc(in->busyv, (size_t)(in->nbusyv + 1) * sizeof *in->busyv);
+    in->busyv[in->nbusyv++] = clang_getCanonicalCursor(var);
 }
 
 typedef struct { CXCursor var; cc_node **hits; int n; } ref_find;
@@ -990,37 +1310,17 @@ static int find_refs(cc_node *n, void *arg)
     return 1;
 }
 
-/* All uses of pointer variable var inside region. */
+/* All uses of pointer variable var inside region (a variable whose uses are
+ * already being analysed further up contributes nothing more). */
 static ptr_info analyze_var(cc_infer *in, CXCursor var, cc_node *region, int depth)
 {
     ptr_info r = { 0 };
+    if (var_busy(in, var)) return r;
+    var_push(in, var);
     ref_find rf = { var, NULL, 0 };
     cc_walk(region, find_refs, &rf);
     cc_node *moved = NULL; /* where the variable is re-pointed: later uses may be elsewhere in the block */
-    for (int i = 0; i < rf.n; i++) {
-        cc_node *top = cc_up_wrappers(rf.hits[i]);
-        cc_node *p = top->parent;
-        if (p && (p->kind == CXCursor_BinaryOperator || p->kind == CXCursor_CompoundAssignOperator) &&
-            p->kid[0] == top) {
-            if (!moved) moved = p;
-            continue;
-        }
-        if (p && p->kind == CXCursor_UnaryOperator) {
-            int post;
-            const char *op = cc_unop(in->a, p, &post);
-            if (!strcmp(op, "++") || !strcmp(op, "--")) {
-                if (!moved) moved = p;
-                continue;
-            }
-            if (!strcmp(op, "&")) {
-                char *w = where(p->c);
-                see(&r, CC_SEEN_ESC, cc_fmt("its address is taken at %s", w));
-                free(w);
-                continue;
-            }
-        }
-        analyze_ptr(in, rf.hits[i], region, &r, depth);
-    }
+    for (int i = 0; i < rf.n; i++) analyze_slot(in, rf.hits[i], region, &r, depth, &moved);
     if (moved && r.cov) {
         char *w = where(moved->c);
         free(r.cov);
@@ -1030,6 +1330,49 @@ static ptr_info analyze_var(cc_infer *in, CXCursor var, cc_node *region, int dep
         free(w);
     }
     free(rf.hits);
+    in->nbusyv--;
+    return r;
+}
+
+/* A local struct or array var holds the pointer somewhere: every pointer-typed
+ * field or element reached from var (s.p, a[k], s.a[k].p) counts as the
+ * pointer; var used whole (copied, passed, its address taken) escapes. */
+static ptr_info analyze_carrier(cc_infer *in, CXCursor var, cc_node *region, int depth)
+{
+    ptr_info r = { 0 };
+    if (var_busy(in, var)) return r;
+    var_push(in, var);
+    ref_find rf = { var, NULL, 0 };
+    cc_walk(region, find_refs, &rf);
+    for (int i = 0; i < rf.n; i++) {
+        cc_node *cur = rf.hits[i];
+        for (;;) {
+            CXType t = canon_type(cur);
+            if (t.kind == CXType_Pointer) {
+                analyze_slot(in, cur, region, &r, depth, NULL);
+                break;
+            }
+            if (t.kind != CXType_Record && !is_array_type(t)) break; /* a field that holds no pointer */
+            cc_node *top = cur;
+            while (top->parent && (top->parent->kind == CXCursor_ParenExpr || top->parent->kind == CXCursor_UnexposedExpr))
+                top = top->parent;
+            cc_node *p = top->parent;
+            if (p && p->kind == CXCursor_MemberRefExpr && p->kid[0] == top && t.kind == CXType_Record) {
+                cur = p;
+            } else if (p && p->kind == CXCursor_ArraySubscriptExpr && p->kid[0] == top && is_array_type(t)) {
+                cur = p;
+            } else if (p && p->kind == CXCursor_UnaryExpr) {
+                break; /* sizeof */
+            } else if (p && p->kind == CXCursor_VarDecl && cur == rf.hits[i] && clang_equalCursors(p->c, var)) {
+                break; /* the declaration's own name (not a use) */
+            } else {
+                escape(&r, "the variable holding the pointer is used as a whole", cur);
+                break;
+            }
+        }
+    }
+    free(rf.hits);
+    in->nbusyv--;
     return r;
 }
 

@@ -5,6 +5,9 @@
 #   make run       deps + build + run samples/gemm.c compiled by tammcc (and gemm_explicit)
 #   make test      deps + three test suites: Release (build/), ASan+UBSan
 #                  (build-asan/), TSan (build-tsan/); ends with "N passed, N failed"
+#   make fuzz      the soundness fuzzer, longer than CI's: FUZZ_PROGRAMS (2000)
+#                  random pragma programs vs plain cc at 1/2/4 workers and
+#                  FUZZ_MPI_PROGRAMS (200) at 2 and 3 ranks, TAMM_CHECK_ACCESS=1
 #   make install   cmake --install build --prefix $(PREFIX)   (default /usr/local)
 #   make clean     remove the build directories
 #
@@ -135,6 +138,29 @@ test-summary:
 	done; \
 	echo "$$passed passed, $$failed failed"; \
 	[ $$bad -eq 0 ]
+
+# ---------------------------------------------------------------- fuzz
+# The soundness fuzzer as a longer campaign than CI's (CI checks a few hundred
+# programs per build): FUZZ_PROGRAMS random pragma programs from FUZZ_SEED, each
+# built by plain cc (the oracle) and by tammcc and run at 1, 2 and 4 workers,
+# then FUZZ_MPI_PROGRAMS of them at 2 and 3 MPI ranks; every tammcc run under
+# TAMM_CHECK_ACCESS=1.  Failing programs are kept in build/fuzz-failures.
+FUZZ_PROGRAMS     ?= 2000
+FUZZ_MPI_PROGRAMS ?= 200
+FUZZ_SEED         ?= 100000
+FUZZ_ENV = CC="$$(command -v mpicc || echo cc)" CFLAGS="-std=c11 -O1 -Wall -Wextra -Werror" \
+           TAMM_INCLUDE=$(CURDIR)/include TAMM_LIB=$(CURDIR)/$(BUILD_DIR)/rt/libtammrt.a \
+           GEN=$(CURDIR)/$(BUILD_DIR)/tests/tammcc/gen_random_program TAMMCC=$(CURDIR)/$(BUILD_DIR)/tammcc/tammcc \
+           FAILDIR=$(CURDIR)/$(BUILD_DIR)/fuzz-failures TAMM_CHECK_ACCESS=1 JOBS=$(JOBS) \
+           OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+.PHONY: fuzz
+fuzz: deps build
+	@echo "=== fuzz: $(FUZZ_PROGRAMS) programs from seed $(FUZZ_SEED) at 1, 2, 4 workers"
+	@env $(FUZZ_ENV) WORKERS="1 2 4" sh tests/tammcc/random_differential.sh $(FUZZ_PROGRAMS) $(FUZZ_SEED)
+	@echo "=== fuzz: $(FUZZ_MPI_PROGRAMS) programs at 2 and 3 MPI ranks (2 workers each)"
+	@env $(FUZZ_ENV) WORKERS=2 RANKS="2 3" JOBS=1 MPIRUN="mpirun --oversubscribe --bind-to none" \
+	  sh tests/tammcc/random_differential.sh $(FUZZ_MPI_PROGRAMS) $(FUZZ_SEED)
 
 # ---------------------------------------------------------------- install
 install:

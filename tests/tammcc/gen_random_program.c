@@ -10,7 +10,11 @@
  * and submits `#pragma tamm task`s whose bodies call the helpers with
  * tamm_block(...) arguments, run inline loops that read, store or `+=` block
  * elements, submit nested tasks, and contain `#pragma tamm taskwait` at their top
- * level and inside `if`, `for` and `while` statements.  Tasks sometimes carry
+ * level and inside `if`, `for` and `while` statements.  Some statements update a
+ * block through a pointer derived from tamm_block() in the everyday forms
+ * (row pointers, *w++ walkers, struct fields, arrays of pointers, a helper
+ * returning its argument, a byte cast, ?:, the value of an assignment, memmove,
+ * mutual recursion), whose inference must be readwrite.  Tasks sometimes carry
  * explicit clauses (read/write/readwrite/accum, permission(...) with slices,
  * label, priority, if); the top level uses taskwait, taskwait on(...) and fence.
  * At the end it prints a checksum of every tensor and exits 0.
@@ -150,7 +154,7 @@ static int uid; /* for unique names */
 
 /* helpers used, so that only those are emitted */
 enum {
-    H_SUM, H_FILL, H_FILL2, H_ACCUM, H_ADDC, H_SUB, H_UPDATE, H_SCALE, H_TWICE, H_COPY, H_COUNT
+    H_SUM, H_FILL, H_FILL2, H_ACCUM, H_ADDC, H_SUB, H_UPDATE, H_SCALE, H_TWICE, H_COPY, H_AT, H_REC, H_COUNT
 };
 static int used[H_COUNT];
 
@@ -417,6 +421,97 @@ static unsigned touchable(const body_t *b)
 
 /* One statement in which the body itself touches blocks.  own_scalar: a scalar
  * of this body that may be assigned (or NULL).  Returns 0 if nothing fits. */
+/* An order-sensitive update (x = x * 3 + c) of one block through a pointer
+ * derived from tamm_block() in one of the everyday forms whose inference must
+ * be readwrite: row pointers, walkers (*w++), struct fields, arrays of
+ * pointers, a helper returning its argument, a cast to bytes, ?:, the value
+ * of an assignment, mutual recursion.  A write taken for a read lets a later
+ * reader run first: the checksum then differs from the plain build's. */
+static int gen_ptr_form(sbuf *out, body_t *b, int ind)
+{
+    unsigned mask = touchable(b);
+    if (!mask)
+        return 0;
+    char bd[256], nd[400], sm[160], e0[160], e1[160];
+    use_t d;
+    int id = ++uid;
+    d.r.t = pick_tensor(mask);
+    choose_use(b, d.r.t, &d, -1);
+    ref_block(bd, sizeof bd, &d.r);
+    ref_elems(nd, sizeof nd, &d.r);
+    gen_small(sm, sizeof sm);
+    int form = rint_(10);
+    ln(out, ind, "{");
+    ln(out, ind + 1, "int64_t *p%d = %s;", id, bd);
+    ln(out, ind + 1, "size_t n%d = %s;", id, nd);
+    ln(out, ind + 1, "(void)n%d;", id);
+    switch (form) {
+    case 0: /* a row pointer */
+        if (tens[d.r.t].ndim == 2) {
+            ref_extent(e0, sizeof e0, &d.r, 0);
+            ref_extent(e1, sizeof e1, &d.r, 1);
+            ln(out, ind + 1, "size_t r%d = %s, c%d = %s;", id, e0, id, e1);
+            ln(out, ind + 1, "for (size_t a%d = 0; a%d < r%d; a%d++) {", id, id, id, id);
+            ln(out, ind + 2, "int64_t *row%d = p%d + a%d * c%d;", id, id, id, id);
+            ln(out, ind + 2, "for (size_t b%d = 0; b%d < c%d; b%d++)", id, id, id, id);
+            ln(out, ind + 3, "row%d[b%d] = (row%d[b%d] * 3 + %s) %% MOD;", id, id, id, id, sm);
+            ln(out, ind + 1, "}");
+        } else {
+            ln(out, ind + 1, "int64_t *half%d = p%d + n%d / 2;", id, id, id);
+            ln(out, ind + 1, "half%d[0] = (half%d[0] * 3 + %s) %% MOD;", id, id, sm);
+        }
+        break;
+    case 1: /* a walker */
+        ln(out, ind + 1, "int64_t *w%d = p%d;", id, id);
+        ln(out, ind + 1, "for (size_t k%d = 0; k%d < n%d; k%d++) {", id, id, id, id);
+        ln(out, ind + 2, "int64_t v%d = *w%d;", id, id);
+        ln(out, ind + 2, "*w%d++ = (v%d * 3 + %s) %% MOD;", id, id, sm);
+        ln(out, ind + 1, "}");
+        break;
+    case 2: /* a struct field */
+        ln(out, ind + 1, "struct { int64_t *ptr; size_t n; } s%d = { p%d, n%d };", id, id, id);
+        ln(out, ind + 1, "for (size_t k%d = 0; k%d < s%d.n; k%d += 2)", id, id, id, id);
+        ln(out, ind + 2, "s%d.ptr[k%d] = (s%d.ptr[k%d] * 3 + %s) %% MOD;", id, id, id, id, sm);
+        break;
+    case 3: /* an array of pointers */
+        ln(out, ind + 1, "int64_t *v%d[2];", id);
+        ln(out, ind + 1, "v%d[0] = p%d;", id, id);
+        ln(out, ind + 1, "v%d[1] = v%d[0] + (n%d - 1);", id, id, id);
+        ln(out, ind + 1, "*v%d[1] = (*v%d[1] * 3 + %s) %% MOD;", id, id, sm);
+        break;
+    case 4: /* a helper that returns its argument */
+        ln(out, ind + 1, "*h_at(p%d, n%d / 3) = (*h_at(p%d, n%d / 3) * 3 + %s) %% MOD;", id, id, id, id, sm);
+        used[H_AT] = 1;
+        break;
+    case 5: /* bytes through a cast */
+        ln(out, ind + 1, "unsigned char *cb%d = (unsigned char *)p%d;", id, id);
+        ln(out, ind + 1, "cb%d[0] = (unsigned char)(cb%d[0] ^ 0x5a);", id, id);
+        break;
+    case 6: /* a branch of ?: */
+        ln(out, ind + 1, "int64_t *t%d = n%d > 1 ? p%d + 1 : p%d;", id, id, id, id);
+        ln(out, ind + 1, "t%d[0] = (t%d[0] * 3 + %s) %% MOD;", id, id, sm);
+        break;
+    case 7: /* the value of an assignment, and += on a pointer */
+        ln(out, ind + 1, "int64_t *t%d;", id);
+        ln(out, ind + 1, "*(t%d = p%d) = (*p%d * 3 + %s) %% MOD;", id, id, id, sm);
+        ln(out, ind + 1, "t%d += n%d - 1;", id, id);
+        ln(out, ind + 1, "*t%d = (*t%d * 3 + 1) %% MOD;", id, id);
+        break;
+    case 8: /* mutual recursion: h_rec_g touches the block only through h_rec_f */
+        ln(out, ind + 1, "%s(p%d, n%d);", chance(50) ? "h_rec_g" : "h_rec_f", id, id);
+        used[H_REC] = 1;
+        break;
+    default: /* memmove within the block */
+        ln(out, ind + 1, "if (n%d > 1)", id);
+        ln(out, ind + 2, "memmove(p%d + 1, p%d, (n%d - 1) * sizeof *p%d);", id, id, id, id);
+        ln(out, ind + 1, "p%d[0] = (p%d[0] * 3 + %s) %% MOD;", id, id, sm);
+        break;
+    }
+    ln(out, ind, "}");
+    record_use(b, &d, B_R | B_W);
+    return 1;
+}
+
 static int gen_touch(sbuf *out, body_t *b, int ind, const char *own_scalar)
 {
     unsigned mask = touchable(b);
@@ -424,6 +519,8 @@ static int gen_touch(sbuf *out, body_t *b, int ind, const char *own_scalar)
         return 0;
     char bd[256], bs[256], nd[400], ns[400], sm[160], e0[160], e1[160];
     use_t d, s;
+    if (chance(15))
+        return gen_ptr_form(out, b, ind);
     int id = ++uid;
     int kind = rint_(own_scalar ? 17 : 15);
     switch (kind) {
@@ -1068,6 +1165,26 @@ static void emit_helpers(void)
                "{\n"
                "    h_update(a, (int64_t *)b, n, m);\n"
                "    h_update(a, (int64_t *)b, n, m);\n"
+               "}\n\n");
+    if (used[H_AT])
+        printf("/* returns a pointer into a: the call's value is a use of the block */\n"
+               "static int64_t *h_at(int64_t *a, size_t k)\n"
+               "{\n"
+               "    return a + k;\n"
+               "}\n\n");
+    if (used[H_REC])
+        printf("/* mutual recursion: h_rec_g reaches the block only through h_rec_f */\n"
+               "static void h_rec_g(int64_t *a, size_t n);\n"
+               "static void h_rec_f(int64_t *a, size_t n)\n"
+               "{\n"
+               "    a[0] = (a[0] * 3 + 1) %% MOD;\n"
+               "    if (n > 1)\n"
+               "        h_rec_g(a + 1, n - 1);\n"
+               "}\n"
+               "static void h_rec_g(int64_t *a, size_t n)\n"
+               "{\n"
+               "    if (n > 1)\n"
+               "        h_rec_f(a + 1, n - 1);\n"
                "}\n\n");
     if (used[H_COPY])
         printf("/* annotated: write dst (every element), read src */\n"

@@ -27,6 +27,15 @@ enum { TAMM_CC_READ = 1, TAMM_CC_WRITE = 2, TAMM_CC_RW = 3, TAMM_CC_ACC = 4,
  *  is matched by one release, and the last one commits.  (In libtammrt.) */
 void *tamm_cc_acquire(tamm_ctx *ctx, tamm_tensor *T, const long *idx, unsigned how);
 
+/** `#pragma tamm taskwait` outside a task body, in a function that a task may
+ *  call (a task function).  At top level it is tamm_wait_all().  Inside a
+ *  running task it waits for that task's children submitted so far, and the
+ *  worker runs other ready tasks meanwhile (it never sleeps while one is
+ *  ready); the task must hold no block buffer then (tammcc gives them back
+ *  before it calls a function that submits tasks).  Returns TAMM_OK or the
+ *  error.  (In libtammrt.) */
+int tamm_cc_taskwait(void);
+
 /** The buffer of block idx of T in mode `how` (a TAMM_CC_* value). */
 static inline void *tamm_cc_get(tamm_ctx *ctx, tamm_tensor *T, const long *idx, unsigned how)
 {

@@ -114,6 +114,52 @@ int tamm_wait_all(void)
 
 int tamm_barrier(void) { return tamm_wait_all(); }
 
+/* block buffers ctx holds (records not given back) */
+static int held_buffers(const tamm_ctx *ctx)
+{
+    int n = 0;
+    for (int i = 0; i < ctx->n; i++) n += !(ctx->recs[i].flags & TAMM_BR_RELEASED);
+    return n;
+}
+
+/* every child of task p has completed: only its body is pending */
+static int children_done(void *arg)
+{
+    tamm_task_s *p = arg;
+    return atomic_load_explicit(&p->pending, memory_order_acquire) == 1;
+}
+
+int tamm_cc_taskwait(void)
+{
+    if (!tamm__rt.initialised) {
+        fprintf(stderr, "tamm: error: a taskwait ran before tamm_init\n");
+        return TAMM_ESTATE;
+    }
+    tamm_worker *w = tamm__self();
+    if (!w || !w->cur_ctx) return tamm_wait_all(); /* at top level: every task submitted */
+    tamm_ctx *ctx = w->cur_ctx;
+    tamm_task_s *p = ctx->task;
+    if (ctx->gpu)
+        return tamm__error(p, TAMM_ENOTSUP, "a taskwait in a function called from a task that runs on a GPU");
+    int held = held_buffers(ctx);
+    if (held > 0) /* tammcc gives the blocks back before it calls a task function */
+        return tamm__error(p, TAMM_ESTATE, "a taskwait in a function called from a task that still holds %d block "
+                                           "buffer%s (its children could never get them)", held, held == 1 ? "" : "s");
+    if (w->wait_depth >= TAMM_MAX_TASKWAIT_DEPTH)
+        return tamm__error(p, TAMM_ENOTSUP, "taskwaits in task functions nest %d deep on one worker (each waiting task "
+                                            "runs other tasks on its stack); the limit is %d",
+                           w->wait_depth + 1, TAMM_MAX_TASKWAIT_DEPTH);
+    w->wait_depth++;
+    atomic_fetch_add_explicit(&tamm__rt.nested_waiting, 1, memory_order_seq_cst);
+    tamm__worker_flush(w);
+    int rc = tamm__help_until_nested(children_done, p);
+    atomic_fetch_sub_explicit(&tamm__rt.nested_waiting, 1, memory_order_seq_cst);
+    w->wait_depth--;
+    w->cur_ctx = ctx;
+    if (rc) return tamm__error(p, rc, "a taskwait in a task function: the task's children can never run");
+    return TAMM_OK;
+}
+
 int tamm_finalize(void)
 {
     if (!tamm__rt.initialised) {

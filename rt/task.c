@@ -326,11 +326,15 @@ static void task_complete(tamm_task_s *t, tamm_held *held)
             if (TAMM_UNLIKELY(atomic_fetch_sub_explicit(&parent->kids[slot], 1, memory_order_acq_rel) ==
                               TAMM_KIDS_ARMED + 1))
                 cont_fire(parent, slot);
-            if (atomic_fetch_sub_explicit(&parent->pending, 1, memory_order_acq_rel) == 1) {
+            int was = atomic_fetch_sub_explicit(&parent->pending, 1, memory_order_acq_rel);
+            if (was == 1) {
                 t = parent; /* nothing prefetched its epochs */
                 from = 1;
                 continue;
             }
+            /* the last child of a body that may wait for its children (tamm_cc_taskwait) */
+            if (TAMM_UNLIKELY(was == 2) && atomic_load_explicit(&tamm__rt.nested_waiting, memory_order_seq_cst))
+                tamm__wake_all();
         } else {
             tamm_worker *w = tamm__self();
             atomic_store_explicit(&w->top_done, atomic_load_explicit(&w->top_done, memory_order_relaxed) + 1,

@@ -194,7 +194,12 @@ static uint64_t progress(void)
     return s;
 }
 
-int tamm__help_until(int (*cond)(void *), void *arg)
+static int help_loop(int (*cond)(void *), void *arg, int top);
+
+int tamm__help_until(int (*cond)(void *), void *arg) { return help_loop(cond, arg, 1); }
+int tamm__help_until_nested(int (*cond)(void *), void *arg) { return help_loop(cond, arg, 0); }
+
+static int help_loop(int (*cond)(void *), void *arg, int top)
 {
     tamm_worker *w = tamm__self();
     if (!w) return TAMM_ESTATE;
@@ -218,7 +223,7 @@ int tamm__help_until(int (*cond)(void *), void *arg)
             continue;
         }
         spins = 0;
-        atomic_store_explicit(&tamm__rt.top_waiting, 1, memory_order_seq_cst);
+        if (top) atomic_store_explicit(&tamm__rt.top_waiting, 1, memory_order_seq_cst);
         unsigned seq;
         int others;
         if ((t = sleep_once(w, cond, arg, DEADLOCK_TIMEOUT_MS, &seq, &others))) {

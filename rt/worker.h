@@ -34,9 +34,14 @@ typedef struct tamm_worker {
     tamm_ctx *cur_ctx;         /* context of the task running on this worker */
     tamm_held held;            /* epoch count-downs held back (CPU workers; dag.h) */
     int steal_min;             /* work stealing takes from a deque holding at least this many (0 or 1: any) */
+    int wait_depth;            /* taskwaits of task functions under way on this worker, nested */
 } __attribute__((aligned(TAMM_CACHELINE))) tamm_worker;
 
 extern _Thread_local tamm_worker *tamm__tls_worker;
+
+/* How deep taskwaits of task functions may nest on one worker's stack (each
+ * waiting task runs other tasks on top of its own frames). */
+#define TAMM_MAX_TASKWAIT_DEPTH 512
 
 int tamm__workers_start(int n);
 void tamm__workers_stop(void);
@@ -46,6 +51,11 @@ void tamm__wake_all(void);
 /** Run tasks until cond(arg) holds.  Returns TAMM_OK, or TAMM_EDEADLOCK when
  *  no task can ever run again and cond is still false. */
 int tamm__help_until(int (*cond)(void *), void *arg);
+/** The same for a wait inside a running task (a taskwait in a task function):
+ *  it does not raise top_waiting (the top-level thread's flag), and the caller
+ *  counts itself in tamm__rt.nested_waiting, which completions of children
+ *  read to wake it. */
+int tamm__help_until_nested(int (*cond)(void *), void *arg);
 /** The submission throttle: w, the submitting thread, runs tasks until at
  *  most `lim` top-level tasks are pending (`pending` now).  It never waits
  *  idle when nothing can run, and it leaves another worker's lone ready task

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { E_USE, E_TASK, E_WAIT_IN_TASK, E_TASKWAIT, E_FENCE, E_STREAM_BEGIN, E_STREAM_END, E_OUTLINE, E_INCLUDE };
+enum { E_USE, E_TASK, E_WAIT_IN_TASK, E_TASKWAIT, E_FENCE, E_STREAM_BEGIN, E_STREAM_END, E_OUTLINE, E_INCLUDE,
+       E_CALL_PRE, E_CALL_POST };
 typedef struct edit { size_t b, e; int kind; void *p; int n; } edit;
 typedef struct { edit *v; int n; } edits;
 
@@ -38,7 +39,9 @@ static const char *comment_safe(const char *s)
     return buf;
 }
 
-static int has_kids_or_waits(const cc_task *t) { return t->nkids > 0 || t->nwait > 0; }
+/* the task submits children (nested tasks, or tasks of the task functions it calls) or
+ * waits: its blocks are fetched on first use and given back before each submission */
+static int has_kids_or_waits(const cc_task *t) { return t->nkids > 0 || t->nwait > 0 || t->ntfcall > 0; }
 
 char *cc_access_how(const cc_task *t, int i, const char *args)
 {
@@ -408,7 +411,7 @@ static int emit_edit(cc_out *o, cc_unit *u, cc_task *scope, edit *ed)
     case E_TASKWAIT: {
         cc_pragma *p = ed->p;
         if (!p->has_on_list) {
-            cc_puts(o, "(void)tamm_wait_all();  /* #pragma tamm taskwait */");
+            cc_puts(o, "(void)tamm_cc_taskwait();  /* #pragma tamm taskwait */");
             break;
         }
         cc_printf(o, "{   /* #pragma tamm taskwait on(...) */\n    tamm_ref tamm_r_[%d];\n", p->nrefs);
@@ -427,6 +430,18 @@ static int emit_edit(cc_out *o, cc_unit *u, cc_task *scope, edit *ed)
         cc_printf(o, "    (void)tamm_wait_on(tamm_r_, %d);\n}", p->nrefs);
         break;
     }
+    case E_CALL_PRE: { /* a call of a task function: the task gives its blocks back first */
+        cc_task *t = scope;
+        cc_puts(o, "(");
+        for (int i = 0; i < t->nacc; i++)
+            if (t->acc[i].fetched) {
+                char *how = cc_access_how(t, i, "tamm_a_");
+                cc_printf(o, "tamm_cc_release(tamm_ctx_, &tamm_b%d_, %s), ", i, how);
+                free(how);
+            }
+        break;
+    }
+    case E_CALL_POST: cc_puts(o, ")"); break;
     case E_FENCE: cc_puts(o, "(void)tamm_barrier();  /* #pragma tamm fence */"); break;
     case E_STREAM_BEGIN: cc_puts(o, "{ (void)tamm_streaming_begin();  /* #pragma tamm streaming */"); break;
     case E_STREAM_END: cc_puts(o, " (void)tamm_streaming_end(); }"); break;
@@ -466,6 +481,10 @@ static void collect(cc_unit *u, cc_task *scope, size_t b, size_t e, edits *es)
         for (int k = 0; k < scope->nkids; k++) add_edit(es, scope->kids[k]->b, scope->kids[k]->e, E_TASK, scope->kids[k], 0);
         for (int k = 0; k < scope->nwait; k++)
             add_edit(es, scope->wait[k].pr->off, scope->wait[k].pr->end, E_WAIT_IN_TASK, &scope->wait[k], 0);
+        for (int k = 0; k < scope->ntfcall; k++) {
+            add_edit(es, scope->tfcall[k]->b, scope->tfcall[k]->b, E_CALL_PRE, NULL, k);
+            add_edit(es, scope->tfcall[k]->e, scope->tfcall[k]->e, E_CALL_POST, NULL, k);
+        }
         return;
     }
     for (int i = 0; i < u->ntasks; i++) {

@@ -1595,6 +1595,40 @@ static const char *perm_word(unsigned m)
     }
 }
 
+int cc_infer_add_perm(cc_infer *in, cc_task *t, const char *tensor, unsigned mode, const char *why)
+{
+    (void)in;
+    char *tk = cc_collapse(tensor);
+    for (int i = 0; i < t->pr->nrefs; i++) { /* a clause naming the tensor wins: the runtime checks the children */
+        char *rk = cc_collapse(t->pr->refs[i].tensor.s);
+        int same = !strcmp(rk, tk);
+        free(rk);
+        if (same) {
+            free(tk);
+            return 0;
+        }
+    }
+    free(tk);
+    int before = t->nacc;
+    int ai = add_access(t, tensor, NULL, 0, t->pr->off);
+    cc_access *a = &t->acc[ai];
+    unsigned cm = mode & 7u;
+    if (ai >= before) {
+        a->mode = CC_PERMONLY | cm;
+        a->why = strdup(why);
+        return 1;
+    }
+    if (within(cm, a->mode & 7u)) return 0;
+    unsigned nm = (a->mode | cm) & 7u;
+    if ((nm & CC_READ) && (nm & CC_ACCUM)) nm = CC_RW;
+    if ((nm & CC_WRITE) && !(nm & CC_READ) && a->own) nm = CC_RW;
+    a->mode = (a->mode & ~7u) | nm;
+    char *w = cc_fmt("%s; widened to %s: %s", a->why ? a->why : "", perm_word(nm), why);
+    free(a->why);
+    a->why = w;
+    return 1;
+}
+
 int cc_infer_finish(cc_infer *in, cc_task *t)
 {
     int e0 = cc_error_count();

@@ -19,6 +19,10 @@ void cc_infer_free(cc_infer *in);
 int cc_infer_body(cc_infer *in, cc_task *t);
 /** Explicit clauses and children's accesses (kids must be finished first).  Errors counted. */
 int cc_infer_finish(cc_infer *in, cc_task *t);
+/** Give task t (at least) `mode` permission on the whole tensor `tensor`, for
+ *  tasks it submits through calls (taskfn.c), unless a clause of t names the
+ *  tensor (the clause wins).  why: for --explain.  Returns 1 if t changed. */
+int cc_infer_add_perm(cc_infer *in, cc_task *t, const char *tensor, unsigned mode, const char *why);
 /** Does text mention (as an identifier) a variable declared or assigned inside the task's statement? */
 int cc_varies_in(cc_infer *in, const cc_task *t, const char *text);
 /** Print the --explain report of a task. */

@@ -68,6 +68,8 @@ typedef struct cc_task {
     int has_cuda;               /* a CUDA variant was generated */
     char *cuda_why;             /* why not (--explain) */
     char *label;                /* label text (a C string literal) */
+    cc_node **tfcall; int ntfcall; /* calls of task functions in the task's own body (taskfn.c): the
+                                    * task gives its blocks back before each, as before a nested task */
 } cc_task;
 
 #endif

@@ -406,7 +406,7 @@ void cc_unit_free(cc_unit *u)
         for (int k = 0; k < t->nwait; k++) free(t->wait[k].live);
         for (int k = 0; k < t->npre; k++) free(t->pre[k]);
         free(t->pre);
-        free(t->acc); free(t->use); free(t->cap); free(t->loc); free(t->wait); free(t->kids);
+        free(t->acc); free(t->use); free(t->cap); free(t->loc); free(t->wait); free(t->kids); free(t->tfcall);
         free(t->fname); free(t->cuda_why); free(t->label);
         free(t);
     }

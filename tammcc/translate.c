@@ -1,5 +1,6 @@
 /* translate.c — the per-file pipeline of tammcc (see translate.h). */
 #include "translate.h"
+#include "taskfn.h"
 #include "capture.h"
 #include "emit_c.h"
 #include "emit_cuda.h"
@@ -182,6 +183,7 @@ int cc_translate(const char *file, const char *const *uargs, int nuargs, const c
         cc_infer_finish(in, t);
         cc_cuda_decide(&u, t);
     }
+    cc_taskfn_infer(&u, in);
     if (explain)
         for (int i = 0; i < u.ntasks; i++) cc_infer_explain(in, u.tasks[i], explain);
     cc_infer_free(in);

@@ -219,7 +219,7 @@ int main(int argc, char **argv)
 #line 44 "bench/gpu/b1.c"
          
     }
-    (void)tamm_wait_all();  /* #pragma tamm taskwait */
+    (void)tamm_cc_taskwait();  /* #pragma tamm taskwait */
     double t0 = now();
     float z = 0;
     for (int it = 0; it < iters; it++) {

@@ -144,7 +144,7 @@ int main(int argc, char **argv)
              
         }
     }
-    (void)tamm_wait_all();  /* #pragma tamm taskwait */
+    (void)tamm_cc_taskwait();  /* #pragma tamm taskwait */
     double t0 = now();
     for (int it = 0; it < iters; it++) {
         for (int k = 0; k < kb; k++)
@@ -167,7 +167,7 @@ int main(int argc, char **argv)
 #line 63 "bench/gpu/b5.c"
                  
             }
-        (void)tamm_wait_all();  /* #pragma tamm taskwait */
+        (void)tamm_cc_taskwait();  /* #pragma tamm taskwait */
     }
     double t = (now() - t0) / iters;
     double sum = 0;

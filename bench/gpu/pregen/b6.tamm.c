@@ -331,7 +331,7 @@ int main(int argc, char **argv)
 #line 45 "bench/gpu/b6.c"
          
     }
-    (void)tamm_wait_all();  /* #pragma tamm taskwait */
+    (void)tamm_cc_taskwait();  /* #pragma tamm taskwait */
     double t0 = now();
     for (int it = 0; it < iters; it++) {
         for (long b = 0; b < nb; b++) {
@@ -433,7 +433,7 @@ int main(int argc, char **argv)
 #line 86 "bench/gpu/b6.c"
              
         }
-        (void)tamm_wait_all();  /* #pragma tamm taskwait */
+        (void)tamm_cc_taskwait();  /* #pragma tamm taskwait */
     }
     double t = (now() - t0) / iters;
     long ones = 0;

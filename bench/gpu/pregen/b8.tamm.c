@@ -328,7 +328,7 @@ int main(int argc, char **argv)
 #line 44 "bench/gpu/b8.c"
              
         }
-    (void)tamm_wait_all();  /* #pragma tamm taskwait */
+    (void)tamm_cc_taskwait();  /* #pragma tamm taskwait */
     double t0 = now();
     for (int it = 0; it < iters; it++) {
         for (long bi = 0; bi < nt; bi++)
@@ -423,7 +423,7 @@ int main(int argc, char **argv)
 #line 98 "bench/gpu/b8.c"
                  
             }
-        (void)tamm_wait_all();  /* #pragma tamm taskwait */
+        (void)tamm_cc_taskwait();  /* #pragma tamm taskwait */
     }
     double tt = (now() - t0) / iters;
     double sum = 0;

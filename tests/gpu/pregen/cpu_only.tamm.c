@@ -113,7 +113,7 @@ int main(int argc, char **argv)
 #line 27 "tests/tammcc_cuda/cpu_only.c"
          
     }
-    (void)tamm_wait_all();  /* #pragma tamm taskwait */
+    (void)tamm_cc_taskwait();  /* #pragma tamm taskwait */
     long s = 0;
     for (long b = 0; b < N / NB; b++) {
         const int *v = tamm_block(V, b);

@@ -138,7 +138,7 @@ int main(int argc, char **argv)
 #line 40 "tests/tammcc_cuda/local_macros.c"
          
     }
-    (void)tamm_wait_all();  /* #pragma tamm taskwait */
+    (void)tamm_cc_taskwait();  /* #pragma tamm taskwait */
     double s = 0;
     for (long b = 0; b < NT; b++) {
         const double *a = tamm_block(A, b);

@@ -207,7 +207,7 @@ int main(int argc, char **argv)
 #line 52 "tests/tammcc_cuda/loop_accum.c"
                  
             }
-    (void)tamm_wait_all();  /* #pragma tamm taskwait */
+    (void)tamm_cc_taskwait();  /* #pragma tamm taskwait */
     for (long b = 0; b < NT; b++) {
         const double *r = tamm_block(R, b);
         const int *h = tamm_block(H, b);

@@ -194,7 +194,7 @@ int main(int argc, char **argv)
 #line 50 "tests/tammcc_cuda/loop_write.c"
                                                                                               
         }
-    (void)tamm_wait_all();  /* #pragma tamm taskwait */
+    (void)tamm_cc_taskwait();  /* #pragma tamm taskwait */
     double s = 0, t = 0;
     long k = 0;
     for (long bi = 0; bi < NT; bi++)

@@ -287,7 +287,7 @@ int main(int argc, char **argv)
 #line 57 "tests/tammcc_cuda/no_cuda.c"
          
     }
-    (void)tamm_wait_all();  /* #pragma tamm taskwait */
+    (void)tamm_cc_taskwait();  /* #pragma tamm taskwait */
     double s = 0;
     for (long b = 0; b < N / NB; b++) {
         const double *x = tamm_block(X, b);

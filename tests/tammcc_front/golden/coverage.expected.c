@@ -859,5 +859,5 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
 #line 93 "coverage.c"
          
     }
-    (void)tamm_wait_all();  /* #pragma tamm taskwait */
+    (void)tamm_cc_taskwait();  /* #pragma tamm taskwait */
 }

@@ -251,5 +251,5 @@ void kernels(tamm_tensor *A, tamm_tensor *B, tamm_tensor *C, long nt)
 #line 46 "infer.c"
                                      
     }
-    (void)tamm_wait_all();  /* #pragma tamm taskwait */
+    (void)tamm_cc_taskwait();  /* #pragma tamm taskwait */
 }

@@ -98,5 +98,5 @@ void f(tamm_tensor *A, long n)
 }
 #line 20 "macro.c"
      
-    (void)tamm_wait_all();  /* #pragma tamm taskwait */
+    (void)tamm_cc_taskwait();  /* #pragma tamm taskwait */
 }

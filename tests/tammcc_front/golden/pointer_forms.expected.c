@@ -1073,5 +1073,5 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
 }
 #line 93 "pointer_forms.c"
                                                                        
-(void)tamm_wait_all();  /* #pragma tamm taskwait */
+(void)tamm_cc_taskwait();  /* #pragma tamm taskwait */
 }

@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 }
 #line 21 "toplevel.c"
                                
-    (void)tamm_wait_all();  /* #pragma tamm taskwait */
+    (void)tamm_cc_taskwait();  /* #pragma tamm taskwait */
     tamm_finalize();
     return 0;
 }

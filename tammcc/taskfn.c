@@ -1,0 +1,382 @@
+/* taskfn.c — task functions: permissions inferred through calls (see taskfn.h). */
+#include "taskfn.h"
+#include "diag.h"
+#include "text.h"
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What the tasks a function may submit need on one tensor.  tensor: "#k" for
+ * the function's parameter k, the name of a file-scope variable, or NULL when
+ * the tensor cannot be named outside the function (origin says where). */
+typedef struct need {
+    char *tensor;
+    unsigned mode;
+    char *origin;
+} need;
+
+typedef struct fninfo {
+    cc_node *root;        /* the definition's tree */
+    int owned;            /* built here (the unit keeps trees of functions holding directives) */
+    char *usr;
+    int submits;          /* submits tasks or waits for them (a taskwait), itself or through calls */
+    need *nd; int nnd;
+    cc_node **calls; int ncalls; /* calls outside the function's tasks */
+} fninfo;
+
+typedef struct tf_state {
+    cc_unit *u;
+    cc_infer *in;
+    fninfo *f; int nf;
+    char **globals; int nglobals; /* file-scope variables of the translation unit */
+} tf_state;
+
+static char *usr_of(CXCursor c)
+{
+    CXString s = clang_getCursorUSR(c);
+    char *r = strdup(clang_getCString(s));
+    clang_disposeString(s);
+    return r;
+}
+
+static fninfo *fn_by_cursor(tf_state *st, CXCursor callee)
+{
+    if (clang_Cursor_isNull(callee) || clang_getCursorKind(callee) != CXCursor_FunctionDecl) return NULL;
+    CXCursor def = clang_getCursorDefinition(callee);
+    if (clang_Cursor_isNull(def)) return NULL;
+    char *u = usr_of(def);
+    fninfo *r = NULL;
+    for (int i = 0; i < st->nf && !r; i++)
+        if (!strcmp(st->f[i].usr, u)) r = &st->f[i];
+    free(u);
+    return r;
+}
+
+/* ---------------------------------------------------------------- the unit's functions */
+static void add_fn(tf_state *st, cc_node *root, int owned)
+{
+    char *u = usr_of(root->c);
+    for (int i = 0; i < st->nf; i++)
+        if (!strcmp(st->f[i].usr, u)) {
+            free(u);
+            if (owned) cc_tree_free(root);
+            return;
+        }
+    st->f = realloc(st->f, (size_t)(st->nf + 1) * sizeof *st->f);
+    fninfo *f = &st->f[st->nf++];
+    memset(f, 0, sizeof *f);
+    f->root = root;
+    f->owned = owned;
+    f->usr = u;
+}
+
+static enum CXChildVisitResult top_visit(CXCursor c, CXCursor parent, CXClientData d)
+{
+    (void)parent;
+    tf_state *st = d;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_VarDecl) {
+        CXString s = clang_getCursorSpelling(c);
+        st->globals = realloc(st->globals, (size_t)(st->nglobals + 1) * sizeof *st->globals);
+        st->globals[st->nglobals++] = strdup(clang_getCString(s));
+        clang_disposeString(s);
+    } else if (k == CXCursor_FunctionDecl && clang_isCursorDefinition(c)) {
+        size_t b, e;
+        if (cc_extent(&st->u->ast, c, &b, &e)) add_fn(st, cc_tree(&st->u->ast, c, NULL), 1);
+    }
+    return CXChildVisit_Continue;
+}
+
+/* ---------------------------------------------------------------- names */
+/* text without spaces and enclosing parentheses, if it is one identifier; else NULL */
+static char *identifier(const char *text)
+{
+    char *s = cc_collapse(text);
+    size_t n = strlen(s);
+    while (n >= 2 && s[0] == '(' && s[n - 1] == ')') {
+        memmove(s, s + 1, n - 2);
+        n -= 2;
+        s[n] = 0;
+    }
+    int ok = n > 0 && (isalpha((unsigned char)s[0]) || s[0] == '_');
+    for (size_t i = 0; ok && i < n; i++) ok = isalnum((unsigned char)s[i]) || s[i] == '_';
+    if (!ok) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+typedef struct { const char *name; int hit; } decl_find;
+static int find_decl(cc_node *n, void *arg)
+{
+    decl_find *df = arg;
+    if (n->kind == CXCursor_VarDecl) {
+        char *s = cc_spelling(n->c);
+        if (!strcmp(s, df->name)) df->hit = 1;
+        free(s);
+    }
+    return !df->hit;
+}
+
+enum { NAME_LOCAL = -3, NAME_GLOBAL = -2 };
+
+/* How `text` names a tensor inside function f: its parameter k (k >= 0), a
+ * file-scope variable no declaration of f shadows (NAME_GLOBAL), or neither
+ * (NAME_LOCAL: a local, an expression). */
+static int resolve(tf_state *st, cc_node *f, const char *text)
+{
+    char *id = identifier(text);
+    if (!id) return NAME_LOCAL;
+    decl_find df = { id, 0 };
+    cc_walk(f, find_decl, &df);
+    int r = NAME_LOCAL;
+    if (!df.hit) {
+        int np = clang_Cursor_getNumArguments(f->c);
+        for (int k = 0; k < np && r == NAME_LOCAL; k++) {
+            char *pn = cc_spelling(clang_Cursor_getArgument(f->c, (unsigned)k));
+            if (!strcmp(pn, id)) r = k;
+            free(pn);
+        }
+        for (int g = 0; g < st->nglobals && r == NAME_LOCAL; g++)
+            if (!strcmp(st->globals[g], id)) r = NAME_GLOBAL;
+    }
+    free(id);
+    return r;
+}
+
+/* ---------------------------------------------------------------- needs */
+static unsigned join(unsigned a, unsigned b)
+{
+    unsigned m = (a | b) & 7u;
+    if ((m & CC_READ) && (m & CC_ACCUM)) m = CC_RW;
+    if (m & CC_WRITE) m &= ~(unsigned)CC_ACCUM; /* write permission covers accumulation */
+    return m;
+}
+
+static void need_add(need **v, int *n, const char *tensor, unsigned mode, const char *origin)
+{
+    for (int i = 0; i < *n; i++) {
+        need *x = &(*v)[i];
+        if ((tensor && x->tensor && !strcmp(tensor, x->tensor)) ||
+            (!tensor && !x->tensor && !strcmp(origin, x->origin))) {
+            x->mode = join(x->mode, mode);
+            return;
+        }
+    }
+    *v = realloc(*v, (size_t)(*n + 1) * sizeof **v);
+    (*v)[*n] = (need){ tensor ? strdup(tensor) : NULL, join(0, mode), strdup(origin) };
+    (*n)++;
+}
+
+static void needs_free(need *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(v[i].tensor);
+        free(v[i].origin);
+    }
+    free(v);
+}
+
+static int needs_equal(const need *a, int na, const need *b, int nb)
+{
+    if (na != nb) return 0;
+    for (int i = 0; i < na; i++) {
+        int found = 0;
+        for (int j = 0; j < nb && !found; j++)
+            found = a[i].mode == b[j].mode && !strcmp(a[i].origin, b[j].origin) &&
+                    ((!a[i].tensor && !b[j].tensor) || (a[i].tensor && b[j].tensor && !strcmp(a[i].tensor, b[j].tensor)));
+        if (!found) return 0;
+    }
+    return 1;
+}
+
+/* "file:line" of a task */
+static char *task_origin(cc_unit *u, const cc_task *t) { return cc_fmt("%s:%u", u->src.name, t->line); }
+
+/* A need of the callee, as the caller (function f) names it at call c. */
+static char *subst(tf_state *st, const need *n, cc_node *c, cc_node *f)
+{
+    if (!n->tensor) return NULL;
+    if (n->tensor[0] == '#') {
+        int k = atoi(n->tensor + 1);
+        if (k + 1 >= c->nkid || !c->kid[k + 1]->in_main) return NULL;
+        char *arg = cc_src_text(&st->u->ast, c->kid[k + 1]->b, c->kid[k + 1]->e);
+        int r = resolve(st, f, arg);
+        char *out = r >= 0 ? cc_fmt("#%d", r) : r == NAME_GLOBAL ? identifier(arg) : NULL;
+        free(arg);
+        return out;
+    }
+    return resolve(st, f, n->tensor) == NAME_GLOBAL ? strdup(n->tensor) : NULL;
+}
+
+/* the needs of f from its own top-level tasks and its calls outside them */
+static void compute_needs(tf_state *st, fninfo *f, need **v, int *n)
+{
+    *v = NULL;
+    *n = 0;
+    for (int i = 0; i < st->u->ntasks; i++) {
+        cc_task *t = st->u->tasks[i];
+        if (t->fn != f->root || t->parent) continue;
+        char *origin = task_origin(st->u, t);
+        for (int a = 0; a < t->nacc; a++) {
+            int r = resolve(st, f->root, t->acc[a].tensor);
+            char *name = r >= 0 ? cc_fmt("#%d", r) : r == NAME_GLOBAL ? identifier(t->acc[a].tensor) : NULL;
+            need_add(v, n, name, t->acc[a].mode & 7u, origin);
+            free(name);
+        }
+        free(origin);
+    }
+    for (int c = 0; c < f->ncalls; c++) {
+        fninfo *g = fn_by_cursor(st, cc_referenced(f->calls[c]));
+        if (!g) continue;
+        for (int k = 0; k < g->nnd; k++) {
+            char *name = subst(st, &g->nd[k], f->calls[c], f->root);
+            need_add(v, n, name, g->nd[k].mode, g->nd[k].origin);
+            free(name);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- calls */
+typedef struct { tf_state *st; cc_node ***v; int *n; cc_node *skip_fn; cc_task *task; } call_find;
+
+static int is_task_stmt(cc_unit *u, cc_node *n, cc_node *fn, cc_task *except)
+{
+    for (int i = 0; i < u->ntasks; i++) {
+        cc_task *t = u->tasks[i];
+        if (t != except && t->stmt == n && (!fn || t->fn == fn)) return 1;
+    }
+    return 0;
+}
+
+static int find_calls(cc_node *n, void *arg)
+{
+    call_find *cf = arg;
+    if (cf->skip_fn && is_task_stmt(cf->st->u, n, cf->skip_fn, NULL)) return 0; /* a task: its own business */
+    if (cf->task && n != cf->task->stmt && is_task_stmt(cf->st->u, n, NULL, cf->task)) return 0; /* a nested task */
+    if (n->kind == CXCursor_CallExpr && n->in_main && fn_by_cursor(cf->st, cc_referenced(n))) {
+        *cf->v = realloc(*cf->v, (size_t)(*cf->n + 1) * sizeof **cf->v);
+        (*cf->v)[(*cf->n)++] = n;
+    }
+    return 1;
+}
+
+/* ---------------------------------------------------------------- tasks */
+/* Give task t what call c (to g) needs, and the same to every enclosing task.
+ * With report, name what cannot be inferred. */
+static int apply_call(tf_state *st, cc_task *t, cc_node *c, fninfo *g, int report)
+{
+    int changed = 0;
+    char *callee = cc_spelling(cc_referenced(c));
+    for (int k = 0; k < g->nnd; k++) {
+        const need *n = &g->nd[k];
+        char *tensor = NULL;
+        if (n->tensor && n->tensor[0] == '#') {
+            int a = atoi(n->tensor + 1);
+            if (a + 1 < c->nkid && c->kid[a + 1]->in_main)
+                tensor = cc_src_text(&st->u->ast, c->kid[a + 1]->b, c->kid[a + 1]->e);
+        } else if (n->tensor && resolve(st, t->fn, n->tensor) == NAME_GLOBAL) {
+            tensor = strdup(n->tensor);
+        }
+        int clauses = 0;
+        for (int i = 0; i < t->pr->nrefs; i++) clauses |= (t->pr->refs[i].mode & CC_PERMONLY) != 0;
+        if (!tensor) {
+            if (report && !clauses)
+                cc_diag(&st->u->src, c->b, CC_ERROR,
+                        "the call of %s submits tasks (the task at %s) on a tensor that cannot be named here, so "
+                        "the permissions of the task at line %u cannot be inferred; give it a permission(...) "
+                        "clause naming the tensors",
+                        callee, n->origin, t->line);
+            continue;
+        }
+        char *why = cc_fmt("the call of %s at line %u submits tasks that need %s (the task at %s)", callee,
+                           cc_line_of(&st->u->src, c->b), cc_mode_name(n->mode), n->origin);
+        for (cc_task *p = t; p; p = p->parent) {
+            if (cc_varies_in(st->in, p, tensor)) {
+                if (report)
+                    cc_diag(&st->u->src, c->b, CC_ERROR,
+                            "the tensor '%s' passed to %s changes inside the task at line %u, so its permissions "
+                            "cannot be inferred; give it a permission(...) clause naming the tensors",
+                            tensor, callee, p->line);
+                break;
+            }
+            changed |= cc_infer_add_perm(st->in, p, tensor, n->mode, why);
+        }
+        free(why);
+        free(tensor);
+    }
+    free(callee);
+    return changed;
+}
+
+int cc_taskfn_infer(cc_unit *u, cc_infer *in)
+{
+    int e0 = cc_error_count();
+    tf_state st = { u, in, NULL, 0, NULL, 0 };
+    for (int i = 0; i < u->nfns; i++) add_fn(&st, u->fns[i], 0);
+    clang_visitChildren(clang_getTranslationUnitCursor(u->ast.tu), top_visit, &st);
+    for (int i = 0; i < st.nf; i++) {
+        call_find cf = { &st, &st.f[i].calls, &st.f[i].ncalls, st.f[i].root, NULL };
+        cc_walk(st.f[i].root, find_calls, &cf);
+    }
+    for (int i = 0; i < u->ntasks; i++) {
+        cc_task *t = u->tasks[i];
+        call_find cf = { &st, &t->tfcall, &t->ntfcall, NULL, t };
+        cc_walk(t->stmt, find_calls, &cf);
+        fninfo *f = fn_by_cursor(&st, t->fn->c);
+        if (f) f->submits = 1;
+    }
+    for (int i = 0; i < u->nsa; i++) {
+        fninfo *f = u->sa[i].fn && !u->sa[i].in && u->sa[i].pr->kind == CC_P_TASKWAIT ? fn_by_cursor(&st, u->sa[i].fn->c)
+                                                                                       : NULL;
+        if (f) f->submits = 1;
+    }
+    /* to a fixpoint: needs only grow, over finitely many tensors and modes */
+    for (int round = 0; round < 256; round++) {
+        int changed = 0;
+        for (int i = u->ntasks - 1; i >= 0; i--) {
+            cc_task *t = u->tasks[i];
+            for (int c = 0; c < t->ntfcall; c++) changed |= apply_call(&st, t, t->tfcall[c], fn_by_cursor(&st, cc_referenced(t->tfcall[c])), 0);
+        }
+        for (int i = 0; i < st.nf; i++) {
+            for (int c = 0; c < st.f[i].ncalls && !st.f[i].submits; c++) {
+                fninfo *g = fn_by_cursor(&st, cc_referenced(st.f[i].calls[c]));
+                if (g && g->submits) st.f[i].submits = changed = 1;
+            }
+            need *v;
+            int n;
+            compute_needs(&st, &st.f[i], &v, &n);
+            if (!needs_equal(v, n, st.f[i].nd, st.f[i].nnd)) changed = 1;
+            needs_free(st.f[i].nd, st.f[i].nnd);
+            st.f[i].nd = v;
+            st.f[i].nnd = n;
+        }
+        if (!changed) break;
+    }
+    for (int i = 0; i < u->ntasks; i++) { /* what could not be inferred, once */
+        cc_task *t = u->tasks[i];
+        for (int c = 0; c < t->ntfcall; c++) apply_call(&st, t, t->tfcall[c], fn_by_cursor(&st, cc_referenced(t->tfcall[c])), 1);
+    }
+    /* keep only calls that submit tasks or wait: the emitter gives the blocks back before those */
+    for (int i = 0; i < u->ntasks; i++) {
+        cc_task *t = u->tasks[i];
+        int k = 0;
+        for (int c = 0; c < t->ntfcall; c++) {
+            fninfo *g = fn_by_cursor(&st, cc_referenced(t->tfcall[c]));
+            if (g && g->submits) t->tfcall[k++] = t->tfcall[c];
+        }
+        t->ntfcall = k;
+    }
+    for (int i = 0; i < st.nf; i++) {
+        needs_free(st.f[i].nd, st.f[i].nnd);
+        free(st.f[i].calls);
+        free(st.f[i].usr);
+        if (st.f[i].owned) cc_tree_free(st.f[i].root);
+    }
+    free(st.f);
+    for (int g = 0; g < st.nglobals; g++) free(st.globals[g]);
+    free(st.globals);
+    return cc_error_count() - e0;
+}

@@ -235,7 +235,8 @@ void *tamm_comm(tamm_ctx *ctx);
 /** Wait for every task submitted so far; returns the first error recorded
  *  under TAMM_ON_ERROR=return (and clears it), else TAMM_OK. */
 int tamm_wait_all(void);
-/** Wait only for the tasks that use the given blocks/slices/tensors. */
+/** Wait only for the tasks submitted so far that use the given blocks/slices/
+ *  tensors: every one of them, readers included, whatever the refs' modes. */
 int tamm_wait_on(const tamm_ref *refs, int nrefs);
 /** Execution fence: everything submitted before completes before anything after starts. */
 int tamm_barrier(void);

@@ -15,6 +15,7 @@
 #include "trace.h"
 #include "xfer.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 tamm_runtime tamm__rt;
@@ -244,8 +245,16 @@ int tamm_wait_on(const tamm_ref *refs, int nrefs)
     if (rc) return rc;
     if (nrefs < 0 || (nrefs > 0 && !refs)) return tamm__error(NULL, TAMM_EINVAL, "tamm_wait_on: bad ref list");
     if (nrefs == 0) return TAMM_OK;
+    /* every earlier task that uses the blocks, readers included, whatever the refs' modes: the
+     * sentinel is a readwrite access (a read one would join the readers' set and not wait) */
+    tamm_ref *rw = tamm__xmalloc((size_t)nrefs * sizeof *rw);
+    for (int i = 0; i < nrefs; i++) {
+        rw[i] = refs[i];
+        rw[i].mode = TAMM_READWRITE;
+    }
     tamm_task_s *t = NULL;
-    rc = sentinel_wait(refs, nrefs, "tamm_wait_on", &t);
+    rc = sentinel_wait(rw, nrefs, "tamm_wait_on", &t);
+    free(rw);
     if (rc) return rc;
     tamm__task_finish_sentinel(t);
     return tamm__error_take();

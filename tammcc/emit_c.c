@@ -425,7 +425,7 @@ static int emit_edit(cc_out *o, cc_unit *u, cc_task *scope, edit *ed)
             } else {
                 cc_puts(o, "NULL");
             }
-            cc_puts(o, ", TAMM_READ);\n");
+            cc_puts(o, ", TAMM_READWRITE);\n");
         }
         cc_printf(o, "    (void)tamm_wait_on(tamm_r_, %d);\n}", p->nrefs);
         break;

@@ -205,6 +205,18 @@ static int t_gather_scatter(void *vp)
     return 0;
 }
 
+/* read block (i), slowly, then set the flag */
+static void slow_read_task(tamm_ctx *ctx, void *vp)
+{
+    wargs *a = vp;
+    long idx[1] = { a->i };
+    long *p = tamm_get_buf_read(ctx, a->T, idx);
+    TCHECK(p != NULL);
+    h_sleep_ms(a->sleep_ms);
+    if (p) TCHECK(tamm_release_cancel(ctx, p) == TAMM_OK);
+    atomic_store(a->flag, 1);
+}
+
 static int t_wait_on(void *vp)
 {
     (void)vp;
@@ -220,6 +232,19 @@ static int t_wait_on(void *vp)
     tamm_ref all = tu_ref_all(T, TAMM_READ);
     CHECK_EQ_INT(tamm_wait_on(&all, 1), TAMM_OK);
     CHECK_EQ_INT(atomic_load(&g_flag), 1);
+    /* it waits for every earlier task that uses the block, readers too, whatever the ref's mode
+     * (a read-mode wait returned at once while a reader still ran) */
+    static const unsigned modes[] = { TAMM_READ, TAMM_WRITE, TAMM_ACCUM, TAMM_READWRITE };
+    for (int m = 0; m < 4; m++) {
+        atomic_store(&g_flag2, 0);
+        wargs a = { T, 1, 0, 0, 120, 7, &g_flag2 };
+        tamm_ref rr = tu_ref1(T, TAMM_READ, 1);
+        tamm_task t = tu_task(slow_read_task, &a, sizeof a, &rr, 1, "slow reader", __FILE__, __LINE__);
+        CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+        tamm_ref w = tu_ref1(T, modes[m], 1);
+        CHECK_EQ_INT(tamm_wait_on(&w, 1), TAMM_OK);
+        CHECK_MSG(atomic_load(&g_flag2) == 1, "tamm_wait_on (mode %u) returned before an earlier reader ended", modes[m]);
+    }
     CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
     CHECK_TASKS_OK();
     TU_FINALIZE();

@@ -63,8 +63,8 @@ int main(int argc, char **argv)
     } (void)tamm_streaming_end(); }
     {   /* #pragma tamm taskwait on(...) */
     tamm_ref tamm_r_[2];
-    tamm_cc_ref(&tamm_r_[0], (T), 2, (const long[]){0, 0}, TAMM_READ);
-    tamm_cc_ref(&tamm_r_[1], (T), 2, (const long[]){1, TAMM_ALL}, TAMM_READ);
+    tamm_cc_ref(&tamm_r_[0], (T), 2, (const long[]){0, 0}, TAMM_READWRITE);
+    tamm_cc_ref(&tamm_r_[1], (T), 2, (const long[]){1, TAMM_ALL}, TAMM_READWRITE);
     (void)tamm_wait_on(tamm_r_, 2);
 }
 #line 19 "toplevel.c"
@@ -72,7 +72,7 @@ int main(int argc, char **argv)
     (void)tamm_barrier();  /* #pragma tamm fence */
     {   /* #pragma tamm taskwait on(...) */
     tamm_ref tamm_r_[1];
-    tamm_cc_ref(&tamm_r_[0], (T), 0, NULL, TAMM_READ);
+    tamm_cc_ref(&tamm_r_[0], (T), 0, NULL, TAMM_READWRITE);
     (void)tamm_wait_on(tamm_r_, 1);
 }
 #line 21 "toplevel.c"

@@ -182,6 +182,32 @@ const char *cc_unop(cc_ast *a, const cc_node *n, int *postfix)
     return punct_in(a, n->kid[0]->e, n->e, 1);
 }
 
+char *cc_cursor_text(cc_ast *a, CXCursor c)
+{
+    CXToken *t = NULL;
+    unsigned n = 0;
+    clang_tokenize(a->tu, clang_getCursorExtent(c), &t, &n);
+    size_t len = 1;
+    for (unsigned i = 0; i < n; i++) {
+        CXString s = clang_getTokenSpelling(a->tu, t[i]);
+        len += strlen(clang_getCString(s)) + 1;
+        clang_disposeString(s);
+    }
+    char *r = malloc(len), *p = r;
+    for (unsigned i = 0; i < n; i++) {
+        CXString s = clang_getTokenSpelling(a->tu, t[i]);
+        const char *cs = clang_getCString(s);
+        if (i) *p++ = ' ';
+        size_t l = strlen(cs);
+        memcpy(p, cs, l);
+        p += l;
+        clang_disposeString(s);
+    }
+    *p = 0;
+    if (t) clang_disposeTokens(a->tu, t, n);
+    return r;
+}
+
 CXCursor cc_referenced(const cc_node *n) { return clang_getCursorReferenced(n->c); }
 
 static int is_wrapper(const cc_node *n)

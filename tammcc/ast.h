@@ -28,6 +28,9 @@ typedef struct cc_ast {
     size_t len;
 } cc_ast;
 
+/** The source text of a cursor in any file, as its tokens separated by one
+ *  space (a macro invocation stays as written).  Caller frees. */
+char *cc_cursor_text(cc_ast *a, CXCursor c);
 /** Build the subtree rooted at `c` (parent may be NULL). */
 cc_node *cc_tree(cc_ast *a, CXCursor c, cc_node *parent);
 void cc_tree_free(cc_node *n);

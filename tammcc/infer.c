@@ -108,7 +108,11 @@ static char *where(CXCursor c)
     return r;
 }
 
-static char *node_text(cc_infer *in, const cc_node *n) { return cc_src_text(in->a, n->b, n->e); }
+/* the text of n: from the main file as written, from a header as its tokens */
+static char *node_text(cc_infer *in, const cc_node *n)
+{
+    return n->in_main ? cc_src_text(in->a, n->b, n->e) : cc_cursor_text(in->a, n->c);
+}
 
 /* ---------------------------------------------------------------- names */
 typedef struct { cc_ast *a; const char **names; int n, cap; cc_node *skip; } name_set;
@@ -425,12 +429,15 @@ static int touches(cc_infer *in, cc_node *n, CXCursor var, int addr_only)
 static int local_of(cc_infer *in, CXCursor var, cc_node *region)
 {
     enum CXCursorKind k = clang_getCursorKind(var);
-    size_t off;
-    if ((k != CXCursor_VarDecl && k != CXCursor_ParmDecl) ||
-        !cc_offset(in->a, clang_getCursorLocation(var), &off) || off < region->b || off >= region->e)
-        return 0;
+    if (k != CXCursor_VarDecl && k != CXCursor_ParmDecl) return 0;
     enum CX_StorageClass sc = clang_Cursor_getStorageClass(var);
-    return sc != CX_SC_Static && sc != CX_SC_Extern;
+    if (sc == CX_SC_Static || sc == CX_SC_Extern) return 0;
+    if (!region->in_main) /* a callee in a header: a variable of that function */
+        return region->kind == CXCursor_FunctionDecl &&
+               clang_equalCursors(clang_getCanonicalCursor(clang_getCursorSemanticParent(var)),
+                                  clang_getCanonicalCursor(region->c));
+    size_t off;
+    return cc_offset(in->a, clang_getCursorLocation(var), &off) && off >= region->b && off < region->e;
 }
 
 /* Does var keep one value throughout region (see the section comment)? */
@@ -536,8 +543,9 @@ static int find_name(cc_node *n, void *arg)
 static int uses_macro(cc_infer *in, cc_node *e)
 {
     CXTranslationUnit tu = in->a->tu;
-    CXSourceRange r = clang_getRange(clang_getLocationForOffset(tu, in->a->file, (unsigned)e->b),
-                                     clang_getLocationForOffset(tu, in->a->file, (unsigned)e->e));
+    CXSourceRange r = e->in_main ? clang_getRange(clang_getLocationForOffset(tu, in->a->file, (unsigned)e->b),
+                                                  clang_getLocationForOffset(tu, in->a->file, (unsigned)e->e))
+                                 : clang_getCursorExtent(e->c);
     CXToken *tk;
     unsigned n;
     clang_tokenize(tu, r, &tk, &n);
@@ -560,7 +568,7 @@ static char *stable_text(cc_infer *in, cc_node *e, cc_node *region)
 {
     stable_ctx s = { in, region, 1 };
     cc_walk(e, stable_visit, &s);
-    if (!s.ok || !e->in_main) return NULL;
+    if (!s.ok || (!e->in_main && region->kind != CXCursor_FunctionDecl)) return NULL;
     if (uses_macro(in, e) &&
         (region->kind == CXCursor_FunctionDecl || macro_directive_in(in->a->text, region->b, e->b))) {
         CXEvalResult v = clang_Cursor_Evaluate(e->c);

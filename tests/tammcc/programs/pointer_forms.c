@@ -11,7 +11,7 @@
 #include "pointer_forms_kern.h"
 
 #define NB 8
-#define NF 20
+#define NF 21
 
 static tamm_tensor *C, *S;
 
@@ -110,6 +110,10 @@ int main(int argc, char **argv)
     { double *c = tamm_block(C, 19); k_rec_f(c, 6); }
 #pragma tamm task
     { double *c = tamm_block(C, 19); k_rec_g(c + 10, 8); }
+    checksum(f++);
+    /* a header kernel's write proof that covers less than the block: readwrite at submission */
+#pragma tamm task
+    { double *c = tamm_block(C, 20); k_store(c, NB * NB - 3); }
     checksum(f++);
 
 #pragma tamm taskwait

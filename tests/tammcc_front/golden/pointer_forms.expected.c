@@ -499,14 +499,14 @@ static void tamm_task_f_70(tamm_ctx *tamm_ctx_, void *tamm_args_)
 
 /* ---- task tamm_task_f_73: pointer_forms.c:73, in f() ---- */
 struct tamm_task_f_73_args {
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[19] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* A[19] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* B[4] */
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* B[5] */
 };
 
 static int tamm_task_f_73_refs(const struct tamm_task_f_73_args *a, tamm_ref *r)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
     tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
     tamm_cc_ref(&r[2], a->tamm_T2, 1, a->tamm_i2, TAMM_READWRITE);
     return 3;
@@ -515,7 +515,7 @@ static int tamm_task_f_73_refs(const struct tamm_task_f_73_args *a, tamm_ref *r)
 static void tamm_task_f_73(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_73_args *tamm_a_ = (struct tamm_task_f_73_args *)tamm_args_;
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[19] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* A[19] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_RW);  /* B[4] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_RW);  /* B[5] */
     {
@@ -525,7 +525,7 @@ static void tamm_task_f_73(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 526 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 #line 531 "pointer_forms.tamm.c"
 
@@ -970,7 +970,8 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
 {   /* #pragma tamm task (pointer_forms.c:73) */
     struct tamm_task_f_73_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
-    tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (19);  /* readwrite A[19] */
+    tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (19);  /* write A[19] */
+    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, (size_t)((N*N))*8);
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (4);  /* readwrite B[4] */
     tamm_a_.tamm_T2 = (B); tamm_a_.tamm_i2[0] = (5);  /* readwrite B[5] */
     tamm_ref tamm_r_[3];

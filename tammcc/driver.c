@@ -9,6 +9,7 @@
  */
 #include "diag.h"
 #include "translate.h"
+#include <clang-c/Index.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -29,10 +30,15 @@ static void sv_add(strv *s, const char *x)
 static void sv_addv(strv *s, const strv *o) { for (int i = 0; i < o->n; i++) sv_add(s, o->v[i]); }
 static void sv_free(strv *s) { for (int i = 0; i < s->n; i++) free(s->v[i]); free(s->v); memset(s, 0, sizeof *s); }
 
-static int verbose;
+static int verbose; /* -v: print each command; 2 (-###): print them, quoted, and run none */
 
 static int run(strv *cmd)
 {
+    if (verbose == 2) {
+        for (int i = 0; i < cmd->n; i++) fprintf(stderr, "%s\"%s\"", i ? " " : " ", cmd->v[i]);
+        fputc('\n', stderr);
+        return 0;
+    }
     if (verbose) {
         for (int i = 0; i < cmd->n; i++) fprintf(stderr, "%s%s", i ? " " : "", cmd->v[i]);
         fputc('\n', stderr);
@@ -135,7 +141,9 @@ static void usage(void)
           "  -S              write the generated C (and .cu) instead of compiling\n"
           "  --emit=c|cuda   print the generated C / CUDA on stdout (or to -o)\n"
           "  --explain       print each task's inferred accesses and permissions, and why\n"
-          "  -v              print the commands run\n", stderr);
+          "  -v              print the commands run\n"
+          "  -###            print the commands, quoted, without running them\n"
+          "  --version       print tammcc's version, its libclang and its back-end compilers\n", stderr);
 }
 
 int main(int argc, char **argv)
@@ -154,6 +162,15 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "-c")) compile_only = 1;
         else if (!strcmp(a, "-S")) gen_only = 1;
         else if (!strcmp(a, "-v")) verbose = 1;
+        else if (!strcmp(a, "-###")) verbose = 2;
+        else if (!strcmp(a, "--version")) {
+            CXString v = clang_getClangVersion();
+            const char *cc = getenv("TAMMCC_CC"), *nv = nvcc_path();
+            printf("tammcc (tamm) %s\n  parser: %s\n  C compiler: %s\n  CUDA compiler: %s\n", TAMMCC_VERSION,
+                   clang_getCString(v), cc && *cc ? cc : TAMMCC_DEFAULT_CC, nv ? nv : "none");
+            clang_disposeString(v);
+            return 0;
+        }
         else if (!strcmp(a, "--explain")) explain = 1;
         else if (!strncmp(a, "--emit=", 7)) {
             emit = a + 7;
@@ -328,6 +345,7 @@ int main(int argc, char **argv)
     sv_add(&rm, tmpdir);
     int v = verbose;
     verbose = 0;
+    if (verbose == 2) verbose = 0; /* -###: the temporary directory still goes */
     if (!getenv("TAMMCC_KEEP")) run(&rm);
     else fprintf(stderr, "tammcc: kept %s\n", tmpdir);
     verbose = v;

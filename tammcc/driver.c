@@ -335,6 +335,11 @@ int main(int argc, char **argv)
         }
         sv_add(&cmd, "-lpthread");
         sv_add(&cmd, "-lm");
+        { /* libtammrt's own dependencies (MPI, libdl), so that any TAMMCC_CC links */
+            char *deps = strdup(TAMMCC_RT_LIBS), *sp = NULL;
+            for (char *w = strtok_r(deps, " ", &sp); w; w = strtok_r(NULL, " ", &sp)) sv_add(&cmd, w);
+            free(deps);
+        }
         if (run(&cmd)) status = 1;
         sv_free(&cmd);
     }

@@ -125,6 +125,41 @@ static char *base_of(const char *path, const char *suffix)
     return r;
 }
 
+/* Rewrite depfile `path` (written by the back end for the translated file
+ * `tmp`) so that it names the user's source `src` instead, into `dest`
+ * ("-": stdout).  Returns 0 on success. */
+static int rewrite_depfile(const char *path, const char *tmp, const char *src, const char *dest)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "tammcc: error: the compiler wrote no dependency file '%s'\n", path);
+        return 1;
+    }
+    char *out = NULL;
+    size_t outlen = 0;
+    FILE *o = open_memstream(&out, &outlen);
+    size_t tl = strlen(tmp);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while ((n = getline(&line, &cap, f)) > 0) {
+        for (char *p = line; *p;) {
+            if (!strncmp(p, tmp, tl)) {
+                fputs(src, o);
+                p += tl;
+            } else {
+                fputc(*p++, o);
+            }
+        }
+    }
+    free(line);
+    fclose(f);
+    fclose(o);
+    int rc = write_file(dest, out);
+    free(out);
+    return rc;
+}
+
 /* The directory of path ("." for a bare file name); caller frees. */
 static char *dir_of(const char *path)
 {
@@ -150,6 +185,9 @@ int main(int argc, char **argv)
 {
     locate();
     strv cflags = { 0 }, clangflags = { 0 }, linkflags = { 0 }, sources = { 0 }, objects = { 0 };
+    strv depflags = { 0 }, deptargets = { 0 }; /* -M... flags; -MT / -MQ with their targets */
+    const char *depfile = NULL;                /* -MF */
+    int deps_only = 0;                         /* -M or -MM: dependencies, no compilation */
     const char *out = NULL;
     int compile_only = 0, gen_only = 0, explain = 0;
     const char *emit = NULL;
@@ -163,6 +201,14 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-S")) gen_only = 1;
         else if (!strcmp(a, "-v")) verbose = 1;
         else if (!strcmp(a, "-###")) verbose = 2;
+        else if (!strcmp(a, "-M") || !strcmp(a, "-MM")) { sv_add(&depflags, a); deps_only = 1; }
+        else if (!strcmp(a, "-MD") || !strcmp(a, "-MMD") || !strcmp(a, "-MP") || !strcmp(a, "-MG")) sv_add(&depflags, a);
+        else if (!strncmp(a, "-MF", 3) || !strncmp(a, "-MT", 3) || !strncmp(a, "-MQ", 3)) {
+            const char *v = a[3] ? a + 3 : ++i < argc ? argv[i] : NULL;
+            if (!v) { fprintf(stderr, "tammcc: error: %.3s needs an argument\n", a); return 2; }
+            if (a[2] == 'F') depfile = v;
+            else { sv_add(&deptargets, a[2] == 'T' ? "-MT" : "-MQ"); sv_add(&deptargets, v); }
+        }
         else if (!strcmp(a, "--version")) {
             CXString v = clang_getClangVersion();
             const char *cc = getenv("TAMMCC_CC"), *nv = nvcc_path();
@@ -259,11 +305,43 @@ int main(int argc, char **argv)
                 if (TAMMCC_SANITIZE[0] && !installed) sv_add(&cmd, TAMMCC_SANITIZE);
                 sv_add(&cmd, "-I");
                 sv_add(&cmd, incdir);
-                sv_add(&cmd, "-c");
-                sv_add(&cmd, cname);
-                sv_add(&cmd, "-o");
-                sv_add(&cmd, cobj);
+                /* dependency files name the user's files: the back end writes one for the
+                 * translated file into the temporary directory, rewritten afterwards */
+                char *tmpdep = NULL, *dest = NULL;
+                if (depflags.n) {
+                    if (asprintf(&tmpdep, "%s/%s.d", tmpdir, b) < 0) return 1;
+                    sv_addv(&cmd, &depflags);
+                    sv_add(&cmd, "-MF");
+                    sv_add(&cmd, tmpdep);
+                    if (deptargets.n) {
+                        sv_addv(&cmd, &deptargets);
+                    } else {
+                        char *t = compile_only ? strdup(obj) : base_of(src, ".o");
+                        sv_add(&cmd, "-MT");
+                        sv_add(&cmd, t);
+                        free(t);
+                    }
+                    if (depfile) dest = strdup(depfile);
+                    else if (deps_only) dest = strdup("-");
+                    else if (compile_only) {
+                        char *dot = strrchr(obj, '.'), *slash = strrchr(obj, '/');
+                        size_t keep = dot && (!slash || dot > slash) ? (size_t)(dot - obj) : strlen(obj);
+                        if (asprintf(&dest, "%.*s.d", (int)keep, obj) < 0) return 1;
+                    } else dest = base_of(src, ".d");
+                }
+                if (deps_only) {
+                    sv_add(&cmd, cname);
+                } else {
+                    sv_add(&cmd, "-c");
+                    sv_add(&cmd, cname);
+                    sv_add(&cmd, "-o");
+                    sv_add(&cmd, cobj);
+                }
                 if (run(&cmd)) status = 1;
+                if (!status && tmpdep && verbose != 2 && rewrite_depfile(tmpdep, cname, src, dest)) status = 1;
+                free(tmpdep);
+                free(dest);
+                if (deps_only) with_cuda = 0;
                 sv_free(&cmd);
                 if (!status && with_cuda) {
                     if (asprintf(&cuobj, "%s/%s.cu.o", tmpdir, b) < 0) return 1;
@@ -311,7 +389,7 @@ int main(int argc, char **argv)
         free(cname);
         free(cuname);
     }
-    if (!status && !compile_only && !gen_only && !emit && !explain) {
+    if (!status && !compile_only && !gen_only && !emit && !explain && !deps_only) {
         strv cmd = { 0 };
         sv_add(&cmd, cc);
         sv_addv(&cmd, &cflags);
@@ -356,5 +434,6 @@ int main(int argc, char **argv)
     verbose = v;
     sv_free(&rm);
     sv_free(&cflags); sv_free(&clangflags); sv_free(&linkflags); sv_free(&sources); sv_free(&objects); sv_free(&link_objs);
+    sv_free(&depflags); sv_free(&deptargets);
     return status || cc_error_count() ? 1 : 0;
 }

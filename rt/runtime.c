@@ -86,6 +86,8 @@ static int nothing_pending(void *arg)
     return tamm__top_pending() == 0;
 }
 
+static tamm_tensor *coll_token; /* orders collective tasks in one process (tamm_submit_ex) */
+
 static int top_level_only(const char *what)
 {
     if (!tamm__rt.initialised) {
@@ -192,6 +194,7 @@ int tamm_finalize(void)
     tamm__trace_finish();
     int deadlocked = tamm__top_pending() != 0;
     if (!deadlocked) tamm__tensor_free_all(); /* tasks that can never run still point at their tensors */
+    coll_token = NULL;
     tamm__fence_free_all();
     for (int i = 0; i < tamm__rt.nthreads; i++) {
         tamm__deque_destroy(&tamm__rt.workers[i].dq);
@@ -447,7 +450,41 @@ int tamm_tensor_scatter(tamm_tensor *T, const void *src) { return whole(T, (void
 /* small public entry points                                             */
 /* ------------------------------------------------------------------ */
 int tamm_submit(tamm_ctx *ctx, const tamm_task *t) { return tamm__submit(ctx, t, NULL, 0, NULL); }
-int tamm_submit_ex(tamm_ctx *ctx, const tamm_task *t, const tamm_task_opts *o) { return tamm__submit(ctx, t, o, 0, NULL); }
+/* Collective tasks never overlap (SPEC 7).  Several ranks: the task flow orders
+ * them (mpi_flow.c).  One process: each top-level collective also writes a
+ * hidden one-block tensor (coll_token), so that they run one after another, in
+ * submission order, while ordinary tasks interleave. */
+
+static int submit_local_collective(const tamm_task *t, const tamm_task_opts *o)
+{
+    if (!coll_token) {
+        size_t one = 1;
+        coll_token = tamm_tensor_create("tamm:collectives", TAMM_I32, 1, &one, &one);
+        if (!coll_token) return TAMM_ENOMEM;
+    }
+    if (t->nrefs < 0 || (t->nrefs > 0 && !t->refs)) return tamm__submit(NULL, t, o, 0, NULL); /* its error */
+    tamm_ref *refs = tamm__xmalloc((size_t)(t->nrefs + 1) * sizeof *refs);
+    if (t->nrefs) memcpy(refs, t->refs, (size_t)t->nrefs * sizeof *refs);
+    memset(&refs[t->nrefs], 0, sizeof refs[t->nrefs]);
+    refs[t->nrefs].tensor = coll_token;
+    refs[t->nrefs].nidx = 0;
+    refs[t->nrefs].mode = TAMM_WRITE | TAMM_PERMISSION_ONLY;
+    tamm_task u = *t;
+    u.refs = refs;
+    u.nrefs = t->nrefs + 1;
+    int rc = tamm__submit(NULL, &u, o, 0, NULL);
+    free(refs);
+    return rc;
+}
+
+int tamm_submit_ex(tamm_ctx *ctx, const tamm_task *t, const tamm_task_opts *o)
+{
+    if (o && o->collective && t && !ctx && tamm__rt.initialised && !tamm__flow_on) {
+        tamm_worker *w = tamm__self();
+        if (w && !w->cur_ctx) return submit_local_collective(t, o); /* top level */
+    }
+    return tamm__submit(ctx, t, o, 0, NULL);
+}
 
 tamm_ctx *tamm_current_ctx(void)
 {

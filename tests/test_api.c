@@ -251,6 +251,41 @@ static int t_wait_on(void *vp)
     return 0;
 }
 
+/* independent collective tasks (no block in common) never run at once, also in
+ * one process (SPEC 7); ordinary tasks still interleave with them */
+static atomic_int g_coll_inside, g_coll_overlaps, g_coll_ran;
+static void coll_body(tamm_ctx *ctx, void *vp)
+{
+    (void)vp;
+    TCHECK(tamm_comm(ctx) == NULL || tamm_nranks() > 1);
+    if (atomic_fetch_add(&g_coll_inside, 1) != 0) atomic_fetch_add(&g_coll_overlaps, 1);
+    h_sleep_ms(15);
+    atomic_fetch_sub(&g_coll_inside, 1);
+    atomic_fetch_add(&g_coll_ran, 1);
+}
+
+static int t_collectives(void *vp)
+{
+    (void)vp;
+    tu_init();
+    tamm_tensor *T = tu_vec("Coll", 6, 1);
+    tamm_task_opts o;
+    memset(&o, 0, sizeof o);
+    o.collective = 1;
+    for (long c = 0; c < 6; c++) {
+        tamm_ref r = tu_ref1(T, TAMM_READWRITE, c);
+        tamm_task t = tu_task(coll_body, NULL, 0, &r, 1, "collective", __FILE__, __LINE__);
+        CHECK_EQ_INT(tamm_submit_ex(NULL, &t, &o), TAMM_OK);
+    }
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+    CHECK_EQ_INT(atomic_load(&g_coll_ran), 6);
+    CHECK_MSG(atomic_load(&g_coll_overlaps) == 0, "%d collective tasks overlapped another", atomic_load(&g_coll_overlaps));
+    CHECK_TASKS_OK();
+    tamm_tensor_destroy(T);
+    TU_FINALIZE();
+    return 0;
+}
+
 static int t_barrier(void *vp)
 {
     (void)vp;
@@ -1001,6 +1036,7 @@ int main(void)
     run_test_child("gather_scatter", t_gather_scatter, NULL, env2, 20);
     run_test_child("wait_on", t_wait_on, NULL, env4, 20);
     run_test_child("barrier", t_barrier, NULL, env4, 20);
+    run_test_child("collectives_never_overlap", t_collectives, NULL, env4, 20);
     run_test_child("fences", t_fences, NULL, env4, 20);
     run_test_child("fence_deadlock", t_fence_deadlock, NULL, env_ret, 20);
     run_test_child("destroy_deferred", t_destroy_deferred, NULL, env4, 20);

@@ -107,6 +107,18 @@ static void coll_sum(tamm_ctx *ctx, void *va)
     usleep(2000);
     atomic_fetch_sub(&inside, 1);
 }
+/* independent collectives (no block in common) still never run at once (SPEC 7) */
+static atomic_int coll_overlaps;
+static void coll_indep(tamm_ctx *ctx, void *va)
+{
+    const long *k = va;
+    if (atomic_fetch_add(&inside, 1) != 0) atomic_fetch_add(&coll_overlaps, 1);
+    int64_t v = *k, tot = v;
+    void *comm = tamm_comm(ctx);
+    if (comm) MPI_Allreduce(&v, &tot, 1, MPI_INT64_T, MPI_SUM, *(MPI_Comm *)comm);
+    usleep(20000); /* long enough for another worker to start a second one */
+    atomic_fetch_sub(&inside, 1);
+}
 typedef struct { tamm_tensor *S, *V; } copy_args;
 static void from_replicated(tamm_ctx *ctx, void *va)
 {
@@ -226,6 +238,19 @@ int main(int argc, char **argv)
         CHECK(submit(coll_sum, &a, sizeof a, rf, 2, -1, 1, "collective") == TAMM_OK, "collective");
         tamm_ref z = ref1(L, TAMM_READ, 0);
         CHECK(submit(nothing, NULL, 0, &z, 1, -1, 0, "between") == TAMM_OK, "between");
+    }
+    {
+        size_t dw[1] = { 6 }, tw[1] = { 1 };
+        tamm_tensor *W = tamm_tensor_create("W", TAMM_I64, 1, dw, tw);
+        for (long c = 0; c < 6; c++) {
+            tamm_ref wr = ref1(W, TAMM_READWRITE, c);
+            CHECK(submit(coll_indep, &c, sizeof c, &wr, 1, -1, 1, "independent collective") == TAMM_OK,
+                  "independent collective");
+        }
+        CHECK(tamm_wait_all() == TAMM_OK, "wait for the independent collectives");
+        CHECK(atomic_load(&coll_overlaps) == 0, "%d independent collective tasks overlapped another on rank %d",
+              atomic_load(&coll_overlaps), tamm_rank());
+        tamm_tensor_destroy(W);
     }
     copy_args ca = { S, L };
     tamm_ref cr[2] = { ref1(L, TAMM_WRITE, 0), ref1(S, TAMM_READ, 0) };

@@ -59,7 +59,7 @@ static inline void tamm_cc_release(tamm_ctx *ctx, void **buf, unsigned how)
 /** A block buffer fetched on first use (tasks that submit children). */
 #define TAMM_CC_LAZY(ctx, b, T, idx, how) ((b) ? (b) : ((b) = tamm_cc_get((ctx), (T), (idx), (how))))
 
-/** Fill a ref (n == 0: the whole tensor; an index TAMM_ALL: a slice). */
+/** Fill a ref (n == 0: the whole tensor; an index TAMM_ALL: a slice, TAMM_RANGE(lo, hi): a range). */
 static inline void tamm_cc_ref(tamm_ref *r, tamm_tensor *T, int n, const long *idx, unsigned mode)
 {
     r->tensor = T;

@@ -2,6 +2,7 @@
 #include "infer.h"
 #include "text.h"
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1252,6 +1253,132 @@ static const char *perm_word(unsigned m)
     }
 }
 
+/* ---- ranges: is a child's index provably within a parent's range? ---- */
+/* the whitespace-free copy of s[0, n) (how keys compare texts) */
+static char *squeezed(const char *s, size_t n)
+{
+    char *o = malloc(n + 1), *q = o;
+    for (size_t i = 0; i < n && s[i]; i++)
+        if (!isspace((unsigned char)s[i])) *q++ = s[i];
+    *q = 0;
+    return o;
+}
+
+/* a decimal, octal or hex integer constant, nothing else */
+static int int_const(const char *s, long *v)
+{
+    if (!isdigit((unsigned char)*s)) return 0;
+    char *e;
+    errno = 0;
+    *v = strtol(s, &e, 0);
+    return !errno && *e == 0;
+}
+
+/* a <= b, provably: equal texts or integer constants */
+static int le_text(const char *a, const char *b)
+{
+    long x, y;
+    return !strcmp(a, b) || (int_const(a, &x) && int_const(b, &y) && x <= y);
+}
+
+/* The bounds of index text s: a range "lo:hi" gives lo, hi (*range = 1), a
+ * block i gives i, NULL (*range = 0); squeezed, caller frees both. */
+static void index_bounds(const char *s, char **lo, char **hi, int *range)
+{
+    size_t le, hb;
+    *range = cc_range_split(s, &le, &hb);
+    *lo = squeezed(s, *range ? le : strlen(s));
+    *hi = *range ? squeezed(s + hb, strlen(s + hb)) : NULL;
+}
+
+/* Does parent index p (NULL: ':') provably hold every block of child index c
+ * (NULL: ':')?  A block i lies in lo:hi when i is lo or lo <= i < hi as
+ * integers (the runtime has checked lo < hi at the parent's submission); a
+ * range clo:chi when lo <= clo and chi <= hi, each by equal texts or as
+ * integers. */
+static int index_within(const char *p, const char *c)
+{
+    if (!p) return 1;
+    if (!c) return 0;
+    char *plo, *phi, *clo, *chi;
+    int pr, cr;
+    index_bounds(p, &plo, &phi, &pr);
+    index_bounds(c, &clo, &chi, &cr);
+    int ok;
+    long x, l, h;
+    if (!pr) ok = !cr && !strcmp(plo, clo);
+    else if (cr) ok = le_text(plo, clo) && le_text(chi, phi);
+    else ok = !strcmp(plo, clo) || (int_const(clo, &x) && int_const(plo, &l) && int_const(phi, &h) && l <= x && x < h);
+    free(plo); free(phi); free(clo); free(chi);
+    return ok;
+}
+
+/* Does access a name what one of t's clauses names (access or permission)? */
+static int from_clause(const cc_task *t, const cc_access *a)
+{
+    int yes = 0;
+    for (int i = 0; i < t->pr->nrefs && !yes; i++) {
+        char *k = cc_ref_text(&t->pr->refs[i]);
+        yes = !strcmp(k, a->key);
+        free(k);
+    }
+    return yes;
+}
+
+/* The first access of t with a range index on tensor text `tensor` that
+ * holds the blocks (idx, nidx), or -1: provably (index_within), or, for an
+ * index widened to ':' because it varies in t's body (widened[d]), when the
+ * access comes from one of t's clauses and names a range there: the user
+ * declared that range, and the runtime checks every block the body or a
+ * child uses against it. */
+static int covering_range(const cc_task *t, const char *tensor, char **idx, const int *widened, int nidx)
+{
+    char *tn = squeezed(tensor, strlen(tensor));
+    int found = -1;
+    for (int k = 0; k < 2 * t->nacc && found < 0; k++) { /* clause accesses first: they decide */
+        const cc_access *a = &t->acc[k % t->nacc];
+        if (a->nidx != nidx || nidx == 0 || !a->explicit_mode != (k >= t->nacc)) continue;
+        int any_range = 0, ok = 1;
+        for (int d = 0; d < nidx && ok; d++) {
+            int range = a->idx[d] && cc_range_split(a->idx[d], NULL, NULL);
+            if (range) any_range = 1;
+            ok = index_within(a->idx[d], idx[d]) || (!idx[d] && widened && widened[d] && range && from_clause(t, a));
+        }
+        if (!any_range || !ok) continue;
+        char *an = squeezed(a->tensor, strlen(a->tensor));
+        if (!strcmp(an, tn)) found = k % t->nacc;
+        free(an);
+    }
+    free(tn);
+    return found;
+}
+
+/* The access of t whose key is that of (tensor, idx, nidx), or -1. */
+static int find_access(const cc_task *t, const char *tensor, char **idx, int nidx)
+{
+    cc_ref r;
+    memset(&r, 0, sizeof r);
+    r.tensor.s = (char *)tensor;
+    r.nidx = nidx;
+    for (int d = 0; d < nidx; d++) r.idx[d].s = idx[d];
+    char *key = cc_ref_text(&r);
+    int found = -1;
+    for (int i = 0; i < t->nacc && found < 0; i++)
+        if (!strcmp(t->acc[i].key, key)) found = i;
+    free(key);
+    return found;
+}
+
+/* What the body does (CC_SEEN_* bits s) that a clause of mode m forbids, or NULL. */
+static const char *contradiction(unsigned m, unsigned s)
+{
+    if ((m & 7u) == CC_READ && (s & (CC_SEEN_STORE | CC_SEEN_ACC))) return s & CC_SEEN_STORE ? "writes" : "accumulates into";
+    if ((m & 7u) == CC_ACCUM && (s & (CC_SEEN_READ | CC_SEEN_STORE))) return s & CC_SEEN_READ ? "reads" : "overwrites";
+    if ((m & 7u) == CC_WRITE && (s & CC_SEEN_READ)) return "reads";
+    if ((m & 7u) == CC_READ && (s & CC_SEEN_ESC)) return "may modify (it escapes)";
+    return NULL;
+}
+
 int cc_infer_finish(cc_infer *in, cc_task *t)
 {
     int e0 = cc_error_count();
@@ -1273,12 +1400,7 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
         }
         unsigned m = r->mode & (7u | CC_CANCEL);
         /* a clause that contradicts the body is an error */
-        unsigned s = a->seen;
-        const char *bad = NULL;
-        if ((m & 7u) == CC_READ && (s & (CC_SEEN_STORE | CC_SEEN_ACC))) bad = s & CC_SEEN_STORE ? "writes" : "accumulates into";
-        else if ((m & 7u) == CC_ACCUM && (s & (CC_SEEN_READ | CC_SEEN_STORE))) bad = s & CC_SEEN_READ ? "reads" : "overwrites";
-        else if ((m & 7u) == CC_WRITE && (s & CC_SEEN_READ)) bad = "reads";
-        else if ((m & 7u) == CC_READ && (s & CC_SEEN_ESC)) bad = "may modify (it escapes)";
+        const char *bad = contradiction(m, a->seen);
         if (bad) {
             cc_diag(in->src, r->off, CC_ERROR, "'%s' clause on %s, but the task body %s it (%s)", cc_mode_name(m), a->key,
                     bad, a->why ? a->why : "");
@@ -1296,6 +1418,33 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
         a->why = cc_fmt("'%s' clause", cc_mode_name(m));
         if (!a->own) a->fetched = 0;
     }
+    /* the body's blocks whose indices vary (widened to ':') within a range clause:
+     * the clause's range is the permission (the runtime checks each block) */
+    for (int i = 0; i < t->nacc; i++) {
+        cc_access *a = &t->acc[i];
+        if (!a->own || a->fetched || a->explicit_mode || !a->nidx) continue;
+        int widened[CC_MAX_DIMS];
+        for (int d = 0; d < a->nidx; d++) widened[d] = !a->idx[d];
+        int cov = covering_range(t, a->tensor, a->idx, widened, a->nidx);
+        if (cov < 0 || cov == i) continue;
+        cc_access *pa = &t->acc[cov];
+        const char *bad = contradiction(pa->mode, a->seen);
+        if (bad) {
+            cc_diag(in->src, pa->off, CC_ERROR, "'%s' clause on %s, but the task body %s %s in it (%s)",
+                    cc_mode_name(pa->mode & (7u | CC_CANCEL)), pa->key, bad, a->key, a->why ? a->why : "");
+            continue;
+        }
+        for (int d = 0; d < a->nidx; d++) {
+            free(a->idx[d]);
+            a->idx[d] = pa->idx[d] ? strdup(pa->idx[d]) : NULL;
+        }
+        char *w = cc_fmt("%s; within the range of the '%s' clause on %s", a->why ? a->why : "",
+                         cc_mode_name(pa->mode & (7u | CC_CANCEL)), pa->key);
+        free(a->why);
+        a->why = w;
+        free(a->key);
+        a->key = strdup(pa->key);
+    }
     /* children: the parent needs their permissions, widened over what varies in its body */
     for (int k = 0; k < t->nkids; k++) {
         cc_task *c = t->kids[k];
@@ -1308,13 +1457,28 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
                 continue;
             }
             char *idx[CC_MAX_DIMS];
-            for (int d = 0; d < ca->nidx; d++)
-                idx[d] = ca->idx[d] && !cc_varies_in(in, t, ca->idx[d]) ? strdup(ca->idx[d]) : NULL;
+            int widened[CC_MAX_DIMS];
+            for (int d = 0; d < ca->nidx; d++) {
+                widened[d] = ca->idx[d] && cc_varies_in(in, t, ca->idx[d]);
+                idx[d] = ca->idx[d] && !widened[d] ? strdup(ca->idx[d]) : NULL;
+            }
+            unsigned cm = ca->mode & 7u;
+            /* a parent range that provably holds the child's blocks (slices and
+             * blocks keep the exact-key rule below) */
+            int cov = find_access(t, ca->tensor, idx, ca->nidx) < 0 ? covering_range(t, ca->tensor, idx, widened, ca->nidx) : -1;
+            if (cov >= 0 && (within(cm, t->acc[cov].mode & 7u) || t->acc[cov].explicit_mode)) {
+                cc_access *pa = &t->acc[cov];
+                if (!within(cm, pa->mode & 7u))
+                    cc_diag(in->src, ca->off, CC_ERROR, "nested task needs %s permission on %s, but its parent "
+                            "(line %u) declares only %s on %s", perm_word(cm), ca->key, t->line,
+                            perm_word(pa->mode), pa->key);
+                for (int d = 0; d < ca->nidx; d++) free(idx[d]);
+                continue; /* within the parent's range: nothing to add */
+            }
             int before = t->nacc;
             int ai = add_access(t, ca->tensor, idx, ca->nidx, ca->off);
             for (int d = 0; d < ca->nidx; d++) free(idx[d]);
             cc_access *a = &t->acc[ai];
-            unsigned cm = ca->mode & 7u;
             if (ai >= before) { /* only the child uses it */
                 a->mode = CC_PERMONLY | cm;
                 a->why = cc_fmt("a nested task at line %u needs %s", c->line, perm_word(cm));

@@ -294,6 +294,16 @@ char *cc_index_expr(const char *idx)
     return r;
 }
 
+char *cc_loop_range_expr(const char *idx, const char *tensor, int d)
+{
+    size_t le, hb;
+    if (!idx || !cc_range_split(idx, &le, &hb)) return cc_index_expr(idx);
+    size_t n = strlen(idx) + strlen(tensor) + 48;
+    char *r = malloc(n);
+    snprintf(r, n, "tamm_cc_range(%s, %d, (%.*s), (%s))", tensor, d, (int)le, idx, idx + hb);
+    return r;
+}
+
 /* ref := primary { '[' (':' | expr | expr ':' expr) ']' } */
 static int parse_ref(parser *p, cc_ref *r, unsigned mode, const char *clause)
 {

@@ -72,6 +72,9 @@ int cc_range_split(const char *s, size_t *lo_end, size_t *hi_begin);
 /** The C expression of an index text for a tamm_ref (caller frees): "TAMM_ALL"
  *  for NULL (':'), "TAMM_RANGE((lo), (hi))" for a range, else "(text)". */
 char *cc_index_expr(const char *idx);
+/** For a range "lo:hi" inferred from a loop: "tamm_cc_range(tensor, d, (lo), (hi))"
+ *  (the range clamped to the dimension, TAMM_ALL if that leaves nothing); caller frees. */
+char *cc_loop_range_expr(const char *idx, const char *tensor, int d);
 /** Text of a ref as in the source, normalised ("C[i][j]", "C[i][:]", "C[0:2][j]", "C"); caller frees. */
 char *cc_ref_text(const cc_ref *r);
 

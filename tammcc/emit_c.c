@@ -189,9 +189,12 @@ static void emit_submit(cc_out *o, cc_unit *u, cc_task *t, const char *ctx)
         cc_access *a = &t->acc[i];
         cc_printf(o, "    %s.tamm_T%d = (%s);", A, i, a->tensor);
         for (int d = 0; d < a->nidx; d++) {
-            char *ix = cc_index_expr(a->idx[d]); /* (i), TAMM_ALL or TAMM_RANGE((lo), (hi)) */
+            /* (i), TAMM_ALL, TAMM_RANGE((lo), (hi)), or a loop's range clamped to the dimension */
+            char *T = cc_fmt("%s.tamm_T%d", A, i);
+            char *ix = a->loop_range >> d & 1u ? cc_loop_range_expr(a->idx[d], T, d) : cc_index_expr(a->idx[d]);
             cc_printf(o, " %s.tamm_i%d[%d] = %s;", A, i, d, ix);
             free(ix);
+            free(T);
         }
         cc_printf(o, "  /* %s %s */\n", cc_mode_name(a->mode & (7u | CC_CANCEL)), comment_safe(a->key));
         if ((a->mode & 7u) == CC_WRITE && a->cov && !a->explicit_mode)

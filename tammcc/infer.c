@@ -1369,6 +1369,82 @@ static int find_access(const cc_task *t, const char *tensor, char **idx, int nid
     return found;
 }
 
+/* ---- the tightest range of a loop variable, computable at submission ---- */
+typedef struct { const char *name; int n; } decl_count;
+static int count_decls(cc_node *n, void *arg)
+{
+    decl_count *c = arg;
+    if (n->kind == CXCursor_VarDecl) {
+        char *nm = cc_spelling(n->c);
+        c->n += !strcmp(nm, c->name);
+        free(nm);
+    }
+    return 1;
+}
+
+/* f is `for (j = lo; j < hi; j++)` (or `long j = lo`, `++j`, `j += 1`) whose
+ * body changes j nowhere, in t's body, which takes j's address nowhere: j,
+ * and lo, hi as texts stable in t's body (so computed at t's submission, see
+ * stable_text).  Returns "lo:hi" (caller frees), or NULL. */
+static char *loop_range_of(cc_infer *in, const cc_task *t, cc_node *f, const char *name)
+{
+    if (f->kind != CXCursor_ForStmt || f->nkid != 4) return NULL;
+    cc_node *init = f->kid[0], *cond = f->kid[1], *inc = f->kid[2], *body = f->kid[3], *lo;
+    CXCursor v;
+    if (init->kind == CXCursor_DeclStmt && init->nkid == 1 && init->kid[0]->kind == CXCursor_VarDecl &&
+        init->kid[0]->nkid >= 1) {
+        v = init->kid[0]->c;
+        lo = init->kid[0]->kid[init->kid[0]->nkid - 1];
+    } else if (init->kind == CXCursor_BinaryOperator && init->nkid == 2 && !strcmp(cc_binop(in->a, init), "=") &&
+               lvalue_var(init->kid[0])) {
+        v = cc_referenced(lvalue_var(init->kid[0]));
+        lo = init->kid[1];
+    } else {
+        return NULL;
+    }
+    v = clang_getCanonicalCursor(v);
+    char *vn = cc_spelling(v);
+    int same = !strcmp(vn, name);
+    free(vn);
+    if (!same || cond->kind != CXCursor_BinaryOperator || cond->nkid != 2 || strcmp(cc_binop(in->a, cond), "<") ||
+        !refers_to(cond->kid[0], v))
+        return NULL;
+    int post;
+    if (inc->kind == CXCursor_UnaryOperator) {
+        if (strcmp(cc_unop(in->a, inc, &post), "++") || !refers_to(inc->kid[0], v)) return NULL;
+    } else if (inc->kind == CXCursor_CompoundAssignOperator && inc->nkid == 2) {
+        char *rhs = node_text(in, inc->kid[1]);
+        int one = !strcmp(cc_binop(in->a, inc), "+=") && refers_to(inc->kid[0], v) && !strcmp(rhs, "1");
+        free(rhs);
+        if (!one) return NULL;
+    } else {
+        return NULL;
+    }
+    decl_count dc = { name, 0 }; /* no other j in the body may shadow it */
+    cc_walk(body, count_decls, &dc);
+    if (dc.n || touches(in, body, v, 0) || touches(in, t->stmt, v, 1)) return NULL;
+    char *l = stable_text(in, lo, t->stmt), *h = stable_text(in, cond->kid[1], t->stmt), *r = NULL;
+    if (l && h) r = cc_fmt("%s:%s", l, h);
+    free(l);
+    free(h);
+    return r;
+}
+
+/* The range "lo:hi" of the loop of t's body whose variable is the index text
+ * idx of child c (innermost first), or NULL. */
+static char *child_loop_range(cc_infer *in, const cc_task *t, const cc_task *c, const char *idx)
+{
+    char *name = squeezed(idx, strlen(idx));
+    char *r = NULL;
+    int ident = isalpha((unsigned char)name[0]) || name[0] == '_';
+    for (const char *q = name; *q && ident; q++) ident = isalnum((unsigned char)*q) || *q == '_';
+    for (cc_node *n = c->stmt; ident && !r && n && n != t->stmt && n->parent; n = n->parent)
+        if (n->parent->kind == CXCursor_ForStmt && n->parent->nkid == 4 && n->parent->kid[3] == n)
+            r = loop_range_of(in, t, n->parent, name);
+    free(name);
+    return r;
+}
+
 /* What the body does (CC_SEEN_* bits s) that a clause of mode m forbids, or NULL. */
 static const char *contradiction(unsigned m, unsigned s)
 {
@@ -1464,8 +1540,11 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
             }
             unsigned cm = ca->mode & 7u;
             /* a parent range that provably holds the child's blocks (slices and
-             * blocks keep the exact-key rule below) */
-            int cov = find_access(t, ca->tensor, idx, ca->nidx) < 0 ? covering_range(t, ca->tensor, idx, widened, ca->nidx) : -1;
+             * blocks keep the exact-key rule below); a child's loop range may
+             * be TAMM_ALL at run time, so it is never provably within */
+            int cov = -1;
+            if (!ca->loop_range && find_access(t, ca->tensor, idx, ca->nidx) < 0)
+                cov = covering_range(t, ca->tensor, idx, widened, ca->nidx);
             if (cov >= 0 && (within(cm, t->acc[cov].mode & 7u) || t->acc[cov].explicit_mode)) {
                 cc_access *pa = &t->acc[cov];
                 if (!within(cm, pa->mode & 7u))
@@ -1475,10 +1554,28 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
                 for (int d = 0; d < ca->nidx; d++) free(idx[d]);
                 continue; /* within the parent's range: nothing to add */
             }
+            /* an index that is the variable of a loop of the body: the loop's range,
+             * computed at submission, instead of ':' (issue: tightest range) */
+            unsigned loopr = 0;
+            /* where the parent names the slice that the indices widened as before
+             * give (loop ranges as ':'), that slice decides (the exact-key rule) */
+            char *sidx[CC_MAX_DIMS];
+            for (int d = 0; d < ca->nidx; d++) sidx[d] = ca->loop_range >> d & 1u ? NULL : idx[d];
+            if (ca->loop_range && find_access(t, ca->tensor, sidx, ca->nidx) >= 0) {
+                for (int d = 0; d < ca->nidx; d++)
+                    if (ca->loop_range >> d & 1u) { free(idx[d]); idx[d] = NULL; }
+            } else if (find_access(t, ca->tensor, idx, ca->nidx) < 0) {
+                for (int d = 0; d < ca->nidx; d++) {
+                    if (widened[d]) idx[d] = child_loop_range(in, t, c, ca->idx[d]);
+                    if ((widened[d] && idx[d]) || (!widened[d] && (ca->loop_range >> d & 1u))) loopr |= 1u << d;
+                }
+            }
             int before = t->nacc;
             int ai = add_access(t, ca->tensor, idx, ca->nidx, ca->off);
             for (int d = 0; d < ca->nidx; d++) free(idx[d]);
             cc_access *a = &t->acc[ai];
+            if (ai >= before) a->loop_range = loopr;
+            else if ((loopr & ~a->loop_range) && !from_clause(t, a)) a->loop_range |= loopr;
             if (ai >= before) { /* only the child uses it */
                 a->mode = CC_PERMONLY | cm;
                 a->why = cc_fmt("a nested task at line %u needs %s", c->line, perm_word(cm));

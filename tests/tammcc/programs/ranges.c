@@ -3,8 +3,10 @@
  * access clauses on ranges whose bodies walk the range in a loop, writers of
  * disjoint ranges side by side, parents holding a ranged permission(...) for
  * nested tasks (loop-indexed, constant and ranged children), a range in a
- * child's clause, and taskwait on(range).  Differential test (also run on
- * 2, 3 and 4 ranks by the MPI tests).
+ * child's clause, taskwait on(range), and parents without clauses whose
+ * inferred permissions are their loops' ranges (an empty loop, a loop past
+ * the dimension, two levels deep).  Differential test (also run on 2, 3 and
+ * 4 ranks by the MPI tests).
  */
 #include <tamm.h>
 
@@ -125,6 +127,54 @@ int main(int argc, char **argv)
                 const int64_t *x = tamm_block(M, i, 0);
                 for (long k = 0; k < VB; k++)
                     v[k] += x[k % (MB * MB)];
+            }
+        }
+    }
+    /* parents without clauses over loops: their inferred permissions are the
+     * loops' ranges (clamped to the dimension; the whole dimension when empty) */
+    long zero = 0, over = nv + 3;
+    for (int half = 0; half < 2; half++) {
+        long from = half * 4, to = from + 4;
+        #pragma tamm task label("loop_parent")
+        {
+            for (long j = from; j < to; j++) {
+                #pragma tamm task readwrite(V[j])
+                mix(tamm_block(V, j), tamm_block(V, j), VB, 20 + j);
+            }
+        }
+    }
+    #pragma tamm task label("empty_loop")
+    {
+        for (long j = zero; j < zero; j++) {
+            #pragma tamm task write(V[j])
+            {
+                int64_t *v = tamm_block(V, j);
+                for (long k = 0; k < VB; k++)
+                    v[k] = -1;
+            }
+        }
+    }
+    #pragma tamm task label("guarded_loop")
+    {
+        for (long j = 2; j < over; j++) {
+            if (j < nv) {
+                #pragma tamm task accum(V[j])
+                {
+                    int64_t *v = tamm_block(V, j);
+                    v[1] += j;
+                }
+            }
+        }
+    }
+    #pragma tamm task label("outer")
+    {
+        for (long i = 0; i < 2; i++) {
+            #pragma tamm task label("inner")
+            {
+                for (long j = 1; j < 3; ++j) {
+                    #pragma tamm task readwrite(M[i][j])
+                    mix(tamm_block(M, i, j), tamm_block(M, i, j), MB * MB, 7);
+                }
             }
         }
     }

@@ -9,7 +9,8 @@
  *   - a nested task's blocks and ranges must lie within the parent's range;
  *   - range validation (empty, negative start, past the end, wrong dimension)
  *     fails with TAMM_ERANGE and a message naming the tensor, the dimension and
- *     the values, and an index of -1 is an out-of-range error, not a slice.
+ *     the values, and an index of -1 is an out-of-range error, not a slice;
+ *   - tamm_get_buf_* refuses a range (a buffer is one block), naming it "lo:hi".
  */
 #include "tamm_util.h"
 
@@ -226,6 +227,26 @@ static int child_invalid(void *vp)
     return 0;
 }
 
+/* A range is not a block: tamm_get_buf_* refuses it and names it "lo:hi". */
+static void get_range_body(tamm_ctx *ctx, void *vp)
+{
+    tamm_tensor *V = *(tamm_tensor **)vp;
+    long idx[1] = { TAMM_RANGE(1, 3) };
+    long *p = tamm_get_buf_read(ctx, V, idx);
+    if (p) p[0] = 1; /* a private scratch buffer under TAMM_ON_ERROR=return */
+}
+
+static int child_get_range(void *vp)
+{
+    (void)vp;
+    tu_init();
+    tamm_tensor *V = tu_vec("GetV", 8, TILE);
+    CHECK_EQ_INT(TU_SUBMIT(NULL, get_range_body, &V, "get_range", tu_ref1(V, TAMM_READ, TAMM_RANGE(0, 4))), TAMM_OK);
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_ERANGE);
+    TU_FINALIZE();
+    return 0;
+}
+
 static void test_invalid(void)
 {
     static char err[H_ERRBUF_SIZE];
@@ -247,6 +268,13 @@ static void test_invalid(void)
             h_dump_child(vcases[k].name, &st, err);
         CHECK_CONTAINS(err, vcases[k].msg[1]);
     }
+    h_context("tamm_get_buf_read of a range");
+    const char *env[] = { "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
+    run_child(child_get_range, NULL, env, 20, &st, err);
+    h__merge_counts(&st);
+    if (!CHECK_MSG(child_ok(&st), "ended cleanly (got %s)", child_how(&st, how, sizeof how)))
+        h_dump_child("get_range", &st, err);
+    CHECK_CONTAINS(err, "block [1:3] is not a block of 'GetV'");
     h_context(NULL);
 }
 

@@ -15,7 +15,12 @@
 #ifndef TAMM_H
 #define TAMM_H
 
+#include <limits.h>
 #include <stddef.h>
+
+#if LONG_MAX < 0x7fffffffffffffff
+#error "tamm needs a 64-bit long (the slice and range encodings of tamm_ref indices use its top bits)"
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -162,9 +167,36 @@ typedef struct tamm_ctx tamm_ctx;
 
 enum { TAMM_READ = 1, TAMM_WRITE = 2, TAMM_READWRITE = 3, TAMM_ACCUM = 4,   /* modes */
        TAMM_TEMP = 8, TAMM_CANCELLABLE = 16, TAMM_PERMISSION_ONLY = 32 };   /* flags */
-#define TAMM_ALL (-1L)                     /* a ':' index in a slice */
+/* Index values of a tamm_ref.  An index is one of
+ *   - a block number b, 0 <= b < tamm_tensor_nblocks(T, d);
+ *   - TAMM_ALL: every block of the dimension (a ':' in a slice `T[i][:]`);
+ *   - TAMM_RANGE(lo, hi): blocks lo, lo+1, ..., hi-1 of the dimension (`T[lo:hi][j]`),
+ *     valid when 0 <= lo < hi <= tamm_tensor_nblocks(T, d).
+ * Both encodings are values no index arithmetic produces: TAMM_ALL is LONG_MIN,
+ * and a range lies in [TAMM__RANGE_BASE, TAMM__RANGE_BASE + 2^60), below -2^61.
+ * Every other negative index (e.g. I-1 with I == 0) is an out-of-range error
+ * (TAMM_ERANGE), never a slice.  A range's lo and hi are stored in 30-bit
+ * fields holding -2^29 .. 2^29-1: a bound above TAMM_RANGE_MAX (2^29-2) is
+ * stored as 2^29-1 and a bound below -2^29 as -2^29, and both are reported as
+ * out of range (a dimension with more blocks than TAMM_RANGE_MAX can still be
+ * named with TAMM_ALL or block by block, but not with a range reaching past it). */
+#define TAMM_ALL LONG_MIN                  /**< a ':' index in a slice: the whole dimension */
+#define TAMM_RANGE_MAX ((1L << 29) - 2)    /**< the largest lo or hi a range can hold (536870910) */
+#define TAMM__RANGE_BASE (LONG_MIN / 2)    /* -2^62: the tag of an encoded range */
+#define TAMM__RANGE_BIAS (1L << 29)        /* a field stores value + bias, 30 bits */
+/** The index value of the block range [lo, hi) (each argument evaluated once).
+ *  TAMM_RANGE(0, n) of a dimension with n blocks names the same blocks as TAMM_ALL. */
+#define TAMM_RANGE(lo, hi) tamm_range((long)(lo), (long)(hi))
+static inline long tamm_range(long lo, long hi)
+{
+    const long b = TAMM__RANGE_BIAS;
+    lo = lo < -b ? -b : lo > b - 1 ? b - 1 : lo;
+    hi = hi < -b ? -b : hi > b - 1 ? b - 1 : hi;
+    return TAMM__RANGE_BASE + ((lo + b) << 30) + (hi + b);
+}
 
-/** A block (nidx == ndim), a slice (some idx == TAMM_ALL) or the whole tensor (nidx == 0). */
+/** A block (every idx a block number, nidx == ndim), a slice or range (some idx
+ *  TAMM_ALL or TAMM_RANGE(lo, hi): every block it covers), or the whole tensor (nidx == 0). */
 typedef struct { tamm_tensor *tensor; int nidx; long idx[TAMM_MAX_DIMS]; unsigned mode; } tamm_ref;
 typedef void (*tamm_fn)(tamm_ctx *ctx, void *args);
 typedef struct {
@@ -236,7 +268,7 @@ void *tamm_comm(tamm_ctx *ctx);
  *  under TAMM_ON_ERROR=return (and clears it), else TAMM_OK. */
 int tamm_wait_all(void);
 /** Wait only for the tasks submitted so far that use the given blocks/slices/
- *  tensors: every one of them, readers included, whatever the refs' modes. */
+ *  ranges/tensors: every one of them, readers included, whatever the refs' modes. */
 int tamm_wait_on(const tamm_ref *refs, int nrefs);
 /** Execution fence: everything submitted before completes before anything after starts. */
 int tamm_barrier(void);

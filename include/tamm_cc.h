@@ -68,7 +68,19 @@ static inline void tamm_cc_release(tamm_ctx *ctx, void **buf, unsigned how)
 /** A block buffer fetched on first use (tasks that submit children). */
 #define TAMM_CC_LAZY(ctx, b, T, idx, how) ((b) ? (b) : ((b) = tamm_cc_get((ctx), (T), (idx), (how))))
 
-/** Fill a ref (n == 0: the whole tensor; an index TAMM_ALL: a slice). */
+/** The index of blocks lo..hi-1 of dimension d of T, clamped to 0..nblocks-1;
+ *  TAMM_ALL when that leaves no block.  A parent's permission for children
+ *  indexed by a loop `for (j = lo; j < hi; j++)` (children outside the
+ *  dimension fail on their own indices; an empty loop submits none). */
+static inline long tamm_cc_range(tamm_tensor *T, int d, long lo, long hi)
+{
+    long nb = tamm_tensor_nblocks(T, d);
+    if (lo < 0) lo = 0;
+    if (hi > nb) hi = nb;
+    return lo < hi && hi <= TAMM_RANGE_MAX ? TAMM_RANGE(lo, hi) : TAMM_ALL;
+}
+
+/** Fill a ref (n == 0: the whole tensor; an index TAMM_ALL: a slice, TAMM_RANGE(lo, hi): a range). */
 static inline void tamm_cc_ref(tamm_ref *r, tamm_tensor *T, int n, const long *idx, unsigned mode)
 {
     r->tensor = T;

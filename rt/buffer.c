@@ -198,8 +198,10 @@ static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const lon
     if (lin < 0) {
         char ib[160];
         int o = 0;
-        for (int d = 0; d < nidx && d < TAMM_MAX_DIMS && o < 140; d++)
-            o += snprintf(ib + o, sizeof ib - (size_t)o, "%s%ld", d ? "," : "", idx[d]);
+        for (int d = 0; d < nidx && d < TAMM_MAX_DIMS && o < 120; d++) { /* a slice or range shows as ':' or lo:hi */
+            char v[48];
+            o += snprintf(ib + o, sizeof ib - (size_t)o, "%s%s", d ? "," : "", tamm__idx_text(idx[d], v, sizeof v));
+        }
         ib[o] = 0;
         tamm__error(t, TAMM_ERANGE, "%s: block [%s] is not a block of '%s' (%d dims, %ld blocks)", req_name[req],
                     ib, T->name, T->ndim, T->nblk);

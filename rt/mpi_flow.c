@@ -638,9 +638,9 @@ static void expand(const tamm_ref *refs, int nrefs)
             continue;
         }
         long lo[TAMM_MAX_DIMS], hi[TAMM_MAX_DIMS], idx[TAMM_MAX_DIMS];
-        for (int d = 0; d < T->ndim; d++) {
-            lo[d] = r->idx[d] == TAMM_ALL ? 0 : r->idx[d];
-            hi[d] = r->idx[d] == TAMM_ALL ? T->nblocks[d] - 1 : r->idx[d];
+        for (int d = 0; d < T->ndim; d++) { /* inclusive bounds */
+            tamm__idx_span(T, d, r->idx[d], &lo[d], &hi[d]);
+            hi[d]--;
             idx[d] = lo[d];
         }
         for (;;) {
@@ -689,7 +689,10 @@ static int decide(const tamm_task *u)
     tamm_tensor *T = pick->tensor;
     if (T->dist->replicated) return (pick->mode & (TAMM_WRITE | TAMM_ACCUM)) ? EXEC_ALL : 0;
     long idx[TAMM_MAX_DIMS] = { 0 };
-    for (int d = 0; d < pick->nidx; d++) idx[d] = pick->idx[d] == TAMM_ALL ? 0 : pick->idx[d];
+    for (int d = 0; d < pick->nidx; d++) { /* a slice's or range's first block */
+        long hi;
+        tamm__idx_span(T, d, pick->idx[d], &idx[d], &hi);
+    }
     return T->blocks[pick->nidx ? tamm__block_lin_checked(T, idx) : 0].owner;
 }
 
@@ -703,7 +706,7 @@ static int refs_readable(const tamm_task *u)
         if (!r->tensor || !r->tensor->dist || atomic_load(&r->tensor->destroyed)) return 0;
         if (r->nidx != 0 && r->nidx != r->tensor->ndim) return 0;
         for (int d = 0; d < r->nidx; d++)
-            if (r->idx[d] != TAMM_ALL && (r->idx[d] < 0 || r->idx[d] >= r->tensor->nblocks[d])) return 0;
+            if (!tamm__idx_valid(r->tensor, d, r->idx[d])) return 0;
         if (!(r->mode & TAMM_TEMP) && !(r->mode & 7u)) return 0;
     }
     return 1;

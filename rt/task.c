@@ -59,6 +59,20 @@ static int child_within(unsigned c, unsigned p)
 /* ------------------------------------------------------------------ */
 /* validation                                                            */
 /* ------------------------------------------------------------------ */
+/* The indices of a ref that holds something other than block numbers: each a
+ * block, TAMM_ALL or a valid TAMM_RANGE, else TAMM_ERANGE (out of line:
+ * check_ref is on the submission path of every task). */
+static TAMM_NOINLINE int check_indices(const tamm_task_s *t, const tamm_ref *r, int i)
+{
+    for (int d = 0; d < r->nidx; d++)
+        if (!tamm__idx_valid(r->tensor, d, r->idx[d])) {
+            char why[200];
+            return tamm__error(t, TAMM_ERANGE, "ref %d on '%s': %s", i, r->tensor->name,
+                               tamm__idx_problem(r->tensor, d, r->idx[d], why, sizeof why));
+        }
+    return TAMM_OK;
+}
+
 static int check_ref(const tamm_task_s *t, const tamm_ref *r, int i)
 {
     int allow_destroyed = (t->flags & TAMM_TF_DESTROY) != 0;
@@ -70,10 +84,13 @@ static int check_ref(const tamm_task_s *t, const tamm_ref *r, int i)
     if (r->nidx != 0 && r->nidx != T->ndim)
         return tamm__error(t, TAMM_EINVAL, "ref %d on '%s' has %d indices, the tensor has %d dimensions", i,
                            T->name, r->nidx, T->ndim);
-    for (int d = 0; d < r->nidx; d++)
-        if (r->idx[d] != TAMM_ALL && (r->idx[d] < 0 || r->idx[d] >= T->nblocks[d]))
-            return tamm__error(t, TAMM_ERANGE, "ref %d on '%s': index %ld of dimension %d is outside 0..%ld", i,
-                               T->name, r->idx[d], d, T->nblocks[d] - 1);
+    /* plain blocks: one unsigned compare each; slices, ranges and errors out of line */
+    int d = 0;
+    while (d < r->nidx && (unsigned long)r->idx[d] < (unsigned long)T->nblocks[d]) d++;
+    if (TAMM_UNLIKELY(d < r->nidx)) {
+        int rc = check_indices(t, r, i);
+        if (rc) return rc;
+    }
     unsigned known = 7u | TAMM_TEMP | TAMM_CANCELLABLE | TAMM_PERMISSION_ONLY;
     if (r->mode & ~known)
         return tamm__error(t, TAMM_EINVAL, "ref %d on '%s': unknown mode bits 0x%x", i, T->name, r->mode & ~known);
@@ -119,16 +136,19 @@ static void dep_add(depvec *dv, tamm_task_s *t, tamm_tensor *T, long lin, unsign
     d->perm = perm;
 }
 
-/* A cursor over the blocks a block or slice ref covers, in row-major order. */
+/* A cursor over the blocks a block, slice or range ref covers, in row-major
+ * order; lo and hi are inclusive. */
 typedef struct { const tamm_tensor *T; long idx[TAMM_MAX_DIMS], lo[TAMM_MAX_DIMS], hi[TAMM_MAX_DIMS]; int done; } ref_iter;
 
 static void ref_iter_init(ref_iter *it, const tamm_ref *r)
 {
     const tamm_tensor *T = it->T = r->tensor;
     for (int d = 0; d < T->ndim; d++) {
-        it->lo[d] = r->idx[d] == TAMM_ALL ? 0 : r->idx[d];
-        it->hi[d] = r->idx[d] == TAMM_ALL ? T->nblocks[d] - 1 : r->idx[d];
-        it->idx[d] = it->lo[d];
+        long lo, hi;
+        tamm__idx_span(T, d, r->idx[d], &lo, &hi);
+        it->lo[d] = lo;
+        it->hi[d] = hi - 1;
+        it->idx[d] = lo;
     }
     it->done = 0;
 }
@@ -146,7 +166,8 @@ static long ref_iter_next(ref_iter *it)
     return lin;
 }
 
-/* Expand a slice into its blocks. */
+/* Expand a slice or range into its blocks (so refs to disjoint ranges share
+ * no record and do not depend on each other). */
 static void dep_add_slice(depvec *dv, tamm_task_s *t, const tamm_ref *r)
 {
     ref_iter it;
@@ -178,9 +199,9 @@ static void build_deps(tamm_task_s *t, const tamm_ref *refs, int nrefs, tamm_dep
                     break;
                 }
         if (whole) continue;
-        int slice = 0;
+        int slice = 0; /* a TAMM_ALL or TAMM_RANGE index (validated: no other index is negative) */
         for (int d = 0; d < r->nidx; d++)
-            if (r->idx[d] == TAMM_ALL) slice = 1;
+            if (r->idx[d] < 0) slice = 1;
         if (slice)
             dep_add_slice(&dv, t, r);
         else

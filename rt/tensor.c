@@ -30,6 +30,39 @@ long tamm__block_lin(const tamm_tensor *T, const long *idx, int n)
     return lin;
 }
 
+int tamm__idx_valid_slow(const tamm_tensor *T, int d, long v)
+{
+    if (v == TAMM_ALL) return 1;
+    if (!tamm__idx_is_range(v)) return 0;
+    long lo = tamm__range_lo(v), hi = tamm__range_hi(v);
+    return lo >= 0 && lo < hi && hi <= T->nblocks[d] && hi <= TAMM_RANGE_MAX;
+}
+
+const char *tamm__idx_problem(const tamm_tensor *T, int d, long v, char *buf, size_t n)
+{
+    long nb = T->nblocks[d];
+    if (!tamm__idx_is_range(v)) {
+        snprintf(buf, n, "index %ld of dimension %d is outside 0..%ld%s", v, d, nb - 1,
+                 v < 0 ? " (a negative index is an error: a slice is TAMM_ALL, a range TAMM_RANGE(lo, hi))" : "");
+        return buf;
+    }
+    long lo = tamm__range_lo(v), hi = tamm__range_hi(v);
+    const char *why = lo < 0 ? "its start is negative"
+                      : lo >= hi ? "it is empty (lo >= hi)"
+                      : hi > TAMM_RANGE_MAX ? "its end is beyond TAMM_RANGE_MAX"
+                      : "its end is beyond the dimension's blocks";
+    snprintf(buf, n, "range %ld:%ld of dimension %d is not within 0:%ld (%s)", lo, hi, d, nb, why);
+    return buf;
+}
+
+const char *tamm__idx_text(long v, char *buf, size_t n)
+{
+    if (v == TAMM_ALL) snprintf(buf, n, ":");
+    else if (tamm__idx_is_range(v)) snprintf(buf, n, "%ld:%ld", tamm__range_lo(v), tamm__range_hi(v));
+    else snprintf(buf, n, "%ld", v);
+    return buf;
+}
+
 void tamm__block_idx(const tamm_tensor *T, long lin, long *idx)
 {
     for (int d = T->ndim - 1; d >= 0; d--) {

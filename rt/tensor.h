@@ -62,6 +62,43 @@ static inline long tamm__block_lin_checked(const tamm_tensor *T, const long *idx
     for (int d = 1; d < T->ndim; d++) lin = lin * T->nblocks[d] + idx[d];
     return lin;
 }
+/* ---- ref indices: a block, TAMM_ALL or TAMM_RANGE(lo, hi) (tamm.h) ---- */
+/** Is v an encoded range (TAMM_RANGE)?  Then its bounds are tamm__range_lo/hi. */
+static inline int tamm__idx_is_range(long v)
+{
+    return (unsigned long)v - (unsigned long)TAMM__RANGE_BASE < (1UL << 60);
+}
+static inline long tamm__range_lo(long v)
+{
+    return (long)(((unsigned long)v - (unsigned long)TAMM__RANGE_BASE) >> 30) - TAMM__RANGE_BIAS;
+}
+static inline long tamm__range_hi(long v)
+{
+    return (long)(((unsigned long)v - (unsigned long)TAMM__RANGE_BASE) & ((1UL << 30) - 1)) - TAMM__RANGE_BIAS;
+}
+/** Is index v valid in dimension d of T (a block number, TAMM_ALL, or a range
+ *  with 0 <= lo < hi <= nblocks and hi <= TAMM_RANGE_MAX)?  Plain block numbers
+ *  are decided by one unsigned compare; the encodings take the slow path. */
+int tamm__idx_valid_slow(const tamm_tensor *T, int d, long v);
+static inline int tamm__idx_valid(const tamm_tensor *T, int d, long v)
+{
+    if ((unsigned long)v < (unsigned long)T->nblocks[d]) return 1;
+    return v < 0 && tamm__idx_valid_slow(T, d, v);
+}
+/** The blocks [*lo, *hi) a valid index v selects in dimension d of T. */
+static inline void tamm__idx_span(const tamm_tensor *T, int d, long v, long *lo, long *hi)
+{
+    if (v >= 0) { *lo = v; *hi = v + 1; }
+    else if (v == TAMM_ALL) { *lo = 0; *hi = T->nblocks[d]; }
+    else { *lo = tamm__range_lo(v); *hi = tamm__range_hi(v); }
+}
+/** Why index v of dimension d of T is invalid, as a phrase for a message
+ *  ("index -1 of dimension 0 is outside 0..3 (...)", "range 2:1 of dimension
+ *  1 is empty", ...), written to buf. */
+const char *tamm__idx_problem(const tamm_tensor *T, int d, long v, char *buf, size_t n);
+/** Text of an index for messages and traces: "3", ":", "1:4". */
+const char *tamm__idx_text(long v, char *buf, size_t n);
+
 /** Multi-index of a linear block number. */
 void tamm__block_idx(const tamm_tensor *T, long lin, long *idx);
 /** Elements of block lin. */

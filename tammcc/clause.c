@@ -182,7 +182,129 @@ static int balanced(parser *p, const char *stops, cc_text *out, const char *what
     return 0;
 }
 
-/* ref := primary { '[' (':' | expr) ']' } */
+/* The token index of the range ':' in the index starting at p->pos (a ':' at
+ * depth 0 that closes no '?' of a conditional expression), or -1; *end gets
+ * the index of the token that ends the index (a closer at depth 0 or END), and
+ * *second a second range ':' (or -1). */
+static int find_range_colon(parser *p, int *end, int *second)
+{
+    int depth = 0, q = 0, colon = -1;
+    *second = -1;
+    int i = p->pos;
+    for (;; i++) {
+        tok *t = &p->t[i];
+        if (t->k == T_END) break;
+        if (t->k != T_PUNCT || t->e - t->b != 1) continue;
+        char c = p->s[t->b];
+        if (c == '(' || c == '[' || c == '{') depth++;
+        else if (c == ')' || c == ']' || c == '}') {
+            if (depth == 0) break;
+            depth--;
+        } else if (depth == 0 && c == '?') q++;
+        else if (depth == 0 && c == ':') {
+            if (q > 0) q--;
+            else if (colon < 0) colon = i;
+            else if (*second < 0) *second = i;
+        }
+    }
+    *end = i;
+    return colon;
+}
+
+/* index := ':' | expr | expr ':' expr (a range of blocks lo..hi-1), kept as
+ * the text "lo:hi" (cc_range_split finds the ':' again). */
+static int parse_index(parser *p, cc_text *out, const char *tensor)
+{
+    char w2[128];
+    snprintf(w2, sizeof w2, "a block index of '%s'", tensor);
+    int end, second;
+    int colon = find_range_colon(p, &end, &second);
+    if (colon < 0) return balanced(p, "]", out, w2);
+    if (colon == p->pos) {
+        perr(p, &p->t[colon], "expected the first block of the range before ':' in %s (a range is lo:hi, blocks lo to hi-1)",
+             w2, NULL);
+        return -1;
+    }
+    if (second >= 0) {
+        perr(p, &p->t[second], "expected ']' after the block range in %s, found a second ':'", w2, NULL);
+        return -1;
+    }
+    if (colon + 1 == end) {
+        perr(p, &p->t[end], "expected the end of the range after ':' in %s (a range is lo:hi, blocks lo to hi-1)", w2,
+             NULL);
+        return -1;
+    }
+    if (p->t[end].k == T_END) {
+        perr(p, &p->t[end], "expected ']' to close %s", w2, NULL);
+        return -1;
+    }
+    size_t b = p->t[p->pos].b, e = p->t[end - 1].e;
+    out->s = malloc(e - b + 1);
+    memcpy(out->s, p->s + b, e - b);
+    out->s[e - b] = 0;
+    out->off = foff(p, b);
+    p->pos = end;
+    return 0;
+}
+
+int cc_range_split(const char *s, size_t *lo_end, size_t *hi_begin)
+{
+    int depth = 0, q = 0;
+    for (size_t i = 0; s && s[i]; i++) {
+        char c = s[i];
+        if (c == '"' || c == '\'') { /* a literal */
+            for (i++; s[i] && s[i] != c; i++)
+                if (s[i] == '\\' && s[i + 1]) i++;
+            if (!s[i]) return 0;
+            continue;
+        }
+        if (c == '/' && s[i + 1] == '*') { /* a comment */
+            const char *e = strstr(s + i + 2, "*/");
+            if (!e) return 0;
+            i = (size_t)(e - s) + 1;
+            continue;
+        }
+        if (c == '(' || c == '[' || c == '{') depth++;
+        else if (c == ')' || c == ']' || c == '}') depth--;
+        else if (depth == 0 && c == '?') q++;
+        else if (depth == 0 && c == ':') {
+            if (q > 0) { q--; continue; }
+            if (lo_end) *lo_end = i;
+            if (hi_begin) *hi_begin = i + 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+char *cc_index_expr(const char *idx)
+{
+    size_t le, hb;
+    char *r;
+    if (!idx) return strdup("TAMM_ALL");
+    if (!cc_range_split(idx, &le, &hb)) {
+        size_t n = strlen(idx);
+        r = malloc(n + 3);
+        snprintf(r, n + 3, "(%s)", idx);
+        return r;
+    }
+    size_t n = strlen(idx) + 32;
+    r = malloc(n);
+    snprintf(r, n, "TAMM_RANGE((%.*s), (%s))", (int)le, idx, idx + hb);
+    return r;
+}
+
+char *cc_loop_range_expr(const char *idx, const char *tensor, int d)
+{
+    size_t le, hb;
+    if (!idx || !cc_range_split(idx, &le, &hb)) return cc_index_expr(idx);
+    size_t n = strlen(idx) + strlen(tensor) + 48;
+    char *r = malloc(n);
+    snprintf(r, n, "tamm_cc_range(%s, %d, (%.*s), (%s))", tensor, d, (int)le, idx, idx + hb);
+    return r;
+}
+
+/* ref := primary { '[' (':' | expr | expr ':' expr) ']' } */
 static int parse_ref(parser *p, cc_ref *r, unsigned mode, const char *clause)
 {
     memset(r, 0, sizeof *r);
@@ -202,8 +324,8 @@ static int parse_ref(parser *p, cc_ref *r, unsigned mode, const char *clause)
         if (expect(p, ')', "to close the parenthesised tensor expression")) return -1;
     } else {
         char *got = tok_str(p, t0);
-        perr(p, t0, t0->k == T_END ? "expected a block reference (T[i][j], T[i][:] or T) in %s" :
-                                     "expected a block reference (T[i][j], T[i][:] or T) in %s, found '%s'",
+        perr(p, t0, t0->k == T_END ? "expected a block reference (T[i][j], T[i][:], T[lo:hi][j] or T) in %s" :
+                                     "expected a block reference (T[i][j], T[i][:], T[lo:hi][j] or T) in %s, found '%s'",
              what, got);
         free(got);
         return -1;
@@ -245,10 +367,8 @@ static int parse_ref(parser *p, cc_ref *r, unsigned mode, const char *clause)
             r->idx[r->nidx].s = NULL;
             r->idx[r->nidx].off = tok_off(p, cur(p));
             p->pos++;
-        } else {
-            char w2[128];
-            snprintf(w2, sizeof w2, "a block index of '%s'", r->tensor.s);
-            if (balanced(p, "]", &r->idx[r->nidx], w2)) return -1;
+        } else if (parse_index(p, &r->idx[r->nidx], r->tensor.s)) {
+            return -1;
         }
         r->nidx++;
         if (expect(p, ']', "after the block index")) return -1;

@@ -9,8 +9,9 @@
  *                                      wait(list) signal(list) collective
  *   taskwait [on(list)]   fence   streaming
  *
- * A list holds block references `T[i][j]`, slices `T[i][:]` or whole tensors
- * `T`; T is a primary expression (identifier, member access, call, or a
+ * A list holds block references `T[i][j]`, slices `T[i][:]`, ranges
+ * `T[lo:hi][j]` (blocks lo to hi-1 of that dimension) or whole tensors `T`;
+ * T is a primary expression (identifier, member access, call, or a
  * parenthesised expression) and each [..] that follows is one block index.
  * Expressions are kept as source text; libclang checks them later.
  */
@@ -33,7 +34,7 @@ typedef struct cc_text {
 typedef struct cc_ref {
     cc_text tensor;
     int nidx;                    /* 0: the whole tensor */
-    cc_text idx[CC_MAX_DIMS];    /* idx[d].s == NULL: ':' (all blocks) */
+    cc_text idx[CC_MAX_DIMS];    /* idx[d].s == NULL: ':' (all blocks); "lo:hi": a range (cc_range_split) */
     unsigned mode;               /* CC_* bits */
     size_t off;                  /* where the ref starts */
 } cc_ref;
@@ -64,7 +65,17 @@ int cc_parse_pragma(const cc_source *src, const char *text, size_t len, const si
 void cc_pragma_free(cc_pragma *p);
 /** The clause name for a mode (e.g. "accum", "cwrite"). */
 const char *cc_mode_name(unsigned mode);
-/** Text of a ref as in the source, normalised ("C[i][j]", "C[i][:]", "C"); caller frees. */
+/** Is index text s a range "lo:hi"?  Its ':' is the first one at bracket depth
+ *  0 that closes no '?' of a conditional expression; then lo is s[0, *lo_end)
+ *  and hi starts at s + *hi_begin.  Returns 1 for a range, else 0. */
+int cc_range_split(const char *s, size_t *lo_end, size_t *hi_begin);
+/** The C expression of an index text for a tamm_ref (caller frees): "TAMM_ALL"
+ *  for NULL (':'), "TAMM_RANGE((lo), (hi))" for a range, else "(text)". */
+char *cc_index_expr(const char *idx);
+/** For a range "lo:hi" inferred from a loop: "tamm_cc_range(tensor, d, (lo), (hi))"
+ *  (the range clamped to the dimension, TAMM_ALL if that leaves nothing); caller frees. */
+char *cc_loop_range_expr(const char *idx, const char *tensor, int d);
+/** Text of a ref as in the source, normalised ("C[i][j]", "C[i][:]", "C[0:2][j]", "C"); caller frees. */
 char *cc_ref_text(const cc_ref *r);
 
 #endif

@@ -192,8 +192,12 @@ static void emit_submit(cc_out *o, cc_unit *u, cc_task *t, const char *ctx)
         cc_access *a = &t->acc[i];
         cc_printf(o, "    %s.tamm_T%d = (%s);", A, i, a->tensor);
         for (int d = 0; d < a->nidx; d++) {
-            if (a->idx[d]) cc_printf(o, " %s.tamm_i%d[%d] = (%s);", A, i, d, a->idx[d]);
-            else cc_printf(o, " %s.tamm_i%d[%d] = TAMM_ALL;", A, i, d);
+            /* (i), TAMM_ALL, TAMM_RANGE((lo), (hi)), or a loop's range clamped to the dimension */
+            char *T = cc_fmt("%s.tamm_T%d", A, i);
+            char *ix = a->loop_range >> d & 1u ? cc_loop_range_expr(a->idx[d], T, d) : cc_index_expr(a->idx[d]);
+            cc_printf(o, " %s.tamm_i%d[%d] = %s;", A, i, d, ix);
+            free(ix);
+            free(T);
         }
         cc_printf(o, "  /* %s %s */\n", cc_mode_name(a->mode & (7u | CC_CANCEL)), comment_safe(a->key));
         if ((a->mode & 7u) == CC_WRITE && a->cov && !a->explicit_mode)
@@ -420,7 +424,11 @@ static int emit_edit(cc_out *o, cc_unit *u, cc_task *scope, edit *ed)
             cc_printf(o, "    tamm_cc_ref(&tamm_r_[%d], (%s), %d, ", i, r->tensor.s, r->nidx);
             if (r->nidx) {
                 cc_puts(o, "(const long[]){");
-                for (int d = 0; d < r->nidx; d++) cc_printf(o, "%s%s", d ? ", " : "", r->idx[d].s ? r->idx[d].s : "TAMM_ALL");
+                for (int d = 0; d < r->nidx; d++) {
+                    char *ix = r->idx[d].s && cc_range_split(r->idx[d].s, NULL, NULL) ? cc_index_expr(r->idx[d].s) : NULL;
+                    cc_printf(o, "%s%s", d ? ", " : "", ix ? ix : r->idx[d].s ? r->idx[d].s : "TAMM_ALL");
+                    free(ix);
+                }
                 cc_puts(o, "}");
             } else {
                 cc_puts(o, "NULL");

@@ -53,6 +53,13 @@ static void check_pragma(const cc_pragma *p, size_t lo, size_t hi)
         for (int d = 0; d < r->nidx; d++) {
             if (r->idx[d].s) check_text(&r->idx[d], lo, hi);
             else CHECK(r->idx[d].off >= lo && r->idx[d].off <= hi);
+            size_t le, hb; /* a range: both bounds are there */
+            if (r->idx[d].s && !has_nul && cc_range_split(r->idx[d].s, &le, &hb)) {
+                CHECK(le > 0 && hb <= strlen(r->idx[d].s) && r->idx[d].s[hb] != 0);
+                char *e = cc_index_expr(r->idx[d].s);
+                CHECK(e != NULL && !strncmp(e, "TAMM_RANGE((", 12));
+                free(e);
+            }
         }
         char *key = cc_ref_text(r);
         CHECK(key != NULL && strlen(key) > 0);

@@ -2,6 +2,7 @@
 #include "infer.h"
 #include "text.h"
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1637,6 +1638,208 @@ int cc_infer_add_perm(cc_infer *in, cc_task *t, const char *tensor, unsigned mod
     return 1;
 }
 
+/* ---- ranges: is a child's index provably within a parent's range? ---- */
+/* the whitespace-free copy of s[0, n) (how keys compare texts) */
+static char *squeezed(const char *s, size_t n)
+{
+    char *o = malloc(n + 1), *q = o;
+    for (size_t i = 0; i < n && s[i]; i++)
+        if (!isspace((unsigned char)s[i])) *q++ = s[i];
+    *q = 0;
+    return o;
+}
+
+/* a decimal, octal or hex integer constant, nothing else */
+static int int_const(const char *s, long *v)
+{
+    if (!isdigit((unsigned char)*s)) return 0;
+    char *e;
+    errno = 0;
+    *v = strtol(s, &e, 0);
+    return !errno && *e == 0;
+}
+
+/* a <= b, provably: equal texts or integer constants */
+static int le_text(const char *a, const char *b)
+{
+    long x, y;
+    return !strcmp(a, b) || (int_const(a, &x) && int_const(b, &y) && x <= y);
+}
+
+/* The bounds of index text s: a range "lo:hi" gives lo, hi (*range = 1), a
+ * block i gives i, NULL (*range = 0); squeezed, caller frees both. */
+static void index_bounds(const char *s, char **lo, char **hi, int *range)
+{
+    size_t le, hb;
+    *range = cc_range_split(s, &le, &hb);
+    *lo = squeezed(s, *range ? le : strlen(s));
+    *hi = *range ? squeezed(s + hb, strlen(s + hb)) : NULL;
+}
+
+/* Does parent index p (NULL: ':') provably hold every block of child index c
+ * (NULL: ':')?  A block i lies in lo:hi when i is lo or lo <= i < hi as
+ * integers (the runtime has checked lo < hi at the parent's submission); a
+ * range clo:chi when lo <= clo and chi <= hi, each by equal texts or as
+ * integers. */
+static int index_within(const char *p, const char *c)
+{
+    if (!p) return 1;
+    if (!c) return 0;
+    char *plo, *phi, *clo, *chi;
+    int pr, cr;
+    index_bounds(p, &plo, &phi, &pr);
+    index_bounds(c, &clo, &chi, &cr);
+    int ok;
+    long x, l, h;
+    if (!pr) ok = !cr && !strcmp(plo, clo);
+    else if (cr) ok = le_text(plo, clo) && le_text(chi, phi);
+    else ok = !strcmp(plo, clo) || (int_const(clo, &x) && int_const(plo, &l) && int_const(phi, &h) && l <= x && x < h);
+    free(plo); free(phi); free(clo); free(chi);
+    return ok;
+}
+
+/* Does access a name what one of t's clauses names (access or permission)? */
+static int from_clause(const cc_task *t, const cc_access *a)
+{
+    int yes = 0;
+    for (int i = 0; i < t->pr->nrefs && !yes; i++) {
+        char *k = cc_ref_text(&t->pr->refs[i]);
+        yes = !strcmp(k, a->key);
+        free(k);
+    }
+    return yes;
+}
+
+/* The first access of t with a range index on tensor text `tensor` that
+ * holds the blocks (idx, nidx), or -1: provably (index_within), or, for an
+ * index widened to ':' because it varies in t's body (widened[d]), when the
+ * access comes from one of t's clauses and names a range there: the user
+ * declared that range, and the runtime checks every block the body or a
+ * child uses against it. */
+static int covering_range(const cc_task *t, const char *tensor, char **idx, const int *widened, int nidx)
+{
+    char *tn = squeezed(tensor, strlen(tensor));
+    int found = -1;
+    for (int k = 0; k < 2 * t->nacc && found < 0; k++) { /* clause accesses first: they decide */
+        const cc_access *a = &t->acc[k % t->nacc];
+        if (a->nidx != nidx || nidx == 0 || !a->explicit_mode != (k >= t->nacc)) continue;
+        int any_range = 0, ok = 1;
+        for (int d = 0; d < nidx && ok; d++) {
+            int range = a->idx[d] && cc_range_split(a->idx[d], NULL, NULL);
+            if (range) any_range = 1;
+            ok = index_within(a->idx[d], idx[d]) || (!idx[d] && widened && widened[d] && range && from_clause(t, a));
+        }
+        if (!any_range || !ok) continue;
+        char *an = squeezed(a->tensor, strlen(a->tensor));
+        if (!strcmp(an, tn)) found = k % t->nacc;
+        free(an);
+    }
+    free(tn);
+    return found;
+}
+
+/* The access of t whose key is that of (tensor, idx, nidx), or -1. */
+static int find_access(const cc_task *t, const char *tensor, char **idx, int nidx)
+{
+    cc_ref r;
+    memset(&r, 0, sizeof r);
+    r.tensor.s = (char *)tensor;
+    r.nidx = nidx;
+    for (int d = 0; d < nidx; d++) r.idx[d].s = idx[d];
+    char *key = cc_ref_text(&r);
+    int found = -1;
+    for (int i = 0; i < t->nacc && found < 0; i++)
+        if (!strcmp(t->acc[i].key, key)) found = i;
+    free(key);
+    return found;
+}
+
+/* ---- the tightest range of a loop variable, computable at submission ---- */
+typedef struct { const char *name; int n; } decl_count;
+static int count_decls(cc_node *n, void *arg)
+{
+    decl_count *c = arg;
+    if (n->kind == CXCursor_VarDecl) {
+        char *nm = cc_spelling(n->c);
+        c->n += !strcmp(nm, c->name);
+        free(nm);
+    }
+    return 1;
+}
+
+/* f is `for (j = lo; j < hi; j++)` (or `long j = lo`, `++j`, `j += 1`) whose
+ * body changes j nowhere, in t's body, which takes j's address nowhere: j,
+ * and lo, hi as texts stable in t's body (so computed at t's submission, see
+ * stable_text).  Returns "lo:hi" (caller frees), or NULL. */
+static char *loop_range_of(cc_infer *in, const cc_task *t, cc_node *f, const char *name)
+{
+    if (f->kind != CXCursor_ForStmt || f->nkid != 4) return NULL;
+    cc_node *init = f->kid[0], *cond = f->kid[1], *inc = f->kid[2], *body = f->kid[3], *lo;
+    CXCursor v;
+    if (init->kind == CXCursor_DeclStmt && init->nkid == 1 && init->kid[0]->kind == CXCursor_VarDecl &&
+        init->kid[0]->nkid >= 1) {
+        v = init->kid[0]->c;
+        lo = init->kid[0]->kid[init->kid[0]->nkid - 1];
+    } else if (init->kind == CXCursor_BinaryOperator && init->nkid == 2 && !strcmp(cc_binop(in->a, init), "=") &&
+               lvalue_var(init->kid[0])) {
+        v = cc_referenced(lvalue_var(init->kid[0]));
+        lo = init->kid[1];
+    } else {
+        return NULL;
+    }
+    v = clang_getCanonicalCursor(v);
+    char *vn = cc_spelling(v);
+    int same = !strcmp(vn, name);
+    free(vn);
+    if (!same || cond->kind != CXCursor_BinaryOperator || cond->nkid != 2 || strcmp(cc_binop(in->a, cond), "<") ||
+        !refers_to(cond->kid[0], v))
+        return NULL;
+    int post;
+    if (inc->kind == CXCursor_UnaryOperator) {
+        if (strcmp(cc_unop(in->a, inc, &post), "++") || !refers_to(inc->kid[0], v)) return NULL;
+    } else if (inc->kind == CXCursor_CompoundAssignOperator && inc->nkid == 2) {
+        char *rhs = node_text(in, inc->kid[1]);
+        int one = !strcmp(cc_binop(in->a, inc), "+=") && refers_to(inc->kid[0], v) && !strcmp(rhs, "1");
+        free(rhs);
+        if (!one) return NULL;
+    } else {
+        return NULL;
+    }
+    decl_count dc = { name, 0 }; /* no other j in the body may shadow it */
+    cc_walk(body, count_decls, &dc);
+    if (dc.n || touches(in, body, v, 0) || touches(in, t->stmt, v, 1)) return NULL;
+    char *l = stable_text(in, lo, t->stmt), *h = stable_text(in, cond->kid[1], t->stmt), *r = NULL;
+    if (l && h) r = cc_fmt("%s:%s", l, h);
+    free(l);
+    free(h);
+    return r;
+}
+
+/* The range "lo:hi" of the loop of t's body whose variable is the index text
+ * idx of child c (innermost first), or NULL. */
+static char *child_loop_range(cc_infer *in, const cc_task *t, const cc_task *c, const char *idx)
+{
+    char *name = squeezed(idx, strlen(idx));
+    char *r = NULL;
+    int ident = isalpha((unsigned char)name[0]) || name[0] == '_';
+    for (const char *q = name; *q && ident; q++) ident = isalnum((unsigned char)*q) || *q == '_';
+    for (cc_node *n = c->stmt; ident && !r && n && n != t->stmt && n->parent; n = n->parent)
+        if (n->parent->kind == CXCursor_ForStmt && n->parent->nkid == 4 && n->parent->kid[3] == n)
+            r = loop_range_of(in, t, n->parent, name);
+    free(name);
+    return r;
+}
+
+/* What the body does (CC_SEEN_* bits s) that a clause of mode m forbids, or NULL. */
+static const char *contradiction(unsigned m, unsigned s)
+{
+    if ((m & 7u) == CC_READ && (s & (CC_SEEN_STORE | CC_SEEN_ACC))) return s & CC_SEEN_STORE ? "writes" : "accumulates into";
+    if ((m & 7u) == CC_ACCUM && (s & (CC_SEEN_READ | CC_SEEN_STORE))) return s & CC_SEEN_READ ? "reads" : "overwrites";
+    if ((m & 7u) == CC_WRITE && (s & CC_SEEN_READ)) return "reads";
+    if ((m & 7u) == CC_READ && (s & CC_SEEN_ESC)) return "may modify (it escapes)";
+    return NULL;
+}
+
 int cc_infer_finish(cc_infer *in, cc_task *t)
 {
     int e0 = cc_error_count();
@@ -1658,12 +1861,7 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
         }
         unsigned m = r->mode & (7u | CC_CANCEL);
         /* a clause that contradicts the body is an error */
-        unsigned s = a->seen;
-        const char *bad = NULL;
-        if ((m & 7u) == CC_READ && (s & (CC_SEEN_STORE | CC_SEEN_ACC))) bad = s & CC_SEEN_STORE ? "writes" : "accumulates into";
-        else if ((m & 7u) == CC_ACCUM && (s & (CC_SEEN_READ | CC_SEEN_STORE))) bad = s & CC_SEEN_READ ? "reads" : "overwrites";
-        else if ((m & 7u) == CC_WRITE && (s & CC_SEEN_READ)) bad = "reads";
-        else if ((m & 7u) == CC_READ && (s & CC_SEEN_ESC)) bad = "may modify (it escapes)";
+        const char *bad = contradiction(m, a->seen);
         if (bad) {
             cc_diag(in->src, r->off, CC_ERROR, "'%s' clause on %s, but the task body %s it (%s)", cc_mode_name(m), a->key,
                     bad, a->why ? a->why : "");
@@ -1681,6 +1879,33 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
         a->why = cc_fmt("'%s' clause", cc_mode_name(m));
         if (!a->own) a->fetched = 0;
     }
+    /* the body's blocks whose indices vary (widened to ':') within a range clause:
+     * the clause's range is the permission (the runtime checks each block) */
+    for (int i = 0; i < t->nacc; i++) {
+        cc_access *a = &t->acc[i];
+        if (!a->own || a->fetched || a->explicit_mode || !a->nidx) continue;
+        int widened[CC_MAX_DIMS];
+        for (int d = 0; d < a->nidx; d++) widened[d] = !a->idx[d];
+        int cov = covering_range(t, a->tensor, a->idx, widened, a->nidx);
+        if (cov < 0 || cov == i) continue;
+        cc_access *pa = &t->acc[cov];
+        const char *bad = contradiction(pa->mode, a->seen);
+        if (bad) {
+            cc_diag(in->src, pa->off, CC_ERROR, "'%s' clause on %s, but the task body %s %s in it (%s)",
+                    cc_mode_name(pa->mode & (7u | CC_CANCEL)), pa->key, bad, a->key, a->why ? a->why : "");
+            continue;
+        }
+        for (int d = 0; d < a->nidx; d++) {
+            free(a->idx[d]);
+            a->idx[d] = pa->idx[d] ? strdup(pa->idx[d]) : NULL;
+        }
+        char *w = cc_fmt("%s; within the range of the '%s' clause on %s", a->why ? a->why : "",
+                         cc_mode_name(pa->mode & (7u | CC_CANCEL)), pa->key);
+        free(a->why);
+        a->why = w;
+        free(a->key);
+        a->key = strdup(pa->key);
+    }
     /* children: the parent needs their permissions, widened over what varies in its body */
     for (int k = 0; k < t->nkids; k++) {
         cc_task *c = t->kids[k];
@@ -1693,13 +1918,49 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
                 continue;
             }
             char *idx[CC_MAX_DIMS];
-            for (int d = 0; d < ca->nidx; d++)
-                idx[d] = ca->idx[d] && !cc_varies_in(in, t, ca->idx[d]) ? strdup(ca->idx[d]) : NULL;
+            int widened[CC_MAX_DIMS];
+            for (int d = 0; d < ca->nidx; d++) {
+                widened[d] = ca->idx[d] && cc_varies_in(in, t, ca->idx[d]);
+                idx[d] = ca->idx[d] && !widened[d] ? strdup(ca->idx[d]) : NULL;
+            }
+            unsigned cm = ca->mode & 7u;
+            /* a parent range that provably holds the child's blocks (slices and
+             * blocks keep the exact-key rule below); a child's loop range may
+             * be TAMM_ALL at run time, so it is never provably within */
+            int cov = -1;
+            if (!ca->loop_range && find_access(t, ca->tensor, idx, ca->nidx) < 0)
+                cov = covering_range(t, ca->tensor, idx, widened, ca->nidx);
+            if (cov >= 0 && (within(cm, t->acc[cov].mode & 7u) || t->acc[cov].explicit_mode)) {
+                cc_access *pa = &t->acc[cov];
+                if (!within(cm, pa->mode & 7u))
+                    cc_diag(in->src, ca->off, CC_ERROR, "nested task needs %s permission on %s, but its parent "
+                            "(line %u) declares only %s on %s", perm_word(cm), ca->key, t->line,
+                            perm_word(pa->mode), pa->key);
+                for (int d = 0; d < ca->nidx; d++) free(idx[d]);
+                continue; /* within the parent's range: nothing to add */
+            }
+            /* an index that is the variable of a loop of the body: the loop's range,
+             * computed at submission, instead of ':' (issue: tightest range) */
+            unsigned loopr = 0;
+            /* where the parent names the slice that the indices widened as before
+             * give (loop ranges as ':'), that slice decides (the exact-key rule) */
+            char *sidx[CC_MAX_DIMS];
+            for (int d = 0; d < ca->nidx; d++) sidx[d] = ca->loop_range >> d & 1u ? NULL : idx[d];
+            if (ca->loop_range && find_access(t, ca->tensor, sidx, ca->nidx) >= 0) {
+                for (int d = 0; d < ca->nidx; d++)
+                    if (ca->loop_range >> d & 1u) { free(idx[d]); idx[d] = NULL; }
+            } else if (find_access(t, ca->tensor, idx, ca->nidx) < 0) {
+                for (int d = 0; d < ca->nidx; d++) {
+                    if (widened[d]) idx[d] = child_loop_range(in, t, c, ca->idx[d]);
+                    if ((widened[d] && idx[d]) || (!widened[d] && (ca->loop_range >> d & 1u))) loopr |= 1u << d;
+                }
+            }
             int before = t->nacc;
             int ai = add_access(t, ca->tensor, idx, ca->nidx, ca->off);
             for (int d = 0; d < ca->nidx; d++) free(idx[d]);
             cc_access *a = &t->acc[ai];
-            unsigned cm = ca->mode & 7u;
+            if (ai >= before) a->loop_range = loopr;
+            else if ((loopr & ~a->loop_range) && !from_clause(t, a)) a->loop_range |= loopr;
             if (ai >= before) { /* only the child uses it */
                 a->mode = CC_PERMONLY | cm;
                 a->why = cc_fmt("a nested task at line %u needs %s", c->line, perm_word(cm));

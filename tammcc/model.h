@@ -28,6 +28,8 @@ typedef struct cc_access {
     char *nocov;                /* --explain: why no coverage was proved (a store's first reason) */
     char *why;                  /* --explain: what decided the mode */
     size_t off;                 /* where it was first seen */
+    unsigned loop_range;        /* bit d: idx[d] is a range "lo:hi" inferred from a loop of the body
+                                   (cc_infer_finish), emitted clamped to the dimension (tamm_cc_range) */
 } cc_access;
 
 typedef struct cc_use {         /* one tamm_block(...) in a task's own body */

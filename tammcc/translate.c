@@ -100,7 +100,17 @@ static int check_clauses(cc_unit *u, CXIndex idx, const char *file, const char *
             cc_ref *rf = &p->refs[r];
             EXPR(rf->tensor.s, rf->tensor.off, "(void)_Generic((", "), tamm_tensor *: 0);", 't');
             for (int d = 0; d < rf->nidx; d++)
-                if (rf->idx[d].s) EXPR(rf->idx[d].s, rf->idx[d].off, "(void)((", ") % 1);", 'i');
+                if (rf->idx[d].s) {
+                    size_t le, hb;
+                    if (cc_range_split(rf->idx[d].s, &le, &hb)) { /* a range lo:hi: both bounds are integers */
+                        char *lo = strndup(rf->idx[d].s, le);
+                        EXPR(lo, rf->idx[d].off, "(void)((", ") % 1);", 'i');
+                        EXPR(rf->idx[d].s + hb, rf->idx[d].off + hb, "(void)((", ") % 1);", 'i');
+                        free(lo);
+                    } else {
+                        EXPR(rf->idx[d].s, rf->idx[d].off, "(void)((", ") % 1);", 'i');
+                    }
+                }
         }
         if (p->priority.s) EXPR(p->priority.s, p->priority.off, "(void)((", ") % 1);", 'p');
         if (p->on.s) EXPR(p->on.s, p->on.off, "(void)((", ") % 1);", 'p');

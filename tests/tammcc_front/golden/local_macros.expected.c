@@ -98,7 +98,7 @@ static void tamm_task_f_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
 struct tamm_task_f_21_args {
     long n;
     tamm_tensor *A;
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[:] */
+    tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[0:n] */
 };
 
 static int tamm_task_f_21_refs(const struct tamm_task_f_21_args *a, tamm_ref *r)
@@ -169,7 +169,7 @@ void f(tamm_tensor *A, long n)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.n = n;
     tamm_a_.A = A;
-    tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = TAMM_ALL;  /* accum A[:] */
+    tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = tamm_cc_range(tamm_a_.tamm_T0, 0, (0), (n));  /* accum A[0:n] */
     tamm_ref tamm_r_[1];
     tamm_task tamm_t_ = { tamm_task_f_21, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_21_refs(&tamm_a_, tamm_r_),
                           "parent", 0, -1, "local_macros.c", 21 };

@@ -53,7 +53,7 @@ struct tamm_task_row_sums_13_args {
     long i;
     tamm_tensor *C;
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* C[i] */
-    tamm_tensor *tamm_T1; long tamm_i1[2];  /* A[i][:] */
+    tamm_tensor *tamm_T1; long tamm_i1[2];  /* A[i][0:nt] */
     int tamm_resume;               /* continuation point */
     long tamm_l0_j;
 };
@@ -147,7 +147,7 @@ void row_sums(tamm_tensor *A, tamm_tensor *C, long i, long nt)
     tamm_a_.i = i;
     tamm_a_.C = C;
     tamm_a_.tamm_T0 = (C); tamm_a_.tamm_i0[0] = (i);  /* readwrite C[i] */
-    tamm_a_.tamm_T1 = (A); tamm_a_.tamm_i1[0] = (i); tamm_a_.tamm_i1[1] = TAMM_ALL;  /* read A[i][:] */
+    tamm_a_.tamm_T1 = (A); tamm_a_.tamm_i1[0] = (i); tamm_a_.tamm_i1[1] = tamm_cc_range(tamm_a_.tamm_T1, 1, (0), (nt));  /* read A[i][0:nt] */
     tamm_ref tamm_r_[2];
     tamm_task tamm_t_ = { tamm_task_row_sums_13, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_row_sums_13_refs(&tamm_a_, tamm_r_),
                           "row_sums:13", 0, -1, "nested.c", 13 };
@@ -193,7 +193,7 @@ struct tamm_task_two_levels_33_args {
     long nt;
     tamm_tensor *A;
     long i;
-    tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[i][:] */
+    tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[i][0:nt] */
 };
 
 static int tamm_task_two_levels_33_refs(const struct tamm_task_two_levels_33_args *a, tamm_ref *r)
@@ -264,7 +264,7 @@ static void tamm_task_two_levels_30(tamm_ctx *tamm_ctx_, void *tamm_args_)
     tamm_c_.nt = nt;
     tamm_c_.A = A;
     tamm_c_.i = i;
-    tamm_c_.tamm_T0 = (A); tamm_c_.tamm_i0[0] = (i); tamm_c_.tamm_i0[1] = TAMM_ALL;  /* accum A[i][:] */
+    tamm_c_.tamm_T0 = (A); tamm_c_.tamm_i0[0] = (i); tamm_c_.tamm_i0[1] = tamm_cc_range(tamm_c_.tamm_T0, 1, (0), (nt));  /* accum A[i][0:nt] */
     tamm_ref tamm_r_[1];
     tamm_task tamm_t_ = { tamm_task_two_levels_33, NULL, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_two_levels_33_refs(&tamm_c_, tamm_r_),
                           "two_levels:33", 0, -1, "nested.c", 33 };

@@ -5,6 +5,7 @@
  * continuations (see task.h).
  */
 #include "task.h"
+#include "mpi_comm.h"
 #include "buffer.h"
 #include "error.h"
 #include "fence.h"
@@ -480,6 +481,10 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
         rc = tamm__error(t, TAMM_EINVAL, "task has %d refs but refs is %s", u->nrefs, u->refs ? "set" : "NULL");
     else if (u->args_size > 0 && !u->args)
         rc = tamm__error(t, TAMM_EINVAL, "task has args_size %zu but args is NULL", u->args_size);
+    else if (TAMM_UNLIKELY(u->rank != -1) && (u->rank < -1 || u->rank >= tamm__comm_size()))
+        rc = tamm__error(t, TAMM_EINVAL, "on(%d): the run has %d rank%s (0 to %d; -1: the owner of the first "
+                                         "block written)", u->rank, tamm__comm_size(), tamm__comm_size() == 1 ? "" : "s",
+                         tamm__comm_size() - 1);
     for (int i = 0; rc == TAMM_OK && i < u->nrefs; i++)
         rc = check_ref(t, &u->refs[i], i);
     if (rc) {

@@ -157,7 +157,7 @@ enum {
     X_SUBMIT_RANGE, X_SUBMIT_NIDX, X_SUBMIT_NULLT, X_SUBMIT_NOFN, X_SUBMIT_NULL_TASK, X_SUBMIT_MODE0,
     X_SUBMIT_NREFS, X_SUBMIT_NULLREFS, X_CREATE_NDIM0, X_CREATE_NDIM9, X_CREATE_TILE0, X_CREATE_NULLDIMS,
     X_CREATE_DTYPE, X_BLOCK_RANGE, X_BLOCK_NIDX, X_BLOCK_NULL, X_TOP_PUT_BAD, X_DESTROY_NULL, X_FENCE_NULL,
-    X_TOP_GETBUF, X_DEADLOCK, X_WAIT_ON_BAD, X_COUNT
+    X_TOP_GETBUF, X_DEADLOCK, X_WAIT_ON_BAD, X_SUBMIT_ON_HIGH, X_SUBMIT_ON_NEG, X_COUNT
 };
 static const struct { const char *name; int code; int any_code; } xcases[X_COUNT] = {
     [X_SUBMIT_RANGE]    = { "submit: block index out of range", TAMM_ERANGE, 0 },
@@ -182,6 +182,8 @@ static const struct { const char *name; int code; int any_code; } xcases[X_COUNT
     [X_TOP_GETBUF]      = { "get_buf_read outside a task", TAMM_ESTATE, 1 },
     [X_DEADLOCK]        = { "task waits on a fence nobody signals", TAMM_EDEADLOCK, 0 },
     [X_WAIT_ON_BAD]     = { "wait_on: out-of-range ref", TAMM_ERANGE, 1 },
+    [X_SUBMIT_ON_HIGH]  = { "submit: on(r) with r >= the number of ranks", TAMM_EINVAL, 0 },
+    [X_SUBMIT_ON_NEG]   = { "submit: on(r) with r < -1", TAMM_EINVAL, 0 },
 };
 
 static void noop(tamm_ctx *ctx, void *vp) { (void)ctx; (void)vp; }
@@ -249,6 +251,8 @@ static int child_top_misuse(void *vp)
         break;
     }
     case X_WAIT_ON_BAD: r = tu_ref2(T, TAMM_READ, 9, 9); rc = tamm_wait_on(&r, 1); break;
+    case X_SUBMIT_ON_HIGH: t.rank = tamm_nranks(); rc = tamm_submit(NULL, &t); break;
+    case X_SUBMIT_ON_NEG: t.rank = -3; rc = tamm_submit(NULL, &t); break;
     default: break;
     }
     /* Only reached in return mode (or where the default mode lets the call return). */

@@ -276,6 +276,9 @@ int tamm_barrier(void);
 /** Fences: a fence is signalled when every task naming it in `signal` has
  *  completed; tasks naming it in `wait` start only after that. */
 tamm_fence *tamm_fence_create(void);
+/** Wait, at top level, until f is signalled (TAMM_EDEADLOCK if no submitted
+ *  task signals it).  Inside a task it is refused with TAMM_ESTATE: a task never
+ *  blocks its worker (give the task a wait(f) clause instead). */
 int tamm_fence_wait(tamm_fence *f);
 int tamm_fence_destroy(tamm_fence *f);
 

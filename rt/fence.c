@@ -1,5 +1,6 @@
 /* fence.c — user fences (see fence.h) and their public API. */
 #include "fence.h"
+#include "worker.h"
 #include "error.h"
 #include "mpi_flow.h"
 #include "runtime.h"
@@ -78,6 +79,10 @@ static int fence_reached(void *arg)
 int tamm_fence_wait(tamm_fence *f)
 {
     if (!tamm__rt.initialised) return TAMM_ESTATE;
+    tamm_worker *w = tamm__self();
+    if (w && w->cur_ctx) /* SPEC 8: a task never blocks its worker */
+        return tamm__error(w->cur_ctx->task, TAMM_ESTATE, "tamm_fence_wait inside a task: a task never blocks its "
+                                                         "worker; give the task a wait(f) clause instead");
     if (!f) return tamm__error(NULL, TAMM_EINVAL, "tamm_fence_wait(NULL)");
     if (tamm__flow_on) tamm__flow_fence_wait(f); /* signallers on other ranks tell this one */
     tamm__spin_lock(&f->lock);

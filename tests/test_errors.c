@@ -19,7 +19,7 @@
 enum {
     T_PERM, T_REL_TWICE, T_NEVER_REL, T_CANCEL_WRITE, T_CANCEL_RW, T_CANCEL_ACC, T_WRITE_TWICE,
     T_REL_UNKNOWN, T_WRONG_KIND, T_NESTED, T_GET_RANGE, T_GET_NULL_T, T_GET_NULL_IDX, T_NESTED_BADREF,
-    T_COUNT
+    T_FENCE_WAIT, T_COUNT
 };
 static const struct { const char *label; unsigned perm; int code; int any_code; } tcases[T_COUNT] = {
     [T_PERM]         = { "perm_violation", TAMM_READ, TAMM_EPERM, 0 },
@@ -36,6 +36,7 @@ static const struct { const char *label; unsigned perm; int code; int any_code; 
     [T_GET_NULL_T]   = { "get_null_tensor", TAMM_WRITE, TAMM_EINVAL, 1 },
     [T_GET_NULL_IDX] = { "get_null_idx", TAMM_WRITE, TAMM_EINVAL, 1 },
     [T_NESTED_BADREF] = { "nested_bad_ref", TAMM_WRITE, TAMM_ERANGE, 1 },
+    [T_FENCE_WAIT]   = { "fence_wait_in_task", TAMM_WRITE, TAMM_ESTATE, 0 },
 };
 
 typedef struct { tamm_tensor *T; int k; } targs;
@@ -109,6 +110,12 @@ static void misuse_body(tamm_ctx *ctx, void *vp)
     case T_GET_NULL_IDX:
         p = tamm_get_buf_read(ctx, a->T, NULL);
         break;
+    case T_FENCE_WAIT: { /* a task never blocks its worker: refused, even on a fence already reached */
+        tamm_fence *f = tamm_fence_create();
+        rc = tamm_fence_wait(f);
+        (void)tamm_fence_destroy(f);
+        break;
+    }
     case T_NESTED_BADREF: {
         tamm_ref r = tu_ref1(a->T, TAMM_WRITE, 7);
         tamm_task t = tu_task(nested_noop, a, sizeof *a, &r, 1, "nested_child", LOC_FILE, 98);

@@ -5,10 +5,12 @@
 #include <tamm.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static atomic_int first_error;
+static atomic_int unhandled;   /* an error no wait of the program has returned yet (return mode) */
 static atomic_int returns_mode;
 static void (*fatal_hook)(const char *msg);
 
@@ -42,10 +44,45 @@ int tamm__error(const struct tamm_task_s *t, int err, const char *fmt, ...)
     }
     int expected = 0;
     atomic_compare_exchange_strong(&first_error, &expected, err);
+    expected = 0;
+    atomic_compare_exchange_strong(&unhandled, &expected, err);
     return err;
 }
 
 int tamm__error_take(void) { return atomic_exchange(&first_error, 0); }
+
+void tamm__error_put_back(int err)
+{
+    int expected = 0;
+    if (err) atomic_compare_exchange_strong(&first_error, &expected, err);
+}
+
+static atomic_int program_takes; /* the program has taken an error from a wait it called */
+void tamm__error_seen(void)
+{
+    atomic_store(&program_takes, 1);
+    atomic_store(&unhandled, 0);
+}
+void tamm__error_finalized(int err)
+{
+    if (err && atomic_load(&program_takes)) atomic_store(&unhandled, 0);
+}
+
+static void exit_guard(void)
+{
+    int err = atomic_load(&unhandled);
+    if (!err) return;
+    fprintf(stderr, "tamm: error: the program ends after an error that no wait it called returned (%s; "
+                    "TAMM_ON_ERROR=return): exit status 1\n", tamm_strerror(err));
+    fflush(NULL);
+    _exit(1);
+}
+
+void tamm__error_exit_guard(void)
+{
+    static atomic_int installed;
+    if (!atomic_exchange(&installed, 1)) atexit(exit_guard);
+}
 
 const char *tamm_strerror(int err)
 {

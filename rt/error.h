@@ -14,6 +14,16 @@ int tamm__error(const struct tamm_task_s *t, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /** Take (and clear) the first error recorded in return mode. */
 int tamm__error_take(void);
+/** Record err again as the first error (a wait the program did not call took it:
+ *  the taskwait tammcc generates), so that the next wait returns it. */
+void tamm__error_put_back(int err);
+/** In return mode, an error stays unhandled until a wait the program called
+ *  returns it (tamm__error_seen); a process that ends with one unhandled exits
+ *  with status 1 (tamm__error_exit_guard, installed by tamm_init). */
+void tamm__error_seen(void);
+/** tamm_finalize returns err: handled if the program takes errors from its waits. */
+void tamm__error_finalized(int err);
+void tamm__error_exit_guard(void);
 /** Whether errors are returned (1) or fatal (0). */
 int tamm__error_returns(void);
 void tamm__error_set_mode(int returns);

@@ -76,7 +76,15 @@ static int fence_reached(void *arg)
     return s;
 }
 
+static int fence_wait(tamm_fence *f);
 int tamm_fence_wait(tamm_fence *f)
+{
+    int rc = fence_wait(f);
+    if (rc) tamm__error_seen(); /* a wait the program called returned it */
+    return rc;
+}
+
+static int fence_wait(tamm_fence *f)
 {
     if (!tamm__rt.initialised) return TAMM_ESTATE;
     tamm_worker *w = tamm__self();

@@ -48,6 +48,7 @@ int tamm_init(int *argc, char ***argv)
     memset(&tamm__rt, 0, sizeof tamm__rt);
     tamm__rt.cfg = cfg;
     tamm__error_set_mode(cfg.on_error == TAMM_ONERR_RETURN);
+    if (cfg.on_error == TAMM_ONERR_RETURN) tamm__error_exit_guard();
     tamm__error_take();
     tamm__rt.sched = cfg.sched == TAMM_SCHED_FIFO ? &tamm__sched_fifo
                    : cfg.sched == TAMM_SCHED_PRIO ? &tamm__sched_prio : &tamm__sched_ws;
@@ -102,7 +103,9 @@ static int top_level_only(const char *what)
     return TAMM_OK;
 }
 
-int tamm_wait_all(void)
+/* tamm_wait_all for the runtime's own callers (tamm_finalize, the taskwait
+ * tammcc generates): an error it returns has not reached the program */
+static int wait_all(void)
 {
     int rc = top_level_only("tamm_wait_all");
     if (rc) return rc;
@@ -115,7 +118,15 @@ int tamm_wait_all(void)
     return tamm__error_take();
 }
 
-int tamm_barrier(void) { return tamm_wait_all(); }
+/* A wait the program called: an error it returns has reached the program. */
+static int seen(int rc)
+{
+    if (rc) tamm__error_seen();
+    return rc;
+}
+
+int tamm_wait_all(void) { return seen(wait_all()); }
+int tamm_barrier(void) { return seen(wait_all()); }
 
 /* block buffers ctx holds (records not given back) */
 static int held_buffers(const tamm_ctx *ctx)
@@ -139,7 +150,12 @@ int tamm_cc_taskwait(void)
         return TAMM_ESTATE;
     }
     tamm_worker *w = tamm__self();
-    if (!w || !w->cur_ctx) return tamm_wait_all(); /* at top level: every task submitted */
+    if (!w || !w->cur_ctx) { /* at top level: every task submitted; the generated code drops the
+                                * result, so an error stays for the program's next wait and its exit */
+        int rc = wait_all();
+        tamm__error_put_back(rc);
+        return rc;
+    }
     tamm_ctx *ctx = w->cur_ctx;
     tamm_task_s *p = ctx->task;
     if (ctx->gpu)
@@ -169,7 +185,7 @@ int tamm_finalize(void)
         fprintf(stderr, "tamm: error: tamm_finalize called before tamm_init\n");
         return TAMM_ESTATE;
     }
-    int rc = tamm_wait_all();
+    int rc = wait_all();
     if (tamm__flow_on) {
         tamm__flow_sync(TAMM_SYNC_FINAL);
         int r2 = tamm__comm_wait_final();
@@ -211,6 +227,7 @@ int tamm_finalize(void)
     pthread_mutex_destroy(&tamm__rt.tensors_lock);
     tamm__rt.initialised = 0;
     int e = tamm__error_take();
+    tamm__error_finalized(rc ? rc : e);
     return rc ? rc : e;
 }
 
@@ -242,7 +259,10 @@ static int sentinel_wait(const tamm_ref *refs, int n, const char *what, tamm_tas
     return TAMM_OK;
 }
 
-int tamm_wait_on(const tamm_ref *refs, int nrefs)
+static int wait_on(const tamm_ref *refs, int nrefs);
+int tamm_wait_on(const tamm_ref *refs, int nrefs) { return seen(wait_on(refs, nrefs)); }
+
+static int wait_on(const tamm_ref *refs, int nrefs)
 {
     int rc = top_level_only("tamm_wait_on");
     if (rc) return rc;

@@ -89,6 +89,11 @@ static inline void tamm_cc_ref(tamm_ref *r, tamm_tensor *T, int n, const long *i
     r->mode = mode;
 }
 
+/** The number of iterations of `for (i = 0; i < n; i++)`, as tammcc's write
+ *  proofs multiply them: n when it is positive, else 0 (a negative bound stores
+ *  nothing, and must not become a huge size_t). */
+#define TAMM_CC_COUNT(n) ((n) > 0 ? (size_t)(n) : (size_t)0)
+
 /** The mode of a write access whose coverage tammcc proved as `bytes`:
  *  write if that covers the block, else readwrite. */
 static inline unsigned tamm_cc_write_mode(tamm_tensor *T, const long *idx, size_t bytes)

@@ -66,47 +66,31 @@ char *cc_src_text(cc_ast *a, size_t b, size_t e)
     return s;
 }
 
-/* the first token of [b, e) that is punctuation, as a string */
-static const char *punct_in(cc_ast *a, size_t b, size_t e, int last)
+/* ---------------------------------------------------------------- operators
+ * libclang 14 has no operator-kind API: an operator is read from the source
+ * text between its operands.  That text is trusted only where it is the
+ * operator: the operands must come from different places in the expansion
+ * order (so that not both lie in one macro invocation, whose body holds the
+ * real operator: SET(a[0], 1.0) with `#define SET(p, v) p = v` has a ','
+ * between the operands in the file), and the file text between them must
+ * hold exactly one punctuation token besides parentheses (macro names and
+ * the tail of a macro operand may stand there: `i * N + j`).  Anything else
+ * is "", which callers treat as an operator they do not understand. */
+typedef struct { CXFile f; unsigned off; } floc;
+
+static int file_loc(CXSourceLocation l, floc *r)
 {
-    static char buf[8];
-    buf[0] = 0;
-    if (e <= b) return buf;
-    CXSourceLocation lb = clang_getLocationForOffset(a->tu, a->file, (unsigned)b);
-    CXSourceLocation le = clang_getLocationForOffset(a->tu, a->file, (unsigned)e);
-    CXToken *t;
-    unsigned n;
-    clang_tokenize(a->tu, clang_getRange(lb, le), &t, &n);
-    for (unsigned k = 0; k < n; k++) {
-        unsigned i = last ? n - 1 - k : k;
-        if (clang_getTokenKind(t[i]) != CXToken_Punctuation) continue;
-        CXString s = clang_getTokenSpelling(a->tu, t[i]);
-        const char *cs = clang_getCString(s);
-        if (strcmp(cs, "(") && strcmp(cs, ")")) {
-            strncpy(buf, cs, sizeof buf - 1);
-            buf[sizeof buf - 1] = 0;
-            clang_disposeString(s);
-            break;
-        }
-        clang_disposeString(s);
-    }
-    clang_disposeTokens(a->tu, t, n);
-    return buf;
+    clang_getFileLocation(l, &r->f, NULL, NULL, &r->off);
+    return r->f != NULL;
 }
 
-/* File and offset of a location (expansion side); 0 if it is in no file. */
-static int file_off(CXSourceLocation l, CXFile *f, unsigned *off)
+static int exp_loc(CXSourceLocation l, floc *r)
 {
-    clang_getFileLocation(l, f, NULL, NULL, off);
-    return *f != NULL;
+    clang_getExpansionLocation(l, &r->f, NULL, NULL, &r->off);
+    return r->f != NULL;
 }
 
-static int same_place(CXSourceLocation x, CXSourceLocation y)
-{
-    CXFile fx, fy;
-    unsigned ox, oy;
-    return file_off(x, &fx, &ox) && file_off(y, &fy, &oy) && clang_File_isEqual(fx, fy) && ox == oy;
-}
+static int before(floc x, floc y) { return x.f && y.f && clang_File_isEqual(x.f, y.f) && x.off < y.off; }
 
 static int one_of(const char *s, const char *const *set)
 {
@@ -120,66 +104,68 @@ static const char *const bin_ops[] = { "=", "+=", "-=", "*=", "/=", "%=", "<<=",
                                        "&&", "||", ",", NULL };
 static const char *const un_ops[] = { "*", "&", "++", "--", "-", "+", "!", "~", NULL };
 
-/* The operator of n read from its own tokens, in whatever file n lies (a header, a system
- * header).  Binary: the token after the first operand's tokens, which must start where n
- * starts, followed by the token where the second operand starts.  Unary: the first token
- * (prefix) or the last (postfix).  "" when the tokens do not have that shape (macro
- * expansions) or the token is not an operator of the kind: callers treat "" as unknown. */
-static const char *op_from_tokens(cc_ast *a, const cc_node *n, int unary, int *postfix)
+/* The one punctuation token other than parentheses that starts in [b, e) of
+ * b's file, if there is exactly one and it is in `set`; else "".  Static buffer. */
+static const char *sole_op(cc_ast *a, floc b, floc e, const char *const *set)
 {
     static char buf[8];
     buf[0] = 0;
-    CXToken *t = NULL, *k = NULL;
-    unsigned nt = 0, nk = 0;
-    CXSourceRange rn = clang_getCursorExtent(n->c), r0 = clang_getCursorExtent(n->kid[0]->c);
-    clang_tokenize(a->tu, rn, &t, &nt);
-    clang_tokenize(a->tu, r0, &k, &nk);
-    CXToken *op = NULL;
-    if (nt >= 2 && nk >= 1 && nk < nt) {
-        int prefix_kid = same_place(clang_getTokenLocation(a->tu, t[0]), clang_getTokenLocation(a->tu, k[0]));
-        if (!unary) {
-            CXSourceLocation k1 = clang_getRangeStart(clang_getCursorExtent(n->kid[1]->c));
-            if (prefix_kid && nk + 1 < nt && same_place(clang_getTokenLocation(a->tu, t[nk + 1]), k1)) op = &t[nk];
-        } else if (!prefix_kid) {
-            op = &t[0];
-        } else if (same_place(clang_getTokenLocation(a->tu, t[nk - 1]), clang_getTokenLocation(a->tu, k[nk - 1]))) {
-            op = &t[nt - 1];
-            *postfix = 1;
-        }
-    }
-    if (op && clang_getTokenKind(*op) == CXToken_Punctuation) {
-        CXString s = clang_getTokenSpelling(a->tu, *op);
+    if (!before(b, e)) return buf;
+    CXSourceRange r = clang_getRange(clang_getLocationForOffset(a->tu, b.f, b.off),
+                                     clang_getLocationForOffset(a->tu, e.f, e.off));
+    CXToken *t = NULL;
+    unsigned n = 0, count = 0;
+    char found[8] = "";
+    clang_tokenize(a->tu, r, &t, &n);
+    for (unsigned i = 0; i < n; i++) {
+        floc at;
+        if (!file_loc(clang_getTokenLocation(a->tu, t[i]), &at) || !clang_File_isEqual(at.f, b.f) || at.off < b.off ||
+            at.off >= e.off || clang_getTokenKind(t[i]) != CXToken_Punctuation)
+            continue;
+        CXString s = clang_getTokenSpelling(a->tu, t[i]);
         const char *cs = clang_getCString(s);
-        if (one_of(cs, unary ? un_ops : bin_ops)) {
-            strncpy(buf, cs, sizeof buf - 1);
-            buf[sizeof buf - 1] = 0;
+        if (strcmp(cs, "(") && strcmp(cs, ")")) {
+            count++;
+            strncpy(found, cs, sizeof found - 1);
+            found[sizeof found - 1] = 0;
         }
         clang_disposeString(s);
     }
-    if (!buf[0]) *postfix = 0;
-    if (t) clang_disposeTokens(a->tu, t, nt);
-    if (k) clang_disposeTokens(a->tu, k, nk);
+    if (t) clang_disposeTokens(a->tu, t, n);
+    if (count == 1 && one_of(found, set)) memcpy(buf, found, sizeof buf);
     return buf;
 }
 
 const char *cc_binop(cc_ast *a, const cc_node *n)
 {
     if (n->nkid < 2) return "";
-    if (!n->kid[0]->in_main || !n->kid[1]->in_main) {
-        int post = 0;
-        return op_from_tokens(a, n, 0, &post);
-    }
-    return punct_in(a, n->kid[0]->e, n->kid[1]->b, 0);
+    CXSourceRange r0 = clang_getCursorExtent(n->kid[0]->c), r1 = clang_getCursorExtent(n->kid[1]->c);
+    floc e0x, b1x, e0, b1;
+    if (!exp_loc(clang_getRangeEnd(r0), &e0x) || !exp_loc(clang_getRangeStart(r1), &b1x) || !before(e0x, b1x) ||
+        !file_loc(clang_getRangeEnd(r0), &e0) || !file_loc(clang_getRangeStart(r1), &b1))
+        return "";
+    return sole_op(a, e0, b1, bin_ops);
 }
 
 const char *cc_unop(cc_ast *a, const cc_node *n, int *postfix)
 {
     *postfix = 0;
     if (n->nkid < 1) return "";
-    if (!n->kid[0]->in_main || !n->in_main) return op_from_tokens(a, n, 1, postfix);
-    if (n->kid[0]->b > n->b) return punct_in(a, n->b, n->kid[0]->b, 0);
-    *postfix = 1;
-    return punct_in(a, n->kid[0]->e, n->e, 1);
+    CXSourceRange rn = clang_getCursorExtent(n->c), r0 = clang_getCursorExtent(n->kid[0]->c);
+    floc x, y, f0, f1;
+    if (exp_loc(clang_getRangeStart(rn), &x) && exp_loc(clang_getRangeStart(r0), &y) && before(x, y)) { /* prefix */
+        if (!file_loc(clang_getRangeStart(rn), &f0) || !file_loc(clang_getRangeStart(r0), &f1)) return "";
+        return sole_op(a, f0, f1, un_ops);
+    }
+    if (exp_loc(clang_getRangeEnd(r0), &x) && exp_loc(clang_getRangeEnd(rn), &y) && before(x, y) &&
+        file_loc(clang_getRangeEnd(r0), &f0) && file_loc(clang_getRangeEnd(rn), &f1)) { /* postfix */
+        const char *op = sole_op(a, f0, f1, un_ops);
+        if (!strcmp(op, "++") || !strcmp(op, "--")) {
+            *postfix = 1;
+            return op;
+        }
+    }
+    return "";
 }
 
 char *cc_cursor_text(cc_ast *a, CXCursor c)

@@ -36,6 +36,9 @@ struct cc_infer {
     int *mstack; int nmstack;  /* memo entries being computed, outermost first */
     fn_tree *f; int nf;
     CXCursor *busyv; int nbusyv; /* variables whose uses are being analysed */
+    int *busydepth;              /* nmstack when each busy variable was pushed */
+    int punned;                  /* > 0: the pointer on analysis was converted to another element type */
+    long budget;                 /* callee analyses left before the rest counts as escapes */
 };
 
 cc_infer *cc_infer_new(cc_ast *a, const cc_source *src)
@@ -43,6 +46,7 @@ cc_infer *cc_infer_new(cc_ast *a, const cc_source *src)
     cc_infer *in = calloc(1, sizeof *in);
     in->a = a;
     in->src = src;
+    in->budget = 20000; /* callee analyses per file (mutual recursion re-analyses incomplete results) */
     return in;
 }
 
@@ -62,6 +66,7 @@ void cc_infer_free(cc_infer *in)
     free(in->mstack);
     free(in->f);
     free(in->busyv);
+    free(in->busydepth);
     free(in);
 }
 
@@ -238,6 +243,29 @@ static const char *param_annotation(CXCursor fn, int k)
 static ptr_info analyze_var(cc_infer *in, CXCursor var, cc_node *region, int depth);
 static void analyze_ptr(cc_infer *in, cc_node *e, cc_node *region, ptr_info *pi, int depth);
 
+/* The definition of fn whose body stands for the function at run time, or a
+ * null cursor: none visible, or a C99 `inline` definition (not static), which a
+ * definition in another file may replace. */
+static CXCursor trusted_definition(CXCursor fn)
+{
+    CXCursor def = clang_getCursorDefinition(fn);
+    if (clang_Cursor_isNull(def)) return def;
+    if (clang_Cursor_isFunctionInlined(def) && clang_Cursor_getStorageClass(def) != CX_SC_Static)
+        return clang_getNullCursor();
+    return def;
+}
+
+/* Does param_info analyse fn's body for parameter k (no annotation, not const)? */
+static int body_followed(CXCursor fn, int k)
+{
+    if (param_annotation(fn, k)) return 0;
+    CXCursor parm = nth_param(fn, k);
+    if (clang_Cursor_isNull(parm)) return 0;
+    CXType pt = clang_getCanonicalType(clang_getCursorType(parm));
+    if (pt.kind != CXType_Pointer || clang_isConstQualifiedType(clang_getPointeeType(pt))) return 0;
+    return !clang_Cursor_isNull(trusted_definition(fn));
+}
+
 /* How function fn treats its pointer parameter k (memoised; recursion-safe).
  * A recursive call met while its own analysis is under way contributes what
  * the other uses contribute (the result is a union, so the fixpoint is the
@@ -283,10 +311,12 @@ static ptr_info param_info(cc_infer *in, CXCursor fn, int k, int depth)
             goto out;
         }
     }
-    CXCursor def = clang_getCursorDefinition(fn);
+    CXCursor def = trusted_definition(fn);
     if (clang_Cursor_isNull(def) || clang_Cursor_isNull(parm)) {
-        see(&r, CC_SEEN_ESC, cc_fmt("escapes into %s, whose body is not visible and whose parameter '%s' is not const",
-                                 fname, pname));
+        see(&r, CC_SEEN_ESC, cc_fmt("escapes into %s, whose body is %s and whose parameter '%s' is not const", fname,
+                                    clang_Cursor_isNull(clang_getCursorDefinition(fn))
+                                        ? "not visible" : "an inline definition that another file may replace",
+                                    pname));
         goto out;
     }
     CXString u = clang_getCursorUSR(def);
@@ -316,11 +346,13 @@ static ptr_info param_info(cc_infer *in, CXCursor fn, int k, int depth)
             k = -1 - i; /* marks the reuse of entry i */
             break;
         }
-    if (depth > 64) {
-        see(&r, CC_SEEN_ESC, cc_fmt("call chain into %s is too deep to follow", fname));
+    if (depth > 64 || in->budget <= 0) {
+        see(&r, CC_SEEN_ESC, cc_fmt(depth > 64 ? "call chain into %s is too deep to follow"
+                                               : "the calls into %s are too many to follow", fname));
         free(usr);
         goto out;
     }
+    in->budget--;
     int mi;
     if (k < 0) {
         mi = -1 - k;
@@ -463,13 +495,16 @@ static int stable_var(cc_infer *in, CXCursor var, cc_node *region)
 static const char *const pure_queries[] = { "tamm_block_extent", "tamm_tensor_nblocks", "tamm_tensor_ndim",
                                             "tamm_tensor_dim", "tamm_rank", "tamm_nranks" };
 
-typedef struct { cc_infer *in; cc_node *region; int ok; } stable_ctx;
+typedef struct { cc_infer *in; cc_node *region; int ok; int by_value; } stable_ctx;
 static int stable_visit(cc_node *n, void *arg)
 {
     stable_ctx *s = arg;
     switch (n->kind) {
     case CXCursor_IntegerLiteral: case CXCursor_ParenExpr: case CXCursor_UnexposedExpr:
-    case CXCursor_CStyleCastExpr: case CXCursor_TypeRef: case CXCursor_UnaryExpr: /* sizeof */
+    case CXCursor_CStyleCastExpr:
+        break;
+    case CXCursor_TypeRef: case CXCursor_UnaryExpr: /* sizeof: its type may be named otherwise at submission */
+        s->by_value = 1;
         break;
     case CXCursor_BinaryOperator: {
         static const char *const ops[] = { "+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^" };
@@ -499,7 +534,9 @@ static int stable_visit(cc_node *n, void *arg)
         cc_node *top = cc_up_wrappers(n);
         if (dk == CXCursor_FunctionDecl) { /* only as the callee of a call accepted above */
             if (!top->parent || top->parent->kind != CXCursor_CallExpr || top->parent->kid[0] != top) s->ok = 0;
-        } else if (dk != CXCursor_EnumConstantDecl && !stable_var(s->in, d, s->region)) {
+        } else if (dk == CXCursor_EnumConstantDecl) {
+            s->by_value = 1; /* the name may mean another constant (or a variable) at submission */
+        } else if (!stable_var(s->in, d, s->region)) {
             s->ok = 0;
         }
         break;
@@ -510,22 +547,6 @@ static int stable_visit(cc_node *n, void *arg)
     return s->ok;
 }
 
-/* Is there a #define, #undef or push_macro / pop_macro directive in text [b, e)? */
-static int macro_directive_in(const char *s, size_t b, size_t e)
-{
-    for (size_t i = b; i < e; i++) {
-        if (s[i] != '#') continue;
-        size_t ls = i;
-        while (ls > b && (s[ls - 1] == ' ' || s[ls - 1] == '\t')) ls--;
-        if (ls > b && s[ls - 1] != '\n') continue; /* not the first character of a line */
-        size_t w = i + 1;
-        while (w < e && (s[w] == ' ' || s[w] == '\t')) w++;
-        if (!strncmp(s + w, "define", 6) || !strncmp(s + w, "undef", 5) || !strncmp(s + w, "pragma push_macro", 17) ||
-            !strncmp(s + w, "pragma pop_macro", 16))
-            return 1;
-    }
-    return 0;
-}
 
 /* Does the text of e name a macro (an identifier that is no declaration e refers to)? */
 typedef struct { const char *name; int found; } name_find;
@@ -567,11 +588,13 @@ static int uses_macro(cc_infer *in, cc_node *e)
  * stable in region (see the section comment); NULL if it is not.  Caller frees. */
 static char *stable_text(cc_infer *in, cc_node *e, cc_node *region)
 {
-    stable_ctx s = { in, region, 1 };
+    stable_ctx s = { in, region, 1, 0 };
     cc_walk(e, stable_visit, &s);
     if (!s.ok || (!e->in_main && region->kind != CXCursor_FunctionDecl)) return NULL;
-    if (uses_macro(in, e) &&
-        (region->kind == CXCursor_FunctionDecl || macro_directive_in(in->a->text, region->b, e->b))) {
+    /* Names that the submission site may resolve otherwise (enumerators, types in sizeof, macros,
+     * whose definitions can change between the body and the submission or mean something else
+     * there) are used by value: the expression must then be a constant. */
+    if (s.by_value || uses_macro(in, e)) {
         CXEvalResult v = clang_Cursor_Evaluate(e->c);
         char *r = NULL;
         if (v && clang_EvalResult_getKind(v) == CXEval_Int) {
@@ -582,7 +605,7 @@ static char *stable_text(cc_infer *in, cc_node *e, cc_node *region)
         return r;
     }
     char *t = node_text(in, e);
-    char *r = cc_squeeze(t);
+    char *r = cc_collapse(t); /* keeps the spaces C needs between tokens (sizeof n, n - -1) */
     free(t);
     return r;
 }
@@ -599,8 +622,22 @@ static int list_refs(cc_node *n, void *arg)
     return 1;
 }
 
+/* e's value as a constant, into *v; 0 if it is not one */
+static int const_value(cc_node *e, long long *v)
+{
+    CXEvalResult r = clang_Cursor_Evaluate(e->c);
+    int ok = r && clang_EvalResult_getKind(r) == CXEval_Int;
+    if (ok) *v = clang_EvalResult_getAsLongLong(r);
+    if (r) clang_EvalResult_dispose(r);
+    return ok;
+}
+
 static int same_value(cc_infer *in, cc_node *a, cc_node *b)
 {
+    if (uses_macro(in, a) || uses_macro(in, b)) { /* a macro may mean other values in the two places */
+        long long x, y;
+        return const_value(a, &x) && const_value(b, &y) && x == y;
+    }
     char *ta = node_text(in, a), *tb = node_text(in, b);
     char *sa = cc_squeeze(ta), *sb = cc_squeeze(tb);
     int same = !strcmp(sa, sb);
@@ -831,9 +868,9 @@ static char *store_coverage(cc_infer *in, cc_node *assign, cc_node *sub, cc_node
         /* outermost first */
         for (int i = 0; i < nl / 2; i++) { loop t = loops[i]; loops[i] = loops[nl - 1 - i]; loops[nl - 1 - i] = t; }
         if (sub->nkid == 2 && dense(in, sub->kid[1], loops, nl)) {
-            char *cov = cc_fmt("(size_t)(%s)", loops[0].cov);
+            char *cov = cc_fmt("TAMM_CC_COUNT(%s)", loops[0].cov);
             for (int i = 1; i < nl; i++) {
-                char *t = cc_fmt("%s*(size_t)(%s)", cov, loops[i].cov);
+                char *t = cc_fmt("%s*TAMM_CC_COUNT(%s)", cov, loops[i].cov);
                 free(cov);
                 cov = t;
             }
@@ -847,6 +884,26 @@ static char *store_coverage(cc_infer *in, cc_node *assign, cc_node *sub, cc_node
     for (int i = 0; i < nl; i++) free(loops[i].cov);
     free(w);
     return r;
+}
+
+/* The spelling of an integer or _Bool type t (after typedefs), or NULL. */
+static const char *arith_spelling(CXType t)
+{
+    switch (clang_getCanonicalType(t).kind) {
+    case CXType_Bool: return "_Bool";
+    case CXType_Char_U: case CXType_UChar: return "unsigned char";
+    case CXType_Char_S: return "char";
+    case CXType_SChar: return "signed char";
+    case CXType_UShort: return "unsigned short";
+    case CXType_Short: return "short";
+    case CXType_UInt: return "unsigned int";
+    case CXType_Int: return "int";
+    case CXType_ULong: return "unsigned long";
+    case CXType_Long: return "long";
+    case CXType_ULongLong: return "unsigned long long";
+    case CXType_LongLong: return "long long";
+    default: return NULL;
+    }
 }
 
 /* A callee's coverage cov (in terms of its parameters) at the call `call` in
@@ -882,8 +939,10 @@ static char *subst_args(cc_infer *in, const char *cov, CXCursor fn, cc_node *cal
             fwrite(s, 1, L, f);
         } else {
             char *arg = k + 1 < call->nkid ? stable_text(in, call->kid[k + 1], region) : NULL;
-            if (arg) {
-                fprintf(f, "(%s)", arg);
+            /* the callee sees the argument converted to its parameter's type */
+            const char *pt = arith_spelling(clang_getCursorType(clang_Cursor_getArgument(def, (unsigned)k)));
+            if (arg && pt) {
+                fprintf(f, "((%s)(%s))", pt, arg);
             } else {
                 char *w = where(call->c);
                 no_cov(why, cc_fmt("the argument for '%.*s' in the call at %s may change before the callee's "
@@ -920,6 +979,18 @@ static int is_array_type(CXType t)
 }
 
 static int is_ptr_type(CXType t) { return t.kind == CXType_Pointer || is_array_type(t); }
+
+/* The element type seen through `from` differs from the one seen through its
+ * conversion `to` (neither void): an accumulation through `to` would add in
+ * another type than the block's. */
+static int pointee_changes(const cc_node *from, const cc_node *to)
+{
+    CXType a = canon_type(from), b = canon_type(to);
+    CXType ea = is_array_type(a) ? clang_getCanonicalType(clang_getArrayElementType(a)) : clang_getCanonicalType(clang_getPointeeType(a));
+    CXType eb = is_array_type(b) ? clang_getCanonicalType(clang_getArrayElementType(b)) : clang_getCanonicalType(clang_getPointeeType(b));
+    if (ea.kind == CXType_Void || eb.kind == CXType_Void || ea.kind == CXType_Invalid || eb.kind == CXType_Invalid) return 0;
+    return ea.kind != eb.kind; /* arithmetic element types (what += applies to) differ by kind */
+}
 
 /* A variable with automatic storage (a local or a parameter of some function). */
 static int auto_var(CXCursor v)
@@ -967,6 +1038,27 @@ static void analyze_derived(cc_infer *in, cc_node *e, cc_node *at, cc_node *regi
     pi_free(&sub);
 }
 
+/* Is the value of expression n used (not a statement of its own, the step of a
+ * for, the left of a ',', or cast to void)? */
+static int value_used(cc_infer *in, cc_node *n)
+{
+    cc_node *top = n;
+    while (top->parent && top->parent->kind == CXCursor_ParenExpr) top = top->parent;
+    cc_node *p = top->parent;
+    if (!p) return 1;
+    int k = cc_kid_index(top);
+    switch (p->kind) {
+    case CXCursor_CompoundStmt: return 0;
+    case CXCursor_IfStmt: case CXCursor_WhileStmt: case CXCursor_SwitchStmt: return k == 0; /* the condition */
+    case CXCursor_DoStmt: return k == 1;
+    case CXCursor_ForStmt: return p->nkid != 4 || k == 1; /* init; cond; step; body (all present) */
+    case CXCursor_CaseStmt: case CXCursor_DefaultStmt: case CXCursor_LabelStmt: return k != p->nkid - 1;
+    case CXCursor_CStyleCastExpr: return canon_type(p).kind != CXType_Void;
+    case CXCursor_BinaryOperator: return !(k == 0 && !strcmp(cc_binop(in->a, p), ","));
+    default: return 1;
+    }
+}
+
 /* An element lvalue (p[i], *p, p->f) of the block: how it is used. */
 static void analyze_elem(cc_infer *in, cc_node *el, cc_node *region, ptr_info *pi, int depth, int derived)
 {
@@ -993,6 +1085,12 @@ static void analyze_elem(cc_infer *in, cc_node *el, cc_node *region, ptr_info *p
             if (cov && !pi->cov) pi->cov = cov;
             else free(cov);
             see(pi, CC_SEEN_STORE, cc_fmt("stored to at %s", w));
+        } else if ((!strcmp(op, "+=") || !strcmp(op, "-=")) && (in->punned || value_used(in, p))) {
+            /* not an accumulation: through another element type (the runtime sums in the block's),
+             * or the new value is read */
+            see(pi, CC_SEEN_READ, cc_fmt("'%s' at %s %s", op, w, in->punned ? "through a pointer to another element "
+                                         "type" : "whose value is used"));
+            see(pi, CC_SEEN_STORE, cc_fmt("'%s' at %s", op, w));
         } else if (!strcmp(op, "+=") || !strcmp(op, "-=")) {
             see(pi, CC_SEEN_ACC, cc_fmt("'%s' at %s", op, w));
         } else if (p->kind == CXCursor_CompoundAssignOperator) {
@@ -1156,6 +1254,27 @@ static void analyze_arg(cc_infer *in, cc_node *p, int k, cc_node *region, ptr_in
     }
     free(fname);
     ptr_info r = param_info(in, fn, k, depth);
+    if (!body_followed(fn, k)) {
+        /* the callee's body was not analysed (a const or annotated parameter, an invisible body):
+         * a pointer it returns may be this one, and a pointer parameter to a pointer may carry it out */
+        CXType rt = clang_getCanonicalType(clang_getResultType(clang_getCursorType(fn)));
+        if (rt.kind == CXType_Pointer)
+            analyze_derived(in, p, p, region, &r, depth, "the callee may return the pointer");
+        int np = clang_Cursor_getNumArguments(fn);
+        for (int i = 0; i < np; i++) {
+            CXType pt = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(fn, (unsigned)i)));
+            if (i != k && pt.kind == CXType_Pointer &&
+                clang_getCanonicalType(clang_getPointeeType(pt)).kind == CXType_Pointer) {
+                see(&r, CC_SEEN_ESC, cc_fmt("passed to a call at %s that may store it through a pointer to a "
+                                            "pointer", w));
+                break;
+            }
+        }
+    }
+    if (in->punned && (r.seen & CC_SEEN_ACC)) { /* the callee adds in another element type than the block's */
+        see(&r, CC_SEEN_READ, cc_fmt("accumulation through a pointer to another element type at %s", w));
+        see(&r, CC_SEEN_STORE, cc_fmt("accumulation through a pointer to another element type at %s", w));
+    }
     if (r.seen & SEEN_RET) { /* the callee returns the pointer: the call's value is a use */
         r.seen &= ~(unsigned)SEEN_RET;
         analyze_derived(in, p, p, region, &r, depth, "the pointer is returned by a call");
@@ -1182,35 +1301,57 @@ static void analyze_arg(cc_infer *in, cc_node *p, int k, cc_node *region, ptr_in
 /* An expression e whose value points into the block: classify its uses. */
 static void analyze_ptr(cc_infer *in, cc_node *e, cc_node *region, ptr_info *pi, int depth)
 {
+    int punned = 0; /* conversions to another element type on the way up (undone at the end) */
     /* parentheses and conversions between pointer types keep the value */
     cc_node *top = e;
-    while (top->parent && (top->parent->kind == CXCursor_ParenExpr || top->parent->kind == CXCursor_UnexposedExpr ||
-                           top->parent->kind == CXCursor_CStyleCastExpr) &&
-           is_ptr_type(canon_type(top->parent)))
+    while (top->parent && (top->parent->kind == CXCursor_ParenExpr || top->parent->kind == CXCursor_CStyleCastExpr ||
+                           (top->parent->kind == CXCursor_UnexposedExpr && top->parent->nkid == 1)) &&
+           is_ptr_type(canon_type(top->parent))) {
+        if (pointee_changes(top, top->parent)) in->punned++, punned++;
         top = top->parent;
+    }
     cc_node *p = top->parent;
     if (!p) {
         escape(pi, "the pointer's use is outside what tammcc analyses", top);
-        return;
+        goto out;
     }
     int ki = cc_kid_index(top);
     switch (p->kind) {
-    case CXCursor_ParenExpr: case CXCursor_UnexposedExpr: case CXCursor_CStyleCastExpr:
-        if (canon_type(p).kind == CXType_Void) return; /* (void)p */
+    case CXCursor_UnexposedExpr:
+        /* an expression libclang does not expose: a conversion (one operand), or a GNU ?:,
+         * __builtin_choose_expr, an atomic builtin... whose value may be the pointer and whose
+         * effect on the data is unknown */
+        if (p->nkid > 1 && is_ptr_type(canon_type(p))) {
+            analyze_derived(in, p, top, region, pi, depth, "the pointer is an operand of an expression tammcc does "
+                                                           "not see into");
+            see(pi, CC_SEEN_ESC, cc_fmt("the pointer is an operand of an expression tammcc does not see into"));
+            goto out;
+        }
+        escape(pi, "the pointer is an operand of an expression tammcc does not see into", p);
+        goto out;
+    case CXCursor_ParenExpr: case CXCursor_CStyleCastExpr:
+        if (p->kind == CXCursor_CStyleCastExpr && canon_type(p).kind == CXType_Void) goto out; /* (void)p */
         escape(pi, "the pointer is converted to an integer", p);
-        return;
+        goto out;
+    case CXCursor_CompoundStmt:
+        /* the last statement of a GNU statement expression ({ ...; p; }) is its value */
+        if (p->parent && p->parent->kind == CXCursor_StmtExpr && ki == p->nkid - 1) {
+            analyze_derived(in, p->parent, top, region, pi, depth, "the pointer is the value of a ({ ... })");
+            goto out;
+        }
+        goto out; /* a discarded value */
     case CXCursor_ConditionalOperator:
-        if (ki == 0) return; /* a null test */
+        if (ki == 0) goto out; /* a null test */
         analyze_derived(in, p, top, region, pi, depth, "the pointer is a branch of the '?:'");
-        return;
+        goto out;
     case CXCursor_ArraySubscriptExpr:
         /* p[i], or i[p] (C allows both) */
         analyze_elem(in, p, region, pi, depth, ki != 0);
-        return;
+        goto out;
     case CXCursor_MemberRefExpr:
         if (ki == 0) {
             analyze_elem(in, p, region, pi, depth, 1);
-            return;
+            goto out;
         }
         break;
     case CXCursor_UnaryOperator: {
@@ -1220,7 +1361,7 @@ static void analyze_ptr(cc_infer *in, cc_node *e, cc_node *region, ptr_info *pi,
         else if (!strcmp(op, "!")) { /* a null test */ }
         else escape(pi, *op ? "an operator tammcc does not follow is applied to the pointer"
                             : "an operator tammcc cannot spell is applied to the pointer", p);
-        return;
+        goto out;
     }
     case CXCursor_BinaryOperator: {
         const char *op = cc_binop(in->a, p);
@@ -1242,12 +1383,12 @@ static void analyze_ptr(cc_infer *in, cc_node *e, cc_node *region, ptr_info *pi,
             escape(pi, *op ? "the pointer is used with an operator tammcc does not follow"
                            : "the pointer is used with an operator tammcc cannot spell", p);
         }
-        return;
+        goto out;
     }
     case CXCursor_CallExpr:
         if (ki >= 1) {
             analyze_arg(in, p, ki - 1, region, pi, depth);
-            return;
+            goto out;
         }
         break;
     case CXCursor_VarDecl:
@@ -1258,7 +1399,7 @@ static void analyze_ptr(cc_infer *in, cc_node *e, cc_node *region, ptr_info *pi,
         } else {
             escape(pi, "the pointer initialises a variable that is not a local pointer", p);
         }
-        return;
+        goto out;
     case CXCursor_InitListExpr: {
         /* { ..., p, ... } initialising a local struct or array: follow that variable */
         cc_node *d = p;
@@ -1272,7 +1413,7 @@ static void analyze_ptr(cc_infer *in, cc_node *e, cc_node *region, ptr_info *pi,
         } else {
             escape(pi, "the pointer is part of an initialiser tammcc does not follow", p);
         }
-        return;
+        goto out;
     }
     case CXCursor_ReturnStmt:
         if (region->kind == CXCursor_FunctionDecl) {
@@ -1282,29 +1423,37 @@ static void analyze_ptr(cc_infer *in, cc_node *e, cc_node *region, ptr_info *pi,
         } else {
             escape(pi, "the pointer is returned", p);
         }
-        return;
-    case CXCursor_CompoundStmt: case CXCursor_IfStmt: case CXCursor_WhileStmt: case CXCursor_DoStmt:
-    case CXCursor_ForStmt:
-        return; /* a condition (a null test) or a discarded value */
+        goto out;
+    case CXCursor_IfStmt: case CXCursor_WhileStmt: case CXCursor_DoStmt: case CXCursor_ForStmt:
+        goto out; /* a condition (a null test) or a discarded value */
     case CXCursor_UnaryExpr:
-        return; /* sizeof */
+        goto out; /* sizeof */
     default:
         break;
     }
     escape(pi, "the pointer escapes", top);
+out:
+    in->punned -= punned;
 }
 
+/* Is var's use analysis under way further up?  Then its uses are counted there,
+ * and every callee analysis started since is incomplete (not memoised). */
 static int var_busy(cc_infer *in, CXCursor var)
 {
     CXCursor c = clang_getCanonicalCursor(var);
     for (int i = 0; i < in->nbusyv; i++)
-        if (clang_equalCursors(in->busyv[i], c)) return 1;
+        if (clang_equalCursors(in->busyv[i], c)) {
+            for (int j = in->busydepth[i]; j < in->nmstack; j++) in->m[in->mstack[j]].partial = 1;
+            return 1;
+        }
     return 0;
 }
 
 static void var_push(cc_infer *in, CXCursor var)
 {
     in->busyv = realloc(in->busyv, (size_t)(in->nbusyv + 1) * sizeof *in->busyv);
+    in->busydepth = realloc(in->busydepth, (size_t)(in->nbusyv + 1) * sizeof *in->busydepth);
+    in->busydepth[in->nbusyv] = in->nmstack;
     in->busyv[in->nbusyv++] = clang_getCanonicalCursor(var);
 }
 
@@ -1361,6 +1510,10 @@ static ptr_info analyze_carrier(cc_infer *in, CXCursor var, cc_node *region, int
                 analyze_slot(in, cur, region, &r, depth, NULL);
                 break;
             }
+            if (t.kind == CXType_Record && clang_getCursorKind(clang_getTypeDeclaration(t)) == CXCursor_UnionDecl) {
+                escape(&r, "the pointer is kept in a union, whose other members read it as another type", cur);
+                break;
+            }
             if (t.kind != CXType_Record && !is_array_type(t)) break; /* a field that holds no pointer */
             cc_node *top = cur;
             while (top->parent && (top->parent->kind == CXCursor_ParenExpr || top->parent->kind == CXCursor_UnexposedExpr))
@@ -1382,6 +1535,12 @@ static ptr_info analyze_carrier(cc_infer *in, CXCursor var, cc_node *region, int
     }
     free(rf.hits);
     in->nbusyv--;
+    if (r.cov) { /* the slots may be moved or re-pointed: no write proof through an aggregate */
+        free(r.cov);
+        r.cov = NULL;
+        free(r.nocov);
+        r.nocov = cc_fmt("the pointer is kept in a struct or an array");
+    }
     return r;
 }
 

@@ -208,9 +208,9 @@ int main(int argc, char **argv)
     tamm_a_.m = m;
     tamm_a_.off = off;
     tamm_a_.tamm_T0 = (X); tamm_a_.tamm_i0[0] = (b);  /* write X[b] */
-    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, (size_t)(m)*4);
+    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(m)*4);
     tamm_a_.tamm_T1 = (Y); tamm_a_.tamm_i1[0] = (b);  /* write Y[b] */
-    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, (size_t)(m)*4);
+    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[2];
     tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_37_cuda ? NULL : tamm_task_main_37, tamm_task_main_37_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_37_refs(&tamm_a_, tamm_r_),
                           "main:37", 0, -1, "bench/gpu/b1.c", 37 };
@@ -235,7 +235,7 @@ int main(int argc, char **argv)
     tamm_a_.m = m;
     tamm_a_.tamm_T0 = (X); tamm_a_.tamm_i0[0] = (b);  /* read X[b] */
     tamm_a_.tamm_T1 = (X2); tamm_a_.tamm_i1[0] = (b);  /* write X2[b] */
-    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, (size_t)(m)*4);
+    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[2];
     tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_54_cuda ? NULL : tamm_task_main_54, tamm_task_main_54_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_54_refs(&tamm_a_, tamm_r_),
                           "square", 0, -1, "bench/gpu/b1.c", 54 };
@@ -251,7 +251,7 @@ int main(int argc, char **argv)
     tamm_a_.m = m;
     tamm_a_.tamm_T0 = (Y); tamm_a_.tamm_i0[0] = (b);  /* read Y[b] */
     tamm_a_.tamm_T1 = (Y2); tamm_a_.tamm_i1[0] = (b);  /* write Y2[b] */
-    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, (size_t)(m)*4);
+    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[2];
     tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_60_cuda ? NULL : tamm_task_main_60, tamm_task_main_60_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_60_refs(&tamm_a_, tamm_r_),
                           "square", 0, -1, "bench/gpu/b1.c", 60 };

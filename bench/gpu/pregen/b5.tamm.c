@@ -134,7 +134,7 @@ int main(int argc, char **argv)
     tamm_a_.off = off;
     tamm_a_.k = k;
     tamm_a_.tamm_T0 = (S[k]); tamm_a_.tamm_i0[0] = (b);  /* write S[k][b] */
-    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, (size_t)(m)*8);
+    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(m)*8);
     tamm_ref tamm_r_[1];
     tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_42_cuda ? NULL : tamm_task_main_42, tamm_task_main_42_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_42_refs(&tamm_a_, tamm_r_),
                           "init", 0, -1, "bench/gpu/b5.c", 42 };
@@ -158,7 +158,7 @@ int main(int argc, char **argv)
     tamm_a_.m = m;
     tamm_a_.tamm_T0 = (S[k]); tamm_a_.tamm_i0[0] = (b);  /* read S[k][b] */
     tamm_a_.tamm_T1 = (C[k]); tamm_a_.tamm_i1[0] = (b);  /* write C[k][b] */
-    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, (size_t)(m)*8);
+    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(m)*8);
     tamm_ref tamm_r_[2];
     tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_55_cuda ? NULL : tamm_task_main_55, tamm_task_main_55_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_55_refs(&tamm_a_, tamm_r_),
                           "black_scholes", 0, -1, "bench/gpu/b5.c", 55 };

@@ -322,7 +322,7 @@ int main(int argc, char **argv)
     tamm_a_.nf = nf;
     tamm_a_.off = off;
     tamm_a_.tamm_T0 = (X); tamm_a_.tamm_i0[0] = (b); tamm_a_.tamm_i0[1] = (0);  /* write X[b][0] */
-    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, (size_t)(m)*(size_t)(nf)*4);
+    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(m)*TAMM_CC_COUNT(nf)*4);
     tamm_ref tamm_r_[1];
     tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_40_cuda ? NULL : tamm_task_main_40, tamm_task_main_40_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_40_refs(&tamm_a_, tamm_r_),
                           "init", 0, -1, "bench/gpu/b6.c", 40 };
@@ -343,9 +343,9 @@ int main(int argc, char **argv)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.m = m;
     tamm_a_.tamm_T0 = (R1); tamm_a_.tamm_i0[0] = (b);  /* write R1[b] */
-    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, (size_t)(m)*4);
+    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(m)*4);
     tamm_a_.tamm_T1 = (R2); tamm_a_.tamm_i1[0] = (b);  /* write R2[b] */
-    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, (size_t)(m)*4);
+    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[2];
     tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_52_cuda ? NULL : tamm_task_main_52, tamm_task_main_52_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_52_refs(&tamm_a_, tamm_r_),
                           "zero", 0, -1, "bench/gpu/b6.c", 52 };
@@ -424,7 +424,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (R1); tamm_a_.tamm_i0[0] = (b);  /* read R1[b] */
     tamm_a_.tamm_T1 = (R2); tamm_a_.tamm_i1[0] = (b);  /* read R2[b] */
     tamm_a_.tamm_T2 = (O); tamm_a_.tamm_i2[0] = (b);  /* write O[b] */
-    tamm_a_.tamm_m2 = tamm_cc_write_mode(tamm_a_.tamm_T2, tamm_a_.tamm_i2, (size_t)(m)*4);
+    tamm_a_.tamm_m2 = tamm_cc_write_mode(tamm_a_.tamm_T2, tamm_a_.tamm_i2, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[3];
     tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_81_cuda ? NULL : tamm_task_main_81, tamm_task_main_81_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_81_refs(&tamm_a_, tamm_r_),
                           "argmax", 0, -1, "bench/gpu/b6.c", 81 };

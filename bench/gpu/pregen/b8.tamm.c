@@ -319,7 +319,7 @@ int main(int argc, char **argv)
     tamm_a_.bi = bi;
     tamm_a_.bj = bj;
     tamm_a_.tamm_T0 = (I); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* write I[bi][bj] */
-    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, (size_t)(h)*(size_t)(w)*4);
+    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[1];
     tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_39_cuda ? NULL : tamm_task_main_39, tamm_task_main_39_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_39_refs(&tamm_a_, tamm_r_),
                           "init", 0, -1, "bench/gpu/b8.c", 39 };
@@ -343,7 +343,7 @@ int main(int argc, char **argv)
     tamm_a_.w = w;
     tamm_a_.tamm_T0 = (I); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* read I[bi][bj] */
     tamm_a_.tamm_T1 = (S); tamm_a_.tamm_i1[0] = (bi); tamm_a_.tamm_i1[1] = (bj);  /* write S[bi][bj] */
-    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, (size_t)(h)*(size_t)(w)*4);
+    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[2];
     tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_52_cuda ? NULL : tamm_task_main_52, tamm_task_main_52_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_52_refs(&tamm_a_, tamm_r_),
                           "blur_small", 0, -1, "bench/gpu/b8.c", 52 };
@@ -360,7 +360,7 @@ int main(int argc, char **argv)
     tamm_a_.w = w;
     tamm_a_.tamm_T0 = (I); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* read I[bi][bj] */
     tamm_a_.tamm_T1 = (L); tamm_a_.tamm_i1[0] = (bi); tamm_a_.tamm_i1[1] = (bj);  /* write L[bi][bj] */
-    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, (size_t)(h)*(size_t)(w)*4);
+    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[2];
     tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_61_cuda ? NULL : tamm_task_main_61, tamm_task_main_61_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_61_refs(&tamm_a_, tamm_r_),
                           "blur_large", 0, -1, "bench/gpu/b8.c", 61 };
@@ -377,7 +377,7 @@ int main(int argc, char **argv)
     tamm_a_.w = w;
     tamm_a_.tamm_T0 = (S); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* read S[bi][bj] */
     tamm_a_.tamm_T1 = (M); tamm_a_.tamm_i1[0] = (bi); tamm_a_.tamm_i1[1] = (bj);  /* write M[bi][bj] */
-    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, (size_t)(h)*(size_t)(w)*4);
+    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[2];
     tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_73_cuda ? NULL : tamm_task_main_73, tamm_task_main_73_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_73_refs(&tamm_a_, tamm_r_),
                           "edges", 0, -1, "bench/gpu/b8.c", 73 };
@@ -395,7 +395,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (I); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* read I[bi][bj] */
     tamm_a_.tamm_T1 = (L); tamm_a_.tamm_i1[0] = (bi); tamm_a_.tamm_i1[1] = (bj);  /* read L[bi][bj] */
     tamm_a_.tamm_T2 = (U); tamm_a_.tamm_i2[0] = (bi); tamm_a_.tamm_i2[1] = (bj);  /* write U[bi][bj] */
-    tamm_a_.tamm_m2 = tamm_cc_write_mode(tamm_a_.tamm_T2, tamm_a_.tamm_i2, (size_t)(h)*(size_t)(w)*4);
+    tamm_a_.tamm_m2 = tamm_cc_write_mode(tamm_a_.tamm_T2, tamm_a_.tamm_i2, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[3];
     tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_84_cuda ? NULL : tamm_task_main_84, tamm_task_main_84_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_84_refs(&tamm_a_, tamm_r_),
                           "unsharpen", 0, -1, "bench/gpu/b8.c", 84 };
@@ -414,7 +414,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (S); tamm_a_.tamm_i1[0] = (bi); tamm_a_.tamm_i1[1] = (bj);  /* read S[bi][bj] */
     tamm_a_.tamm_T2 = (M); tamm_a_.tamm_i2[0] = (bi); tamm_a_.tamm_i2[1] = (bj);  /* read M[bi][bj] */
     tamm_a_.tamm_T3 = (O); tamm_a_.tamm_i3[0] = (bi); tamm_a_.tamm_i3[1] = (bj);  /* write O[bi][bj] */
-    tamm_a_.tamm_m3 = tamm_cc_write_mode(tamm_a_.tamm_T3, tamm_a_.tamm_i3, (size_t)(h)*(size_t)(w)*4);
+    tamm_a_.tamm_m3 = tamm_cc_write_mode(tamm_a_.tamm_T3, tamm_a_.tamm_i3, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[4];
     tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_91_cuda ? NULL : tamm_task_main_91, tamm_task_main_91_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_91_refs(&tamm_a_, tamm_r_),
                           "combine", 0, -1, "bench/gpu/b8.c", 91 };

@@ -91,7 +91,7 @@ int main(int argc, char **argv)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.b = b;
     tamm_a_.tamm_T0 = (V); tamm_a_.tamm_i0[0] = (b);  /* write V[b] */
-    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, (size_t)(NB)*4);
+    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(8)*4);
     tamm_ref tamm_r_[1];
     tamm_task tamm_t_ = { tamm_task_main_18, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_18_refs(&tamm_a_, tamm_r_),
                           "fill_cpu", 0, -1, "tests/tammcc_cuda/cpu_only.c", 18 };

@@ -112,7 +112,7 @@ int main(int argc, char **argv)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.b = b;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (b);  /* write A[b] */
-    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, (size_t)(NB)*8);
+    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(16)*8);
     tamm_ref tamm_r_[1];
     tamm_task tamm_t_ = { tamm_task_main_25, tamm_task_main_25_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_25_refs(&tamm_a_, tamm_r_),
                           "main:25", 0, -1, "tests/tammcc_cuda/local_macros.c", 25 };

@@ -169,7 +169,7 @@ int main(int argc, char **argv)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* read A[bi][bj] */
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (bi); tamm_a_.tamm_i1[1] = (bj);  /* write B[bi][bj] */
-    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, (size_t)(NB)*(size_t)(NB)*8);
+    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(32)*TAMM_CC_COUNT(32)*8);
     tamm_ref tamm_r_[2];
     tamm_task tamm_t_ = { tamm_task_main_36, tamm_task_main_36_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_36_refs(&tamm_a_, tamm_r_),
                           "main:36", 0, -1, "tests/tammcc_cuda/loop_write.c", 36 };
@@ -185,7 +185,7 @@ int main(int argc, char **argv)
     tamm_a_.bi = bi;
     tamm_a_.bj = bj;
     tamm_a_.tamm_T0 = (K); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* write K[bi][bj] */
-    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, (size_t)(NB*NB)*8);
+    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(1024)*8);
     tamm_ref tamm_r_[1];
     tamm_task tamm_t_ = { tamm_task_main_48, tamm_task_main_48_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_48_refs(&tamm_a_, tamm_r_),
                           "main:48", 0, -1, "tests/tammcc_cuda/loop_write.c", 48 };

@@ -791,7 +791,7 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     tamm_a_.c = c;
     tamm_a_.n = n;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* write A[i] */
-    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, (size_t)((c))*(size_t)((n))*8);
+    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(((int)(c)))*TAMM_CC_COUNT(((int)(n)))*8);
     tamm_ref tamm_r_[1];
     tamm_task tamm_t_ = { tamm_task_f_80, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_80_refs(&tamm_a_, tamm_r_),
                           "rect", 0, -1, "coverage.c", 80 };
@@ -805,7 +805,7 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     struct tamm_task_f_82_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* write A[i] */
-    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, (size_t)(16)*8);
+    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(16)*8);
     tamm_ref tamm_r_[1];
     tamm_task tamm_t_ = { tamm_task_f_82, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_82_refs(&tamm_a_, tamm_r_),
                           "fill_nb", 0, -1, "coverage.c", 82 };
@@ -820,7 +820,7 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.n = n;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* write A[i] */
-    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, (size_t)(((n)*2))*8);
+    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(((int)(((int)(n)) * 2)))*8);
     tamm_ref tamm_r_[1];
     tamm_task tamm_t_ = { tamm_task_f_84, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_84_refs(&tamm_a_, tamm_r_),
                           "search_then_fill", 0, -1, "coverage.c", 84 };
@@ -834,7 +834,7 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     struct tamm_task_f_86_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* write A[i] */
-    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, (size_t)((NB))*8);
+    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(((int)(16)))*8);
     tamm_ref tamm_r_[1];
     tamm_task tamm_t_ = { tamm_task_f_86, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_86_refs(&tamm_a_, tamm_r_),
                           "fill", 0, -1, "coverage.c", 86 };
@@ -850,7 +850,7 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     tamm_a_.A = A;
     tamm_a_.i = i;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* write A[i] */
-    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, (size_t)(tamm_block_extent(A,0,i))*8);
+    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(tamm_block_extent(A, 0, i))*8);
     tamm_ref tamm_r_[1];
     tamm_task tamm_t_ = { tamm_task_f_88, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_88_refs(&tamm_a_, tamm_r_),
                           "f:88", 0, -1, "coverage.c", 88 };

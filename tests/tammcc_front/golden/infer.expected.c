@@ -183,7 +183,7 @@ void kernels(tamm_tensor *A, tamm_tensor *B, tamm_tensor *C, long nt)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* read A[i] */
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (i);  /* write B[i] */
-    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, (size_t)(NB)*8);
+    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(64)*8);
     tamm_ref tamm_r_[2];
     tamm_task tamm_t_ = { tamm_task_kernels_20, tamm_task_kernels_20_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_kernels_20_refs(&tamm_a_, tamm_r_),
                           "kernels:20", 0, -1, "infer.c", 20 };
@@ -228,7 +228,7 @@ void kernels(tamm_tensor *A, tamm_tensor *B, tamm_tensor *C, long nt)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* read A[i] */
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (i);  /* write B[i] */
-    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, (size_t)((NB))*8);
+    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(((int)(64)))*8);
     tamm_ref tamm_r_[2];
     tamm_task tamm_t_ = { tamm_task_kernels_42, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_kernels_42_refs(&tamm_a_, tamm_r_),
                           "scale", 0, -1, "infer.c", 42 };

@@ -731,7 +731,7 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     struct tamm_task_f_19_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (1);  /* write A[1] */
-    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, (size_t)(N*N)*8);
+    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(64)*8);
     tamm_ref tamm_r_[1];
     tamm_task tamm_t_ = { tamm_task_f_19, tamm_task_f_19_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_19_refs(&tamm_a_, tamm_r_),
                           "f:19", 0, -1, "pointer_forms.c", 19 };
@@ -971,7 +971,7 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     struct tamm_task_f_73_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (19);  /* write A[19] */
-    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, (size_t)((N*N))*8);
+    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(((int)(64)))*8);
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (4);  /* readwrite B[4] */
     tamm_a_.tamm_T2 = (B); tamm_a_.tamm_i2[0] = (5);  /* readwrite B[5] */
     tamm_ref tamm_r_[3];
@@ -1015,7 +1015,7 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (22);  /* readwrite A[22] */
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (8);  /* write B[8] */
-    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, (size_t)(sizeof(double)*N));
+    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, (size_t)(64u));
     tamm_ref tamm_r_[2];
     tamm_task tamm_t_ = { tamm_task_f_81, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_81_refs(&tamm_a_, tamm_r_),
                           "f:81", 0, -1, "pointer_forms.c", 81 };

@@ -170,7 +170,7 @@ static inline void *get_buf_lin(tamm_ctx *ctx, tamm_tensor *T, const long *idx, 
                 rec->kind = (unsigned char)(req == TAMM_REQ_READ ? TAMM_BK_READ : req == TAMM_REQ_WRITE ? TAMM_BK_WRITE : TAMM_BK_RW);
                 rec->flags = (unsigned char)((canc ? TAMM_BR_CANCELLABLE : 0) | sole);
                 rec->shares = 0;
-                if (TAMM_UNLIKELY(tamm__rt.check_access)) tamm__check_acquire(rec);
+                if (TAMM_UNLIKELY(tamm__check_on)) tamm__check_acquire(rec);
                 return ptr;
             }
         }
@@ -314,7 +314,7 @@ record:
     rec->flags = (unsigned char)((implicit ? TAMM_BR_IMPLICIT : 0) | (canc ? TAMM_BR_CANCELLABLE : 0));
     rec->shares = 0;
     ctx->nimplicit += implicit;
-    if (TAMM_UNLIKELY(tamm__rt.check_access)) tamm__check_acquire(rec);
+    if (TAMM_UNLIKELY(tamm__check_on)) tamm__check_acquire(rec);
     return ptr;
 }
 
@@ -458,7 +458,7 @@ static int release_effect(tamm_ctx *ctx, tamm_bufrec *r, tamm_relkind how)
  * first error of the two is returned. */
 static int release_rec(tamm_ctx *ctx, tamm_bufrec *r, tamm_relkind how)
 {
-    int crc = TAMM_UNLIKELY(tamm__rt.check_access) ? tamm__check_release(ctx, r, how == TAMM_REL_PUT) : TAMM_OK;
+    int crc = TAMM_UNLIKELY(r->flags & TAMM_BR_CHECKED) ? tamm__check_release(ctx, r, how == TAMM_REL_PUT) : TAMM_OK;
     int rc = release_effect(ctx, r, how);
     return crc ? crc : rc;
 }
@@ -482,19 +482,22 @@ int tamm__release(tamm_ctx *ctx, void *buf, tamm_relkind how)
                                tamm__buf_kind_name(stale->kind));
         return tamm__error(ctx->task, TAMM_EBUF, "%s: %p is not a buffer this task obtained", tamm__rel_name(how), buf);
     }
-    if (TAMM_UNLIKELY(found->flags & TAMM_BR_ALIASED)) {
-        /* several claims on one buffer: the last release commits it, as its kind commits */
-        if (found->shares) {
-            found->shares--;
-            return TAMM_OK;
+    if (TAMM_UNLIKELY(found->flags & (TAMM_BR_ALIASED | TAMM_BR_CHECKED))) {
+        if (found->flags & TAMM_BR_ALIASED) {
+            /* several claims on one buffer: the last release commits it, as its kind commits */
+            if (found->shares) {
+                found->shares--;
+                return TAMM_OK;
+            }
+            how = commit_how(found);
         }
-        how = commit_how(found);
+        if (found->flags & TAMM_BR_CHECKED) /* TAMM_CHECK_ACCESS: verified, then released in general */
+            return release_rec(ctx, found, how);
     }
     if (ctx->gpu) return tamm__unit_release(ctx, found, how); /* applied when the GPU work is done */
     /* the common cases: the end of a read, the commit of a write or readwrite */
     if ((found->kind == TAMM_BK_READ && how != TAMM_REL_ADD) ||
         ((found->kind == TAMM_BK_WRITE || found->kind == TAMM_BK_RW) && how == TAMM_REL_PUT)) {
-        if (TAMM_UNLIKELY(tamm__rt.check_access)) return release_rec(ctx, found, how);
         found->flags |= TAMM_BR_RELEASED;
         if (found->kind == TAMM_BK_READ && keep_read(ctx, found)) return TAMM_OK;
         return fsm_release(ctx, found, how == TAMM_REL_CANCEL ? TAMM_BOP_CANCEL : TAMM_BOP_RELEASE);
@@ -523,7 +526,7 @@ void tamm__ctx_end(tamm_ctx *ctx)
         int keep = r->kind == TAMM_BK_READ || r->kind == TAMM_BK_WRITE || r->kind == TAMM_BK_RW ||
                    r->kind == TAMM_BK_ACC_INPLACE;
         if (keep) {
-            if (TAMM_UNLIKELY(tamm__rt.check_access)) tamm__check_release(ctx, r, 1); /* its changes stay */
+            if (TAMM_UNLIKELY(r->flags & TAMM_BR_CHECKED)) tamm__check_release(ctx, r, 1); /* its changes stay */
             r->flags |= TAMM_BR_RELEASED;
             fsm_release(ctx, r, TAMM_BOP_RELEASE);
         } else {

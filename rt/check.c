@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+int tamm__check_on;
+
 uint64_t tamm__check_hash(const void *p, size_t n)
 {
     const unsigned char *s = p;
@@ -31,6 +33,9 @@ void tamm__check_acquire(tamm_bufrec *r)
         r->fp = tamm__check_hash(r->ptr, r->bytes);
     else if (r->kind == TAMM_BK_WRITE || r->kind == TAMM_BK_CWRITE)
         memset(r->ptr, TAMM_CHECK_CANARY, r->bytes);
+    else
+        return;
+    r->flags |= TAMM_BR_CHECKED;
 }
 
 /* Whether element e (esize bytes) is all canary bytes. */
@@ -68,7 +73,7 @@ static const char *mode_hint(void)
 
 int tamm__check_release(tamm_ctx *ctx, const tamm_bufrec *r, int commit)
 {
-    if (ctx->gpu || !r->ptr || !r->T) return TAMM_OK;
+    if (ctx->gpu || !(r->flags & TAMM_BR_CHECKED) || !r->ptr || !r->T) return TAMM_OK;
     char bn[128];
     if (r->kind == TAMM_BK_READ) {
         if (TAMM_LIKELY(tamm__check_hash(r->ptr, r->bytes) == r->fp)) return TAMM_OK;

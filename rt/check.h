@@ -11,9 +11,11 @@
  * are not checked, nor tasks run on a GPU.  A violation is reported through
  * tamm__error with TAMM_EACCESS.
  *
- * buffer.c calls these only behind `tamm__rt.check_access` (read once at
- * tamm_init), so with the checker off they cost one predictable branch per
- * get and per release.
+ * With the checker off this costs one predictable branch per buffer get, on
+ * tamm__check_on (set once by tamm_init), and nothing per release: only a
+ * record tamm__check_acquire marked TAMM_BR_CHECKED (buffer.h) is released
+ * through tamm__check_release, and the release path tests that bit together
+ * with one it tests anyway.
  */
 #ifndef TAMM_CHECK_H
 #define TAMM_CHECK_H
@@ -28,12 +30,17 @@
  *  that exact value is reported falsely (documented in docs/runtime.md). */
 #define TAMM_CHECK_CANARY 0xA5
 
+/** TAMM_CHECK_ACCESS: set by tamm_init, read on every buffer get (hidden: a
+ *  direct load, not one through the GOT of the shared library). */
+extern int tamm__check_on __attribute__((visibility("hidden")));
+
 /** 64-bit fingerprint of n bytes (word-wise multiply-xorshift; any change of
  *  any byte changes it except with probability about 2^-64). */
 uint64_t tamm__check_hash(const void *p, size_t n);
 
 /** r was just handed to a task running on a CPU: fingerprint it (read) or fill
- *  it with the canary (write, cwrite).  Other kinds are left alone. */
+ *  it with the canary (write, cwrite), and mark it TAMM_BR_CHECKED.  Other
+ *  kinds are left alone. */
 void tamm__check_acquire(tamm_bufrec *r);
 
 /** r is about to be released or committed by the task of ctx; `commit`: its

@@ -20,7 +20,6 @@ typedef struct tamm_runtime {
     tamm_worker *workers;
     const tamm_sched_ops *sched;
     int recording;                 /* TAMM_DAG or TAMM_TRACE: record edges */
-    int check_access;              /* TAMM_CHECK_ACCESS (check.h): tested once per buffer get and release */
     uint64_t t0;                   /* init time, for traces */
     pthread_mutex_t tensors_lock;
     struct tamm_tensor *tensors;   /* live tensors */

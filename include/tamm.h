@@ -67,7 +67,9 @@ typedef enum tamm_err {
     TAMM_ESTATE   = -9,  /**< call in the wrong state (not initialised, top-level only, ...) */
     TAMM_EDEADLOCK = -10,/**< nothing can run and tasks wait forever (e.g. unsignalled fence) */
     TAMM_ENOTSUP  = -11, /**< needs a feature this build lacks */
-    TAMM_ECOMM    = -12  /**< communication failure (MPI) */
+    TAMM_ECOMM    = -12, /**< communication failure (MPI) */
+    TAMM_EACCESS  = -13  /**< TAMM_CHECK_ACCESS: a task modified a block it holds for read, or left
+                          *   part of a block it holds for write unwritten */
 } tamm_err;
 
 /** A static, human-readable description of an error code. */

@@ -1,6 +1,7 @@
 /* buffer.c — get_buf / release inside tasks, over the execution FSM (see buffer.h). */
 #include "buffer.h"
 #include "block_fsm.h"
+#include "check.h"
 #include "error.h"
 #include "gpu.h"
 #include "perm.h"
@@ -169,6 +170,7 @@ static inline void *get_buf_lin(tamm_ctx *ctx, tamm_tensor *T, const long *idx, 
                 rec->kind = (unsigned char)(req == TAMM_REQ_READ ? TAMM_BK_READ : req == TAMM_REQ_WRITE ? TAMM_BK_WRITE : TAMM_BK_RW);
                 rec->flags = (unsigned char)((canc ? TAMM_BR_CANCELLABLE : 0) | sole);
                 rec->shares = 0;
+                if (TAMM_UNLIKELY(tamm__check_on)) tamm__check_acquire(rec);
                 return ptr;
             }
         }
@@ -314,6 +316,7 @@ record:
     rec->flags = (unsigned char)((implicit ? TAMM_BR_IMPLICIT : 0) | (canc ? TAMM_BR_CANCELLABLE : 0));
     rec->shares = 0;
     ctx->nimplicit += implicit;
+    if (TAMM_UNLIKELY(tamm__check_on)) tamm__check_acquire(rec);
     return ptr;
 }
 
@@ -388,7 +391,7 @@ static inline tamm_relkind commit_how(const tamm_bufrec *r)
 }
 
 /* The effect of releasing r by `how`; marks it released and frees private memory. */
-static int release_rec(tamm_ctx *ctx, tamm_bufrec *r, tamm_relkind how)
+static int release_effect(tamm_ctx *ctx, tamm_bufrec *r, tamm_relkind how)
 {
     tamm_task_s *t = ctx->task;
     char bn[128];
@@ -453,6 +456,15 @@ static int release_rec(tamm_ctx *ctx, tamm_bufrec *r, tamm_relkind how)
     return rc;
 }
 
+/* release_effect, after the access checker has seen r (TAMM_CHECK_ACCESS); the
+ * first error of the two is returned. */
+static int release_rec(tamm_ctx *ctx, tamm_bufrec *r, tamm_relkind how)
+{
+    int crc = TAMM_UNLIKELY(r->flags & TAMM_BR_CHECKED) ? tamm__check_release(ctx, r, how == TAMM_REL_PUT) : TAMM_OK;
+    int rc = release_effect(ctx, r, how);
+    return crc ? crc : rc;
+}
+
 int tamm__release(tamm_ctx *ctx, void *buf, tamm_relkind how)
 {
     if (!ctx)
@@ -472,13 +484,17 @@ int tamm__release(tamm_ctx *ctx, void *buf, tamm_relkind how)
                                tamm__buf_kind_name(stale->kind));
         return tamm__error(ctx->task, TAMM_EBUF, "%s: %p is not a buffer this task obtained", tamm__rel_name(how), buf);
     }
-    if (TAMM_UNLIKELY(found->flags & TAMM_BR_ALIASED)) {
-        /* several claims on one buffer: the last release commits it, as its kind commits */
-        if (found->shares) {
-            found->shares--;
-            return TAMM_OK;
+    if (TAMM_UNLIKELY(found->flags & (TAMM_BR_ALIASED | TAMM_BR_CHECKED))) {
+        if (found->flags & TAMM_BR_ALIASED) {
+            /* several claims on one buffer: the last release commits it, as its kind commits */
+            if (found->shares) {
+                found->shares--;
+                return TAMM_OK;
+            }
+            how = commit_how(found);
         }
-        how = commit_how(found);
+        if (found->flags & TAMM_BR_CHECKED) /* TAMM_CHECK_ACCESS: verified, then released in general */
+            return release_rec(ctx, found, how);
     }
     if (ctx->gpu) return tamm__unit_release(ctx, found, how); /* applied when the GPU work is done */
     /* the common cases: the end of a read, the commit of a write or readwrite */
@@ -512,6 +528,7 @@ void tamm__ctx_end(tamm_ctx *ctx)
         int keep = r->kind == TAMM_BK_READ || r->kind == TAMM_BK_WRITE || r->kind == TAMM_BK_RW ||
                    r->kind == TAMM_BK_ACC_INPLACE;
         if (keep) {
+            if (TAMM_UNLIKELY(r->flags & TAMM_BR_CHECKED)) tamm__check_release(ctx, r, 1); /* its changes stay */
             r->flags |= TAMM_BR_RELEASED;
             fsm_release(ctx, r, TAMM_BOP_RELEASE);
         } else {

@@ -27,7 +27,11 @@ typedef enum tamm_bufreq {
  * turn out equal at run time); `shares` counts the claims beyond the first. */
 /* TAMM_BR_SOLE: taken while the task was the block's only possible user (see
  * sole_user in buffer.c), so its FSM steps need no lock while that lasts. */
-enum { TAMM_BR_RELEASED = 1, TAMM_BR_IMPLICIT = 2, TAMM_BR_CANCELLABLE = 4, TAMM_BR_ALIASED = 8, TAMM_BR_SOLE = 16 };
+/* TAMM_BR_CHECKED: fingerprinted or filled with the canary (TAMM_CHECK_ACCESS,
+ * check.h): its release goes through the checker; tested together with
+ * TAMM_BR_ALIASED, so that releases cost nothing more with the checker off. */
+enum { TAMM_BR_RELEASED = 1, TAMM_BR_IMPLICIT = 2, TAMM_BR_CANCELLABLE = 4, TAMM_BR_ALIASED = 8, TAMM_BR_SOLE = 16,
+       TAMM_BR_CHECKED = 32 };
 typedef enum { TAMM_REL_PUT, TAMM_REL_ADD, TAMM_REL_CANCEL } tamm_relkind;
 
 void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req);

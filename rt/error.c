@@ -100,6 +100,7 @@ const char *tamm_strerror(int err)
     case TAMM_EDEADLOCK: return "deadlock: tasks can never run";
     case TAMM_ENOTSUP: return "not supported by this build";
     case TAMM_ECOMM: return "communication failure";
+    case TAMM_EACCESS: return "access mode violated by the task's body";
     default: return "unknown error";
     }
 }

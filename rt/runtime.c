@@ -6,6 +6,7 @@
  */
 #include "runtime.h"
 #include "buffer.h"
+#include "check.h"
 #include "error.h"
 #include "fence.h"
 #include "mpi_comm.h"
@@ -54,6 +55,7 @@ int tamm_init(int *argc, char ***argv)
                    : cfg.sched == TAMM_SCHED_PRIO ? &tamm__sched_prio : &tamm__sched_ws;
     tamm__pool_init(&tamm__rt.task_pool, sizeof(tamm_task_s));
     tamm__rt.recording = cfg.trace_file || cfg.dag_file;
+    tamm__check_on = cfg.check_access;
     tamm__pool_init(&tamm__rt.epoch_pool, tamm__dag_epoch_size(tamm__rt.recording));
     pthread_mutex_init(&tamm__rt.tensors_lock, NULL);
     /* tasks in flight before the submitter starts running some itself: enough

@@ -105,6 +105,7 @@ typedef struct tamm_bufrec {
     unsigned char kind;     /* tamm_bufkind (buffer.h) */
     unsigned char flags;    /* TAMM_BR_* (buffer.h) */
     unsigned short shares;  /* TAMM_BR_ALIASED: releases still expected beyond the last */
+    uint64_t fp;            /* TAMM_CHECK_ACCESS: fingerprint of a read buffer when handed out (check.h) */
 } tamm_bufrec;
 
 #define TAMM_CTX_INLINE_BUFS 8

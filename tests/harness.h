@@ -165,7 +165,7 @@ typedef int (*h_child_fn)(void *arg);
 /* Variables that change what a test observes; a child starts without them
  * unless its env list sets them. */
 static const char *const h__scrub[] __attribute__((unused)) = {
-    "TAMM_ON_ERROR", "TAMM_TRACE", "TAMM_DAG", "TAMM_STATS", "TAMM_SEQUENTIAL", NULL
+    "TAMM_ON_ERROR", "TAMM_TRACE", "TAMM_DAG", "TAMM_STATS", "TAMM_SEQUENTIAL", "TAMM_CHECK_ACCESS", NULL
 };
 
 static inline void h__append(char *buf, size_t cap, size_t *len, const char *src, size_t n)

@@ -22,6 +22,11 @@
 #                 reference once per rank (lines compared after sorting, since
 #                 the ranks' lines interleave)
 #   MPIRUN        default "mpirun --oversubscribe --bind-to none"
+#   TAMM_CHECK_ACCESS  default 1: the tammcc build runs with the run-time access
+#                 checker (docs/runtime.md), so a mode tammcc inferred wrongly
+#                 (a block written under read, or a write that does not cover
+#                 its block) fails the run with a message naming the task,
+#                 even where the output happens to agree; 0 turns it off
 # Exit status: 0 if every build and run agrees, 1 otherwise (2: usage).
 set -u
 
@@ -41,6 +46,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${TAMMCC:=}"
 : "${TAMMCC_FLAGS:=-O1}"
 : "${RUN_TIMEOUT:=120}"
+: "${TAMM_CHECK_ACCESS:=1}"
+export TAMM_CHECK_ACCESS
 
 if [ ! -f "$prog" ]; then
     echo "differential: $prog: no such file" >&2

@@ -29,7 +29,9 @@
  *     indexed by a loop variable of the body itself;
  *   - explicit access clauses name only blocks the task itself touches, with
  *     the mode the body implies (write only where every element is stored
- *     without being read, accum only where the block only receives += / -=),
+ *     without being read, by statements outside any if / else branch: a
+ *     branch may not run, and TAMM_CHECK_ACCESS reports such a write clause;
+ *     accum only where the block only receives += / -=),
  *     and only for tensors no nested task touches; permission(...) clauses
  *     cover everything the task and its descendants touch;
  *   - after submitting nested tasks that touch a tensor, a body does not touch
@@ -195,6 +197,7 @@ typedef struct {
     unsigned child_ok;  /* tensors nested tasks submitted here may touch */
     unsigned forbidden; /* tensors the body's own statements must not touch */
     int in_loop;
+    int in_if;          /* inside an if / else branch of the body: its statements may not run */
 } body_t;
 
 static int max_tasks_left; /* budget */
@@ -369,6 +372,8 @@ static void record_use(body_t *b, const use_t *u, unsigned bits)
         return;
     taskinfo *ti = b->ti;
     int t = u->r.t;
+    if (b->in_if && (bits & B_F)) /* a fill that may not run stores no element for sure */
+        bits = (bits & ~(unsigned)B_F) | B_W;
     if (u->kind == 0)
         ti->base_bits[t] |= bits;
     else if (u->kind == 1)
@@ -767,6 +772,7 @@ static void gen_control(sbuf *out, body_t *b, int ind, int nstmts)
     if (form == 0) { /* if / else */
         gen_cond(cond, sizeof cond);
         body_t bt = *b, be = *b;
+        bt.in_if = be.in_if = 1;
         ln(out, ind, "if (%s) {", cond);
         gen_stmts(out, &bt, ind + 1, 1 + rint_(nstmts));
         if (chance(40)) {

@@ -1,0 +1,102 @@
+/* check.c — TAMM_CHECK_ACCESS: fingerprints of read buffers, canaries in write buffers (see check.h). */
+#include "check.h"
+#include "buffer.h"
+#include "error.h"
+#include "runtime.h"
+#include "tensor.h"
+#include <stdio.h>
+#include <string.h>
+
+int tamm__check_on;
+
+uint64_t tamm__check_hash(const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+        h ^= h >> 32;
+    }
+    for (; i < n; i++) h = (h ^ s[i]) * 0x100000001B3ull; /* FNV-1a step for the tail */
+    h ^= h >> 29;
+    h *= 0xC4CEB9FE1A85EC53ull;
+    return h ^ (h >> 32);
+}
+
+void tamm__check_acquire(tamm_bufrec *r)
+{
+    if (!r->ptr || !r->T) return;
+    if (r->kind == TAMM_BK_READ)
+        r->fp = tamm__check_hash(r->ptr, r->bytes);
+    else if (r->kind == TAMM_BK_WRITE || r->kind == TAMM_BK_CWRITE)
+        memset(r->ptr, TAMM_CHECK_CANARY, r->bytes);
+    else
+        return;
+    r->flags |= TAMM_BR_CHECKED;
+}
+
+/* Whether element e (esize bytes) is all canary bytes. */
+static int is_canary(const unsigned char *e, size_t esize)
+{
+    for (size_t k = 0; k < esize; k++)
+        if (e[k] != TAMM_CHECK_CANARY) return 0;
+    return 1;
+}
+
+/* "(i,j)": the row-major coordinates inside block lin of T of its element number off. */
+static void elem_coords(const tamm_tensor *T, long lin, size_t off, char *buf, size_t n)
+{
+    long bidx[TAMM_MAX_DIMS], c[TAMM_MAX_DIMS];
+    tamm__block_idx(T, lin, bidx);
+    for (int d = T->ndim - 1; d >= 0; d--) {
+        size_t ext = tamm_block_extent(T, d, bidx[d]);
+        if (!ext) ext = 1;
+        c[d] = (long)(off % ext);
+        off /= ext;
+    }
+    size_t o = 0;
+    o += (size_t)snprintf(buf + o, n - o, "(");
+    for (int d = 0; d < T->ndim && o < n; d++)
+        o += (size_t)snprintf(buf + o, n - o, "%s%ld", d ? "," : "", c[d]);
+    if (o < n) snprintf(buf + o, n - o, ")");
+}
+
+/* The hint every report ends with: where the mode came from. */
+static const char *mode_hint(void)
+{
+    return "if tammcc inferred this mode, its inference is wrong for this body (see tammcc --explain); "
+           "if the program declared it, the declaration is";
+}
+
+int tamm__check_release(tamm_ctx *ctx, const tamm_bufrec *r, int commit)
+{
+    if (ctx->gpu || !(r->flags & TAMM_BR_CHECKED) || !r->ptr || !r->T) return TAMM_OK;
+    char bn[128];
+    if (r->kind == TAMM_BK_READ) {
+        if (TAMM_LIKELY(tamm__check_hash(r->ptr, r->bytes) == r->fp)) return TAMM_OK;
+        tamm__block_name(r->T, r->lin, bn, sizeof bn);
+        return tamm__error(ctx->task, TAMM_EACCESS,
+                           "modified block %s (tensor '%s') that it holds for read (inferred/declared mode: read): "
+                           "its contents changed between the get and the release%s; %s",
+                           bn, r->T->name,
+                           tamm__rt.nworkers > 1 ? " (a task reading the same block at the same time may be the "
+                                                   "writer instead: TAMM_NUM_WORKERS=1 names it exactly)" : "",
+                           mode_hint());
+    }
+    if (!commit || (r->kind != TAMM_BK_WRITE && r->kind != TAMM_BK_CWRITE)) return TAMM_OK;
+    size_t es = r->T->esize ? r->T->esize : 1, nel = r->bytes / es, left = 0, first = 0;
+    const unsigned char *p = r->ptr;
+    for (size_t i = 0; i < nel; i++)
+        if (TAMM_UNLIKELY(is_canary(p + i * es, es)) && !left++) first = i;
+    if (TAMM_LIKELY(!left)) return TAMM_OK;
+    char at[160];
+    elem_coords(r->T, r->lin, first, at, sizeof at);
+    tamm__block_name(r->T, r->lin, bn, sizeof bn);
+    return tamm__error(ctx->task, TAMM_EACCESS,
+                       "did not write all of block %s (tensor '%s') that it holds for write (inferred/declared mode: "
+                       "%s): %zu of its %zu elements were left unwritten, the first at element %s; %s",
+                       bn, r->T->name, tamm__buf_kind_name(r->kind), left, nel, at, mode_hint());
+}

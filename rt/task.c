@@ -59,7 +59,7 @@ static int child_within(unsigned c, unsigned p)
 /* ------------------------------------------------------------------ */
 /* validation                                                            */
 /* ------------------------------------------------------------------ */
-static int check_ref(const tamm_task_s *t, const tamm_ref *r, int i)
+static int check_ref(const tamm_task_s *t, const tamm_ref *r, int i, const char *src)
 {
     int allow_destroyed = (t->flags & TAMM_TF_DESTROY) != 0;
     if (!r->tensor)
@@ -71,9 +71,12 @@ static int check_ref(const tamm_task_s *t, const tamm_ref *r, int i)
         return tamm__error(t, TAMM_EINVAL, "ref %d on '%s' has %d indices, the tensor has %d dimensions", i,
                            T->name, r->nidx, T->ndim);
     for (int d = 0; d < r->nidx; d++)
-        if (r->idx[d] != TAMM_ALL && (r->idx[d] < 0 || r->idx[d] >= T->nblocks[d]))
-            return tamm__error(t, TAMM_ERANGE, "ref %d on '%s': index %ld of dimension %d is outside 0..%ld", i,
-                               T->name, r->idx[d], d, T->nblocks[d] - 1);
+        if (r->idx[d] != TAMM_ALL && (r->idx[d] < 0 || r->idx[d] >= T->nblocks[d])) {
+            /* in the user's terms: the reference as written (tammcc gives its text) or the ref's number */
+            char what[32];
+            snprintf(what, sizeof what, "ref %d: ", i);
+            return tamm__range_error(t, src ? "" : what, T, r->idx, r->nidx, 1, src);
+        }
     unsigned known = 7u | TAMM_TEMP | TAMM_CANCELLABLE | TAMM_PERMISSION_ONLY;
     if (r->mode & ~known)
         return tamm__error(t, TAMM_EINVAL, "ref %d on '%s': unknown mode bits 0x%x", i, T->name, r->mode & ~known);
@@ -456,7 +459,7 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
     else if (u->args_size > 0 && !u->args)
         rc = tamm__error(t, TAMM_EINVAL, "task has args_size %zu but args is NULL", u->args_size);
     for (int i = 0; rc == TAMM_OK && i < u->nrefs; i++)
-        rc = check_ref(t, &u->refs[i], i);
+        rc = check_ref(t, &u->refs[i], i, u->ref_text ? u->ref_text[i] : NULL);
     if (rc) {
         task_free(t);
         return rc;

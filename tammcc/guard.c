@@ -297,7 +297,11 @@ int cc_guard_finish(cc_infer *in, cc_ast *a, cc_task *t)
         for (int d = 0; d < r->nidx; d++) idx[d] = r->idx[d].s ? cc_collapse(r->idx[d].s) : NULL;
         char *key = key_of(r->tensor.s, idx, r->nidx);
         int j = find_key(t, key);
-        if (j >= 0) clause[j] = 1;
+        if (j >= 0 && !clause[j]) {
+            clause[j] = 1;
+            free(t->acc[j].guard); /* requested as the clause says, unconditionally */
+            t->acc[j].guard = NULL;
+        }
         free(key);
         for (int d = 0; d < r->nidx; d++) free(idx[d]);
     }

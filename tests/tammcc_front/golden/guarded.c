@@ -37,6 +37,17 @@ void stencil(tamm_tensor *A, tamm_tensor *B, long nb, long n)
         }
 }
 
+void explicit_clause(tamm_tensor *A, tamm_tensor *B, long I, long n)
+{
+    /* a clause naming the block requests it as written: unconditionally */
+    #pragma tamm task read(A[I - 1][0])
+    {
+        double *c = tamm_block(B, I, 0);
+        if (I > 0) c[0] += sum(tamm_block(A, I - 1, 0), n);
+        if (I > 1) c[0] += sum(tamm_block(A, I - 2, 0), n);
+    }
+}
+
 void rows(tamm_tensor *A, tamm_tensor *B, long nb, long n)
 {
     for (long I = 0; I < nb; I++) {

@@ -202,18 +202,95 @@ void stencil(tamm_tensor *A, tamm_tensor *B, long nb, long n)
 }
 
 #line 205 "guarded.tamm.c"
-void rows(tamm_tensor *A, tamm_tensor *B, long nb, long n);
+void explicit_clause(tamm_tensor *A, tamm_tensor *B, long I, long n);
 #line 207 "guarded.tamm.c"
 
-/* ---- task tamm_task_rows_47: guarded.c:47, in rows() ---- */
-struct tamm_task_rows_47_args {
+/* ---- task tamm_task_explicit_clause_43: guarded.c:43, in explicit_clause() ---- */
+struct tamm_task_explicit_clause_43_args {
+    long I;
+    long n;
+    tamm_tensor *tamm_T0; long tamm_i0[2];  /* B[I][0] */
+    tamm_tensor *tamm_T1; long tamm_i1[2];  /* A[I-1][0] */
+    tamm_tensor *tamm_T2; long tamm_i2[2]; int tamm_g2;  /* A[I-2][0] if (I > 1) */
+};
+
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_explicit_clause_43_refs(const struct tamm_task_explicit_clause_43_args *a, tamm_ref *r, const char **s)
+{
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_ACCUM);
+    s[n++] = "B[I][0]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, TAMM_READ);
+    s[n++] = "A[I-1][0]";
+    if (a->tamm_g2) {
+        tamm_cc_ref(&r[n], a->tamm_T2, 2, a->tamm_i2, TAMM_READ);
+        s[n++] = "A[I-2][0]";
+    }
+    return n;
+}
+
+static void tamm_task_explicit_clause_43(tamm_ctx *tamm_ctx_, void *tamm_args_)
+{
+    struct tamm_task_explicit_clause_43_args *tamm_a_ = (struct tamm_task_explicit_clause_43_args *)tamm_args_;
+    long I = tamm_a_->I;
+    long n = tamm_a_->n;
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* B[I][0] */
+    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* A[I-1][0] */
+    void *tamm_b2_ = tamm_a_->tamm_g2 ? tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_READ) : NULL;  /* A[I-2][0] if (I > 1) */
+    (void)I; (void)n;
+    {
+#line 44 "guarded.c"
+    {
+        double *c = tamm_b0_;
+        if (I > 0) c[0] += sum(tamm_b1_, n);
+        if (I > 1) c[0] += sum(tamm_b2_, n);
+    }
+    }
+#line 250 "guarded.tamm.c"
+    tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_READ);
+    tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+}
+
+#line 40 "guarded.c"
+void explicit_clause(tamm_tensor *A, tamm_tensor *B, long I, long n)
+{
+    /* a clause naming the block requests it as written: unconditionally */
+    
+#line 43 "guarded.c"
+{   /* #pragma tamm task (guarded.c:43) */
+    struct tamm_task_explicit_clause_43_args tamm_a_;
+    memset(&tamm_a_, 0, sizeof tamm_a_);
+    tamm_a_.I = I;
+    tamm_a_.n = n;
+    tamm_a_.tamm_T0 = (B); tamm_a_.tamm_i0[0] = (I); tamm_a_.tamm_i0[1] = (0);  /* accum B[I][0] */
+    tamm_a_.tamm_T1 = (A); tamm_a_.tamm_i1[0] = (I - 1); tamm_a_.tamm_i1[1] = (0);  /* read A[I-1][0] */
+    if ((tamm_a_.tamm_g2 = !!(I > 1))) {  /* read A[I-2][0] if (I > 1) */
+        tamm_a_.tamm_T2 = (A); tamm_a_.tamm_i2[0] = (I - 2); tamm_a_.tamm_i2[1] = (0);
+    }
+    tamm_ref tamm_r_[3];
+    const char *tamm_s_[3];
+    tamm_task tamm_t_ = { tamm_task_explicit_clause_43, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_explicit_clause_43_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "explicit_clause:43", 0, -1, "guarded.c", 43, tamm_s_ };
+    (void)tamm_submit(NULL, &tamm_t_);
+}
+#line 48 "guarded.c"
+     
+}
+
+#line 282 "guarded.tamm.c"
+void rows(tamm_tensor *A, tamm_tensor *B, long nb, long n);
+#line 284 "guarded.tamm.c"
+
+/* ---- task tamm_task_rows_58: guarded.c:58, in rows() ---- */
+struct tamm_task_rows_58_args {
     long n;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* B[I][J] */
     tamm_tensor *tamm_T1; long tamm_i1[2];  /* A[I-1][J] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_rows_47_refs(const struct tamm_task_rows_47_args *a, tamm_ref *r, const char **s)
+static int tamm_task_rows_58_refs(const struct tamm_task_rows_58_args *a, tamm_ref *r, const char **s)
 {
     int n = 0;
     tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_ACCUM);
@@ -223,25 +300,25 @@ static int tamm_task_rows_47_refs(const struct tamm_task_rows_47_args *a, tamm_r
     return n;
 }
 
-static void tamm_task_rows_47(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_rows_58(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_rows_47_args *tamm_a_ = (struct tamm_task_rows_47_args *)tamm_args_;
+    struct tamm_task_rows_58_args *tamm_a_ = (struct tamm_task_rows_58_args *)tamm_args_;
     long n = tamm_a_->n;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* B[I][J] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* A[I-1][J] */
     (void)n;
     {
-#line 48 "guarded.c"
+#line 59 "guarded.c"
                 ((double *)tamm_b0_)[0] += sum(tamm_b1_, n);
     }
-#line 238 "guarded.tamm.c"
+#line 315 "guarded.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 242 "guarded.tamm.c"
+#line 319 "guarded.tamm.c"
 
-/* ---- task tamm_task_rows_50: guarded.c:50, in rows() ---- */
-struct tamm_task_rows_50_args {
+/* ---- task tamm_task_rows_61: guarded.c:61, in rows() ---- */
+struct tamm_task_rows_61_args {
     long J;
     long n;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* B[I][J] */
@@ -249,7 +326,7 @@ struct tamm_task_rows_50_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_rows_50_refs(const struct tamm_task_rows_50_args *a, tamm_ref *r, const char **s)
+static int tamm_task_rows_61_refs(const struct tamm_task_rows_61_args *a, tamm_ref *r, const char **s)
 {
     int n = 0;
     tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_ACCUM);
@@ -261,36 +338,36 @@ static int tamm_task_rows_50_refs(const struct tamm_task_rows_50_args *a, tamm_r
     return n;
 }
 
-static void tamm_task_rows_50(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_rows_61(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_rows_50_args *tamm_a_ = (struct tamm_task_rows_50_args *)tamm_args_;
+    struct tamm_task_rows_61_args *tamm_a_ = (struct tamm_task_rows_61_args *)tamm_args_;
     long J = tamm_a_->J;
     long n = tamm_a_->n;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* B[I][J] */
     void *tamm_b1_ = tamm_a_->tamm_g1 ? tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ) : NULL;  /* A[I][J-1] if (J > 0) */
     (void)J; (void)n;
     {
-#line 51 "guarded.c"
+#line 62 "guarded.c"
             {
                 double *c = tamm_b0_;
                 if (J > 0) c[0] += sum(tamm_b1_, n);
             }
     }
-#line 280 "guarded.tamm.c"
+#line 357 "guarded.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 284 "guarded.tamm.c"
+#line 361 "guarded.tamm.c"
 
-/* ---- task tamm_task_rows_56: guarded.c:56, in rows() ---- */
-struct tamm_task_rows_56_args {
+/* ---- task tamm_task_rows_67: guarded.c:67, in rows() ---- */
+struct tamm_task_rows_67_args {
     long n;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* B[I][J] */
     tamm_tensor *tamm_T1; long tamm_i1[2];  /* A[I][J+1] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_rows_56_refs(const struct tamm_task_rows_56_args *a, tamm_ref *r, const char **s)
+static int tamm_task_rows_67_refs(const struct tamm_task_rows_67_args *a, tamm_ref *r, const char **s)
 {
     int n = 0;
     tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_ACCUM);
@@ -300,25 +377,25 @@ static int tamm_task_rows_56_refs(const struct tamm_task_rows_56_args *a, tamm_r
     return n;
 }
 
-static void tamm_task_rows_56(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_rows_67(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_rows_56_args *tamm_a_ = (struct tamm_task_rows_56_args *)tamm_args_;
+    struct tamm_task_rows_67_args *tamm_a_ = (struct tamm_task_rows_67_args *)tamm_args_;
     long n = tamm_a_->n;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* B[I][J] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* A[I][J+1] */
     (void)n;
     {
-#line 57 "guarded.c"
+#line 68 "guarded.c"
                 ((double *)tamm_b0_)[0] += sum(tamm_b1_, n);
     }
-#line 315 "guarded.tamm.c"
+#line 392 "guarded.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 319 "guarded.tamm.c"
+#line 396 "guarded.tamm.c"
 
-/* ---- task tamm_task_rows_44: guarded.c:44, in rows() ---- */
-struct tamm_task_rows_44_args {
+/* ---- task tamm_task_rows_55: guarded.c:55, in rows() ---- */
+struct tamm_task_rows_55_args {
     long nb;
     long I;
     tamm_tensor *B;
@@ -330,7 +407,7 @@ struct tamm_task_rows_44_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_rows_44_refs(const struct tamm_task_rows_44_args *a, tamm_ref *r, const char **s)
+static int tamm_task_rows_55_refs(const struct tamm_task_rows_55_args *a, tamm_ref *r, const char **s)
 {
     int n = 0;
     tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_ACCUM | TAMM_PERMISSION_ONLY);
@@ -344,9 +421,9 @@ static int tamm_task_rows_44_refs(const struct tamm_task_rows_44_args *a, tamm_r
     return n;
 }
 
-static void tamm_task_rows_44(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_rows_55(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_rows_44_args *tamm_a_ = (struct tamm_task_rows_44_args *)tamm_args_;
+    struct tamm_task_rows_55_args *tamm_a_ = (struct tamm_task_rows_55_args *)tamm_args_;
     long nb = tamm_a_->nb;
     long I = tamm_a_->I;
     tamm_tensor *B = tamm_a_->B;
@@ -354,30 +431,30 @@ static void tamm_task_rows_44(tamm_ctx *tamm_ctx_, void *tamm_args_)
     long n = tamm_a_->n;
     (void)nb; (void)I; (void)B; (void)A; (void)n;
     {
-#line 45 "guarded.c"
+#line 56 "guarded.c"
         for (long J = 0; J < nb; J++) {
             if (I > 0) {
                 
-#line 47 "guarded.c"
-{   /* #pragma tamm task (guarded.c:47) */
-    struct tamm_task_rows_47_args tamm_c_;
+#line 58 "guarded.c"
+{   /* #pragma tamm task (guarded.c:58) */
+    struct tamm_task_rows_58_args tamm_c_;
     memset(&tamm_c_, 0, sizeof tamm_c_);
     tamm_c_.n = n;
     tamm_c_.tamm_T0 = (B); tamm_c_.tamm_i0[0] = (I); tamm_c_.tamm_i0[1] = (J);  /* accum B[I][J] */
     tamm_c_.tamm_T1 = (A); tamm_c_.tamm_i1[0] = (I - 1); tamm_c_.tamm_i1[1] = (J);  /* read A[I-1][J] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_rows_47, NULL, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_rows_47_refs(&tamm_c_, tamm_r_, tamm_s_),
-                          "rows:47", 0, -1, "guarded.c", 47, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_rows_58, NULL, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_rows_58_refs(&tamm_c_, tamm_r_, tamm_s_),
+                          "rows:58", 0, -1, "guarded.c", 58, tamm_s_ };
     (void)tamm_submit(tamm_ctx_, &tamm_t_);
 }
-#line 48 "guarded.c"
+#line 59 "guarded.c"
                                                                                       
             }
             
-#line 50 "guarded.c"
-{   /* #pragma tamm task (guarded.c:50) */
-    struct tamm_task_rows_50_args tamm_c_;
+#line 61 "guarded.c"
+{   /* #pragma tamm task (guarded.c:61) */
+    struct tamm_task_rows_61_args tamm_c_;
     memset(&tamm_c_, 0, sizeof tamm_c_);
     tamm_c_.J = J;
     tamm_c_.n = n;
@@ -387,44 +464,44 @@ static void tamm_task_rows_44(tamm_ctx *tamm_ctx_, void *tamm_args_)
     }
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_rows_50, NULL, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_rows_50_refs(&tamm_c_, tamm_r_, tamm_s_),
-                          "rows:50", 0, -1, "guarded.c", 50, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_rows_61, NULL, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_rows_61_refs(&tamm_c_, tamm_r_, tamm_s_),
+                          "rows:61", 0, -1, "guarded.c", 61, tamm_s_ };
     (void)tamm_submit(tamm_ctx_, &tamm_t_);
 }
-#line 54 "guarded.c"
+#line 65 "guarded.c"
              
             if (J + 1 < nb) {   /* J varies in the parent: its permission covers the whole tensor */
                 
-#line 56 "guarded.c"
-{   /* #pragma tamm task (guarded.c:56) */
-    struct tamm_task_rows_56_args tamm_c_;
+#line 67 "guarded.c"
+{   /* #pragma tamm task (guarded.c:67) */
+    struct tamm_task_rows_67_args tamm_c_;
     memset(&tamm_c_, 0, sizeof tamm_c_);
     tamm_c_.n = n;
     tamm_c_.tamm_T0 = (B); tamm_c_.tamm_i0[0] = (I); tamm_c_.tamm_i0[1] = (J);  /* accum B[I][J] */
     tamm_c_.tamm_T1 = (A); tamm_c_.tamm_i1[0] = (I); tamm_c_.tamm_i1[1] = (J + 1);  /* read A[I][J+1] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_rows_56, NULL, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_rows_56_refs(&tamm_c_, tamm_r_, tamm_s_),
-                          "rows:56", 0, -1, "guarded.c", 56, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_rows_67, NULL, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_rows_67_refs(&tamm_c_, tamm_r_, tamm_s_),
+                          "rows:67", 0, -1, "guarded.c", 67, tamm_s_ };
     (void)tamm_submit(tamm_ctx_, &tamm_t_);
 }
-#line 57 "guarded.c"
+#line 68 "guarded.c"
                                                                                       
             }
         }
     }
-#line 417 "guarded.tamm.c"
+#line 494 "guarded.tamm.c"
 }
 
-#line 40 "guarded.c"
+#line 51 "guarded.c"
 void rows(tamm_tensor *A, tamm_tensor *B, long nb, long n)
 {
     for (long I = 0; I < nb; I++) {
         /* the parent's permissions from guarded children: guarded too */
         
-#line 44 "guarded.c"
-{   /* #pragma tamm task (guarded.c:44) */
-    struct tamm_task_rows_44_args tamm_a_;
+#line 55 "guarded.c"
+{   /* #pragma tamm task (guarded.c:55) */
+    struct tamm_task_rows_55_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.nb = nb;
     tamm_a_.I = I;
@@ -438,11 +515,11 @@ void rows(tamm_tensor *A, tamm_tensor *B, long nb, long n)
     tamm_a_.tamm_T2 = (A); tamm_a_.tamm_i2[0] = TAMM_ALL; tamm_a_.tamm_i2[1] = TAMM_ALL;  /* read A[:][:] */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_task_rows_44, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_rows_44_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "row", 0, -1, "guarded.c", 44, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_rows_55, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_rows_55_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "row", 0, -1, "guarded.c", 55, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
-#line 59 "guarded.c"
+#line 70 "guarded.c"
          
     }
 }

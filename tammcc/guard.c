@@ -4,6 +4,7 @@
 #include "guard.h"
 #include "diag.h"
 #include "text.h"
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,32 @@ static int find_goto(cc_node *n, void *arg)
     return !*(int *)arg;
 }
 
+/* Does text use a macro that a #define or #undef in a->text[b, e) changes?  The
+ * submission is emitted before those directives take effect.  Returns the
+ * macro's name (a fresh string) or NULL. */
+static char *body_macro(cc_ast *a, size_t b, size_t e, const char *text)
+{
+    for (size_t i = b; i < e; i++) {
+        if (i != b && a->text[i - 1] != '\n') continue;
+        size_t k = i;
+        while (k < e && (a->text[k] == ' ' || a->text[k] == '\t')) k++;
+        if (k >= e || a->text[k] != '#') continue;
+        for (k++; k < e && (a->text[k] == ' ' || a->text[k] == '\t'); k++) {}
+        size_t kw = k;
+        while (k < e && isalpha((unsigned char)a->text[k])) k++;
+        if (!((k - kw == 6 && !strncmp(a->text + kw, "define", 6)) || (k - kw == 5 && !strncmp(a->text + kw, "undef", 5))))
+            continue;
+        while (k < e && (a->text[k] == ' ' || a->text[k] == '\t')) k++;
+        size_t nb = k;
+        while (k < e && (isalnum((unsigned char)a->text[k]) || a->text[k] == '_')) k++;
+        if (k == nb) continue;
+        char *name = cc_src_text(a, nb, k);
+        if (cc_ident_in(text, name)) return name;
+        free(name);
+    }
+    return NULL;
+}
+
 cc_guard_kind cc_guard_path(cc_infer *in, cc_ast *a, const cc_task *t, cc_node *n, char **expr, char **why)
 {
     *expr = *why = NULL;
@@ -142,8 +169,11 @@ cc_guard_kind cc_guard_path(cc_infer *in, cc_ast *a, const cc_task *t, cc_node *
         char *text = cc_collapse(raw);
         free(raw);
         pure_ctx pc = { a, NULL };
-        if (cc_varies_in(in, t, text)) pc.why = strdup("which depends on variables set in the task body");
+        char *mac = body_macro(a, t->stmt->b, cond->b, text);
+        if (mac) pc.why = cc_fmt("which uses the macro '%s' that the task body defines", mac);
+        else if (cc_varies_in(in, t, text)) pc.why = strdup("which depends on variables set in the task body");
         else cc_walk(cond, pure_visit, &pc);
+        free(mac);
         if (pc.why) {
             *why = cc_fmt("used only if %s%s, %s", neg ? "not " : "", text, pc.why);
             free(pc.why);
@@ -271,17 +301,25 @@ static void add_wide_permission(cc_task *t, const cc_access *like, unsigned m, c
         unsigned nm = (w->mode | m) & 7u;
         if ((nm & CC_READ) && (nm & CC_ACCUM)) nm = CC_RW;
         w->mode = (w->mode & ~7u) | nm;
+        free(w->guard); /* the child may need it whatever w's own guard says; all ':' is always in range */
+        w->guard = NULL;
+        char *both = cc_fmt("%s; %s", w->why ? w->why : "", why);
+        free(w->why);
+        w->why = both;
         free(key);
         return;
     }
+    char *tensor = strdup(like->tensor); /* like points into t->acc, which moves */
+    int nidx = like->nidx;
+    size_t off = like->off;
     t->acc = realloc(t->acc, (size_t)(t->nacc + 1) * sizeof *t->acc);
     cc_access *w = &t->acc[t->nacc++];
     memset(w, 0, sizeof *w);
     w->key = key;
-    w->tensor = strdup(like->tensor);
-    w->nidx = like->nidx;
+    w->tensor = tensor;
+    w->nidx = nidx;
     w->mode = CC_PERMONLY | (m & 7u);
-    w->off = like->off;
+    w->off = off;
     w->wide = 1;
     w->why = strdup(why);
 }
@@ -325,11 +363,14 @@ int cc_guard_finish(cc_infer *in, cc_ast *a, cc_task *t)
             cc_access *pa = &t->acc[j];
             int all_wide = 1; /* every index ':': in range whatever the guards */
             for (int d = 0; d < pa->nidx; d++) if (pa->idx[d]) all_wide = 0;
-            if (all_wide) continue;
             cc_guard_kind kk = pk;
-            char *expr = NULL, *why = NULL;
+            char *expr = NULL, *why = NULL, *mac = NULL;
             if (pk == CC_GUARD_SYNC) {
                 why = strdup(pwhy);
+            } else if (ca->guard && (mac = body_macro(a, t->stmt->b, c->stmt->b, ca->guard))) {
+                kk = CC_GUARD_SYNC;
+                why = cc_fmt("needed only if %s, which uses the macro '%s' that the task body defines", ca->guard, mac);
+                free(mac);
             } else if (ca->guard && cc_varies_in(in, t, ca->guard)) {
                 kk = CC_GUARD_SYNC;
                 why = cc_fmt("needed only if %s, which depends on variables set in the task body", ca->guard);
@@ -338,6 +379,11 @@ int cc_guard_finish(cc_infer *in, cc_ast *a, cc_task *t)
                 expr = pexpr ? cc_fmt("(%s) && (%s)", pexpr, ca->guard) : strdup(ca->guard);
             } else if (pk == CC_GUARD_EXPR) {
                 expr = strdup(pexpr);
+            }
+            if (all_wide && kk == CC_GUARD_SYNC) { /* in range whatever the guards: needed whenever the child is */
+                kk = CC_GUARD_NONE;
+                free(why);
+                why = NULL;
             }
             if (pa->own && pa->fetched) {
                 /* the body fetches it itself: its own guard stands; a child's that cannot be evaluated

@@ -4,7 +4,8 @@
  * follows: `?:`, `if`/`else`, `&&`, `||`; a guard on a variable of the task
  * body (the block is then fetched synchronously); guards around nested tasks
  * (the parent's permission is guarded too); a guarded block after a taskwait
- * (a continuation).  At the boundary the neighbour is outside the tensor, so
+ * (a continuation); a parent's own guarded uses beside children that need
+ * the same blocks under other conditions.  At the boundary the neighbour is outside the tensor, so
  * requesting it unconditionally at submission stops the run.  Several sweeps
  * with the two tensors swapped.  Differential test.
  */
@@ -116,6 +117,47 @@ int main(int argc, char **argv)
                 const int64_t *nx = I + 1 < nb ? tamm_block(B, I + 1, 0) : NULL;
                 if (nx)
                     c[0] = (c[0] + nx[0]) % MOD;
+            }
+        }
+        /* a parent's own guarded uses, and children that need the same blocks in the other
+         * branch (a whole-tensor slice) or under a condition of the parent's loop */
+        for (long I = 0; I < nb; I++) {
+            #pragma tamm task label("mixed")
+            {
+                if (sweep % 2 == 0) {
+                    for (long i = 0; i < nb; i++)
+                        for (long j = 0; j < nb; j++) {
+                            int64_t *p = tamm_block(B, i, j);
+                            p[2] = (p[2] + i + j + I) % MOD;
+                        }
+                } else {
+                    for (long i = 0; i < nb; i++)
+                        for (long j = 0; j < nb; j++) {
+                            #pragma tamm task label("mixed_slice")
+                            combine(tamm_block(B, i, j), tamm_block(A, i, j), elems(A, i, j), I);
+                        }
+                }
+            }
+            #pragma tamm task label("mixed2")
+            {
+                if (sweep % 2 == 1)
+                    for (long i = 0; i < nb; i++)
+                        for (long j = 0; j < nb; j++) {
+                            int64_t *p = tamm_block(B, i, j);
+                            p[3] = (p[3] + i * j + I) % MOD;
+                        }
+                if (I > 0) {
+                    int64_t *p = tamm_block(B, I, 0);
+                    p[0] = (p[0] + 1) % MOD;
+                }
+                for (long j = 0; j < 2; j++)
+                    if (j == 1) {
+                        #pragma tamm task label("mixed_child")
+                        {
+                            int64_t *q = tamm_block(B, I, 0);
+                            q[1] = (q[1] + 2) % MOD;
+                        }
+                    }
             }
         }
         print("B", B, nb);

@@ -31,7 +31,15 @@ void f(tamm_tensor *A, tamm_tensor *B, long I, long J, long n, const int *flags)
         skip:;
         }
     }
+#pragma tamm task
+    {
+#define LIM 3
+        double *c = tamm_block(B, I, J);
+        if (I < LIM) c[0] += sum(tamm_block(A, I + 1, J), n);
+#undef LIM
+    }
 }
+// EXPECT: warn_guard_sync.c:38:34: warning: block A[I+1][J] is used only if I < LIM, which uses the macro 'LIM' that the task body defines: it cannot be requested at submission and is fetched synchronously (the task's permission covers the whole tensor 'A')
 // EXPECT: warn_guard_sync.c:19:39: warning: block A[I-1][J] is used only if flags[I] > 0, which reads an array element: it cannot be requested at submission and is fetched synchronously (the task's permission covers the whole tensor 'A')
 // EXPECT: warn_guard_sync.c:20:36: warning: block A[I+1][J] is used only if I < limit, which reads 'limit', a global variable that may change before the task runs: it cannot be requested at submission and is fetched synchronously (the task's permission covers the whole tensor 'A')
 // EXPECT: warn_guard_sync.c:21:40: warning: block A[I][J+1] is used only if sum(c, n) > 0, which depends on variables set in the task body: it cannot be requested at submission and is fetched synchronously (the task's permission covers the whole tensor 'A')

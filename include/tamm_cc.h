@@ -65,6 +65,13 @@ static inline void tamm_cc_release(tamm_ctx *ctx, void **buf, unsigned how)
     }
 }
 
+/** tamm_block() as a task body written with a pragma uses it where the block
+ *  is fetched synchronously (not requested at submission): `src` is the
+ *  block's source text ("A[I-1][J]"), named by the error if the index is
+ *  outside the tensor.  (In libtammrt.) */
+void *tamm_cc_block_at(tamm_tensor *T, const long *idx, int n, const char *src);
+#define tamm_cc_block(src, T, ...) tamm_cc_block_at((T), TAMM__IDX(__VA_ARGS__), TAMM__NIDX(__VA_ARGS__), (src))
+
 /** A block buffer fetched on first use (tasks that submit children). */
 #define TAMM_CC_LAZY(ctx, b, T, idx, how) ((b) ? (b) : ((b) = tamm_cc_get((ctx), (T), (idx), (how))))
 

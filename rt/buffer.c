@@ -178,6 +178,18 @@ static inline void *get_buf_lin(tamm_ctx *ctx, tamm_tensor *T, const long *idx, 
     return get_buf_slow(ctx, T, idx, nidx, req);
 }
 
+/* the source text of the block reference being served by tamm__get_buf_src, for its range error */
+static _Thread_local const char *use_src;
+
+void *tamm__get_buf_src(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req, const char *src)
+{
+    const char *outer = use_src;
+    use_src = src;
+    void *p = tamm__get_buf(ctx, T, idx, nidx, req);
+    use_src = outer;
+    return p;
+}
+
 void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req)
 {
     if (TAMM_LIKELY(ctx && T && idx && nidx == T->ndim))
@@ -197,6 +209,12 @@ static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const lon
         return scratch(ctx, NULL, -1);
     }
     long lin = tamm__block_lin(T, idx, nidx);
+    if (lin < 0 && nidx == T->ndim) { /* in the user's terms: the tensor's ranges, and the source text if known */
+        char what[64];
+        snprintf(what, sizeof what, "%s: ", req == TAMM_REQ_IMPLICIT ? "tamm_block" : req_name[req]);
+        tamm__range_error(t, use_src ? "" : what, T, idx, nidx, 0, use_src);
+        return scratch(ctx, NULL, -1);
+    }
     if (lin < 0) {
         char ib[160];
         int o = 0;

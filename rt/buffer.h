@@ -35,6 +35,9 @@ enum { TAMM_BR_RELEASED = 1, TAMM_BR_IMPLICIT = 2, TAMM_BR_CANCELLABLE = 4, TAMM
 typedef enum { TAMM_REL_PUT, TAMM_REL_ADD, TAMM_REL_CANCEL } tamm_relkind;
 
 void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req);
+/** tamm__get_buf for a block reference whose source text src ("A[I-1][J]",
+ *  from tammcc) an index-range error names. */
+void *tamm__get_buf_src(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req, const char *src);
 int tamm__release(tamm_ctx *ctx, void *buf, tamm_relkind how);
 /** A running task submits a child: give back the blocks tamm_block fetched
  *  implicitly in it, so that the child does not find them held (their memory

@@ -997,6 +997,7 @@ void *tamm__flow_block_at(tamm_tensor *T, const long *idx, int n)
         else if (!idx || n != T->ndim)
             tamm__error(NULL, TAMM_EINVAL, "tamm_block on '%s': %d indices given, the tensor has %d dimensions",
                         T->name, idx ? n : 0, T->ndim);
+        else if (T->dist) tamm__range_error(NULL, "tamm_block: ", T, idx, n, 0, NULL);
         else tamm__error(NULL, TAMM_ERANGE, "tamm_block on '%s': block index out of range", T->name);
         return NULL;
     }

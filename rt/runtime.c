@@ -292,7 +292,11 @@ static int block_ref(tamm_tensor *T, const long *idx, int n, unsigned mode, tamm
         return tamm__error(NULL, TAMM_EINVAL, "%s on '%s': %d indices given, the tensor has %d dimensions", what,
                            T->name, idx ? n : 0, T->ndim);
     *lin = tamm__block_lin(T, idx, n);
-    if (*lin < 0) return tamm__error(NULL, TAMM_ERANGE, "%s on '%s': block index out of range", what, T->name);
+    if (*lin < 0) {
+        char pre[64];
+        snprintf(pre, sizeof pre, "%s: ", what);
+        return tamm__range_error(NULL, pre, T, idx, n, 0, NULL);
+    }
     memset(r, 0, sizeof *r);
     r->tensor = T;
     r->nidx = n;
@@ -326,6 +330,16 @@ void *tamm_block_at(tamm_tensor *T, const long *idx, int n)
     tamm__spin_unlock(&b->lock);
     tamm__task_finish_sentinel(t);
     return home;
+}
+
+void *tamm_cc_block_at(tamm_tensor *T, const long *idx, int n, const char *src)
+{
+    tamm_worker *w = tamm__rt.initialised ? tamm__self() : NULL;
+    if (!w || !w->cur_ctx) return tamm_block_at(T, idx, n);
+    if (T && idx && n != T->ndim)
+        tamm__error(w->cur_ctx->task, TAMM_EINVAL, "tamm_block(%s): %d indices given, the tensor '%s' has %d dimensions",
+                    src ? src : "?", n, T->name, T->ndim);
+    return tamm__get_buf_src(w->cur_ctx, T, idx, n, TAMM_REQ_IMPLICIT, src);
 }
 
 /* ------------------------------------------------------------------ */

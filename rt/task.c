@@ -60,21 +60,28 @@ static int child_within(unsigned c, unsigned p)
 /* ------------------------------------------------------------------ */
 /* validation                                                            */
 /* ------------------------------------------------------------------ */
-/* The indices of a ref that holds something other than block numbers: each a
- * block, TAMM_ALL or a valid TAMM_RANGE, else TAMM_ERANGE (out of line:
- * check_ref is on the submission path of every task). */
-static TAMM_NOINLINE int check_indices(const tamm_task_s *t, const tamm_ref *r, int i)
+/* The indices of a ref that holds something other than block numbers in
+ * range: each a block, TAMM_ALL or a valid TAMM_RANGE, else TAMM_ERANGE, in the
+ * user's terms (tammcc passes the reference as written) for a block number
+ * outside the tensor (out of line: check_ref is on the submission path of
+ * every task). */
+static TAMM_NOINLINE int check_indices(const tamm_task_s *t, const tamm_ref *r, int i, const char *src)
 {
     for (int d = 0; d < r->nidx; d++)
         if (!tamm__idx_valid(r->tensor, d, r->idx[d])) {
-            char why[200];
+            if (r->idx[d] > -(1L << 60)) { /* a block number: the reference as written, or the ref's number */
+                char what[32];
+                snprintf(what, sizeof what, "ref %d: ", i);
+                return tamm__range_error(t, src ? "" : what, r->tensor, r->idx, r->nidx, 1, src);
+            }
+            char why[200]; /* a malformed slice or range */
             return tamm__error(t, TAMM_ERANGE, "ref %d on '%s': %s", i, r->tensor->name,
                                tamm__idx_problem(r->tensor, d, r->idx[d], why, sizeof why));
         }
     return TAMM_OK;
 }
 
-static int check_ref(const tamm_task_s *t, const tamm_ref *r, int i)
+static int check_ref(const tamm_task_s *t, const tamm_ref *r, int i, const char *src)
 {
     int allow_destroyed = (t->flags & TAMM_TF_DESTROY) != 0;
     if (!r->tensor)
@@ -89,7 +96,7 @@ static int check_ref(const tamm_task_s *t, const tamm_ref *r, int i)
     int d = 0;
     while (d < r->nidx && (unsigned long)r->idx[d] < (unsigned long)T->nblocks[d]) d++;
     if (TAMM_UNLIKELY(d < r->nidx)) {
-        int rc = check_indices(t, r, i);
+        int rc = check_indices(t, r, i, src);
         if (rc) return rc;
     }
     unsigned known = 7u | TAMM_TEMP | TAMM_CANCELLABLE | TAMM_PERMISSION_ONLY;
@@ -486,7 +493,7 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
                                          "block written)", u->rank, tamm__comm_size(), tamm__comm_size() == 1 ? "" : "s",
                          tamm__comm_size() - 1);
     for (int i = 0; rc == TAMM_OK && i < u->nrefs; i++)
-        rc = check_ref(t, &u->refs[i], i);
+        rc = check_ref(t, &u->refs[i], i, u->ref_text ? u->ref_text[i] : NULL);
     if (rc) {
         task_free(t);
         return rc;

@@ -98,6 +98,27 @@ const char *tamm__block_name(const tamm_tensor *T, long lin, char *buf, int n)
     return buf;
 }
 
+int tamm__range_error(const struct tamm_task_s *t, const char *what, const tamm_tensor *T, const long *idx, int nidx,
+                      int slice, const char *src)
+{
+    char val[256], rng[256];
+    int o = 0, r = 0;
+    size_t tl = src ? strcspn(src, "[") : strlen(T->name); /* the tensor as the source names it */
+    o = snprintf(val, sizeof val, "%.*s", (int)(tl < 64 ? tl : 64), src ? src : T->name);
+    for (int d = 0; d < nidx && d < TAMM_MAX_DIMS && o < (int)sizeof val - 24; d++) {
+        char iv[48];
+        if (slice) o += snprintf(val + o, sizeof val - (size_t)o, "[%s]", tamm__idx_text(idx[d], iv, sizeof iv));
+        else o += snprintf(val + o, sizeof val - (size_t)o, "[%ld]", idx[d]);
+        if (r < (int)sizeof rng - 48)
+            r += snprintf(rng + r, sizeof rng - (size_t)r, "%s0..%ld", d ? " x " : "", T->nblocks[d] - 1);
+    }
+    rng[r] = 0;
+    if (src)
+        return tamm__error(t, TAMM_ERANGE, "%sblock %s = %s is outside the tensor '%s' (blocks %s)", what, src, val,
+                           T->name, rng);
+    return tamm__error(t, TAMM_ERANGE, "%sblock %s is outside the tensor '%s' (blocks %s)", what, val, T->name, rng);
+}
+
 void *tamm__block_home(tamm_tensor *T, long lin)
 {
     tamm_block_s *b = &T->blocks[lin];

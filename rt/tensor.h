@@ -107,6 +107,16 @@ size_t tamm__block_elems_lin(const tamm_tensor *T, long lin);
 void *tamm__block_home(tamm_tensor *T, long lin);
 /** "A[1,2]" style name of a block, for messages. */
 const char *tamm__block_name(const tamm_tensor *T, long lin, char *buf, int n);
+struct tamm_task_s;
+/** Report (tamm__error, TAMM_ERANGE) a block index outside T, in the user's
+ *  terms: "<what>block A[I-1][J] = A[-1][2] is outside the tensor 'A'
+ *  (blocks 0..3 x 0..3)" where src is the source text of the reference
+ *  (from tammcc), or "<what>block A[-1][2] is outside ..." (T's name) when src
+ *  is NULL.  what may be "" or a prefix such as "ref 1: ".  idx has nidx ==
+ *  T->ndim entries; slice: a ref, where TAMM_ALL is ':' (else a block index,
+ *  where it is a number like any other).  Returns TAMM_ERANGE. */
+int tamm__range_error(const struct tamm_task_s *t, const char *what, const tamm_tensor *T, const long *idx, int nidx,
+                      int slice, const char *src);
 /** Free a tensor's memory now (no task may use it). */
 void tamm__tensor_free(tamm_tensor *T);
 /** Free every live tensor (finalize). */

@@ -1,13 +1,14 @@
 /* emit_c.c — outlining, submissions and continuations in the generated C (see emit_c.h). */
 #include "emit_c.h"
 #include "capture.h"
+#include "guard.h"
 #include "text.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { E_USE, E_TASK, E_WAIT_IN_TASK, E_TASKWAIT, E_FENCE, E_STREAM_BEGIN, E_STREAM_END, E_OUTLINE, E_INCLUDE,
-       E_CALL_PRE, E_CALL_POST };
+enum { E_USE, E_SYNC_USE, E_TASK, E_WAIT_IN_TASK, E_TASKWAIT, E_FENCE, E_STREAM_BEGIN, E_STREAM_END, E_OUTLINE,
+       E_INCLUDE, E_CALL_PRE, E_CALL_POST };
 typedef struct edit { size_t b, e; int kind; void *p; int n; } edit;
 typedef struct { edit *v; int n; } edits;
 
@@ -190,6 +191,12 @@ static void emit_submit(cc_out *o, cc_unit *u, cc_task *t, const char *ctx)
     }
     for (int i = 0; i < t->nacc; i++) {
         cc_access *a = &t->acc[i];
+        if (a->guard) /* a guarded block: its tensor and indices are evaluated, and it is requested, only if the guard holds */
+        {
+            cc_printf(o, "    if ((%s.tamm_g%d = !!(%s))) {  /* %s ", A, i, a->guard, cc_mode_name(a->mode & (7u | CC_CANCEL)));
+            cc_printf(o, "%s", comment_safe(a->key));
+            cc_printf(o, "%s */\n    ", comment_safe(cc_guard_explain(a)));
+        }
         cc_printf(o, "    %s.tamm_T%d = (%s);", A, i, a->tensor);
         for (int d = 0; d < a->nidx; d++) {
             /* (i), TAMM_ALL, TAMM_RANGE((lo), (hi)), or a loop's range clamped to the dimension */
@@ -199,25 +206,27 @@ static void emit_submit(cc_out *o, cc_unit *u, cc_task *t, const char *ctx)
             free(ix);
             free(T);
         }
-        cc_printf(o, "  /* %s %s */\n", cc_mode_name(a->mode & (7u | CC_CANCEL)), comment_safe(a->key));
+        if (a->guard) cc_puts(o, "\n");
+        else cc_printf(o, "  /* %s %s */\n", cc_mode_name(a->mode & (7u | CC_CANCEL)), comment_safe(a->key));
         if ((a->mode & 7u) == CC_WRITE && a->cov && !a->explicit_mode)
-            cc_printf(o, "    %s.tamm_m%d = tamm_cc_write_mode(%s.tamm_T%d, %s.tamm_i%d, %s);\n", A, i, A, i, A, i,
-                      a->cov);
+            cc_printf(o, "    %s%s.tamm_m%d = tamm_cc_write_mode(%s.tamm_T%d, %s.tamm_i%d, %s);\n", a->guard ? "    " : "",
+                      A, i, A, i, A, i, a->cov);
+        if (a->guard) cc_puts(o, "    }\n");
     }
     char *label = cc_task_label(u, t);
     int K = t->nacc > 0 ? t->nacc : 1;
-    cc_printf(o, "    tamm_ref tamm_r_[%d];\n", K);
+    cc_printf(o, "    tamm_ref tamm_r_[%d];\n    const char *tamm_s_[%d];\n", K, K);
     if (t->has_cuda && p->has_device && p->device == CC_DEV_CUDA) /* device(cuda): the CPU variant only without a GPU */
         cc_printf(o, "    tamm_task tamm_t_ = { tamm_num_gpus() && %s_cuda ? NULL : %s, %s_cuda, &%s, sizeof %s, tamm_r_, "
-                     "%s_refs(&%s, tamm_r_),\n", t->name, t->name, t->name, A, A, t->name, A);
+                     "%s_refs(&%s, tamm_r_, tamm_s_),\n", t->name, t->name, t->name, A, A, t->name, A);
     else
-        cc_printf(o, "    tamm_task tamm_t_ = { %s, %s%s, &%s, sizeof %s, tamm_r_, %s_refs(&%s, tamm_r_),\n", t->name,
+        cc_printf(o, "    tamm_task tamm_t_ = { %s, %s%s, &%s, sizeof %s, tamm_r_, %s_refs(&%s, tamm_r_, tamm_s_),\n", t->name,
                   t->has_cuda ? t->name : "NULL", t->has_cuda ? "_cuda" : "", A, A, t->name, A);
     cc_printf(o, "                          %s, %s%s%s, %s%s%s, ", label, p->priority.s ? "(int)(" : "0",
               p->priority.s ? p->priority.s : "", p->priority.s ? ")" : "", p->on.s ? "(int)(" : "-1",
               p->on.s ? p->on.s : "", p->on.s ? ")" : "");
     c_string(o, u->src.name);
-    cc_printf(o, ", %u };\n", t->line);
+    cc_printf(o, ", %u, tamm_s_ };\n", t->line);
     free(label);
     int opts = p->ifexpr.s || p->nwait || p->nsignal || p->collective;
     if (opts) {
@@ -298,7 +307,9 @@ static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t, macro_replay *mr)
         cc_printf(o, "    tamm_tensor *tamm_T%d;", i);
         if (t->acc[i].nidx) cc_printf(o, " long tamm_i%d[%d];", i, t->acc[i].nidx);
         if ((t->acc[i].mode & 7u) == CC_WRITE && t->acc[i].cov && !t->acc[i].explicit_mode) cc_printf(o, " unsigned tamm_m%d;", i);
-        cc_printf(o, "  /* %s */\n", comment_safe(t->acc[i].key));
+        if (t->acc[i].guard) cc_printf(o, " int tamm_g%d;", i);
+        cc_printf(o, "  /* %s", comment_safe(t->acc[i].key));
+        cc_printf(o, "%s */\n", comment_safe(cc_guard_explain(&t->acc[i])));
     }
     if (t->nwait) {
         cc_puts(o, "    int tamm_resume;               /* continuation point */\n");
@@ -311,8 +322,10 @@ static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t, macro_replay *mr)
     if (t->ncap == 0 && t->nacc == 0 && !t->nwait) cc_puts(o, "    char tamm_unused;\n");
     cc_puts(o, "};\n\n");
     /* refs */
-    cc_printf(o, "static int %s_refs(const struct %s_args *a, tamm_ref *r)\n{\n", t->name, t->name);
-    if (!t->nacc) cc_puts(o, "    (void)a;\n    (void)r;\n");
+    cc_printf(o, "/* the task's refs (guarded ones only if their guard held at submission), and their source texts */\n"
+                 "static int %s_refs(const struct %s_args *a, tamm_ref *r, const char **s)\n{\n", t->name, t->name);
+    if (!t->nacc) cc_puts(o, "    (void)a;\n    (void)r;\n    (void)s;\n");
+    else cc_puts(o, "    int n = 0;\n");
     for (int i = 0; i < t->nacc; i++) {
         cc_access *ac = &t->acc[i];
         char *how = NULL;
@@ -325,11 +338,17 @@ static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t, macro_replay *mr)
                          ac->mode & CC_PERMONLY ? " | TAMM_PERMISSION_ONLY" : "") < 0)
                 how = NULL;
         }
-        if (ac->nidx) cc_printf(o, "    tamm_cc_ref(&r[%d], a->tamm_T%d, %d, a->tamm_i%d, %s);\n", i, i, ac->nidx, i, how);
-        else cc_printf(o, "    tamm_cc_ref(&r[%d], a->tamm_T%d, 0, NULL, %s);\n", i, i, how);
+        const char *in = ac->guard ? "    " : "";
+        if (ac->guard) cc_printf(o, "    if (a->tamm_g%d) {\n", i);
+        if (ac->nidx) cc_printf(o, "%s    tamm_cc_ref(&r[n], a->tamm_T%d, %d, a->tamm_i%d, %s);\n", in, i, ac->nidx, i, how);
+        else cc_printf(o, "%s    tamm_cc_ref(&r[n], a->tamm_T%d, 0, NULL, %s);\n", in, i, how);
+        cc_printf(o, "%s    s[n++] = ", in);
+        c_string(o, ac->key);
+        cc_puts(o, ";\n");
+        if (ac->guard) cc_puts(o, "    }\n");
         free(how);
     }
-    cc_printf(o, "    return %d;\n}\n\n", t->nacc);
+    cc_printf(o, "    return %s;\n}\n\n", t->nacc ? "n" : "0");
     if (t->has_cuda) cc_printf(o, "extern void %s_cuda(tamm_ctx *, void *) __attribute__((weak));\n\n", t->name);
     /* the CPU variant */
     cc_printf(o, "static void %s(tamm_ctx *tamm_ctx_, void *tamm_args_)\n{\n", t->name);
@@ -349,12 +368,16 @@ static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t, macro_replay *mr)
             cc_printf(o, "    void *tamm_b%d_ = NULL;  /* %s, fetched on first use */\n", i, comment_safe(t->acc[i].key));
         } else {
             char *how = cc_access_how(t, i, "tamm_a_");
+            char *g = NULL; /* a guarded block is fetched if its guard held at submission */
+            if (t->acc[i].guard && asprintf(&g, "tamm_a_->tamm_g%d ? ", i) < 0) g = NULL;
             if (t->acc[i].nidx)
-                cc_printf(o, "    void *tamm_b%d_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T%d, tamm_a_->tamm_i%d, %s);  /* %s */\n",
-                          i, i, i, how, comment_safe(t->acc[i].key));
+                cc_printf(o, "    void *tamm_b%d_ = %stamm_cc_get(tamm_ctx_, tamm_a_->tamm_T%d, tamm_a_->tamm_i%d, %s)%s;  /* %s",
+                          i, g ? g : "", i, i, how, g ? " : NULL" : "", comment_safe(t->acc[i].key));
             else
-                cc_printf(o, "    void *tamm_b%d_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T%d, NULL, %s);  /* %s */\n", i, i,
-                          how, comment_safe(t->acc[i].key));
+                cc_printf(o, "    void *tamm_b%d_ = %stamm_cc_get(tamm_ctx_, tamm_a_->tamm_T%d, NULL, %s)%s;  /* %s", i,
+                          g ? g : "", i, how, g ? " : NULL" : "", comment_safe(t->acc[i].key));
+            cc_printf(o, "%s */\n", comment_safe(cc_guard_explain(&t->acc[i])));
+            free(g);
             free(how);
         }
     }
@@ -375,11 +398,12 @@ static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t, macro_replay *mr)
         cc_puts(o, "    return;\ntamm_split_:\n");
         emit_releases(o, t);
         char *label = cc_task_label(u, t);
-        cc_printf(o, "    {\n        tamm_ref tamm_r_[%d];\n", t->nacc ? t->nacc : 1);
-        cc_printf(o, "        tamm_task tamm_t_ = { %s, NULL, tamm_a_, sizeof *tamm_a_, tamm_r_, %s_refs(tamm_a_, tamm_r_),\n"
+        cc_printf(o, "    {\n        tamm_ref tamm_r_[%d];\n        const char *tamm_s_[%d];\n", t->nacc ? t->nacc : 1,
+                  t->nacc ? t->nacc : 1);
+        cc_printf(o, "        tamm_task tamm_t_ = { %s, NULL, tamm_a_, sizeof *tamm_a_, tamm_r_, %s_refs(tamm_a_, tamm_r_, tamm_s_),\n"
                      "                              %s, 0, -1, ", t->name, t->name, label);
         c_string(o, u->src.name);
-        cc_printf(o, ", %u };\n        (void)tamm_submit_continuation(tamm_ctx_, &tamm_t_, NULL);\n    }\n", t->line);
+        cc_printf(o, ", %u, tamm_s_ };\n        (void)tamm_submit_continuation(tamm_ctx_, &tamm_t_, NULL);\n    }\n", t->line);
         free(label);
     }
     cc_puts(o, "}\n");
@@ -407,6 +431,11 @@ static int emit_edit(cc_out *o, cc_unit *u, cc_task *scope, edit *ed)
         }
         break;
     }
+    case E_SYNC_USE:
+        cc_puts(o, "tamm_cc_block(");
+        c_string(o, ((cc_use *)ed->p)->src);
+        cc_puts(o, ", ");
+        break;
     case E_TASK:
         cc_line_to(o, ((cc_task *)ed->p)->line, u->src.name);
         emit_submit(o, u, ed->p, scope ? "tamm_ctx_" : "NULL");
@@ -484,8 +513,16 @@ static int emit_edit(cc_out *o, cc_unit *u, cc_task *scope, edit *ed)
 static void collect(cc_unit *u, cc_task *scope, size_t b, size_t e, edits *es)
 {
     if (scope) {
-        for (int i = 0; i < scope->nuse; i++)
-            if (scope->acc[scope->use[i].acc].fetched) add_edit(es, scope->use[i].b, scope->use[i].e, E_USE, NULL, scope->use[i].acc);
+        for (int i = 0; i < scope->nuse; i++) {
+            cc_use *us = &scope->use[i];
+            if (scope->acc[us->acc].fetched) {
+                add_edit(es, us->b, us->e, E_USE, NULL, us->acc);
+            } else { /* fetched in the body: `tamm_block(` becomes `tamm_cc_block("A[i][j]", `, for errors */
+                size_t p = us->b + 10;
+                while (p < us->e && u->ast.text[p] != '(') p++;
+                if (p < us->e) add_edit(es, us->b, p + 1, E_SYNC_USE, us, 0);
+            }
+        }
         for (int k = 0; k < scope->nkids; k++) add_edit(es, scope->kids[k]->b, scope->kids[k]->e, E_TASK, scope->kids[k], 0);
         for (int k = 0; k < scope->nwait; k++)
             add_edit(es, scope->wait[k].pr->off, scope->wait[k].pr->end, E_WAIT_IN_TASK, &scope->wait[k], 0);

@@ -1079,9 +1079,11 @@ static int plan_task(cc_unit *u, cc_task *t, plan *p)
         return no(p, "the task %s: its CUDA variant would have to run host code between kernels",
                   t->nkids ? "submits nested tasks" : "has a taskwait");
     if (t->pr->collective) return no(p, "a collective task runs on CPUs");
-    for (int i = 0; i < t->nacc; i++)
+    for (int i = 0; i < t->nacc; i++) {
         if (!t->acc[i].fetched && !(t->acc[i].mode & CC_PERMONLY))
-            return no(p, "block %s is not obtained at the start of the task (its indices vary in the body)", t->acc[i].key);
+            return no(p, "block %s is not obtained at the start of the task (%s)", t->acc[i].key,
+                      t->acc[i].sync ? t->acc[i].sync : "its indices vary in the body");
+    }
     for (int i = 0; i < t->ncap; i++) {
         char *d = cu_decl(t->cap[i].type, t->cap[i].name);
         CXType c = clang_getCanonicalType(t->cap[i].type);
@@ -1115,6 +1117,12 @@ void cc_cuda_decide(cc_unit *u, cc_task *t)
     t->cuda_why = NULL;
     t->has_cuda = plan_task(u, t, &p) && !p.why;
     if (!t->has_cuda) t->cuda_why = strdup(p.why ? p.why : "no CUDA variant");
+    for (int i = 0; i < t->nacc && t->has_cuda; i++)
+        if (t->acc[i].guard) { /* the CUDA variant would need its blocks whatever the branches */
+            t->has_cuda = 0;
+            t->cuda_why = cc_fmt("block %s is requested only if %s (a guarded block: the CPU variant fetches it under "
+                                 "its guard)", t->acc[i].key, t->acc[i].guard);
+        }
     plan_free(&p);
 }
 

@@ -1,5 +1,6 @@
 /* infer.c — access inference over libclang trees (see infer.h). */
 #include "infer.h"
+#include "guard.h"
 #include "text.h"
 #include <ctype.h>
 #include <errno.h>
@@ -1646,6 +1647,7 @@ static int body_visit(cc_node *n, void *arg)
     } else if (a->seen == 0 && !a->fetched) {
         a->fetched = 1;
     }
+    cc_guard_note_use(in, in->a, t, a, n); /* the branches that lead to this use */
     ptr_info pi = { 0 };
     analyze_ptr(in, n, t->stmt, &pi, 0);
     a->seen |= pi.seen;
@@ -1674,6 +1676,7 @@ static int body_visit(cc_node *n, void *arg)
     t->use[t->nuse].b = n->b;
     t->use[t->nuse].e = end;
     t->use[t->nuse].acc = ai;
+    t->use[t->nuse].src = strdup(a->key);
     t->nuse++;
     for (int i = 0; i < nargs; i++) free(args[i]);
     for (int i = 1; i < nargs; i++) free(idx[i - 1]);
@@ -1696,6 +1699,7 @@ int cc_infer_body(cc_infer *in, cc_task *t)
     int e0 = cc_error_count();
     body_ctx bc = { in, t, 0 };
     cc_walk(t->stmt, body_visit, &bc);
+    cc_guard_settle(in->src, t); /* guarded uses: requested if the guard holds, or fetched in the body */
     for (int i = 0; i < t->nacc; i++) {
         cc_access *a = &t->acc[i];
         a->mode = mode_of(a);
@@ -1709,7 +1713,7 @@ int cc_infer_body(cc_infer *in, cc_task *t)
         if (!a->fetched) {
             /* widen: indices that vary in the body become ':' */
             for (int d = 0; d < a->nidx; d++)
-                if (a->idx[d] && cc_varies_in(in, t, a->idx[d])) { free(a->idx[d]); a->idx[d] = NULL; }
+                if (a->idx[d] && (a->wide || cc_varies_in(in, t, a->idx[d]))) { free(a->idx[d]); a->idx[d] = NULL; }
             if (a->mode == CC_WRITE) a->mode = CC_RW;
             free(a->cov);
             a->cov = NULL;
@@ -1730,11 +1734,12 @@ int cc_infer_body(cc_infer *in, cc_task *t)
             x->seen |= y->seen;
             unsigned m = (x->mode | y->mode) & 7u;
             x->mode = (m & CC_READ) && (m & CC_ACCUM) ? CC_RW : m;
+            cc_guard_merge(x, y);
             /* uses of y now refer to x */
             for (int k = 0; k < t->nuse; k++)
                 if (t->use[k].acc == j) t->use[k].acc = i;
                 else if (t->use[k].acc > j) t->use[k].acc--;
-            free(y->key); free(y->tensor); free(y->cov); free(y->nocov); free(y->why);
+            free(y->key); free(y->tensor); free(y->cov); free(y->nocov); free(y->why); free(y->guard); free(y->sync);
             for (int d = 0; d < y->nidx; d++) free(y->idx[d]);
             memmove(y, y + 1, (size_t)(t->nacc - j - 1) * sizeof *y);
             t->nacc--;
@@ -2151,8 +2156,13 @@ void cc_infer_explain(cc_infer *in, const cc_task *t, void *fo)
     for (int i = 0; i < t->nacc; i++) {
         const cc_access *a = &t->acc[i];
         const char *kind = (a->mode & CC_PERMONLY) ? "permission" : a->fetched ? "access" : "access (fetched in the body)";
-        fprintf(o, "  %-10s %-20s %s: %s%s\n", cc_mode_name(a->mode & (7u | CC_CANCEL)), a->key, kind, a->why ? a->why : "",
+        char *key = cc_fmt("%s%s", a->key, cc_guard_explain(a)); /* a guarded block: "A[I-1][J] if (I > 0)" */
+        char *sync = a->sync ? cc_fmt(" [%s]", a->sync) : NULL;
+        fprintf(o, "  %-10s %-20s %s%s: %s%s\n", cc_mode_name(a->mode & (7u | CC_CANCEL)), key, kind, sync ? sync : "",
+                a->why ? a->why : "",
                 a->cov && (a->mode & 7u) == CC_WRITE ? " [write if that covers the block, checked at submission; else readwrite]" : "");
+        free(key);
+        free(sync);
     }
     if (t->nacc == 0) fprintf(o, "  (no block accesses)\n");
     for (int i = 0; i < t->ncap; i++) fprintf(o, "  captures %s by value\n", t->cap[i].name);

@@ -30,11 +30,19 @@ typedef struct cc_access {
     size_t off;                 /* where it was first seen */
     unsigned loop_range;        /* bit d: idx[d] is a range "lo:hi" inferred from a loop of the body
                                    (cc_infer_finish), emitted clamped to the dimension (tamm_cc_range) */
+    /* guards (guard.c) */
+    char *guard;                /* requested only if this C expression holds at submission (NULL: always) */
+    int g_uncond;               /* some use (or nested task) needs the block whatever the branches */
+    int g_seen;                 /* some use or nested task has been noted */
+    char *sync;                 /* why it is fetched synchronously although its indices are known at submission */
+    size_t sync_off;            /* the use that decided it */
+    int wide;                   /* every index widened to ':' (a guard not evaluable at submission) */
 } cc_access;
 
 typedef struct cc_use {         /* one tamm_block(...) in a task's own body */
     size_t b, e;                /* its text, replaced by the buffer variable when fetched */
     int acc;                    /* index into the task's accesses */
+    char *src;                  /* its text as a block reference, "A[I-1][J]" (runtime errors) */
 } cc_use;
 
 typedef struct cc_var {         /* a variable captured by value or carried across a taskwait */

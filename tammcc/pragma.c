@@ -400,7 +400,10 @@ void cc_unit_free(cc_unit *u)
             free(a->cov);
             free(a->nocov);
             free(a->why);
+            free(a->guard);
+            free(a->sync);
         }
+        for (int k = 0; k < t->nuse; k++) free(t->use[k].src);
         for (int k = 0; k < t->ncap; k++) { free(t->cap[k].name); free(t->cap[k].field); }
         for (int k = 0; k < t->nloc; k++) { free(t->loc[k].name); free(t->loc[k].field); }
         for (int k = 0; k < t->nwait; k++) free(t->wait[k].live);

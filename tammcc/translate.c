@@ -5,6 +5,7 @@
 #include "emit_c.h"
 #include "emit_cuda.h"
 #include "infer.h"
+#include "guard.h"
 #include "pragma.h"
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +192,7 @@ int cc_translate(const char *file, const char *const *uargs, int nuargs, const c
         cc_infer_body(in, t);
         cc_capture(&u, t);
         cc_infer_finish(in, t);
+        cc_guard_finish(in, &u.ast, t);
         cc_cuda_decide(&u, t);
     }
     cc_taskfn_infer(&u, in);

@@ -19,9 +19,10 @@
 enum {
     T_PERM, T_REL_TWICE, T_NEVER_REL, T_CANCEL_WRITE, T_CANCEL_RW, T_CANCEL_ACC, T_WRITE_TWICE,
     T_REL_UNKNOWN, T_WRONG_KIND, T_NESTED, T_GET_RANGE, T_GET_NULL_T, T_GET_NULL_IDX, T_NESTED_BADREF,
-    T_FENCE_WAIT, T_COUNT
+    T_FENCE_WAIT, T_BLOCK_RANGE, T_COUNT
 };
-static const struct { const char *label; unsigned perm; int code; int any_code; } tcases[T_COUNT] = {
+/* msg: the error's text where it is fixed (an index outside the tensor: its name, the indices and the ranges) */
+static const struct { const char *label; unsigned perm; int code; int any_code; const char *msg; } tcases[T_COUNT] = {
     [T_PERM]         = { "perm_violation", TAMM_READ, TAMM_EPERM, 0 },
     [T_REL_TWICE]    = { "release_twice", TAMM_READ, TAMM_EBUF, 0 },
     [T_NEVER_REL]    = { "never_release", TAMM_WRITE, TAMM_ELEAK, 0 },
@@ -32,11 +33,18 @@ static const struct { const char *label; unsigned perm; int code; int any_code; 
     [T_REL_UNKNOWN]  = { "release_unknown", TAMM_WRITE, TAMM_EBUF, 0 },
     [T_WRONG_KIND]   = { "read_released_by_add", TAMM_READ, TAMM_EBUF, 0 },
     [T_NESTED]       = { "nested_beyond_parent", TAMM_READ, TAMM_EPERM, 0 },
-    [T_GET_RANGE]    = { "get_out_of_range", TAMM_WRITE, TAMM_ERANGE, 1 },
+    [T_GET_RANGE]    = { "get_out_of_range", TAMM_WRITE, TAMM_ERANGE, 1,
+                         "tamm: error: task 'get_out_of_range' (misuse.c:510): tamm_get_buf_read: block ErrT[5] is "
+                         "outside the tensor 'ErrT' (blocks 0..1) [block index out of range]" },
     [T_GET_NULL_T]   = { "get_null_tensor", TAMM_WRITE, TAMM_EINVAL, 1 },
     [T_GET_NULL_IDX] = { "get_null_idx", TAMM_WRITE, TAMM_EINVAL, 1 },
-    [T_NESTED_BADREF] = { "nested_bad_ref", TAMM_WRITE, TAMM_ERANGE, 1 },
-    [T_FENCE_WAIT]   = { "fence_wait_in_task", TAMM_WRITE, TAMM_ESTATE, 0 },
+    [T_NESTED_BADREF] = { "nested_bad_ref", TAMM_WRITE, TAMM_ERANGE, 1,
+                          "tamm: error: task 'nested_child' (misuse.c:98): ref 0: block ErrT[7] is outside the tensor "
+                          "'ErrT' (blocks 0..1) [block index out of range]" },
+    [T_BLOCK_RANGE]  = { "block_out_of_range", TAMM_READ, TAMM_ERANGE, 1,
+                         "tamm: error: task 'block_out_of_range' (misuse.c:514): tamm_block: block ErrT[-1] is outside "
+                         "the tensor 'ErrT' (blocks 0..1) [block index out of range]" },
+    [T_FENCE_WAIT]   = { "fence_wait_in_task", TAMM_WRITE, TAMM_ESTATE, 0, NULL },
 };
 
 typedef struct { tamm_tensor *T; int k; } targs;
@@ -104,6 +112,10 @@ static void misuse_body(tamm_ctx *ctx, void *vp)
         if (p) rc = -1000; /* got a scratch buffer: fine; the code comes from the wait */
         if (p) p[0] = 1;
         break;
+    case T_BLOCK_RANGE:
+        p = tamm_block(a->T, -1);
+        if (p) p[0] = 1;
+        break;
     case T_GET_NULL_T:
         p = tamm_get_buf_read(ctx, NULL, idx);
         break;
@@ -164,10 +176,20 @@ enum {
     X_SUBMIT_RANGE, X_SUBMIT_NIDX, X_SUBMIT_NULLT, X_SUBMIT_NOFN, X_SUBMIT_NULL_TASK, X_SUBMIT_MODE0,
     X_SUBMIT_NREFS, X_SUBMIT_NULLREFS, X_CREATE_NDIM0, X_CREATE_NDIM9, X_CREATE_TILE0, X_CREATE_NULLDIMS,
     X_CREATE_DTYPE, X_BLOCK_RANGE, X_BLOCK_NIDX, X_BLOCK_NULL, X_TOP_PUT_BAD, X_DESTROY_NULL, X_FENCE_NULL,
-    X_TOP_GETBUF, X_DEADLOCK, X_WAIT_ON_BAD, X_SUBMIT_ON_HIGH, X_SUBMIT_ON_NEG, X_COUNT
+    X_TOP_GETBUF, X_DEADLOCK, X_WAIT_ON_BAD, X_SUBMIT_ON_HIGH, X_SUBMIT_ON_NEG, X_SUBMIT_RANGE_TEXT, X_TEMP_RANGE,
+    X_COUNT
 };
-static const struct { const char *name; int code; int any_code; } xcases[X_COUNT] = {
-    [X_SUBMIT_RANGE]    = { "submit: block index out of range", TAMM_ERANGE, 0 },
+/* msg as in tcases */
+static const struct { const char *name; int code; int any_code; const char *msg; } xcases[X_COUNT] = {
+    [X_SUBMIT_RANGE]    = { "submit: block index out of range", TAMM_ERANGE, 0,
+                            "tamm: error: task 'top_task' (misuse.c:700): ref 0: block TopT[2][0] is outside the "
+                            "tensor 'TopT' (blocks 0..1 x 0..1) [block index out of range]" },
+    [X_SUBMIT_RANGE_TEXT] = { "submit: block index out of range, with the ref's source text", TAMM_ERANGE, 0,
+                              "tamm: error: task 'top_task' (misuse.c:722): block T[i+1][j] = T[2][:] is outside the "
+                              "tensor 'TopT' (blocks 0..1 x 0..1) [block index out of range]" },
+    [X_TEMP_RANGE]      = { "tamm_temp: index out of range", TAMM_ERANGE, 0,
+                            "tamm: error: top level: tamm_temp: block TopT[0][-3] is outside the tensor 'TopT' "
+                            "(blocks 0..1 x 0..1) [block index out of range]" },
     [X_SUBMIT_NIDX]     = { "submit: nidx does not match ndim", TAMM_EINVAL, 0 },
     [X_SUBMIT_NULLT]    = { "submit: ref to a NULL tensor", TAMM_EINVAL, 0 },
     [X_SUBMIT_NOFN]     = { "submit: no variant", TAMM_EINVAL, 0 },
@@ -180,7 +202,9 @@ static const struct { const char *name; int code; int any_code; } xcases[X_COUNT
     [X_CREATE_TILE0]    = { "tensor_create: zero tile", TAMM_EINVAL, 0 },
     [X_CREATE_NULLDIMS] = { "tensor_create: NULL dims", TAMM_EINVAL, 0 },
     [X_CREATE_DTYPE]    = { "tensor_create: bad dtype", TAMM_EINVAL, 0 },
-    [X_BLOCK_RANGE]     = { "tamm_block: index out of range", TAMM_ERANGE, 0 },
+    [X_BLOCK_RANGE]     = { "tamm_block: index out of range", TAMM_ERANGE, 0,
+                            "tamm: error: top level: tamm_block: block TopT[2][0] is outside the tensor 'TopT' "
+                            "(blocks 0..1 x 0..1) [block index out of range]" },
     [X_BLOCK_NIDX]      = { "tamm_block: wrong number of indices", TAMM_EINVAL, 0 },
     [X_BLOCK_NULL]      = { "tamm_block: NULL tensor", TAMM_EINVAL, 0 },
     [X_TOP_PUT_BAD]     = { "tamm_put twice on a top-level temp", TAMM_EBUF, 0 },
@@ -188,9 +212,11 @@ static const struct { const char *name; int code; int any_code; } xcases[X_COUNT
     [X_FENCE_NULL]      = { "fence_wait: NULL", TAMM_EINVAL, 0 },
     [X_TOP_GETBUF]      = { "get_buf_read outside a task", TAMM_ESTATE, 1 },
     [X_DEADLOCK]        = { "task waits on a fence nobody signals", TAMM_EDEADLOCK, 0 },
-    [X_WAIT_ON_BAD]     = { "wait_on: out-of-range ref", TAMM_ERANGE, 1 },
-    [X_SUBMIT_ON_HIGH]  = { "submit: on(r) with r >= the number of ranks", TAMM_EINVAL, 0 },
-    [X_SUBMIT_ON_NEG]   = { "submit: on(r) with r < -1", TAMM_EINVAL, 0 },
+    [X_WAIT_ON_BAD]     = { "wait_on: out-of-range ref", TAMM_ERANGE, 1,
+                            "ref 0: block TopT[9][9] is outside the tensor 'TopT' (blocks 0..1 x 0..1) [block index out "
+                            "of range]" },
+    [X_SUBMIT_ON_HIGH]  = { "submit: on(r) with r >= the number of ranks", TAMM_EINVAL, 0, NULL },
+    [X_SUBMIT_ON_NEG]   = { "submit: on(r) with r < -1", TAMM_EINVAL, 0, NULL },
 };
 
 static void noop(tamm_ctx *ctx, void *vp) { (void)ctx; (void)vp; }
@@ -260,6 +286,15 @@ static int child_top_misuse(void *vp)
     case X_WAIT_ON_BAD: r = tu_ref2(T, TAMM_READ, 9, 9); rc = tamm_wait_on(&r, 1); break;
     case X_SUBMIT_ON_HIGH: t.rank = tamm_nranks(); rc = tamm_submit(NULL, &t); break;
     case X_SUBMIT_ON_NEG: t.rank = -3; rc = tamm_submit(NULL, &t); break;
+    case X_SUBMIT_RANGE_TEXT: {
+        static const char *const text[1] = { "T[i+1][j]" };
+        r = tu_ref2(T, TAMM_READ, 2, TAMM_ALL);
+        t.refs = &r;
+        t.ref_text = text;
+        rc = tamm_submit(NULL, &t);
+        break;
+    }
+    case X_TEMP_RANGE: null_ret = tamm_temp(T, 0, -3) == NULL; break;
     default: break;
     }
     /* Only reached in return mode (or where the default mode lets the call return). */
@@ -408,6 +443,7 @@ static void test_task_misuse(void)
         CHECK_CONTAINS(err, label);
         CHECK_CONTAINS(err, loc);
         CHECK_EQ_INT(h_count(err, "tamm: error"), 1); /* reported once */
+        if (tcases[k].msg) CHECK_CONTAINS(err, tcases[k].msg);
 
         h_context("%s (TAMM_ON_ERROR=return)", tcases[k].label);
         const char *env2[] = { "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
@@ -417,6 +453,7 @@ static void test_task_misuse(void)
             h_dump_child(tcases[k].label, &st, err);
         CHECK_CONTAINS(err, "tamm: error");
         CHECK_CONTAINS(err, label);
+        if (tcases[k].msg) CHECK_CONTAINS(err, tcases[k].msg);
     }
     h_context(NULL);
 }
@@ -433,6 +470,7 @@ static void test_top_misuse(void)
         if (!CHECK_MSG(child_exit_is(&st, 1), "exit status 1 (got %s)", child_how(&st, how, sizeof how)))
             h_dump_child(xcases[k].name, &st, err);
         CHECK_CONTAINS(err, "tamm: error");
+        if (xcases[k].msg) CHECK_CONTAINS(err, xcases[k].msg);
 
         h_context("%s (TAMM_ON_ERROR=return)", xcases[k].name);
         const char *env2[] = { "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
@@ -441,6 +479,7 @@ static void test_top_misuse(void)
         if (!CHECK_MSG(child_ok(&st), "ended cleanly (got %s)", child_how(&st, how, sizeof how)))
             h_dump_child(xcases[k].name, &st, err);
         CHECK_CONTAINS(err, "tamm: error");
+        if (xcases[k].msg) CHECK_CONTAINS(err, xcases[k].msg);
     }
     h_context("calls before tamm_init / after tamm_finalize");
     {

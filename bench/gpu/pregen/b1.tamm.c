@@ -37,11 +37,15 @@ struct tamm_task_main_37_args {
     tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* Y[b] */
 };
 
-static int tamm_task_main_37_refs(const struct tamm_task_main_37_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_37_refs(const struct tamm_task_main_37_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
+    s[n++] = "X[b]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
+    s[n++] = "Y[b]";
+    return n;
 }
 
 extern void tamm_task_main_37_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -64,11 +68,11 @@ static void tamm_task_main_37(tamm_ctx *tamm_ctx_, void *tamm_args_)
             }
         }
     }
-#line 68 "b1.tamm.c"
+#line 72 "b1.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 72 "b1.tamm.c"
+#line 76 "b1.tamm.c"
 
 /* ---- task tamm_task_main_54: bench/gpu/b1.c:54, in main() ---- */
 struct tamm_task_main_54_args {
@@ -77,11 +81,15 @@ struct tamm_task_main_54_args {
     tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* X2[b] */
 };
 
-static int tamm_task_main_54_refs(const struct tamm_task_main_54_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_54_refs(const struct tamm_task_main_54_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
+    s[n++] = "X[b]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
+    s[n++] = "X2[b]";
+    return n;
 }
 
 extern void tamm_task_main_54_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -101,11 +109,11 @@ static void tamm_task_main_54(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 for (long i = 0; i < m; i++) x2[i] = x[i] * x[i];
             }
     }
-#line 105 "b1.tamm.c"
+#line 113 "b1.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 109 "b1.tamm.c"
+#line 117 "b1.tamm.c"
 
 /* ---- task tamm_task_main_60: bench/gpu/b1.c:60, in main() ---- */
 struct tamm_task_main_60_args {
@@ -114,11 +122,15 @@ struct tamm_task_main_60_args {
     tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* Y2[b] */
 };
 
-static int tamm_task_main_60_refs(const struct tamm_task_main_60_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_60_refs(const struct tamm_task_main_60_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
+    s[n++] = "Y[b]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
+    s[n++] = "Y2[b]";
+    return n;
 }
 
 extern void tamm_task_main_60_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -138,11 +150,11 @@ static void tamm_task_main_60(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 for (long i = 0; i < m; i++) y2[i] = y[i] * y[i];
             }
     }
-#line 142 "b1.tamm.c"
+#line 154 "b1.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 146 "b1.tamm.c"
+#line 158 "b1.tamm.c"
 
 /* ---- task tamm_task_main_66: bench/gpu/b1.c:66, in main() ---- */
 struct tamm_task_main_66_args {
@@ -152,12 +164,17 @@ struct tamm_task_main_66_args {
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* Z[0] */
 };
 
-static int tamm_task_main_66_refs(const struct tamm_task_main_66_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_66_refs(const struct tamm_task_main_66_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, TAMM_READ);
-    tamm_cc_ref(&r[2], a->tamm_T2, 1, a->tamm_i2, TAMM_ACCUM);
-    return 3;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
+    s[n++] = "X2[b]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READ);
+    s[n++] = "Y2[b]";
+    tamm_cc_ref(&r[n], a->tamm_T2, 1, a->tamm_i2, TAMM_ACCUM);
+    s[n++] = "Z[0]";
+    return n;
 }
 
 extern void tamm_task_main_66_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -178,7 +195,7 @@ static void tamm_task_main_66(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 for (long i = 0; i < m; i++) zz[0] += x2[i] - y2[i];
             }
     }
-#line 182 "b1.tamm.c"
+#line 199 "b1.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
@@ -212,8 +229,9 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (Y); tamm_a_.tamm_i1[0] = (b);  /* write Y[b] */
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_37_cuda ? NULL : tamm_task_main_37, tamm_task_main_37_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_37_refs(&tamm_a_, tamm_r_),
-                          "main:37", 0, -1, "bench/gpu/b1.c", 37 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_37_cuda ? NULL : tamm_task_main_37, tamm_task_main_37_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_37_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "main:37", 0, -1, "bench/gpu/b1.c", 37, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 44 "bench/gpu/b1.c"
@@ -237,8 +255,9 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (X2); tamm_a_.tamm_i1[0] = (b);  /* write X2[b] */
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_54_cuda ? NULL : tamm_task_main_54, tamm_task_main_54_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_54_refs(&tamm_a_, tamm_r_),
-                          "square", 0, -1, "bench/gpu/b1.c", 54 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_54_cuda ? NULL : tamm_task_main_54, tamm_task_main_54_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_54_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "square", 0, -1, "bench/gpu/b1.c", 54, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 59 "bench/gpu/b1.c"
@@ -253,8 +272,9 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (Y2); tamm_a_.tamm_i1[0] = (b);  /* write Y2[b] */
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_60_cuda ? NULL : tamm_task_main_60, tamm_task_main_60_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_60_refs(&tamm_a_, tamm_r_),
-                          "square", 0, -1, "bench/gpu/b1.c", 60 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_60_cuda ? NULL : tamm_task_main_60, tamm_task_main_60_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_60_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "square", 0, -1, "bench/gpu/b1.c", 60, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 65 "bench/gpu/b1.c"
@@ -269,8 +289,9 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (Y2); tamm_a_.tamm_i1[0] = (b);  /* read Y2[b] */
     tamm_a_.tamm_T2 = (Z); tamm_a_.tamm_i2[0] = (0);  /* accum Z[0] */
     tamm_ref tamm_r_[3];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_66_cuda ? NULL : tamm_task_main_66, tamm_task_main_66_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_66_refs(&tamm_a_, tamm_r_),
-                          "reduce", 0, -1, "bench/gpu/b1.c", 66 };
+    const char *tamm_s_[3];
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_66_cuda ? NULL : tamm_task_main_66, tamm_task_main_66_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_66_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "reduce", 0, -1, "bench/gpu/b1.c", 66, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 71 "bench/gpu/b1.c"

@@ -42,10 +42,13 @@ struct tamm_task_main_42_args {
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* S[k][b] */
 };
 
-static int tamm_task_main_42_refs(const struct tamm_task_main_42_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_42_refs(const struct tamm_task_main_42_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
+    s[n++] = "S[k][b]";
+    return n;
 }
 
 extern void tamm_task_main_42_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -65,10 +68,10 @@ static void tamm_task_main_42(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 for (long i = 0; i < m; i++) s[i] = 30.0 + (double)((off + i + 7 * k) % 61);
             }
     }
-#line 69 "b5.tamm.c"
+#line 72 "b5.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 72 "b5.tamm.c"
+#line 75 "b5.tamm.c"
 
 /* ---- task tamm_task_main_55: bench/gpu/b5.c:55, in main() ---- */
 struct tamm_task_main_55_args {
@@ -77,11 +80,15 @@ struct tamm_task_main_55_args {
     tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* C[k][b] */
 };
 
-static int tamm_task_main_55_refs(const struct tamm_task_main_55_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_55_refs(const struct tamm_task_main_55_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
+    s[n++] = "S[k][b]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
+    s[n++] = "C[k][b]";
+    return n;
 }
 
 extern void tamm_task_main_55_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -104,7 +111,7 @@ static void tamm_task_main_55(tamm_ctx *tamm_ctx_, void *tamm_args_)
                                    erfc(-((log(s[i] / KS) + (R - 0.5 * V * V) * TT) / (V * sqrt(TT))) / sqrt(2.0));
                 }
     }
-#line 108 "b5.tamm.c"
+#line 115 "b5.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
@@ -136,8 +143,9 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (S[k]); tamm_a_.tamm_i0[0] = (b);  /* write S[k][b] */
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(m)*8);
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_42_cuda ? NULL : tamm_task_main_42, tamm_task_main_42_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_42_refs(&tamm_a_, tamm_r_),
-                          "init", 0, -1, "bench/gpu/b5.c", 42 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_42_cuda ? NULL : tamm_task_main_42, tamm_task_main_42_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_42_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "init", 0, -1, "bench/gpu/b5.c", 42, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 46 "bench/gpu/b5.c"
@@ -160,8 +168,9 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (C[k]); tamm_a_.tamm_i1[0] = (b);  /* write C[k][b] */
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(m)*8);
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_55_cuda ? NULL : tamm_task_main_55, tamm_task_main_55_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_55_refs(&tamm_a_, tamm_r_),
-                          "black_scholes", 0, -1, "bench/gpu/b5.c", 55 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_55_cuda ? NULL : tamm_task_main_55, tamm_task_main_55_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_55_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "black_scholes", 0, -1, "bench/gpu/b5.c", 55, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 63 "bench/gpu/b5.c"

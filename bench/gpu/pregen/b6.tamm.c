@@ -37,10 +37,13 @@ struct tamm_task_main_40_args {
     tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* X[b][0] */
 };
 
-static int tamm_task_main_40_refs(const struct tamm_task_main_40_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_40_refs(const struct tamm_task_main_40_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, a->tamm_m0);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, a->tamm_m0);
+    s[n++] = "X[b][0]";
+    return n;
 }
 
 extern void tamm_task_main_40_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -61,10 +64,10 @@ static void tamm_task_main_40(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 for (long j = 0; j < nf; j++) x[i * nf + j] = (float)((off + i + 3 * j) % 17) / 16;
         }
     }
-#line 65 "b6.tamm.c"
+#line 68 "b6.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 68 "b6.tamm.c"
+#line 71 "b6.tamm.c"
 
 /* ---- task tamm_task_main_52: bench/gpu/b6.c:52, in main() ---- */
 struct tamm_task_main_52_args {
@@ -73,11 +76,15 @@ struct tamm_task_main_52_args {
     tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* R2[b] */
 };
 
-static int tamm_task_main_52_refs(const struct tamm_task_main_52_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_52_refs(const struct tamm_task_main_52_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
+    s[n++] = "R1[b]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
+    s[n++] = "R2[b]";
+    return n;
 }
 
 extern void tamm_task_main_52_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -96,11 +103,11 @@ static void tamm_task_main_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 for (long i = 0; i < m; i++) { r1[i] = 0; r2[i] = 0; }
             }
     }
-#line 100 "b6.tamm.c"
+#line 107 "b6.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 104 "b6.tamm.c"
+#line 111 "b6.tamm.c"
 
 /* ---- task tamm_task_main_57: bench/gpu/b6.c:57, in main() ---- */
 struct tamm_task_main_57_args {
@@ -111,12 +118,17 @@ struct tamm_task_main_57_args {
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* R1[b] */
 };
 
-static int tamm_task_main_57_refs(const struct tamm_task_main_57_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_57_refs(const struct tamm_task_main_57_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, TAMM_READ);
-    tamm_cc_ref(&r[2], a->tamm_T2, 1, a->tamm_i2, TAMM_ACCUM);
-    return 3;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
+    s[n++] = "X[b][0]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READ);
+    s[n++] = "W1[0]";
+    tamm_cc_ref(&r[n], a->tamm_T2, 1, a->tamm_i2, TAMM_ACCUM);
+    s[n++] = "R1[b]";
+    return n;
 }
 
 extern void tamm_task_main_57_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -139,12 +151,12 @@ static void tamm_task_main_57(tamm_ctx *tamm_ctx_, void *tamm_args_)
                     for (long j = 0; j < nf; j++) r[i] += x[i * nf + j] * w[j];
             }
     }
-#line 143 "b6.tamm.c"
+#line 155 "b6.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 148 "b6.tamm.c"
+#line 160 "b6.tamm.c"
 
 /* ---- task tamm_task_main_64: bench/gpu/b6.c:64, in main() ---- */
 struct tamm_task_main_64_args {
@@ -155,12 +167,17 @@ struct tamm_task_main_64_args {
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* R2[b] */
 };
 
-static int tamm_task_main_64_refs(const struct tamm_task_main_64_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_64_refs(const struct tamm_task_main_64_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, TAMM_READ);
-    tamm_cc_ref(&r[2], a->tamm_T2, 1, a->tamm_i2, TAMM_ACCUM);
-    return 3;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
+    s[n++] = "X[b][0]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READ);
+    s[n++] = "W2[0]";
+    tamm_cc_ref(&r[n], a->tamm_T2, 1, a->tamm_i2, TAMM_ACCUM);
+    s[n++] = "R2[b]";
+    return n;
 }
 
 extern void tamm_task_main_64_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -183,12 +200,12 @@ static void tamm_task_main_64(tamm_ctx *tamm_ctx_, void *tamm_args_)
                     for (long j = 0; j < nf; j++) r[i] += x[i * nf + j] * w[j];
             }
     }
-#line 187 "b6.tamm.c"
+#line 204 "b6.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 192 "b6.tamm.c"
+#line 209 "b6.tamm.c"
 
 /* ---- task tamm_task_main_71: bench/gpu/b6.c:71, in main() ---- */
 struct tamm_task_main_71_args {
@@ -196,10 +213,13 @@ struct tamm_task_main_71_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* R1[b] */
 };
 
-static int tamm_task_main_71_refs(const struct tamm_task_main_71_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_71_refs(const struct tamm_task_main_71_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "R1[b]";
+    return n;
 }
 
 extern void tamm_task_main_71_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -217,10 +237,10 @@ static void tamm_task_main_71(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 for (long i = 0; i < m; i++) r[i] = r[i] / (1.0f + (r[i] < 0 ? -r[i] : r[i]));
             }
     }
-#line 221 "b6.tamm.c"
+#line 241 "b6.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 224 "b6.tamm.c"
+#line 244 "b6.tamm.c"
 
 /* ---- task tamm_task_main_76: bench/gpu/b6.c:76, in main() ---- */
 struct tamm_task_main_76_args {
@@ -228,10 +248,13 @@ struct tamm_task_main_76_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* R2[b] */
 };
 
-static int tamm_task_main_76_refs(const struct tamm_task_main_76_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_76_refs(const struct tamm_task_main_76_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "R2[b]";
+    return n;
 }
 
 extern void tamm_task_main_76_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -249,10 +272,10 @@ static void tamm_task_main_76(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 for (long i = 0; i < m; i++) r[i] = r[i] / (1.0f + (r[i] < 0 ? -r[i] : r[i]));
             }
     }
-#line 253 "b6.tamm.c"
+#line 276 "b6.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 256 "b6.tamm.c"
+#line 279 "b6.tamm.c"
 
 /* ---- task tamm_task_main_81: bench/gpu/b6.c:81, in main() ---- */
 struct tamm_task_main_81_args {
@@ -262,12 +285,17 @@ struct tamm_task_main_81_args {
     tamm_tensor *tamm_T2; long tamm_i2[1]; unsigned tamm_m2;  /* O[b] */
 };
 
-static int tamm_task_main_81_refs(const struct tamm_task_main_81_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_81_refs(const struct tamm_task_main_81_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, TAMM_READ);
-    tamm_cc_ref(&r[2], a->tamm_T2, 1, a->tamm_i2, a->tamm_m2);
-    return 3;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
+    s[n++] = "R1[b]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READ);
+    s[n++] = "R2[b]";
+    tamm_cc_ref(&r[n], a->tamm_T2, 1, a->tamm_i2, a->tamm_m2);
+    s[n++] = "O[b]";
+    return n;
 }
 
 extern void tamm_task_main_81_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -288,7 +316,7 @@ static void tamm_task_main_81(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 for (long i = 0; i < m; i++) o[i] = r1[i] >= r2[i] ? 0 : 1;
             }
     }
-#line 292 "b6.tamm.c"
+#line 320 "b6.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, tamm_a_->tamm_m2);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
@@ -324,8 +352,9 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (X); tamm_a_.tamm_i0[0] = (b); tamm_a_.tamm_i0[1] = (0);  /* write X[b][0] */
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(m)*TAMM_CC_COUNT(nf)*4);
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_40_cuda ? NULL : tamm_task_main_40, tamm_task_main_40_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_40_refs(&tamm_a_, tamm_r_),
-                          "init", 0, -1, "bench/gpu/b6.c", 40 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_40_cuda ? NULL : tamm_task_main_40, tamm_task_main_40_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_40_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "init", 0, -1, "bench/gpu/b6.c", 40, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 45 "bench/gpu/b6.c"
@@ -347,8 +376,9 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (R2); tamm_a_.tamm_i1[0] = (b);  /* write R2[b] */
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_52_cuda ? NULL : tamm_task_main_52, tamm_task_main_52_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_52_refs(&tamm_a_, tamm_r_),
-                          "zero", 0, -1, "bench/gpu/b6.c", 52 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_52_cuda ? NULL : tamm_task_main_52, tamm_task_main_52_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_52_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "zero", 0, -1, "bench/gpu/b6.c", 52, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 56 "bench/gpu/b6.c"
@@ -364,8 +394,9 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (W1); tamm_a_.tamm_i1[0] = (0);  /* read W1[0] */
     tamm_a_.tamm_T2 = (R1); tamm_a_.tamm_i2[0] = (b);  /* accum R1[b] */
     tamm_ref tamm_r_[3];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_57_cuda ? NULL : tamm_task_main_57, tamm_task_main_57_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_57_refs(&tamm_a_, tamm_r_),
-                          "branch1", 0, -1, "bench/gpu/b6.c", 57 };
+    const char *tamm_s_[3];
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_57_cuda ? NULL : tamm_task_main_57, tamm_task_main_57_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_57_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "branch1", 0, -1, "bench/gpu/b6.c", 57, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 63 "bench/gpu/b6.c"
@@ -381,8 +412,9 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (W2); tamm_a_.tamm_i1[0] = (0);  /* read W2[0] */
     tamm_a_.tamm_T2 = (R2); tamm_a_.tamm_i2[0] = (b);  /* accum R2[b] */
     tamm_ref tamm_r_[3];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_64_cuda ? NULL : tamm_task_main_64, tamm_task_main_64_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_64_refs(&tamm_a_, tamm_r_),
-                          "branch2", 0, -1, "bench/gpu/b6.c", 64 };
+    const char *tamm_s_[3];
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_64_cuda ? NULL : tamm_task_main_64, tamm_task_main_64_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_64_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "branch2", 0, -1, "bench/gpu/b6.c", 64, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 70 "bench/gpu/b6.c"
@@ -395,8 +427,9 @@ int main(int argc, char **argv)
     tamm_a_.m = m;
     tamm_a_.tamm_T0 = (R1); tamm_a_.tamm_i0[0] = (b);  /* readwrite R1[b] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_71_cuda ? NULL : tamm_task_main_71, tamm_task_main_71_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_71_refs(&tamm_a_, tamm_r_),
-                          "normalise", 0, -1, "bench/gpu/b6.c", 71 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_71_cuda ? NULL : tamm_task_main_71, tamm_task_main_71_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_71_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "normalise", 0, -1, "bench/gpu/b6.c", 71, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 75 "bench/gpu/b6.c"
@@ -409,8 +442,9 @@ int main(int argc, char **argv)
     tamm_a_.m = m;
     tamm_a_.tamm_T0 = (R2); tamm_a_.tamm_i0[0] = (b);  /* readwrite R2[b] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_76_cuda ? NULL : tamm_task_main_76, tamm_task_main_76_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_76_refs(&tamm_a_, tamm_r_),
-                          "normalise", 0, -1, "bench/gpu/b6.c", 76 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_76_cuda ? NULL : tamm_task_main_76, tamm_task_main_76_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_76_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "normalise", 0, -1, "bench/gpu/b6.c", 76, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 80 "bench/gpu/b6.c"
@@ -426,8 +460,9 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T2 = (O); tamm_a_.tamm_i2[0] = (b);  /* write O[b] */
     tamm_a_.tamm_m2 = tamm_cc_write_mode(tamm_a_.tamm_T2, tamm_a_.tamm_i2, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[3];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_81_cuda ? NULL : tamm_task_main_81, tamm_task_main_81_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_81_refs(&tamm_a_, tamm_r_),
-                          "argmax", 0, -1, "bench/gpu/b6.c", 81 };
+    const char *tamm_s_[3];
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_81_cuda ? NULL : tamm_task_main_81, tamm_task_main_81_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_81_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "argmax", 0, -1, "bench/gpu/b6.c", 81, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 86 "bench/gpu/b6.c"

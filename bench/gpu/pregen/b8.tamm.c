@@ -41,10 +41,13 @@ struct tamm_task_main_39_args {
     tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* I[bi][bj] */
 };
 
-static int tamm_task_main_39_refs(const struct tamm_task_main_39_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_39_refs(const struct tamm_task_main_39_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, a->tamm_m0);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, a->tamm_m0);
+    s[n++] = "I[bi][bj]";
+    return n;
 }
 
 extern void tamm_task_main_39_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -66,10 +69,10 @@ static void tamm_task_main_39(tamm_ctx *tamm_ctx_, void *tamm_args_)
                     for (long j = 0; j < w; j++) img[i * w + j] = (float)(((bi * 131 + i) * (bj * 71 + j)) % 255) / 255.0f;
             }
     }
-#line 70 "b8.tamm.c"
+#line 73 "b8.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 73 "b8.tamm.c"
+#line 76 "b8.tamm.c"
 
 /* ---- task tamm_task_main_52: bench/gpu/b8.c:52, in main() ---- */
 struct tamm_task_main_52_args {
@@ -79,11 +82,15 @@ struct tamm_task_main_52_args {
     tamm_tensor *tamm_T1; long tamm_i1[2]; unsigned tamm_m1;  /* S[bi][bj] */
 };
 
-static int tamm_task_main_52_refs(const struct tamm_task_main_52_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_52_refs(const struct tamm_task_main_52_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-    tamm_cc_ref(&r[1], a->tamm_T1, 2, a->tamm_i1, a->tamm_m1);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
+    s[n++] = "I[bi][bj]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, a->tamm_m1);
+    s[n++] = "S[bi][bj]";
+    return n;
 }
 
 extern void tamm_task_main_52_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -107,11 +114,11 @@ static void tamm_task_main_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
                                             img[i * w + CL(j + 1, w)] + 4 * img[i * w + j]) / 8;
                 }
     }
-#line 111 "b8.tamm.c"
+#line 118 "b8.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 115 "b8.tamm.c"
+#line 122 "b8.tamm.c"
 
 /* ---- task tamm_task_main_61: bench/gpu/b8.c:61, in main() ---- */
 struct tamm_task_main_61_args {
@@ -121,11 +128,15 @@ struct tamm_task_main_61_args {
     tamm_tensor *tamm_T1; long tamm_i1[2]; unsigned tamm_m1;  /* L[bi][bj] */
 };
 
-static int tamm_task_main_61_refs(const struct tamm_task_main_61_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_61_refs(const struct tamm_task_main_61_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-    tamm_cc_ref(&r[1], a->tamm_T1, 2, a->tamm_i1, a->tamm_m1);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
+    s[n++] = "I[bi][bj]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, a->tamm_m1);
+    s[n++] = "L[bi][bj]";
+    return n;
 }
 
 extern void tamm_task_main_61_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -152,11 +163,11 @@ static void tamm_task_main_61(tamm_ctx *tamm_ctx_, void *tamm_args_)
                                             img[i * w + j]) / 13;
                 }
     }
-#line 156 "b8.tamm.c"
+#line 167 "b8.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 160 "b8.tamm.c"
+#line 171 "b8.tamm.c"
 
 /* ---- task tamm_task_main_73: bench/gpu/b8.c:73, in main() ---- */
 struct tamm_task_main_73_args {
@@ -166,11 +177,15 @@ struct tamm_task_main_73_args {
     tamm_tensor *tamm_T1; long tamm_i1[2]; unsigned tamm_m1;  /* M[bi][bj] */
 };
 
-static int tamm_task_main_73_refs(const struct tamm_task_main_73_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_73_refs(const struct tamm_task_main_73_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-    tamm_cc_ref(&r[1], a->tamm_T1, 2, a->tamm_i1, a->tamm_m1);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
+    s[n++] = "S[bi][bj]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, a->tamm_m1);
+    s[n++] = "M[bi][bj]";
+    return n;
 }
 
 extern void tamm_task_main_73_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -196,11 +211,11 @@ static void tamm_task_main_73(tamm_ctx *tamm_ctx_, void *tamm_args_)
                                                (s[i * w + CL(j + 1, w)] - s[i * w + CL(j - 1, w)]) > 0.01f ? 1.0f : 0.0f;
                 }
     }
-#line 200 "b8.tamm.c"
+#line 215 "b8.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 204 "b8.tamm.c"
+#line 219 "b8.tamm.c"
 
 /* ---- task tamm_task_main_84: bench/gpu/b8.c:84, in main() ---- */
 struct tamm_task_main_84_args {
@@ -211,12 +226,17 @@ struct tamm_task_main_84_args {
     tamm_tensor *tamm_T2; long tamm_i2[2]; unsigned tamm_m2;  /* U[bi][bj] */
 };
 
-static int tamm_task_main_84_refs(const struct tamm_task_main_84_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_84_refs(const struct tamm_task_main_84_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-    tamm_cc_ref(&r[1], a->tamm_T1, 2, a->tamm_i1, TAMM_READ);
-    tamm_cc_ref(&r[2], a->tamm_T2, 2, a->tamm_i2, a->tamm_m2);
-    return 3;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
+    s[n++] = "I[bi][bj]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, TAMM_READ);
+    s[n++] = "L[bi][bj]";
+    tamm_cc_ref(&r[n], a->tamm_T2, 2, a->tamm_i2, a->tamm_m2);
+    s[n++] = "U[bi][bj]";
+    return n;
 }
 
 extern void tamm_task_main_84_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -239,12 +259,12 @@ static void tamm_task_main_84(tamm_ctx *tamm_ctx_, void *tamm_args_)
                         for (long j = 0; j < w; j++) u[i * w + j] = img[i * w + j] + 0.5f * (img[i * w + j] - l[i * w + j]);
                 }
     }
-#line 243 "b8.tamm.c"
+#line 263 "b8.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, tamm_a_->tamm_m2);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 248 "b8.tamm.c"
+#line 268 "b8.tamm.c"
 
 /* ---- task tamm_task_main_91: bench/gpu/b8.c:91, in main() ---- */
 struct tamm_task_main_91_args {
@@ -256,13 +276,19 @@ struct tamm_task_main_91_args {
     tamm_tensor *tamm_T3; long tamm_i3[2]; unsigned tamm_m3;  /* O[bi][bj] */
 };
 
-static int tamm_task_main_91_refs(const struct tamm_task_main_91_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_91_refs(const struct tamm_task_main_91_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-    tamm_cc_ref(&r[1], a->tamm_T1, 2, a->tamm_i1, TAMM_READ);
-    tamm_cc_ref(&r[2], a->tamm_T2, 2, a->tamm_i2, TAMM_READ);
-    tamm_cc_ref(&r[3], a->tamm_T3, 2, a->tamm_i3, a->tamm_m3);
-    return 4;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
+    s[n++] = "U[bi][bj]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, TAMM_READ);
+    s[n++] = "S[bi][bj]";
+    tamm_cc_ref(&r[n], a->tamm_T2, 2, a->tamm_i2, TAMM_READ);
+    s[n++] = "M[bi][bj]";
+    tamm_cc_ref(&r[n], a->tamm_T3, 2, a->tamm_i3, a->tamm_m3);
+    s[n++] = "O[bi][bj]";
+    return n;
 }
 
 extern void tamm_task_main_91_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -287,7 +313,7 @@ static void tamm_task_main_91(tamm_ctx *tamm_ctx_, void *tamm_args_)
                             o[i * w + j] = m[i * w + j] * u[i * w + j] + (1 - m[i * w + j]) * s[i * w + j];
                 }
     }
-#line 291 "b8.tamm.c"
+#line 317 "b8.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b3_, tamm_a_->tamm_m3);
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
@@ -321,8 +347,9 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (I); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* write I[bi][bj] */
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_39_cuda ? NULL : tamm_task_main_39, tamm_task_main_39_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_39_refs(&tamm_a_, tamm_r_),
-                          "init", 0, -1, "bench/gpu/b8.c", 39 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_39_cuda ? NULL : tamm_task_main_39, tamm_task_main_39_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_39_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "init", 0, -1, "bench/gpu/b8.c", 39, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 44 "bench/gpu/b8.c"
@@ -345,8 +372,9 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (S); tamm_a_.tamm_i1[0] = (bi); tamm_a_.tamm_i1[1] = (bj);  /* write S[bi][bj] */
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_52_cuda ? NULL : tamm_task_main_52, tamm_task_main_52_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_52_refs(&tamm_a_, tamm_r_),
-                          "blur_small", 0, -1, "bench/gpu/b8.c", 52 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_52_cuda ? NULL : tamm_task_main_52, tamm_task_main_52_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_52_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "blur_small", 0, -1, "bench/gpu/b8.c", 52, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 60 "bench/gpu/b8.c"
@@ -362,8 +390,9 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (L); tamm_a_.tamm_i1[0] = (bi); tamm_a_.tamm_i1[1] = (bj);  /* write L[bi][bj] */
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_61_cuda ? NULL : tamm_task_main_61, tamm_task_main_61_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_61_refs(&tamm_a_, tamm_r_),
-                          "blur_large", 0, -1, "bench/gpu/b8.c", 61 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_61_cuda ? NULL : tamm_task_main_61, tamm_task_main_61_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_61_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "blur_large", 0, -1, "bench/gpu/b8.c", 61, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 72 "bench/gpu/b8.c"
@@ -379,8 +408,9 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (M); tamm_a_.tamm_i1[0] = (bi); tamm_a_.tamm_i1[1] = (bj);  /* write M[bi][bj] */
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_73_cuda ? NULL : tamm_task_main_73, tamm_task_main_73_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_73_refs(&tamm_a_, tamm_r_),
-                          "edges", 0, -1, "bench/gpu/b8.c", 73 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_73_cuda ? NULL : tamm_task_main_73, tamm_task_main_73_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_73_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "edges", 0, -1, "bench/gpu/b8.c", 73, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 83 "bench/gpu/b8.c"
@@ -397,8 +427,9 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T2 = (U); tamm_a_.tamm_i2[0] = (bi); tamm_a_.tamm_i2[1] = (bj);  /* write U[bi][bj] */
     tamm_a_.tamm_m2 = tamm_cc_write_mode(tamm_a_.tamm_T2, tamm_a_.tamm_i2, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[3];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_84_cuda ? NULL : tamm_task_main_84, tamm_task_main_84_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_84_refs(&tamm_a_, tamm_r_),
-                          "unsharpen", 0, -1, "bench/gpu/b8.c", 84 };
+    const char *tamm_s_[3];
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_84_cuda ? NULL : tamm_task_main_84, tamm_task_main_84_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_84_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "unsharpen", 0, -1, "bench/gpu/b8.c", 84, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 90 "bench/gpu/b8.c"
@@ -416,8 +447,9 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T3 = (O); tamm_a_.tamm_i3[0] = (bi); tamm_a_.tamm_i3[1] = (bj);  /* write O[bi][bj] */
     tamm_a_.tamm_m3 = tamm_cc_write_mode(tamm_a_.tamm_T3, tamm_a_.tamm_i3, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[4];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_91_cuda ? NULL : tamm_task_main_91, tamm_task_main_91_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_91_refs(&tamm_a_, tamm_r_),
-                          "combine", 0, -1, "bench/gpu/b8.c", 91 };
+    const char *tamm_s_[4];
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_91_cuda ? NULL : tamm_task_main_91, tamm_task_main_91_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_91_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "combine", 0, -1, "bench/gpu/b8.c", 91, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 98 "bench/gpu/b8.c"

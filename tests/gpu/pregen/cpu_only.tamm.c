@@ -25,10 +25,13 @@ struct tamm_task_main_18_args {
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* V[b] */
 };
 
-static int tamm_task_main_18_refs(const struct tamm_task_main_18_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_18_refs(const struct tamm_task_main_18_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
+    s[n++] = "V[b]";
+    return n;
 }
 
 static void tamm_task_main_18(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -44,20 +47,23 @@ static void tamm_task_main_18(tamm_ctx *tamm_ctx_, void *tamm_args_)
             for (int i = 0; i < NB; i++) v[i] = (int)(b * NB + i);
         }
     }
-#line 48 "cpu_only.tamm.c"
+#line 51 "cpu_only.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 51 "cpu_only.tamm.c"
+#line 54 "cpu_only.tamm.c"
 
 /* ---- task tamm_task_main_23: tests/tammcc_cuda/cpu_only.c:23, in main() ---- */
 struct tamm_task_main_23_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* V[b] */
 };
 
-static int tamm_task_main_23_refs(const struct tamm_task_main_23_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_23_refs(const struct tamm_task_main_23_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "V[b]";
+    return n;
 }
 
 extern void tamm_task_main_23_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -73,7 +79,7 @@ static void tamm_task_main_23(tamm_ctx *tamm_ctx_, void *tamm_args_)
             for (int i = 0; i < NB; i++) v[i] = v[i] * v[i] + 1;
         }
     }
-#line 77 "cpu_only.tamm.c"
+#line 83 "cpu_only.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
 
@@ -93,8 +99,9 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (V); tamm_a_.tamm_i0[0] = (b);  /* write V[b] */
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(8)*4);
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_main_18, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_18_refs(&tamm_a_, tamm_r_),
-                          "fill_cpu", 0, -1, "tests/tammcc_cuda/cpu_only.c", 18 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_main_18, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_18_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "fill_cpu", 0, -1, "tests/tammcc_cuda/cpu_only.c", 18, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 22 "tests/tammcc_cuda/cpu_only.c"
@@ -106,8 +113,9 @@ int main(int argc, char **argv)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (V); tamm_a_.tamm_i0[0] = (b);  /* readwrite V[b] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_main_23, tamm_task_main_23_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_23_refs(&tamm_a_, tamm_r_),
-                          "square", 0, -1, "tests/tammcc_cuda/cpu_only.c", 23 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_main_23, tamm_task_main_23_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_23_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "square", 0, -1, "tests/tammcc_cuda/cpu_only.c", 23, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 27 "tests/tammcc_cuda/cpu_only.c"

@@ -35,10 +35,13 @@ struct tamm_task_main_25_args {
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* A[b] */
 };
 
-static int tamm_task_main_25_refs(const struct tamm_task_main_25_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_25_refs(const struct tamm_task_main_25_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
+    s[n++] = "A[b]";
+    return n;
 }
 
 extern void tamm_task_main_25_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -57,23 +60,26 @@ static void tamm_task_main_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 a[i] = VAL(b, i) + SHIFT;
         }
     }
-#line 61 "local_macros.tamm.c"
+#line 64 "local_macros.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 #line 32 "tests/tammcc_cuda/local_macros.c"
 #undef SHIFT
 #define SHIFT 3.0
-#line 67 "local_macros.tamm.c"
+#line 70 "local_macros.tamm.c"
 
 /* ---- task tamm_task_main_35: tests/tammcc_cuda/local_macros.c:35, in main() ---- */
 struct tamm_task_main_35_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[b] */
 };
 
-static int tamm_task_main_35_refs(const struct tamm_task_main_35_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_35_refs(const struct tamm_task_main_35_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[b]";
+    return n;
 }
 
 extern void tamm_task_main_35_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -90,7 +96,7 @@ static void tamm_task_main_35(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 a[i] = a[i] * SHIFT;
         }
     }
-#line 94 "local_macros.tamm.c"
+#line 100 "local_macros.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
 #pragma pop_macro("SHIFT")
@@ -114,8 +120,9 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (b);  /* write A[b] */
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(16)*8);
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_main_25, tamm_task_main_25_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_25_refs(&tamm_a_, tamm_r_),
-                          "main:25", 0, -1, "tests/tammcc_cuda/local_macros.c", 25 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_main_25, tamm_task_main_25_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_25_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "main:25", 0, -1, "tests/tammcc_cuda/local_macros.c", 25, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 30 "tests/tammcc_cuda/local_macros.c"
@@ -131,8 +138,9 @@ int main(int argc, char **argv)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (b);  /* readwrite A[b] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_main_35, tamm_task_main_35_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_35_refs(&tamm_a_, tamm_r_),
-                          "main:35", 0, -1, "tests/tammcc_cuda/local_macros.c", 35 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_main_35, tamm_task_main_35_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_35_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "main:35", 0, -1, "tests/tammcc_cuda/local_macros.c", 35, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 40 "tests/tammcc_cuda/local_macros.c"

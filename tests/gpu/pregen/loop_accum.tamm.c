@@ -30,10 +30,13 @@ struct tamm_task_main_25_args {
     tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* A[bi][bj] */
 };
 
-static int tamm_task_main_25_refs(const struct tamm_task_main_25_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_25_refs(const struct tamm_task_main_25_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, a->tamm_m0);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, a->tamm_m0);
+    s[n++] = "A[bi][bj]";
+    return n;
 }
 
 extern void tamm_task_main_25_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -55,10 +58,10 @@ static void tamm_task_main_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
                         a[i * nb + j] = (double)((bi * nb + i + 3 * (bj * nb + j)) % 13) - 6.0;
             }
     }
-#line 59 "loop_accum.tamm.c"
+#line 62 "loop_accum.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 62 "loop_accum.tamm.c"
+#line 65 "loop_accum.tamm.c"
 
 /* ---- task tamm_task_main_37: tests/tammcc_cuda/loop_accum.c:37, in main() ---- */
 struct tamm_task_main_37_args {
@@ -68,11 +71,15 @@ struct tamm_task_main_37_args {
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* R[bi] */
 };
 
-static int tamm_task_main_37_refs(const struct tamm_task_main_37_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_37_refs(const struct tamm_task_main_37_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, TAMM_ACCUM);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
+    s[n++] = "A[bi][bj]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_ACCUM);
+    s[n++] = "R[bi]";
+    return n;
 }
 
 extern void tamm_task_main_37_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -95,11 +102,11 @@ static void tamm_task_main_37(tamm_ctx *tamm_ctx_, void *tamm_args_)
                             r[i] += a[i * nb + j] * (rep + 1);
                 }
     }
-#line 99 "loop_accum.tamm.c"
+#line 106 "loop_accum.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 103 "loop_accum.tamm.c"
+#line 110 "loop_accum.tamm.c"
 
 /* ---- task tamm_task_main_45: tests/tammcc_cuda/loop_accum.c:45, in main() ---- */
 struct tamm_task_main_45_args {
@@ -109,11 +116,15 @@ struct tamm_task_main_45_args {
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* H[bj] */
 };
 
-static int tamm_task_main_45_refs(const struct tamm_task_main_45_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_45_refs(const struct tamm_task_main_45_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, TAMM_ACCUM);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
+    s[n++] = "A[bi][bj]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_ACCUM);
+    s[n++] = "H[bj]";
+    return n;
 }
 
 extern void tamm_task_main_45_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -136,7 +147,7 @@ static void tamm_task_main_45(tamm_ctx *tamm_ctx_, void *tamm_args_)
                             h[(i + j) % nb] -= (int)a[i * nb + j] + rep;
                 }
     }
-#line 140 "loop_accum.tamm.c"
+#line 151 "loop_accum.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
@@ -163,8 +174,9 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* write A[bi][bj] */
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(nb)*TAMM_CC_COUNT(nb)*8);
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_main_25, tamm_task_main_25_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_25_refs(&tamm_a_, tamm_r_),
-                          "main:25", 0, -1, "tests/tammcc_cuda/loop_accum.c", 25 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_main_25, tamm_task_main_25_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_25_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "main:25", 0, -1, "tests/tammcc_cuda/loop_accum.c", 25, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 31 "tests/tammcc_cuda/loop_accum.c"
@@ -184,8 +196,9 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* read A[bi][bj] */
     tamm_a_.tamm_T1 = (R); tamm_a_.tamm_i1[0] = (bi);  /* accum R[bi] */
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_task_main_37, tamm_task_main_37_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_37_refs(&tamm_a_, tamm_r_),
-                          "main:37", 0, -1, "tests/tammcc_cuda/loop_accum.c", 37 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_task_main_37, tamm_task_main_37_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_37_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "main:37", 0, -1, "tests/tammcc_cuda/loop_accum.c", 37, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 44 "tests/tammcc_cuda/loop_accum.c"
@@ -200,8 +213,9 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* read A[bi][bj] */
     tamm_a_.tamm_T1 = (H); tamm_a_.tamm_i1[0] = (bj);  /* accum H[bj] */
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_task_main_45, tamm_task_main_45_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_45_refs(&tamm_a_, tamm_r_),
-                          "main:45", 0, -1, "tests/tammcc_cuda/loop_accum.c", 45 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_task_main_45, tamm_task_main_45_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_45_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "main:45", 0, -1, "tests/tammcc_cuda/loop_accum.c", 45, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 52 "tests/tammcc_cuda/loop_accum.c"

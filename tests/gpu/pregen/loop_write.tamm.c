@@ -34,10 +34,13 @@ struct tamm_task_main_29_args {
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[bi][bj] */
 };
 
-static int tamm_task_main_29_refs(const struct tamm_task_main_29_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_29_refs(const struct tamm_task_main_29_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[bi][bj]";
+    return n;
 }
 
 extern void tamm_task_main_29_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -59,10 +62,10 @@ static void tamm_task_main_29(tamm_ctx *tamm_ctx_, void *tamm_args_)
                         a[AT(i, j)] = off + (double)((bi * NB + i) * N + bj * NB + j) / N;
             }
     }
-#line 63 "loop_write.tamm.c"
+#line 66 "loop_write.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 66 "loop_write.tamm.c"
+#line 69 "loop_write.tamm.c"
 
 /* ---- task tamm_task_main_36: tests/tammcc_cuda/loop_write.c:36, in main() ---- */
 struct tamm_task_main_36_args {
@@ -70,11 +73,15 @@ struct tamm_task_main_36_args {
     tamm_tensor *tamm_T1; long tamm_i1[2]; unsigned tamm_m1;  /* B[bi][bj] */
 };
 
-static int tamm_task_main_36_refs(const struct tamm_task_main_36_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_36_refs(const struct tamm_task_main_36_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-    tamm_cc_ref(&r[1], a->tamm_T1, 2, a->tamm_i1, a->tamm_m1);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
+    s[n++] = "A[bi][bj]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, a->tamm_m1);
+    s[n++] = "B[bi][bj]";
+    return n;
 }
 
 extern void tamm_task_main_36_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -98,11 +105,11 @@ static void tamm_task_main_36(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 }
             }
     }
-#line 102 "loop_write.tamm.c"
+#line 109 "loop_write.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 106 "loop_write.tamm.c"
+#line 113 "loop_write.tamm.c"
 
 /* ---- task tamm_task_main_48: tests/tammcc_cuda/loop_write.c:48, in main() ---- */
 struct tamm_task_main_48_args {
@@ -111,10 +118,13 @@ struct tamm_task_main_48_args {
     tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* K[bi][bj] */
 };
 
-static int tamm_task_main_48_refs(const struct tamm_task_main_48_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_48_refs(const struct tamm_task_main_48_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, a->tamm_m0);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, a->tamm_m0);
+    s[n++] = "K[bi][bj]";
+    return n;
 }
 
 extern void tamm_task_main_48_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -131,7 +141,7 @@ static void tamm_task_main_48(tamm_ctx *tamm_ctx_, void *tamm_args_)
             for (long i = 0; i < NB * NB; i++)
                 ((long *)tamm_b0_)[i] = (bi + 1) * 1000000 + bj * 1000 + i % 977;
     }
-#line 135 "loop_write.tamm.c"
+#line 145 "loop_write.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 
@@ -156,8 +166,9 @@ int main(int argc, char **argv)
     tamm_a_.bj = bj;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* readwrite A[bi][bj] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_main_29, tamm_task_main_29_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_29_refs(&tamm_a_, tamm_r_),
-                          "main:29", 0, -1, "tests/tammcc_cuda/loop_write.c", 29 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_main_29, tamm_task_main_29_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_29_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "main:29", 0, -1, "tests/tammcc_cuda/loop_write.c", 29, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 35 "tests/tammcc_cuda/loop_write.c"
@@ -171,8 +182,9 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (bi); tamm_a_.tamm_i1[1] = (bj);  /* write B[bi][bj] */
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(32)*TAMM_CC_COUNT(32)*8);
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_task_main_36, tamm_task_main_36_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_36_refs(&tamm_a_, tamm_r_),
-                          "main:36", 0, -1, "tests/tammcc_cuda/loop_write.c", 36 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_task_main_36, tamm_task_main_36_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_36_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "main:36", 0, -1, "tests/tammcc_cuda/loop_write.c", 36, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 47 "tests/tammcc_cuda/loop_write.c"
@@ -187,8 +199,9 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (K); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* write K[bi][bj] */
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(1024)*8);
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_main_48, tamm_task_main_48_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_48_refs(&tamm_a_, tamm_r_),
-                          "main:48", 0, -1, "tests/tammcc_cuda/loop_write.c", 48 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_main_48, tamm_task_main_48_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_48_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "main:48", 0, -1, "tests/tammcc_cuda/loop_write.c", 48, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 50 "tests/tammcc_cuda/loop_write.c"

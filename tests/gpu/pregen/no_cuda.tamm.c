@@ -35,10 +35,13 @@ struct tamm_task_main_28_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* X[b] */
 };
 
-static int tamm_task_main_28_refs(const struct tamm_task_main_28_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_28_refs(const struct tamm_task_main_28_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "X[b]";
+    return n;
 }
 
 static void tamm_task_main_28(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -56,20 +59,23 @@ static void tamm_task_main_28(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 x[i] = x[i - 1] + 1.0;
         }
     }
-#line 60 "no_cuda.tamm.c"
+#line 63 "no_cuda.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 63 "no_cuda.tamm.c"
+#line 66 "no_cuda.tamm.c"
 
 /* ---- task tamm_task_main_35: tests/tammcc_cuda/no_cuda.c:35, in main() ---- */
 struct tamm_task_main_35_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* X[b] */
 };
 
-static int tamm_task_main_35_refs(const struct tamm_task_main_35_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_35_refs(const struct tamm_task_main_35_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "X[b]";
+    return n;
 }
 
 static void tamm_task_main_35(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -84,20 +90,23 @@ static void tamm_task_main_35(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 x[i] = x[i - 1] * 0.5 + x[i];
         }
     }
-#line 88 "no_cuda.tamm.c"
+#line 94 "no_cuda.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 91 "no_cuda.tamm.c"
+#line 97 "no_cuda.tamm.c"
 
 /* ---- task tamm_task_main_41: tests/tammcc_cuda/no_cuda.c:41, in main() ---- */
 struct tamm_task_main_41_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* X[b] */
 };
 
-static int tamm_task_main_41_refs(const struct tamm_task_main_41_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_41_refs(const struct tamm_task_main_41_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "X[b]";
+    return n;
 }
 
 static void tamm_task_main_41(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -108,20 +117,23 @@ static void tamm_task_main_41(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 42 "tests/tammcc_cuda/no_cuda.c"
         twice(tamm_b0_, NB);
     }
-#line 112 "no_cuda.tamm.c"
+#line 121 "no_cuda.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 115 "no_cuda.tamm.c"
+#line 124 "no_cuda.tamm.c"
 
 /* ---- task tamm_task_main_43: tests/tammcc_cuda/no_cuda.c:43, in main() ---- */
 struct tamm_task_main_43_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* X[b] */
 };
 
-static int tamm_task_main_43_refs(const struct tamm_task_main_43_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_43_refs(const struct tamm_task_main_43_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "X[b]";
+    return n;
 }
 
 static void tamm_task_main_43(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -136,20 +148,23 @@ static void tamm_task_main_43(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 x[i] = x[i] * scale;
         }
     }
-#line 140 "no_cuda.tamm.c"
+#line 152 "no_cuda.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 143 "no_cuda.tamm.c"
+#line 155 "no_cuda.tamm.c"
 
 /* ---- task tamm_task_main_51: tests/tammcc_cuda/no_cuda.c:51, in main() ---- */
 struct tamm_task_main_51_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* X[b] */
 };
 
-static int tamm_task_main_51_refs(const struct tamm_task_main_51_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_51_refs(const struct tamm_task_main_51_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM);
+    s[n++] = "X[b]";
+    return n;
 }
 
 extern void tamm_task_main_51_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -166,10 +181,10 @@ static void tamm_task_main_51(tamm_ctx *tamm_ctx_, void *tamm_args_)
                     x[i] += 1.0;
             }
     }
-#line 170 "no_cuda.tamm.c"
+#line 185 "no_cuda.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 173 "no_cuda.tamm.c"
+#line 188 "no_cuda.tamm.c"
 
 /* ---- task tamm_task_main_49: tests/tammcc_cuda/no_cuda.c:49, in main() ---- */
 struct tamm_task_main_49_args {
@@ -178,10 +193,13 @@ struct tamm_task_main_49_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* X[b] */
 };
 
-static int tamm_task_main_49_refs(const struct tamm_task_main_49_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_49_refs(const struct tamm_task_main_49_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM | TAMM_PERMISSION_ONLY);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM | TAMM_PERMISSION_ONLY);
+    s[n++] = "X[b]";
+    return n;
 }
 
 static void tamm_task_main_49(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -200,15 +218,16 @@ static void tamm_task_main_49(tamm_ctx *tamm_ctx_, void *tamm_args_)
     memset(&tamm_c_, 0, sizeof tamm_c_);
     tamm_c_.tamm_T0 = (X); tamm_c_.tamm_i0[0] = (b);  /* accum X[b] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_main_51, tamm_task_main_51_cuda, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_main_51_refs(&tamm_c_, tamm_r_),
-                          "main:51", 0, -1, "tests/tammcc_cuda/no_cuda.c", 51 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_main_51, tamm_task_main_51_cuda, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_main_51_refs(&tamm_c_, tamm_r_, tamm_s_),
+                          "main:51", 0, -1, "tests/tammcc_cuda/no_cuda.c", 51, tamm_s_ };
     (void)tamm_submit(tamm_ctx_, &tamm_t_);
 }
 #line 56 "tests/tammcc_cuda/no_cuda.c"
              
         }
     }
-#line 212 "no_cuda.tamm.c"
+#line 231 "no_cuda.tamm.c"
 }
 
 #line 22 "tests/tammcc_cuda/no_cuda.c"
@@ -226,8 +245,9 @@ int main(int argc, char **argv)
     tamm_a_.b = b;
     tamm_a_.tamm_T0 = (X); tamm_a_.tamm_i0[0] = (b);  /* readwrite X[b] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_main_28, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_28_refs(&tamm_a_, tamm_r_),
-                          "prefix", 0, -1, "tests/tammcc_cuda/no_cuda.c", 28 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_main_28, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_28_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "prefix", 0, -1, "tests/tammcc_cuda/no_cuda.c", 28, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 34 "tests/tammcc_cuda/no_cuda.c"
@@ -239,8 +259,9 @@ int main(int argc, char **argv)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (X); tamm_a_.tamm_i0[0] = (b);  /* readwrite X[b] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_main_35, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_35_refs(&tamm_a_, tamm_r_),
-                          "recurrence", 0, -1, "tests/tammcc_cuda/no_cuda.c", 35 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_main_35, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_35_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "recurrence", 0, -1, "tests/tammcc_cuda/no_cuda.c", 35, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 40 "tests/tammcc_cuda/no_cuda.c"
@@ -252,8 +273,9 @@ int main(int argc, char **argv)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (X); tamm_a_.tamm_i0[0] = (b);  /* readwrite X[b] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_main_41, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_41_refs(&tamm_a_, tamm_r_),
-                          "call", 0, -1, "tests/tammcc_cuda/no_cuda.c", 41 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_main_41, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_41_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "call", 0, -1, "tests/tammcc_cuda/no_cuda.c", 41, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 42 "tests/tammcc_cuda/no_cuda.c"
@@ -265,8 +287,9 @@ int main(int argc, char **argv)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (X); tamm_a_.tamm_i0[0] = (b);  /* readwrite X[b] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_main_43, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_43_refs(&tamm_a_, tamm_r_),
-                          "global", 0, -1, "tests/tammcc_cuda/no_cuda.c", 43 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_main_43, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_43_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "global", 0, -1, "tests/tammcc_cuda/no_cuda.c", 43, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 48 "tests/tammcc_cuda/no_cuda.c"
@@ -280,8 +303,9 @@ int main(int argc, char **argv)
     tamm_a_.b = b;
     tamm_a_.tamm_T0 = (X); tamm_a_.tamm_i0[0] = (b);  /* accum X[b] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_main_49, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_49_refs(&tamm_a_, tamm_r_),
-                          "parent", 0, -1, "tests/tammcc_cuda/no_cuda.c", 49 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_main_49, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_49_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "parent", 0, -1, "tests/tammcc_cuda/no_cuda.c", 49, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 57 "tests/tammcc_cuda/no_cuda.c"

@@ -23,10 +23,13 @@ struct tamm_task_clauses_14_args {
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[0][1] */
 };
 
-static int tamm_task_clauses_14_refs(const struct tamm_task_clauses_14_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_clauses_14_refs(const struct tamm_task_clauses_14_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, TAMM_WRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_WRITE);
+    s[n++] = "A[0][1]";
+    return n;
 }
 
 static void tamm_task_clauses_14(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -37,10 +40,10 @@ static void tamm_task_clauses_14(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 15 "clauses.c"
     zero(tamm_b0_, 8);
     }
-#line 41 "clauses.tamm.c"
+#line 44 "clauses.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_WRITE);
 }
-#line 44 "clauses.tamm.c"
+#line 47 "clauses.tamm.c"
 
 /* ---- task tamm_task_clauses_18: clauses.c:18, in clauses() ---- */
 struct tamm_task_clauses_18_args {
@@ -49,12 +52,17 @@ struct tamm_task_clauses_18_args {
     tamm_tensor *tamm_T2;  /* B */
 };
 
-static int tamm_task_clauses_18_refs(const struct tamm_task_clauses_18_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_clauses_18_refs(const struct tamm_task_clauses_18_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, TAMM_ACCUM);
-    tamm_cc_ref(&r[1], a->tamm_T1, 2, a->tamm_i1, TAMM_READ);
-    tamm_cc_ref(&r[2], a->tamm_T2, 0, NULL, TAMM_READ);
-    return 3;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_ACCUM);
+    s[n++] = "A[1][1]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, TAMM_READ);
+    s[n++] = "A[0][:]";
+    tamm_cc_ref(&r[n], a->tamm_T2, 0, NULL, TAMM_READ);
+    s[n++] = "B";
+    return n;
 }
 
 static void tamm_task_clauses_18(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -68,10 +76,10 @@ static void tamm_task_clauses_18(tamm_ctx *tamm_ctx_, void *tamm_args_)
         x[0] += 1;
     }
     }
-#line 72 "clauses.tamm.c"
+#line 80 "clauses.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 75 "clauses.tamm.c"
+#line 83 "clauses.tamm.c"
 
 /* ---- task tamm_task_clauses_25: clauses.c:25, in clauses() ---- */
 struct tamm_task_clauses_25_args {
@@ -79,11 +87,15 @@ struct tamm_task_clauses_25_args {
     tamm_tensor *tamm_T1; long tamm_i1[2];  /* A[2][:] */
 };
 
-static int tamm_task_clauses_25_refs(const struct tamm_task_clauses_25_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_clauses_25_refs(const struct tamm_task_clauses_25_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, TAMM_READWRITE);
-    tamm_cc_ref(&r[1], a->tamm_T1, 2, a->tamm_i1, TAMM_READWRITE | TAMM_PERMISSION_ONLY);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[2][0]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, TAMM_READWRITE | TAMM_PERMISSION_ONLY);
+    s[n++] = "A[2][:]";
+    return n;
 }
 
 static void tamm_task_clauses_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -97,20 +109,23 @@ static void tamm_task_clauses_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
         y[0] += y[1];
     }
     }
-#line 101 "clauses.tamm.c"
+#line 113 "clauses.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 104 "clauses.tamm.c"
+#line 116 "clauses.tamm.c"
 
 /* ---- task tamm_task_clauses_30: clauses.c:30, in clauses() ---- */
 struct tamm_task_clauses_30_args {
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* B[3][3] */
 };
 
-static int tamm_task_clauses_30_refs(const struct tamm_task_clauses_30_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_clauses_30_refs(const struct tamm_task_clauses_30_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, TAMM_WRITE | TAMM_CANCELLABLE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_WRITE | TAMM_CANCELLABLE);
+    s[n++] = "B[3][3]";
+    return n;
 }
 
 static void tamm_task_clauses_30(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -121,10 +136,10 @@ static void tamm_task_clauses_30(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 31 "clauses.c"
     zero(tamm_b0_, 8);
     }
-#line 125 "clauses.tamm.c"
+#line 140 "clauses.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_CWRITE);
 }
-#line 128 "clauses.tamm.c"
+#line 143 "clauses.tamm.c"
 
 /* ---- task tamm_task_clauses_32: clauses.c:32, in clauses() ---- */
 struct tamm_task_clauses_32_args {
@@ -132,11 +147,15 @@ struct tamm_task_clauses_32_args {
     tamm_tensor *tamm_T1;  /* A */
 };
 
-static int tamm_task_clauses_32_refs(const struct tamm_task_clauses_32_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_clauses_32_refs(const struct tamm_task_clauses_32_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-    tamm_cc_ref(&r[1], a->tamm_T1, 0, NULL, TAMM_READ);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
+    s[n++] = "A[0][0]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 0, NULL, TAMM_READ);
+    s[n++] = "A";
+    return n;
 }
 
 static void tamm_task_clauses_32(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -150,7 +169,7 @@ static void tamm_task_clauses_32(tamm_ctx *tamm_ctx_, void *tamm_args_)
         (void)z[0];
     }
     }
-#line 154 "clauses.tamm.c"
+#line 173 "clauses.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 
@@ -165,8 +184,9 @@ void clauses(tamm_tensor *A, tamm_tensor *B, tamm_fence *f, long n, int big)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (0); tamm_a_.tamm_i0[1] = (1);  /* write A[0][1] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_clauses_14, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_clauses_14_refs(&tamm_a_, tamm_r_),
-                          "zero A01", (int)(n + 1), -1, "clauses.c", 14 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_clauses_14, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_clauses_14_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "zero A01", (int)(n + 1), -1, "clauses.c", 14, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 15 "clauses.c"
@@ -182,8 +202,9 @@ void clauses(tamm_tensor *A, tamm_tensor *B, tamm_fence *f, long n, int big)
     tamm_a_.tamm_T1 = (A); tamm_a_.tamm_i1[0] = (0); tamm_a_.tamm_i1[1] = TAMM_ALL;  /* read A[0][:] */
     tamm_a_.tamm_T2 = (B);  /* read B */
     tamm_ref tamm_r_[3];
-    tamm_task tamm_t_ = { tamm_task_clauses_18, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_clauses_18_refs(&tamm_a_, tamm_r_),
-                          "clauses:18", 0, -1, "clauses.c", 18 };
+    const char *tamm_s_[3];
+    tamm_task tamm_t_ = { tamm_task_clauses_18, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_clauses_18_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "clauses:18", 0, -1, "clauses.c", 18, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 22 "clauses.c"
@@ -198,8 +219,9 @@ void clauses(tamm_tensor *A, tamm_tensor *B, tamm_fence *f, long n, int big)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (2); tamm_a_.tamm_i0[1] = (0);  /* readwrite A[2][0] */
     tamm_a_.tamm_T1 = (A); tamm_a_.tamm_i1[0] = (2); tamm_a_.tamm_i1[1] = TAMM_ALL;  /* readwrite A[2][:] */
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_task_clauses_25, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_clauses_25_refs(&tamm_a_, tamm_r_),
-                          "clauses:25", 0, (int)(n % 2), "clauses.c", 25 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_task_clauses_25, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_clauses_25_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "clauses:25", 0, (int)(n % 2), "clauses.c", 25, tamm_s_ };
     tamm_task_opts tamm_o_;
     memset(&tamm_o_, 0, sizeof tamm_o_);
     tamm_o_.undeferred = !(big);
@@ -217,8 +239,9 @@ void clauses(tamm_tensor *A, tamm_tensor *B, tamm_fence *f, long n, int big)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (B); tamm_a_.tamm_i0[0] = (3); tamm_a_.tamm_i0[1] = (3);  /* cwrite B[3][3] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_clauses_30, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_clauses_30_refs(&tamm_a_, tamm_r_),
-                          "zero", 0, -1, "clauses.c", 30 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_clauses_30, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_clauses_30_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "zero", 0, -1, "clauses.c", 30, tamm_s_ };
     tamm_task_opts tamm_o_;
     memset(&tamm_o_, 0, sizeof tamm_o_);
     tamm_fence *tamm_wf_[] = { (f) };
@@ -236,8 +259,9 @@ void clauses(tamm_tensor *A, tamm_tensor *B, tamm_fence *f, long n, int big)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (0); tamm_a_.tamm_i0[1] = (0);  /* read A[0][0] */
     tamm_a_.tamm_T1 = (A);  /* read A */
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_task_clauses_32, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_clauses_32_refs(&tamm_a_, tamm_r_),
-                          "clauses:32", 0, -1, "clauses.c", 32 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_task_clauses_32, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_clauses_32_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "clauses:32", 0, -1, "clauses.c", 32, tamm_s_ };
     tamm_task_opts tamm_o_;
     memset(&tamm_o_, 0, sizeof tamm_o_);
     tamm_o_.collective = 1;

@@ -53,10 +53,13 @@ struct tamm_task_f_44_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[i] */
 };
 
-static int tamm_task_f_44_refs(const struct tamm_task_f_44_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_44_refs(const struct tamm_task_f_44_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[i]";
+    return n;
 }
 
 static void tamm_task_f_44(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -69,10 +72,10 @@ static void tamm_task_f_44(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 45 "coverage.c"
         halved(tamm_b0_, n);
     }
-#line 73 "coverage.tamm.c"
+#line 76 "coverage.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 76 "coverage.tamm.c"
+#line 79 "coverage.tamm.c"
 
 /* ---- task tamm_task_f_46: coverage.c:46, in f() ---- */
 struct tamm_task_f_46_args {
@@ -80,10 +83,13 @@ struct tamm_task_f_46_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[i] */
 };
 
-static int tamm_task_f_46_refs(const struct tamm_task_f_46_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_46_refs(const struct tamm_task_f_46_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[i]";
+    return n;
 }
 
 static void tamm_task_f_46(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -96,10 +102,10 @@ static void tamm_task_f_46(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 47 "coverage.c"
         skipping(tamm_b0_, n);
     }
-#line 100 "coverage.tamm.c"
+#line 106 "coverage.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 103 "coverage.tamm.c"
+#line 109 "coverage.tamm.c"
 
 /* ---- task tamm_task_f_48: coverage.c:48, in f() ---- */
 struct tamm_task_f_48_args {
@@ -107,10 +113,13 @@ struct tamm_task_f_48_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[i] */
 };
 
-static int tamm_task_f_48_refs(const struct tamm_task_f_48_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_48_refs(const struct tamm_task_f_48_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[i]";
+    return n;
 }
 
 static void tamm_task_f_48(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -123,10 +132,10 @@ static void tamm_task_f_48(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 49 "coverage.c"
         shrinking(tamm_b0_, n);
     }
-#line 127 "coverage.tamm.c"
+#line 136 "coverage.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 130 "coverage.tamm.c"
+#line 139 "coverage.tamm.c"
 
 /* ---- task tamm_task_f_50: coverage.c:50, in f() ---- */
 struct tamm_task_f_50_args {
@@ -134,10 +143,13 @@ struct tamm_task_f_50_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[i] */
 };
 
-static int tamm_task_f_50_refs(const struct tamm_task_f_50_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_50_refs(const struct tamm_task_f_50_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[i]";
+    return n;
 }
 
 static void tamm_task_f_50(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -150,10 +162,10 @@ static void tamm_task_f_50(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 51 "coverage.c"
         through_ptr(tamm_b0_, n);
     }
-#line 154 "coverage.tamm.c"
+#line 166 "coverage.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 157 "coverage.tamm.c"
+#line 169 "coverage.tamm.c"
 
 /* ---- task tamm_task_f_52: coverage.c:52, in f() ---- */
 struct tamm_task_f_52_args {
@@ -161,10 +173,13 @@ struct tamm_task_f_52_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[i] */
 };
 
-static int tamm_task_f_52_refs(const struct tamm_task_f_52_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_52_refs(const struct tamm_task_f_52_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[i]";
+    return n;
 }
 
 static void tamm_task_f_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -177,10 +192,10 @@ static void tamm_task_f_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 53 "coverage.c"
         early(tamm_b0_, n);
     }
-#line 181 "coverage.tamm.c"
+#line 196 "coverage.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 184 "coverage.tamm.c"
+#line 199 "coverage.tamm.c"
 
 /* ---- task tamm_task_f_54: coverage.c:54, in f() ---- */
 struct tamm_task_f_54_args {
@@ -188,10 +203,13 @@ struct tamm_task_f_54_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[i] */
 };
 
-static int tamm_task_f_54_refs(const struct tamm_task_f_54_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_54_refs(const struct tamm_task_f_54_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[i]";
+    return n;
 }
 
 static void tamm_task_f_54(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -204,20 +222,23 @@ static void tamm_task_f_54(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 55 "coverage.c"
         until(tamm_b0_, n);
     }
-#line 208 "coverage.tamm.c"
+#line 226 "coverage.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 211 "coverage.tamm.c"
+#line 229 "coverage.tamm.c"
 
 /* ---- task tamm_task_f_56: coverage.c:56, in f() ---- */
 struct tamm_task_f_56_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[i] */
 };
 
-static int tamm_task_f_56_refs(const struct tamm_task_f_56_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_56_refs(const struct tamm_task_f_56_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[i]";
+    return n;
 }
 
 static void tamm_task_f_56(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -228,10 +249,10 @@ static void tamm_task_f_56(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 57 "coverage.c"
         local_bound(tamm_b0_);
     }
-#line 232 "coverage.tamm.c"
+#line 253 "coverage.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 235 "coverage.tamm.c"
+#line 256 "coverage.tamm.c"
 
 /* ---- task tamm_task_f_58: coverage.c:58, in f() ---- */
 struct tamm_task_f_58_args {
@@ -239,10 +260,13 @@ struct tamm_task_f_58_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[i] */
 };
 
-static int tamm_task_f_58_refs(const struct tamm_task_f_58_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_58_refs(const struct tamm_task_f_58_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[i]";
+    return n;
 }
 
 static void tamm_task_f_58(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -255,10 +279,10 @@ static void tamm_task_f_58(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 59 "coverage.c"
         narrow(tamm_b0_, n);
     }
-#line 259 "coverage.tamm.c"
+#line 283 "coverage.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 262 "coverage.tamm.c"
+#line 286 "coverage.tamm.c"
 
 /* ---- task tamm_task_f_60: coverage.c:60, in f() ---- */
 struct tamm_task_f_60_args {
@@ -266,10 +290,13 @@ struct tamm_task_f_60_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[i] */
 };
 
-static int tamm_task_f_60_refs(const struct tamm_task_f_60_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_60_refs(const struct tamm_task_f_60_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[i]";
+    return n;
 }
 
 static void tamm_task_f_60(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -282,22 +309,27 @@ static void tamm_task_f_60(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 61 "coverage.c"
         shadowed(tamm_b0_, n, n);
     }
-#line 286 "coverage.tamm.c"
+#line 313 "coverage.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 289 "coverage.tamm.c"
+#line 316 "coverage.tamm.c"
 
 /* ---- task tamm_task_f_62: coverage.c:62, in f() ---- */
 struct tamm_task_f_62_args {
     int flag;
     int n;
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[i] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; int tamm_g0;  /* A[i] if (flag) */
 };
 
-static int tamm_task_f_62_refs(const struct tamm_task_f_62_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_62_refs(const struct tamm_task_f_62_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    if (a->tamm_g0) {
+        tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+        s[n++] = "A[i]";
+    }
+    return n;
 }
 
 static void tamm_task_f_62(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -305,28 +337,33 @@ static void tamm_task_f_62(tamm_ctx *tamm_ctx_, void *tamm_args_)
     struct tamm_task_f_62_args *tamm_a_ = (struct tamm_task_f_62_args *)tamm_args_;
     int flag = tamm_a_->flag;
     int n = tamm_a_->n;
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[i] */
+    void *tamm_b0_ = tamm_a_->tamm_g0 ? tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW) : NULL;  /* A[i] if (flag) */
     (void)flag; (void)n;
     {
 #line 63 "coverage.c"
         if (flag) fill(tamm_b0_, n);
     }
-#line 315 "coverage.tamm.c"
+#line 347 "coverage.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 318 "coverage.tamm.c"
+#line 350 "coverage.tamm.c"
 
 /* ---- task tamm_task_f_64: coverage.c:64, in f() ---- */
 struct tamm_task_f_64_args {
     int flag;
     int n;
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[i] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; int tamm_g0;  /* A[i] if (flag) */
 };
 
-static int tamm_task_f_64_refs(const struct tamm_task_f_64_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_64_refs(const struct tamm_task_f_64_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    if (a->tamm_g0) {
+        tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+        s[n++] = "A[i]";
+    }
+    return n;
 }
 
 static void tamm_task_f_64(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -334,17 +371,17 @@ static void tamm_task_f_64(tamm_ctx *tamm_ctx_, void *tamm_args_)
     struct tamm_task_f_64_args *tamm_a_ = (struct tamm_task_f_64_args *)tamm_args_;
     int flag = tamm_a_->flag;
     int n = tamm_a_->n;
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[i] */
+    void *tamm_b0_ = tamm_a_->tamm_g0 ? tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW) : NULL;  /* A[i] if (flag) */
     (void)flag; (void)n;
     {
 #line 65 "coverage.c"
         if (flag)
             for (int k = 0; k < n; k++) { double *p = tamm_b0_; p[k] = 1; }
     }
-#line 345 "coverage.tamm.c"
+#line 382 "coverage.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 348 "coverage.tamm.c"
+#line 385 "coverage.tamm.c"
 
 /* ---- task tamm_task_f_67: coverage.c:67, in f() ---- */
 struct tamm_task_f_67_args {
@@ -353,10 +390,13 @@ struct tamm_task_f_67_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[i] */
 };
 
-static int tamm_task_f_67_refs(const struct tamm_task_f_67_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_67_refs(const struct tamm_task_f_67_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[i]";
+    return n;
 }
 
 static void tamm_task_f_67(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -370,10 +410,10 @@ static void tamm_task_f_67(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 68 "coverage.c"
         for (int m = 0; m < flag; m++) fill(tamm_b0_, n);
     }
-#line 374 "coverage.tamm.c"
+#line 414 "coverage.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 377 "coverage.tamm.c"
+#line 417 "coverage.tamm.c"
 
 /* ---- task tamm_task_f_69: coverage.c:69, in f() ---- */
 struct tamm_task_f_69_args {
@@ -381,10 +421,13 @@ struct tamm_task_f_69_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[i] */
 };
 
-static int tamm_task_f_69_refs(const struct tamm_task_f_69_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_69_refs(const struct tamm_task_f_69_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[i]";
+    return n;
 }
 
 static void tamm_task_f_69(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -400,10 +443,10 @@ static void tamm_task_f_69(tamm_ctx *tamm_ctx_, void *tamm_args_)
             for (int k = 0; k < n; k++) { p[k] = 1; k++; }
         }
     }
-#line 404 "coverage.tamm.c"
+#line 447 "coverage.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 407 "coverage.tamm.c"
+#line 450 "coverage.tamm.c"
 
 /* ---- task tamm_task_f_74: coverage.c:74, in f() ---- */
 struct tamm_task_f_74_args {
@@ -413,11 +456,15 @@ struct tamm_task_f_74_args {
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* A[i+1] */
 };
 
-static int tamm_task_f_74_refs(const struct tamm_task_f_74_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_74_refs(const struct tamm_task_f_74_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[i]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
+    s[n++] = "A[i+1]";
+    return n;
 }
 
 static void tamm_task_f_74(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -435,11 +482,11 @@ static void tamm_task_f_74(tamm_ctx *tamm_ctx_, void *tamm_args_)
             for (int k = 0; k < n; k++) (flag ? x : y)[k] = 1;
         }
     }
-#line 439 "coverage.tamm.c"
+#line 486 "coverage.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 443 "coverage.tamm.c"
+#line 490 "coverage.tamm.c"
 
 /* ---- task tamm_task_f_80: coverage.c:80, in f() ---- */
 struct tamm_task_f_80_args {
@@ -448,10 +495,13 @@ struct tamm_task_f_80_args {
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* A[i] */
 };
 
-static int tamm_task_f_80_refs(const struct tamm_task_f_80_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_80_refs(const struct tamm_task_f_80_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
+    s[n++] = "A[i]";
+    return n;
 }
 
 static void tamm_task_f_80(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -465,20 +515,23 @@ static void tamm_task_f_80(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 81 "coverage.c"
         rect(tamm_b0_, c, n);
     }
-#line 469 "coverage.tamm.c"
+#line 519 "coverage.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 472 "coverage.tamm.c"
+#line 522 "coverage.tamm.c"
 
 /* ---- task tamm_task_f_82: coverage.c:82, in f() ---- */
 struct tamm_task_f_82_args {
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* A[i] */
 };
 
-static int tamm_task_f_82_refs(const struct tamm_task_f_82_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_82_refs(const struct tamm_task_f_82_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
+    s[n++] = "A[i]";
+    return n;
 }
 
 static void tamm_task_f_82(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -489,10 +542,10 @@ static void tamm_task_f_82(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 83 "coverage.c"
         fill_nb(tamm_b0_);
     }
-#line 493 "coverage.tamm.c"
+#line 546 "coverage.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 496 "coverage.tamm.c"
+#line 549 "coverage.tamm.c"
 
 /* ---- task tamm_task_f_84: coverage.c:84, in f() ---- */
 struct tamm_task_f_84_args {
@@ -500,10 +553,13 @@ struct tamm_task_f_84_args {
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* A[i] */
 };
 
-static int tamm_task_f_84_refs(const struct tamm_task_f_84_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_84_refs(const struct tamm_task_f_84_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
+    s[n++] = "A[i]";
+    return n;
 }
 
 static void tamm_task_f_84(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -516,20 +572,23 @@ static void tamm_task_f_84(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 85 "coverage.c"
         search_then_fill(tamm_b0_, n);
     }
-#line 520 "coverage.tamm.c"
+#line 576 "coverage.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 523 "coverage.tamm.c"
+#line 579 "coverage.tamm.c"
 
 /* ---- task tamm_task_f_86: coverage.c:86, in f() ---- */
 struct tamm_task_f_86_args {
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* A[i] */
 };
 
-static int tamm_task_f_86_refs(const struct tamm_task_f_86_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_86_refs(const struct tamm_task_f_86_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
+    s[n++] = "A[i]";
+    return n;
 }
 
 static void tamm_task_f_86(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -540,10 +599,10 @@ static void tamm_task_f_86(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 87 "coverage.c"
         (void)fill(tamm_b0_, NB);
     }
-#line 544 "coverage.tamm.c"
+#line 603 "coverage.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 547 "coverage.tamm.c"
+#line 606 "coverage.tamm.c"
 
 /* ---- task tamm_task_f_88: coverage.c:88, in f() ---- */
 struct tamm_task_f_88_args {
@@ -552,10 +611,13 @@ struct tamm_task_f_88_args {
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* A[i] */
 };
 
-static int tamm_task_f_88_refs(const struct tamm_task_f_88_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_88_refs(const struct tamm_task_f_88_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
+    s[n++] = "A[i]";
+    return n;
 }
 
 static void tamm_task_f_88(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -573,7 +635,7 @@ static void tamm_task_f_88(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 p[k] = 3;
         }
     }
-#line 577 "coverage.tamm.c"
+#line 639 "coverage.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 
@@ -590,8 +652,9 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     tamm_a_.n = n;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* readwrite A[i] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_44, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_44_refs(&tamm_a_, tamm_r_),
-                          "halved", 0, -1, "coverage.c", 44 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_44, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_44_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "halved", 0, -1, "coverage.c", 44, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 45 "coverage.c"
@@ -604,8 +667,9 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     tamm_a_.n = n;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* readwrite A[i] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_46, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_46_refs(&tamm_a_, tamm_r_),
-                          "skipping", 0, -1, "coverage.c", 46 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_46, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_46_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "skipping", 0, -1, "coverage.c", 46, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 47 "coverage.c"
@@ -618,8 +682,9 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     tamm_a_.n = n;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* readwrite A[i] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_48, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_48_refs(&tamm_a_, tamm_r_),
-                          "shrinking", 0, -1, "coverage.c", 48 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_48, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_48_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "shrinking", 0, -1, "coverage.c", 48, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 49 "coverage.c"
@@ -632,8 +697,9 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     tamm_a_.n = n;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* readwrite A[i] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_50, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_50_refs(&tamm_a_, tamm_r_),
-                          "through_ptr", 0, -1, "coverage.c", 50 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_50, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_50_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "through_ptr", 0, -1, "coverage.c", 50, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 51 "coverage.c"
@@ -646,8 +712,9 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     tamm_a_.n = n;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* readwrite A[i] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_52, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_52_refs(&tamm_a_, tamm_r_),
-                          "early", 0, -1, "coverage.c", 52 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_52, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_52_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "early", 0, -1, "coverage.c", 52, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 53 "coverage.c"
@@ -660,8 +727,9 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     tamm_a_.n = n;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* readwrite A[i] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_54, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_54_refs(&tamm_a_, tamm_r_),
-                          "until", 0, -1, "coverage.c", 54 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_54, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_54_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "until", 0, -1, "coverage.c", 54, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 55 "coverage.c"
@@ -673,8 +741,9 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* readwrite A[i] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_56, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_56_refs(&tamm_a_, tamm_r_),
-                          "local_bound", 0, -1, "coverage.c", 56 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_56, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_56_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "local_bound", 0, -1, "coverage.c", 56, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 57 "coverage.c"
@@ -687,8 +756,9 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     tamm_a_.n = n;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* readwrite A[i] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_58, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_58_refs(&tamm_a_, tamm_r_),
-                          "narrow", 0, -1, "coverage.c", 58 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_58, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_58_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "narrow", 0, -1, "coverage.c", 58, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 59 "coverage.c"
@@ -701,8 +771,9 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     tamm_a_.n = n;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* readwrite A[i] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_60, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_60_refs(&tamm_a_, tamm_r_),
-                          "shadowed", 0, -1, "coverage.c", 60 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_60, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_60_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "shadowed", 0, -1, "coverage.c", 60, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 61 "coverage.c"
@@ -714,10 +785,13 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.flag = flag;
     tamm_a_.n = n;
-    tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* readwrite A[i] */
+    if ((tamm_a_.tamm_g0 = !!(flag))) {  /* readwrite A[i] if (flag) */
+        tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);
+    }
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_62, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_62_refs(&tamm_a_, tamm_r_),
-                          "f:62", 0, -1, "coverage.c", 62 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_62, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_62_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:62", 0, -1, "coverage.c", 62, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 63 "coverage.c"
@@ -729,10 +803,13 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.flag = flag;
     tamm_a_.n = n;
-    tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* readwrite A[i] */
+    if ((tamm_a_.tamm_g0 = !!(flag))) {  /* readwrite A[i] if (flag) */
+        tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);
+    }
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_64, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_64_refs(&tamm_a_, tamm_r_),
-                          "f:64", 0, -1, "coverage.c", 64 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_64, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_64_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:64", 0, -1, "coverage.c", 64, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 66 "coverage.c"
@@ -746,8 +823,9 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     tamm_a_.n = n;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* readwrite A[i] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_67, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_67_refs(&tamm_a_, tamm_r_),
-                          "f:67", 0, -1, "coverage.c", 67 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_67, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_67_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:67", 0, -1, "coverage.c", 67, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 68 "coverage.c"
@@ -760,8 +838,9 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     tamm_a_.n = n;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* readwrite A[i] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_69, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_69_refs(&tamm_a_, tamm_r_),
-                          "f:69", 0, -1, "coverage.c", 69 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_69, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_69_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:69", 0, -1, "coverage.c", 69, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 73 "coverage.c"
@@ -776,8 +855,9 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* readwrite A[i] */
     tamm_a_.tamm_T1 = (A); tamm_a_.tamm_i1[0] = (i + 1);  /* readwrite A[i+1] */
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_task_f_74, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_74_refs(&tamm_a_, tamm_r_),
-                          "f:74", 0, -1, "coverage.c", 74 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_task_f_74, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_74_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:74", 0, -1, "coverage.c", 74, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 78 "coverage.c"
@@ -793,8 +873,9 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* write A[i] */
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(((int)(c)))*TAMM_CC_COUNT(((int)(n)))*8);
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_80, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_80_refs(&tamm_a_, tamm_r_),
-                          "rect", 0, -1, "coverage.c", 80 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_80, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_80_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "rect", 0, -1, "coverage.c", 80, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 81 "coverage.c"
@@ -807,8 +888,9 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* write A[i] */
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(16)*8);
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_82, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_82_refs(&tamm_a_, tamm_r_),
-                          "fill_nb", 0, -1, "coverage.c", 82 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_82, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_82_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "fill_nb", 0, -1, "coverage.c", 82, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 83 "coverage.c"
@@ -822,8 +904,9 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* write A[i] */
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(((int)(((int)(n)) * 2)))*8);
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_84, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_84_refs(&tamm_a_, tamm_r_),
-                          "search_then_fill", 0, -1, "coverage.c", 84 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_84, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_84_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "search_then_fill", 0, -1, "coverage.c", 84, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 85 "coverage.c"
@@ -836,8 +919,9 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* write A[i] */
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(((int)(16)))*8);
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_86, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_86_refs(&tamm_a_, tamm_r_),
-                          "fill", 0, -1, "coverage.c", 86 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_86, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_86_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "fill", 0, -1, "coverage.c", 86, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 87 "coverage.c"
@@ -852,8 +936,9 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* write A[i] */
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(tamm_block_extent(A, 0, i))*8);
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_88, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_88_refs(&tamm_a_, tamm_r_),
-                          "f:88", 0, -1, "coverage.c", 88 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_88, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_88_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:88", 0, -1, "coverage.c", 88, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 93 "coverage.c"

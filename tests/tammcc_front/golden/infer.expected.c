@@ -29,11 +29,15 @@ struct tamm_task_kernels_20_args {
     tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* B[i] */
 };
 
-static int tamm_task_kernels_20_refs(const struct tamm_task_kernels_20_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_kernels_20_refs(const struct tamm_task_kernels_20_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
+    s[n++] = "A[i]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
+    s[n++] = "B[i]";
+    return n;
 }
 
 extern void tamm_task_kernels_20_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -52,11 +56,11 @@ static void tamm_task_kernels_20(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 b[k] = a[k] + 1.0;
         }
     }
-#line 56 "infer.tamm.c"
+#line 60 "infer.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 60 "infer.tamm.c"
+#line 64 "infer.tamm.c"
 
 /* ---- task tamm_task_kernels_28: infer.c:28, in kernels() ---- */
 struct tamm_task_kernels_28_args {
@@ -64,11 +68,15 @@ struct tamm_task_kernels_28_args {
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* C[i] */
 };
 
-static int tamm_task_kernels_28_refs(const struct tamm_task_kernels_28_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_kernels_28_refs(const struct tamm_task_kernels_28_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, TAMM_ACCUM);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
+    s[n++] = "A[i]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_ACCUM);
+    s[n++] = "C[i]";
+    return n;
 }
 
 extern void tamm_task_kernels_28_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -87,21 +95,24 @@ static void tamm_task_kernels_28(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 c[k] += a[k];
         }
     }
-#line 91 "infer.tamm.c"
+#line 99 "infer.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 95 "infer.tamm.c"
+#line 103 "infer.tamm.c"
 
 /* ---- task tamm_task_kernels_36: infer.c:36, in kernels() ---- */
 struct tamm_task_kernels_36_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* C[i] */
 };
 
-static int tamm_task_kernels_36_refs(const struct tamm_task_kernels_36_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_kernels_36_refs(const struct tamm_task_kernels_36_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "C[i]";
+    return n;
 }
 
 static void tamm_task_kernels_36(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -115,10 +126,10 @@ static void tamm_task_kernels_36(tamm_ctx *tamm_ctx_, void *tamm_args_)
             c[0] = c[0] * 0.5;
         }
     }
-#line 119 "infer.tamm.c"
+#line 130 "infer.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 122 "infer.tamm.c"
+#line 133 "infer.tamm.c"
 
 /* ---- task tamm_task_kernels_42: infer.c:42, in kernels() ---- */
 struct tamm_task_kernels_42_args {
@@ -126,11 +137,15 @@ struct tamm_task_kernels_42_args {
     tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* B[i] */
 };
 
-static int tamm_task_kernels_42_refs(const struct tamm_task_kernels_42_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_kernels_42_refs(const struct tamm_task_kernels_42_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
+    s[n++] = "A[i]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
+    s[n++] = "B[i]";
+    return n;
 }
 
 static void tamm_task_kernels_42(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -142,21 +157,24 @@ static void tamm_task_kernels_42(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 43 "infer.c"
         scale(tamm_b0_, tamm_b1_, NB);
     }
-#line 146 "infer.tamm.c"
+#line 161 "infer.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 150 "infer.tamm.c"
+#line 165 "infer.tamm.c"
 
 /* ---- task tamm_task_kernels_45: infer.c:45, in kernels() ---- */
 struct tamm_task_kernels_45_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* C[i] */
 };
 
-static int tamm_task_kernels_45_refs(const struct tamm_task_kernels_45_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_kernels_45_refs(const struct tamm_task_kernels_45_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "C[i]";
+    return n;
 }
 
 static void tamm_task_kernels_45(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -167,7 +185,7 @@ static void tamm_task_kernels_45(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 46 "infer.c"
         update(tamm_b0_, NB);
     }
-#line 171 "infer.tamm.c"
+#line 189 "infer.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
 
@@ -185,8 +203,9 @@ void kernels(tamm_tensor *A, tamm_tensor *B, tamm_tensor *C, long nt)
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (i);  /* write B[i] */
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(64)*8);
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_task_kernels_20, tamm_task_kernels_20_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_kernels_20_refs(&tamm_a_, tamm_r_),
-                          "kernels:20", 0, -1, "infer.c", 20 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_task_kernels_20, tamm_task_kernels_20_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_kernels_20_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "kernels:20", 0, -1, "infer.c", 20, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 26 "infer.c"
@@ -200,8 +219,9 @@ void kernels(tamm_tensor *A, tamm_tensor *B, tamm_tensor *C, long nt)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* read A[i] */
     tamm_a_.tamm_T1 = (C); tamm_a_.tamm_i1[0] = (i);  /* accum C[i] */
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_task_kernels_28, tamm_task_kernels_28_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_kernels_28_refs(&tamm_a_, tamm_r_),
-                          "kernels:28", 0, -1, "infer.c", 28 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_task_kernels_28, tamm_task_kernels_28_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_kernels_28_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "kernels:28", 0, -1, "infer.c", 28, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 34 "infer.c"
@@ -214,8 +234,9 @@ void kernels(tamm_tensor *A, tamm_tensor *B, tamm_tensor *C, long nt)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (C); tamm_a_.tamm_i0[0] = (i);  /* readwrite C[i] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_kernels_36, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_kernels_36_refs(&tamm_a_, tamm_r_),
-                          "kernels:36", 0, -1, "infer.c", 36 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_kernels_36, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_kernels_36_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "kernels:36", 0, -1, "infer.c", 36, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 40 "infer.c"
@@ -230,8 +251,9 @@ void kernels(tamm_tensor *A, tamm_tensor *B, tamm_tensor *C, long nt)
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (i);  /* write B[i] */
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(((int)(64)))*8);
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_task_kernels_42, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_kernels_42_refs(&tamm_a_, tamm_r_),
-                          "scale", 0, -1, "infer.c", 42 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_task_kernels_42, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_kernels_42_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "scale", 0, -1, "infer.c", 42, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 43 "infer.c"
@@ -244,8 +266,9 @@ void kernels(tamm_tensor *A, tamm_tensor *B, tamm_tensor *C, long nt)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (C); tamm_a_.tamm_i0[0] = (i);  /* readwrite C[i] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_kernels_45, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_kernels_45_refs(&tamm_a_, tamm_r_),
-                          "update", 0, -1, "infer.c", 45 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_kernels_45, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_kernels_45_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "update", 0, -1, "infer.c", 45, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 46 "infer.c"

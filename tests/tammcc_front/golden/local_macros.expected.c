@@ -27,10 +27,13 @@ struct tamm_task_f_13_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[i] */
 };
 
-static int tamm_task_f_13_refs(const struct tamm_task_f_13_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_13_refs(const struct tamm_task_f_13_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM);
+    s[n++] = "A[i]";
+    return n;
 }
 
 static void tamm_task_f_13(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -46,7 +49,7 @@ static void tamm_task_f_13(tamm_ctx *tamm_ctx_, void *tamm_args_)
             AT(a, i) += STEP;
         }
     }
-#line 50 "local_macros.tamm.c"
+#line 53 "local_macros.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
 #line 19 "local_macros.c"
@@ -54,17 +57,20 @@ static void tamm_task_f_13(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #define STEP 2
 #line 23 "local_macros.c"
 #define TWICE(x) (2 * (x))
-#line 58 "local_macros.tamm.c"
+#line 61 "local_macros.tamm.c"
 
 /* ---- task tamm_task_f_25: local_macros.c:25, in f() ---- */
 struct tamm_task_f_25_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[i] */
 };
 
-static int tamm_task_f_25_refs(const struct tamm_task_f_25_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_25_refs(const struct tamm_task_f_25_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM);
+    s[n++] = "A[i]";
+    return n;
 }
 
 static void tamm_task_f_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -78,7 +84,7 @@ static void tamm_task_f_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 AT(a, 0) += TWICE(STEP);
             }
     }
-#line 82 "local_macros.tamm.c"
+#line 88 "local_macros.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
 #pragma pop_macro("TWICE")
@@ -92,7 +98,7 @@ static void tamm_task_f_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 19 "local_macros.c"
 #undef STEP
 #define STEP 2
-#line 96 "local_macros.tamm.c"
+#line 102 "local_macros.tamm.c"
 
 /* ---- task tamm_task_f_21: local_macros.c:21, in f() ---- */
 struct tamm_task_f_21_args {
@@ -101,10 +107,13 @@ struct tamm_task_f_21_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[0:n] */
 };
 
-static int tamm_task_f_21_refs(const struct tamm_task_f_21_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_21_refs(const struct tamm_task_f_21_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM | TAMM_PERMISSION_ONLY);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM | TAMM_PERMISSION_ONLY);
+    s[n++] = "A[0:n]";
+    return n;
 }
 
 static void tamm_task_f_21(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -125,8 +134,9 @@ static void tamm_task_f_21(tamm_ctx *tamm_ctx_, void *tamm_args_)
     memset(&tamm_c_, 0, sizeof tamm_c_);
     tamm_c_.tamm_T0 = (A); tamm_c_.tamm_i0[0] = (i);  /* accum A[i] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_25, NULL, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_f_25_refs(&tamm_c_, tamm_r_),
-                          "f:25", 0, -1, "local_macros.c", 25 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_25, NULL, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_f_25_refs(&tamm_c_, tamm_r_, tamm_s_),
+                          "f:25", 0, -1, "local_macros.c", 25, tamm_s_ };
     (void)tamm_submit(tamm_ctx_, &tamm_t_);
 }
 #line 29 "local_macros.c"
@@ -134,7 +144,7 @@ static void tamm_task_f_21(tamm_ctx *tamm_ctx_, void *tamm_args_)
         }
     }
     }
-#line 138 "local_macros.tamm.c"
+#line 148 "local_macros.tamm.c"
 }
 #pragma pop_macro("TWICE")
 #pragma pop_macro("STEP")
@@ -153,8 +163,9 @@ void f(tamm_tensor *A, long n)
     tamm_a_.i = i;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* accum A[i] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_13, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_13_refs(&tamm_a_, tamm_r_),
-                          "f:13", 0, -1, "local_macros.c", 13 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_13, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_13_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:13", 0, -1, "local_macros.c", 13, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 17 "local_macros.c"
@@ -171,8 +182,9 @@ void f(tamm_tensor *A, long n)
     tamm_a_.A = A;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = tamm_cc_range(tamm_a_.tamm_T0, 0, (0), (n));  /* accum A[0:n] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_21, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_21_refs(&tamm_a_, tamm_r_),
-                          "parent", 0, -1, "local_macros.c", 21 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_21, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_21_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "parent", 0, -1, "local_macros.c", 21, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 23 "local_macros.c"

@@ -19,10 +19,13 @@ struct tamm_task_f_10_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[i] */
 };
 
-static int tamm_task_f_10_refs(const struct tamm_task_f_10_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_10_refs(const struct tamm_task_f_10_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM);
+    s[n++] = "A[i]";
+    return n;
 }
 
 static void tamm_task_f_10(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -36,20 +39,23 @@ static void tamm_task_f_10(tamm_ctx *tamm_ctx_, void *tamm_args_)
             a[0] += 1.0;
         }
     }
-#line 40 "macro.tamm.c"
+#line 43 "macro.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 43 "macro.tamm.c"
+#line 46 "macro.tamm.c"
 
 /* ---- task tamm_task_f_16: macro.c:16, in f() ---- */
 struct tamm_task_f_16_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[0] */
 };
 
-static int tamm_task_f_16_refs(const struct tamm_task_f_16_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_16_refs(const struct tamm_task_f_16_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
+    s[n++] = "A[0]";
+    return n;
 }
 
 static void tamm_task_f_16(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -63,7 +69,7 @@ static void tamm_task_f_16(tamm_ctx *tamm_ctx_, void *tamm_args_)
         (void)a[0];
     }
     }
-#line 67 "macro.tamm.c"
+#line 73 "macro.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 
@@ -78,8 +84,9 @@ void f(tamm_tensor *A, long n)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* accum A[i] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_10, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_10_refs(&tamm_a_, tamm_r_),
-                          "acc", 0, -1, "macro.c", 10 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_10, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_10_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "acc", 0, -1, "macro.c", 10, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 14 "macro.c"
@@ -92,8 +99,9 @@ void f(tamm_tensor *A, long n)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (0);  /* read A[0] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_16, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_16_refs(&tamm_a_, tamm_r_),
-                          "f:16", 0, -1, "macro.c", 16 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_16, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_16_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:16", 0, -1, "macro.c", 16, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 20 "macro.c"

@@ -24,11 +24,15 @@ struct tamm_task_row_sums_16_args {
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* C[i] */
 };
 
-static int tamm_task_row_sums_16_refs(const struct tamm_task_row_sums_16_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_row_sums_16_refs(const struct tamm_task_row_sums_16_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, TAMM_ACCUM);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
+    s[n++] = "A[i][j]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_ACCUM);
+    s[n++] = "C[i]";
+    return n;
 }
 
 static void tamm_task_row_sums_16(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -40,11 +44,11 @@ static void tamm_task_row_sums_16(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 17 "nested.c"
             add(tamm_b0_, tamm_b1_, 16);
     }
-#line 44 "nested.tamm.c"
+#line 48 "nested.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 48 "nested.tamm.c"
+#line 52 "nested.tamm.c"
 
 /* ---- task tamm_task_row_sums_13: nested.c:13, in row_sums() ---- */
 struct tamm_task_row_sums_13_args {
@@ -58,11 +62,15 @@ struct tamm_task_row_sums_13_args {
     long tamm_l0_j;
 };
 
-static int tamm_task_row_sums_13_refs(const struct tamm_task_row_sums_13_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_row_sums_13_refs(const struct tamm_task_row_sums_13_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    tamm_cc_ref(&r[1], a->tamm_T1, 2, a->tamm_i1, TAMM_READ | TAMM_PERMISSION_ONLY);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "C[i]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, TAMM_READ | TAMM_PERMISSION_ONLY);
+    s[n++] = "A[i][0:nt]";
+    return n;
 }
 
 static void tamm_task_row_sums_13(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -92,8 +100,9 @@ static void tamm_task_row_sums_13(tamm_ctx *tamm_ctx_, void *tamm_args_)
     tamm_c_.tamm_T0 = (A); tamm_c_.tamm_i0[0] = (i); tamm_c_.tamm_i0[1] = (j);  /* read A[i][j] */
     tamm_c_.tamm_T1 = (C); tamm_c_.tamm_i1[0] = (i);  /* accum C[i] */
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_task_row_sums_16, NULL, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_row_sums_16_refs(&tamm_c_, tamm_r_),
-                          "add", 0, -1, "nested.c", 16 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_task_row_sums_16, NULL, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_row_sums_16_refs(&tamm_c_, tamm_r_, tamm_s_),
+                          "add", 0, -1, "nested.c", 16, tamm_s_ };
     (void)tamm_submit(tamm_ctx_, &tamm_t_);
 }
 #line 17 "nested.c"
@@ -121,15 +130,16 @@ tamm_resume_2: ;
         c[0] *= 2;
     }
     }
-#line 125 "nested.tamm.c"
+#line 134 "nested.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
     return;
 tamm_split_:
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
     {
         tamm_ref tamm_r_[2];
-        tamm_task tamm_t_ = { tamm_task_row_sums_13, NULL, tamm_a_, sizeof *tamm_a_, tamm_r_, tamm_task_row_sums_13_refs(tamm_a_, tamm_r_),
-                              "row_sums:13", 0, -1, "nested.c", 13 };
+        const char *tamm_s_[2];
+        tamm_task tamm_t_ = { tamm_task_row_sums_13, NULL, tamm_a_, sizeof *tamm_a_, tamm_r_, tamm_task_row_sums_13_refs(tamm_a_, tamm_r_, tamm_s_),
+                              "row_sums:13", 0, -1, "nested.c", 13, tamm_s_ };
         (void)tamm_submit_continuation(tamm_ctx_, &tamm_t_, NULL);
     }
 }
@@ -149,27 +159,31 @@ void row_sums(tamm_tensor *A, tamm_tensor *C, long i, long nt)
     tamm_a_.tamm_T0 = (C); tamm_a_.tamm_i0[0] = (i);  /* readwrite C[i] */
     tamm_a_.tamm_T1 = (A); tamm_a_.tamm_i1[0] = (i); tamm_a_.tamm_i1[1] = tamm_cc_range(tamm_a_.tamm_T1, 1, (0), (nt));  /* read A[i][0:nt] */
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_task_row_sums_13, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_row_sums_13_refs(&tamm_a_, tamm_r_),
-                          "row_sums:13", 0, -1, "nested.c", 13 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_task_row_sums_13, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_row_sums_13_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "row_sums:13", 0, -1, "nested.c", 13, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 25 "nested.c"
      
 }
 
-#line 161 "nested.tamm.c"
+#line 172 "nested.tamm.c"
 void two_levels(tamm_tensor *A, long nt);
-#line 163 "nested.tamm.c"
+#line 174 "nested.tamm.c"
 
 /* ---- task tamm_task_two_levels_36: nested.c:36, in two_levels() ---- */
 struct tamm_task_two_levels_36_args {
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[i][j] */
 };
 
-static int tamm_task_two_levels_36_refs(const struct tamm_task_two_levels_36_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_two_levels_36_refs(const struct tamm_task_two_levels_36_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, TAMM_ACCUM);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_ACCUM);
+    s[n++] = "A[i][j]";
+    return n;
 }
 
 static void tamm_task_two_levels_36(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -183,10 +197,10 @@ static void tamm_task_two_levels_36(tamm_ctx *tamm_ctx_, void *tamm_args_)
                         a[0] += 1;
                     }
     }
-#line 187 "nested.tamm.c"
+#line 201 "nested.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 190 "nested.tamm.c"
+#line 204 "nested.tamm.c"
 
 /* ---- task tamm_task_two_levels_33: nested.c:33, in two_levels() ---- */
 struct tamm_task_two_levels_33_args {
@@ -196,10 +210,13 @@ struct tamm_task_two_levels_33_args {
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[i][0:nt] */
 };
 
-static int tamm_task_two_levels_33_refs(const struct tamm_task_two_levels_33_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_two_levels_33_refs(const struct tamm_task_two_levels_33_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, TAMM_ACCUM | TAMM_PERMISSION_ONLY);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_ACCUM | TAMM_PERMISSION_ONLY);
+    s[n++] = "A[i][0:nt]";
+    return n;
 }
 
 static void tamm_task_two_levels_33(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -220,8 +237,9 @@ static void tamm_task_two_levels_33(tamm_ctx *tamm_ctx_, void *tamm_args_)
     memset(&tamm_c_, 0, sizeof tamm_c_);
     tamm_c_.tamm_T0 = (A); tamm_c_.tamm_i0[0] = (i); tamm_c_.tamm_i0[1] = (j);  /* accum A[i][j] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_two_levels_36, NULL, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_two_levels_36_refs(&tamm_c_, tamm_r_),
-                          "two_levels:36", 0, -1, "nested.c", 36 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_two_levels_36, NULL, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_two_levels_36_refs(&tamm_c_, tamm_r_, tamm_s_),
+                          "two_levels:36", 0, -1, "nested.c", 36, tamm_s_ };
     (void)tamm_submit(tamm_ctx_, &tamm_t_);
 }
 #line 40 "nested.c"
@@ -229,9 +247,9 @@ static void tamm_task_two_levels_33(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 }
             }
     }
-#line 233 "nested.tamm.c"
+#line 251 "nested.tamm.c"
 }
-#line 235 "nested.tamm.c"
+#line 253 "nested.tamm.c"
 
 /* ---- task tamm_task_two_levels_30: nested.c:30, in two_levels() ---- */
 struct tamm_task_two_levels_30_args {
@@ -240,10 +258,13 @@ struct tamm_task_two_levels_30_args {
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[:][:] */
 };
 
-static int tamm_task_two_levels_30_refs(const struct tamm_task_two_levels_30_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_two_levels_30_refs(const struct tamm_task_two_levels_30_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, TAMM_READWRITE | TAMM_PERMISSION_ONLY);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READWRITE | TAMM_PERMISSION_ONLY);
+    s[n++] = "A[:][:]";
+    return n;
 }
 
 static void tamm_task_two_levels_30(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -266,8 +287,9 @@ static void tamm_task_two_levels_30(tamm_ctx *tamm_ctx_, void *tamm_args_)
     tamm_c_.i = i;
     tamm_c_.tamm_T0 = (A); tamm_c_.tamm_i0[0] = (i); tamm_c_.tamm_i0[1] = tamm_cc_range(tamm_c_.tamm_T0, 1, (0), (nt));  /* accum A[i][0:nt] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_two_levels_33, NULL, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_two_levels_33_refs(&tamm_c_, tamm_r_),
-                          "two_levels:33", 0, -1, "nested.c", 33 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_two_levels_33, NULL, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_two_levels_33_refs(&tamm_c_, tamm_r_, tamm_s_),
+                          "two_levels:33", 0, -1, "nested.c", 33, tamm_s_ };
     (void)tamm_submit(tamm_ctx_, &tamm_t_);
 }
 #line 42 "nested.c"
@@ -275,7 +297,7 @@ static void tamm_task_two_levels_30(tamm_ctx *tamm_ctx_, void *tamm_args_)
         }
     }
     }
-#line 279 "nested.tamm.c"
+#line 301 "nested.tamm.c"
 }
 
 #line 28 "nested.c"
@@ -290,8 +312,9 @@ void two_levels(tamm_tensor *A, long nt)
     tamm_a_.A = A;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = TAMM_ALL; tamm_a_.tamm_i0[1] = TAMM_ALL;  /* readwrite A[:][:] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_two_levels_30, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_two_levels_30_refs(&tamm_a_, tamm_r_),
-                          "two_levels:30", 0, -1, "nested.c", 30 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_two_levels_30, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_two_levels_30_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "two_levels:30", 0, -1, "nested.c", 30, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 44 "nested.c"

@@ -26,11 +26,15 @@ struct tamm_task_f_16_args {
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* B[0] */
 };
 
-static int tamm_task_f_16_refs(const struct tamm_task_f_16_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_16_refs(const struct tamm_task_f_16_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
+    s[n++] = "A[0]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
+    s[n++] = "B[0]";
+    return n;
 }
 
 static void tamm_task_f_16(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -42,21 +46,24 @@ static void tamm_task_f_16(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 17 "pointer_forms.c"
     { double *a = tamm_b0_; double *b = tamm_b1_; b[0] = a[1] + a[2]; }
     }
-#line 46 "pointer_forms.tamm.c"
+#line 50 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 50 "pointer_forms.tamm.c"
+#line 54 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_19: pointer_forms.c:19, in f() ---- */
 struct tamm_task_f_19_args {
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* A[1] */
 };
 
-static int tamm_task_f_19_refs(const struct tamm_task_f_19_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_19_refs(const struct tamm_task_f_19_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
+    s[n++] = "A[1]";
+    return n;
 }
 
 extern void tamm_task_f_19_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -69,20 +76,23 @@ static void tamm_task_f_19(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 20 "pointer_forms.c"
     { double *a = tamm_b0_; for (int i = 0; i < N * N; i++) a[i] = 0; }
     }
-#line 73 "pointer_forms.tamm.c"
+#line 80 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 76 "pointer_forms.tamm.c"
+#line 83 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_22: pointer_forms.c:22, in f() ---- */
 struct tamm_task_f_22_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[2] */
 };
 
-static int tamm_task_f_22_refs(const struct tamm_task_f_22_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_22_refs(const struct tamm_task_f_22_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[2]";
+    return n;
 }
 
 static void tamm_task_f_22(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -93,20 +103,23 @@ static void tamm_task_f_22(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 23 "pointer_forms.c"
     { double *a = tamm_b0_; a[3] = 1; }
     }
-#line 97 "pointer_forms.tamm.c"
+#line 107 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 100 "pointer_forms.tamm.c"
+#line 110 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_25: pointer_forms.c:25, in f() ---- */
 struct tamm_task_f_25_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[3] */
 };
 
-static int tamm_task_f_25_refs(const struct tamm_task_f_25_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_25_refs(const struct tamm_task_f_25_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM);
+    s[n++] = "A[3]";
+    return n;
 }
 
 static void tamm_task_f_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -117,20 +130,23 @@ static void tamm_task_f_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 26 "pointer_forms.c"
     { double *a = tamm_b0_; a[0] += 1; a[1] -= 2; }
     }
-#line 121 "pointer_forms.tamm.c"
+#line 134 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 124 "pointer_forms.tamm.c"
+#line 137 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_28: pointer_forms.c:28, in f() ---- */
 struct tamm_task_f_28_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[4] */
 };
 
-static int tamm_task_f_28_refs(const struct tamm_task_f_28_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_28_refs(const struct tamm_task_f_28_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[4]";
+    return n;
 }
 
 static void tamm_task_f_28(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -141,20 +157,23 @@ static void tamm_task_f_28(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 29 "pointer_forms.c"
     { double *a = tamm_b0_; a[0] *= 2; a[1]++; }
     }
-#line 145 "pointer_forms.tamm.c"
+#line 161 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 148 "pointer_forms.tamm.c"
+#line 164 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_31: pointer_forms.c:31, in f() ---- */
 struct tamm_task_f_31_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[5] */
 };
 
-static int tamm_task_f_31_refs(const struct tamm_task_f_31_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_31_refs(const struct tamm_task_f_31_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[5]";
+    return n;
 }
 
 static void tamm_task_f_31(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -165,20 +184,23 @@ static void tamm_task_f_31(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 32 "pointer_forms.c"
     { double *a = tamm_b0_; for (int i = 0; i < N; i++) { double *row = a + i * N; row[0] = 1; } }
     }
-#line 169 "pointer_forms.tamm.c"
+#line 188 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 172 "pointer_forms.tamm.c"
+#line 191 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_34: pointer_forms.c:34, in f() ---- */
 struct tamm_task_f_34_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[6] */
 };
 
-static int tamm_task_f_34_refs(const struct tamm_task_f_34_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_34_refs(const struct tamm_task_f_34_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[6]";
+    return n;
 }
 
 static void tamm_task_f_34(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -189,20 +211,23 @@ static void tamm_task_f_34(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 35 "pointer_forms.c"
     { double *a = tamm_b0_; double *p = a; for (int i = 0; i < N; i++) *p++ = 2; }
     }
-#line 193 "pointer_forms.tamm.c"
+#line 215 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 196 "pointer_forms.tamm.c"
+#line 218 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_37: pointer_forms.c:37, in f() ---- */
 struct tamm_task_f_37_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[7] */
 };
 
-static int tamm_task_f_37_refs(const struct tamm_task_f_37_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_37_refs(const struct tamm_task_f_37_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[7]";
+    return n;
 }
 
 static void tamm_task_f_37(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -213,20 +238,23 @@ static void tamm_task_f_37(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 38 "pointer_forms.c"
     { double *a = tamm_b0_; double *p = &a[4]; *p = 3; }
     }
-#line 217 "pointer_forms.tamm.c"
+#line 242 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 220 "pointer_forms.tamm.c"
+#line 245 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_40: pointer_forms.c:40, in f() ---- */
 struct tamm_task_f_40_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[8] */
 };
 
-static int tamm_task_f_40_refs(const struct tamm_task_f_40_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_40_refs(const struct tamm_task_f_40_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[8]";
+    return n;
 }
 
 static void tamm_task_f_40(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -237,20 +265,23 @@ static void tamm_task_f_40(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 41 "pointer_forms.c"
     { double *a = tamm_b0_; unsigned char *b = (unsigned char *)a; b[0] = 1; }
     }
-#line 241 "pointer_forms.tamm.c"
+#line 269 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 244 "pointer_forms.tamm.c"
+#line 272 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_43: pointer_forms.c:43, in f() ---- */
 struct tamm_task_f_43_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[9] */
 };
 
-static int tamm_task_f_43_refs(const struct tamm_task_f_43_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_43_refs(const struct tamm_task_f_43_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[9]";
+    return n;
 }
 
 static void tamm_task_f_43(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -261,20 +292,23 @@ static void tamm_task_f_43(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 44 "pointer_forms.c"
     { double *a = tamm_b0_; uintptr_t u = (uintptr_t)a; double *p = (double *)(u + 8); p[0] = 1; }
     }
-#line 265 "pointer_forms.tamm.c"
+#line 296 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 268 "pointer_forms.tamm.c"
+#line 299 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_46: pointer_forms.c:46, in f() ---- */
 struct tamm_task_f_46_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[10] */
 };
 
-static int tamm_task_f_46_refs(const struct tamm_task_f_46_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_46_refs(const struct tamm_task_f_46_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[10]";
+    return n;
 }
 
 static void tamm_task_f_46(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -285,20 +319,23 @@ static void tamm_task_f_46(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 47 "pointer_forms.c"
     { struct { double *p; } s; s.p = tamm_b0_; s.p[0] = 1; }
     }
-#line 289 "pointer_forms.tamm.c"
+#line 323 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 292 "pointer_forms.tamm.c"
+#line 326 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_49: pointer_forms.c:49, in f() ---- */
 struct tamm_task_f_49_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[11] */
 };
 
-static int tamm_task_f_49_refs(const struct tamm_task_f_49_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_49_refs(const struct tamm_task_f_49_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[11]";
+    return n;
 }
 
 static void tamm_task_f_49(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -309,20 +346,23 @@ static void tamm_task_f_49(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 50 "pointer_forms.c"
     { double *v[2]; v[0] = tamm_b0_; v[0][1] = 1; }
     }
-#line 313 "pointer_forms.tamm.c"
+#line 350 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 316 "pointer_forms.tamm.c"
+#line 353 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_52: pointer_forms.c:52, in f() ---- */
 struct tamm_task_f_52_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[12] */
 };
 
-static int tamm_task_f_52_refs(const struct tamm_task_f_52_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_52_refs(const struct tamm_task_f_52_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[12]";
+    return n;
 }
 
 static void tamm_task_f_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -333,20 +373,23 @@ static void tamm_task_f_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 53 "pointer_forms.c"
     { struct { double *p; } s, t; s.p = tamm_b0_; t = s; t.p[0] = 1; }
     }
-#line 337 "pointer_forms.tamm.c"
+#line 377 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 340 "pointer_forms.tamm.c"
+#line 380 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_55: pointer_forms.c:55, in f() ---- */
 struct tamm_task_f_55_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[13] */
 };
 
-static int tamm_task_f_55_refs(const struct tamm_task_f_55_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_55_refs(const struct tamm_task_f_55_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[13]";
+    return n;
 }
 
 static void tamm_task_f_55(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -357,10 +400,10 @@ static void tamm_task_f_55(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 56 "pointer_forms.c"
     { double *x; double **pp = &x; *pp = tamm_b0_; x[0] = 1; }
     }
-#line 361 "pointer_forms.tamm.c"
+#line 404 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 364 "pointer_forms.tamm.c"
+#line 407 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_58: pointer_forms.c:58, in f() ---- */
 struct tamm_task_f_58_args {
@@ -368,10 +411,13 @@ struct tamm_task_f_58_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[14] */
 };
 
-static int tamm_task_f_58_refs(const struct tamm_task_f_58_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_58_refs(const struct tamm_task_f_58_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[14]";
+    return n;
 }
 
 static void tamm_task_f_58(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -384,20 +430,23 @@ static void tamm_task_f_58(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 59 "pointer_forms.c"
     { double *a = tamm_b0_; double *q = flag ? a : a + 1; q[0] = 1; }
     }
-#line 388 "pointer_forms.tamm.c"
+#line 434 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 391 "pointer_forms.tamm.c"
+#line 437 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_61: pointer_forms.c:61, in f() ---- */
 struct tamm_task_f_61_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[15] */
 };
 
-static int tamm_task_f_61_refs(const struct tamm_task_f_61_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_61_refs(const struct tamm_task_f_61_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[15]";
+    return n;
 }
 
 static void tamm_task_f_61(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -408,10 +457,10 @@ static void tamm_task_f_61(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 62 "pointer_forms.c"
     { double *a = tamm_b0_; double *q; *(q = a) = 1; *(q = a, q + 1) = 2; }
     }
-#line 412 "pointer_forms.tamm.c"
+#line 461 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 415 "pointer_forms.tamm.c"
+#line 464 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_64: pointer_forms.c:64, in f() ---- */
 struct tamm_task_f_64_args {
@@ -419,11 +468,15 @@ struct tamm_task_f_64_args {
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* B[1] */
 };
 
-static int tamm_task_f_64_refs(const struct tamm_task_f_64_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_64_refs(const struct tamm_task_f_64_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
+    s[n++] = "A[16]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
+    s[n++] = "B[1]";
+    return n;
 }
 
 static void tamm_task_f_64(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -435,11 +488,11 @@ static void tamm_task_f_64(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 65 "pointer_forms.c"
     { double *a = tamm_b0_; double *b = tamm_b1_; b[0] = (a != 0) + (a + 1 - a) + sizeof(*a); }
     }
-#line 439 "pointer_forms.tamm.c"
+#line 492 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 443 "pointer_forms.tamm.c"
+#line 496 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_67: pointer_forms.c:67, in f() ---- */
 struct tamm_task_f_67_args {
@@ -448,12 +501,17 @@ struct tamm_task_f_67_args {
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* B[3] */
 };
 
-static int tamm_task_f_67_refs(const struct tamm_task_f_67_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_67_refs(const struct tamm_task_f_67_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
-    tamm_cc_ref(&r[2], a->tamm_T2, 1, a->tamm_i2, TAMM_READWRITE);
-    return 3;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
+    s[n++] = "A[17]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
+    s[n++] = "B[2]";
+    tamm_cc_ref(&r[n], a->tamm_T2, 1, a->tamm_i2, TAMM_READWRITE);
+    s[n++] = "B[3]";
+    return n;
 }
 
 static void tamm_task_f_67(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -466,22 +524,25 @@ static void tamm_task_f_67(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 68 "pointer_forms.c"
     { double *a = tamm_b0_; double *b = tamm_b1_; double *c = tamm_b2_; opaque_const(a); annotated(b); opaque(c); }
     }
-#line 470 "pointer_forms.tamm.c"
+#line 528 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 475 "pointer_forms.tamm.c"
+#line 533 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_70: pointer_forms.c:70, in f() ---- */
 struct tamm_task_f_70_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[18] */
 };
 
-static int tamm_task_f_70_refs(const struct tamm_task_f_70_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_70_refs(const struct tamm_task_f_70_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[18]";
+    return n;
 }
 
 static void tamm_task_f_70(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -492,10 +553,10 @@ static void tamm_task_f_70(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 71 "pointer_forms.c"
     { double *a = tamm_b0_; void (*fp)(double *) = opaque; fp(a); }
     }
-#line 496 "pointer_forms.tamm.c"
+#line 557 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 499 "pointer_forms.tamm.c"
+#line 560 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_73: pointer_forms.c:73, in f() ---- */
 struct tamm_task_f_73_args {
@@ -504,12 +565,17 @@ struct tamm_task_f_73_args {
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* B[5] */
 };
 
-static int tamm_task_f_73_refs(const struct tamm_task_f_73_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_73_refs(const struct tamm_task_f_73_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
-    tamm_cc_ref(&r[2], a->tamm_T2, 1, a->tamm_i2, TAMM_READWRITE);
-    return 3;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
+    s[n++] = "A[19]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
+    s[n++] = "B[4]";
+    tamm_cc_ref(&r[n], a->tamm_T2, 1, a->tamm_i2, TAMM_READWRITE);
+    s[n++] = "B[5]";
+    return n;
 }
 
 static void tamm_task_f_73(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -522,12 +588,12 @@ static void tamm_task_f_73(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 74 "pointer_forms.c"
     { double *a = tamm_b0_; double *b = tamm_b1_; double *c = tamm_b2_; h_store(a, N * N); h_scale(b, N); h_inc(c, N); }
     }
-#line 526 "pointer_forms.tamm.c"
+#line 592 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 531 "pointer_forms.tamm.c"
+#line 597 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_75: pointer_forms.c:75, in f() ---- */
 struct tamm_task_f_75_args {
@@ -536,12 +602,17 @@ struct tamm_task_f_75_args {
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* B[7] */
 };
 
-static int tamm_task_f_75_refs(const struct tamm_task_f_75_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_75_refs(const struct tamm_task_f_75_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, TAMM_READ);
-    tamm_cc_ref(&r[2], a->tamm_T2, 1, a->tamm_i2, TAMM_READWRITE);
-    return 3;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM);
+    s[n++] = "A[20]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READ);
+    s[n++] = "B[6]";
+    tamm_cc_ref(&r[n], a->tamm_T2, 1, a->tamm_i2, TAMM_READWRITE);
+    s[n++] = "B[7]";
+    return n;
 }
 
 static void tamm_task_f_75(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -554,22 +625,25 @@ static void tamm_task_f_75(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 76 "pointer_forms.c"
     { double *a = tamm_b0_; double *b = tamm_b1_; double *c = tamm_b2_; h_acc(a, b, N); c[0] = h_sum(b, N); }
     }
-#line 558 "pointer_forms.tamm.c"
+#line 629 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 563 "pointer_forms.tamm.c"
+#line 634 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_78: pointer_forms.c:78, in f() ---- */
 struct tamm_task_f_78_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[21] */
 };
 
-static int tamm_task_f_78_refs(const struct tamm_task_f_78_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_78_refs(const struct tamm_task_f_78_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[21]";
+    return n;
 }
 
 static void tamm_task_f_78(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -580,10 +654,10 @@ static void tamm_task_f_78(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 79 "pointer_forms.c"
     { double *a = tamm_b0_; *h_at(a, 2) = 5; }
     }
-#line 584 "pointer_forms.tamm.c"
+#line 658 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 587 "pointer_forms.tamm.c"
+#line 661 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_81: pointer_forms.c:81, in f() ---- */
 struct tamm_task_f_81_args {
@@ -591,11 +665,15 @@ struct tamm_task_f_81_args {
     tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* B[8] */
 };
 
-static int tamm_task_f_81_refs(const struct tamm_task_f_81_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_81_refs(const struct tamm_task_f_81_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[22]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
+    s[n++] = "B[8]";
+    return n;
 }
 
 static void tamm_task_f_81(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -607,21 +685,24 @@ static void tamm_task_f_81(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 82 "pointer_forms.c"
     { double *a = tamm_b0_; double *b = tamm_b1_; memset(a, 0, sizeof(double) * N * N); memcpy(b, a, sizeof(double) * N); }
     }
-#line 611 "pointer_forms.tamm.c"
+#line 689 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 615 "pointer_forms.tamm.c"
+#line 693 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_84: pointer_forms.c:84, in f() ---- */
 struct tamm_task_f_84_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[23] */
 };
 
-static int tamm_task_f_84_refs(const struct tamm_task_f_84_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_84_refs(const struct tamm_task_f_84_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[23]";
+    return n;
 }
 
 static void tamm_task_f_84(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -632,20 +713,23 @@ static void tamm_task_f_84(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 85 "pointer_forms.c"
     { double *a = tamm_b0_; double (*m)[N] = (double (*)[N])a; m[1][2] = 3; }
     }
-#line 636 "pointer_forms.tamm.c"
+#line 717 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 639 "pointer_forms.tamm.c"
+#line 720 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_87: pointer_forms.c:87, in f() ---- */
 struct tamm_task_f_87_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[24] */
 };
 
-static int tamm_task_f_87_refs(const struct tamm_task_f_87_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_87_refs(const struct tamm_task_f_87_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM);
+    s[n++] = "A[24]";
+    return n;
 }
 
 static void tamm_task_f_87(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -656,20 +740,23 @@ static void tamm_task_f_87(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 88 "pointer_forms.c"
     { double *a = tamm_b0_; h_f(a, 4); }
     }
-#line 660 "pointer_forms.tamm.c"
+#line 744 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 663 "pointer_forms.tamm.c"
+#line 747 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_89: pointer_forms.c:89, in f() ---- */
 struct tamm_task_f_89_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[25] */
 };
 
-static int tamm_task_f_89_refs(const struct tamm_task_f_89_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_89_refs(const struct tamm_task_f_89_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM);
+    s[n++] = "A[25]";
+    return n;
 }
 
 static void tamm_task_f_89(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -680,20 +767,23 @@ static void tamm_task_f_89(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 90 "pointer_forms.c"
     { double *a = tamm_b0_; h_g(a, 4); }
     }
-#line 684 "pointer_forms.tamm.c"
+#line 771 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 687 "pointer_forms.tamm.c"
+#line 774 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_92: pointer_forms.c:92, in f() ---- */
 struct tamm_task_f_92_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[26] */
 };
 
-static int tamm_task_f_92_refs(const struct tamm_task_f_92_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_92_refs(const struct tamm_task_f_92_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[26]";
+    return n;
 }
 
 static void tamm_task_f_92(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -704,7 +794,7 @@ static void tamm_task_f_92(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 93 "pointer_forms.c"
     { double *a = tamm_b0_; double *q = a; q += 2; q[0] = 1; }
     }
-#line 708 "pointer_forms.tamm.c"
+#line 798 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
 
@@ -719,8 +809,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (0);  /* read A[0] */
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (0);  /* readwrite B[0] */
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_task_f_16, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_16_refs(&tamm_a_, tamm_r_),
-                          "f:16", 0, -1, "pointer_forms.c", 16 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_task_f_16, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_16_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:16", 0, -1, "pointer_forms.c", 16, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 17 "pointer_forms.c"
@@ -733,8 +824,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (1);  /* write A[1] */
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(64)*8);
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_19, tamm_task_f_19_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_19_refs(&tamm_a_, tamm_r_),
-                          "f:19", 0, -1, "pointer_forms.c", 19 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_19, tamm_task_f_19_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_19_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:19", 0, -1, "pointer_forms.c", 19, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 20 "pointer_forms.c"
@@ -746,8 +838,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (2);  /* readwrite A[2] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_22, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_22_refs(&tamm_a_, tamm_r_),
-                          "f:22", 0, -1, "pointer_forms.c", 22 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_22, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_22_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:22", 0, -1, "pointer_forms.c", 22, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 23 "pointer_forms.c"
@@ -759,8 +852,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (3);  /* accum A[3] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_25, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_25_refs(&tamm_a_, tamm_r_),
-                          "f:25", 0, -1, "pointer_forms.c", 25 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_25, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_25_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:25", 0, -1, "pointer_forms.c", 25, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 26 "pointer_forms.c"
@@ -772,8 +866,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (4);  /* readwrite A[4] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_28, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_28_refs(&tamm_a_, tamm_r_),
-                          "f:28", 0, -1, "pointer_forms.c", 28 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_28, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_28_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:28", 0, -1, "pointer_forms.c", 28, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 29 "pointer_forms.c"
@@ -785,8 +880,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (5);  /* readwrite A[5] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_31, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_31_refs(&tamm_a_, tamm_r_),
-                          "f:31", 0, -1, "pointer_forms.c", 31 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_31, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_31_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:31", 0, -1, "pointer_forms.c", 31, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 32 "pointer_forms.c"
@@ -798,8 +894,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (6);  /* readwrite A[6] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_34, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_34_refs(&tamm_a_, tamm_r_),
-                          "f:34", 0, -1, "pointer_forms.c", 34 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_34, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_34_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:34", 0, -1, "pointer_forms.c", 34, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 35 "pointer_forms.c"
@@ -811,8 +908,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (7);  /* readwrite A[7] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_37, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_37_refs(&tamm_a_, tamm_r_),
-                          "f:37", 0, -1, "pointer_forms.c", 37 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_37, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_37_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:37", 0, -1, "pointer_forms.c", 37, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 38 "pointer_forms.c"
@@ -824,8 +922,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (8);  /* readwrite A[8] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_40, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_40_refs(&tamm_a_, tamm_r_),
-                          "f:40", 0, -1, "pointer_forms.c", 40 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_40, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_40_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:40", 0, -1, "pointer_forms.c", 40, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 41 "pointer_forms.c"
@@ -837,8 +936,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (9);  /* readwrite A[9] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_43, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_43_refs(&tamm_a_, tamm_r_),
-                          "f:43", 0, -1, "pointer_forms.c", 43 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_43, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_43_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:43", 0, -1, "pointer_forms.c", 43, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 44 "pointer_forms.c"
@@ -850,8 +950,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (10);  /* readwrite A[10] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_46, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_46_refs(&tamm_a_, tamm_r_),
-                          "f:46", 0, -1, "pointer_forms.c", 46 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_46, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_46_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:46", 0, -1, "pointer_forms.c", 46, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 47 "pointer_forms.c"
@@ -863,8 +964,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (11);  /* readwrite A[11] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_49, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_49_refs(&tamm_a_, tamm_r_),
-                          "f:49", 0, -1, "pointer_forms.c", 49 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_49, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_49_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:49", 0, -1, "pointer_forms.c", 49, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 50 "pointer_forms.c"
@@ -876,8 +978,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (12);  /* readwrite A[12] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_52, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_52_refs(&tamm_a_, tamm_r_),
-                          "f:52", 0, -1, "pointer_forms.c", 52 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_52, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_52_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:52", 0, -1, "pointer_forms.c", 52, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 53 "pointer_forms.c"
@@ -889,8 +992,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (13);  /* readwrite A[13] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_55, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_55_refs(&tamm_a_, tamm_r_),
-                          "f:55", 0, -1, "pointer_forms.c", 55 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_55, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_55_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:55", 0, -1, "pointer_forms.c", 55, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 56 "pointer_forms.c"
@@ -903,8 +1007,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     tamm_a_.flag = flag;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (14);  /* readwrite A[14] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_58, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_58_refs(&tamm_a_, tamm_r_),
-                          "f:58", 0, -1, "pointer_forms.c", 58 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_58, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_58_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:58", 0, -1, "pointer_forms.c", 58, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 59 "pointer_forms.c"
@@ -916,8 +1021,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (15);  /* readwrite A[15] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_61, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_61_refs(&tamm_a_, tamm_r_),
-                          "f:61", 0, -1, "pointer_forms.c", 61 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_61, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_61_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:61", 0, -1, "pointer_forms.c", 61, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 62 "pointer_forms.c"
@@ -930,8 +1036,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (16);  /* read A[16] */
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (1);  /* readwrite B[1] */
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_task_f_64, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_64_refs(&tamm_a_, tamm_r_),
-                          "f:64", 0, -1, "pointer_forms.c", 64 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_task_f_64, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_64_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:64", 0, -1, "pointer_forms.c", 64, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 65 "pointer_forms.c"
@@ -946,8 +1053,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, (size_t)-1);
     tamm_a_.tamm_T2 = (B); tamm_a_.tamm_i2[0] = (3);  /* readwrite B[3] */
     tamm_ref tamm_r_[3];
-    tamm_task tamm_t_ = { tamm_task_f_67, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_67_refs(&tamm_a_, tamm_r_),
-                          "f:67", 0, -1, "pointer_forms.c", 67 };
+    const char *tamm_s_[3];
+    tamm_task tamm_t_ = { tamm_task_f_67, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_67_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:67", 0, -1, "pointer_forms.c", 67, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 68 "pointer_forms.c"
@@ -959,8 +1067,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (18);  /* readwrite A[18] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_70, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_70_refs(&tamm_a_, tamm_r_),
-                          "f:70", 0, -1, "pointer_forms.c", 70 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_70, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_70_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:70", 0, -1, "pointer_forms.c", 70, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 71 "pointer_forms.c"
@@ -975,8 +1084,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (4);  /* readwrite B[4] */
     tamm_a_.tamm_T2 = (B); tamm_a_.tamm_i2[0] = (5);  /* readwrite B[5] */
     tamm_ref tamm_r_[3];
-    tamm_task tamm_t_ = { tamm_task_f_73, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_73_refs(&tamm_a_, tamm_r_),
-                          "f:73", 0, -1, "pointer_forms.c", 73 };
+    const char *tamm_s_[3];
+    tamm_task tamm_t_ = { tamm_task_f_73, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_73_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:73", 0, -1, "pointer_forms.c", 73, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 74 "pointer_forms.c"
@@ -989,8 +1099,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (6);  /* read B[6] */
     tamm_a_.tamm_T2 = (B); tamm_a_.tamm_i2[0] = (7);  /* readwrite B[7] */
     tamm_ref tamm_r_[3];
-    tamm_task tamm_t_ = { tamm_task_f_75, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_75_refs(&tamm_a_, tamm_r_),
-                          "f:75", 0, -1, "pointer_forms.c", 75 };
+    const char *tamm_s_[3];
+    tamm_task tamm_t_ = { tamm_task_f_75, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_75_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:75", 0, -1, "pointer_forms.c", 75, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 76 "pointer_forms.c"
@@ -1002,8 +1113,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (21);  /* readwrite A[21] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_78, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_78_refs(&tamm_a_, tamm_r_),
-                          "f:78", 0, -1, "pointer_forms.c", 78 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_78, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_78_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:78", 0, -1, "pointer_forms.c", 78, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 79 "pointer_forms.c"
@@ -1017,8 +1129,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (8);  /* write B[8] */
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, (size_t)(64u));
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_task_f_81, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_81_refs(&tamm_a_, tamm_r_),
-                          "f:81", 0, -1, "pointer_forms.c", 81 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_task_f_81, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_81_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:81", 0, -1, "pointer_forms.c", 81, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 82 "pointer_forms.c"
@@ -1030,8 +1143,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (23);  /* readwrite A[23] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_84, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_84_refs(&tamm_a_, tamm_r_),
-                          "f:84", 0, -1, "pointer_forms.c", 84 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_84, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_84_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:84", 0, -1, "pointer_forms.c", 84, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 85 "pointer_forms.c"
@@ -1043,8 +1157,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (24);  /* accum A[24] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_87, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_87_refs(&tamm_a_, tamm_r_),
-                          "f:87", 0, -1, "pointer_forms.c", 87 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_87, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_87_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:87", 0, -1, "pointer_forms.c", 87, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 88 "pointer_forms.c"
@@ -1055,8 +1170,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (25);  /* accum A[25] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_89, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_89_refs(&tamm_a_, tamm_r_),
-                          "f:89", 0, -1, "pointer_forms.c", 89 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_89, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_89_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:89", 0, -1, "pointer_forms.c", 89, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 90 "pointer_forms.c"
@@ -1068,8 +1184,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (26);  /* readwrite A[26] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_92, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_92_refs(&tamm_a_, tamm_r_),
-                          "f:92", 0, -1, "pointer_forms.c", 92 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_92, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_92_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:92", 0, -1, "pointer_forms.c", 92, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 93 "pointer_forms.c"

@@ -37,10 +37,13 @@ struct tamm_task_f_26_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[0] */
 };
 
-static int tamm_task_f_26_refs(const struct tamm_task_f_26_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_26_refs(const struct tamm_task_f_26_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[0]";
+    return n;
 }
 
 static void tamm_task_f_26(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -51,10 +54,10 @@ static void tamm_task_f_26(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 27 "review_cases.c"
     { double *a = tamm_b0_; SET(a[0], 1.0); }
     }
-#line 55 "review_cases.tamm.c"
+#line 58 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 58 "review_cases.tamm.c"
+#line 61 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_28: review_cases.c:28, in f() ---- */
 struct tamm_task_f_28_args {
@@ -62,11 +65,15 @@ struct tamm_task_f_28_args {
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* B[1] */
 };
 
-static int tamm_task_f_28_refs(const struct tamm_task_f_28_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_28_refs(const struct tamm_task_f_28_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[1]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
+    s[n++] = "B[1]";
+    return n;
 }
 
 static void tamm_task_f_28(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -78,21 +85,24 @@ static void tamm_task_f_28(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 29 "review_cases.c"
     { double *a = tamm_b0_; double *b = tamm_b1_; SWAP(a[0], b[0]); }
     }
-#line 82 "review_cases.tamm.c"
+#line 89 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 86 "review_cases.tamm.c"
+#line 93 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_30: review_cases.c:30, in f() ---- */
 struct tamm_task_f_30_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[2] */
 };
 
-static int tamm_task_f_30_refs(const struct tamm_task_f_30_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_30_refs(const struct tamm_task_f_30_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[2]";
+    return n;
 }
 
 static void tamm_task_f_30(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -103,20 +113,23 @@ static void tamm_task_f_30(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 31 "review_cases.c"
     { double *a = tamm_b0_; ST(a[0]) ID2(+=, 5.0); }
     }
-#line 107 "review_cases.tamm.c"
+#line 117 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 110 "review_cases.tamm.c"
+#line 120 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_32: review_cases.c:32, in f() ---- */
 struct tamm_task_f_32_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[3] */
 };
 
-static int tamm_task_f_32_refs(const struct tamm_task_f_32_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_32_refs(const struct tamm_task_f_32_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[3]";
+    return n;
 }
 
 static void tamm_task_f_32(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -127,20 +140,23 @@ static void tamm_task_f_32(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 33 "review_cases.c"
     { double *a = tamm_b0_; STAR(!, a) = 5.0; }
     }
-#line 131 "review_cases.tamm.c"
+#line 144 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 134 "review_cases.tamm.c"
+#line 147 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_34: review_cases.c:34, in f() ---- */
 struct tamm_task_f_34_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[4] */
 };
 
-static int tamm_task_f_34_refs(const struct tamm_task_f_34_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_34_refs(const struct tamm_task_f_34_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[4]";
+    return n;
 }
 
 static void tamm_task_f_34(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -151,20 +167,23 @@ static void tamm_task_f_34(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 35 "review_cases.c"
     { double *a = tamm_b0_; double *q; PSET(q, a); q[0] = 1.0; }
     }
-#line 155 "review_cases.tamm.c"
+#line 171 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 158 "review_cases.tamm.c"
+#line 174 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_36: review_cases.c:36, in f() ---- */
 struct tamm_task_f_36_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[5] */
 };
 
-static int tamm_task_f_36_refs(const struct tamm_task_f_36_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_36_refs(const struct tamm_task_f_36_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[5]";
+    return n;
 }
 
 static void tamm_task_f_36(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -175,10 +194,10 @@ static void tamm_task_f_36(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 37 "review_cases.c"
     { double *a = tamm_b0_; ({ a; })[0] = 1.0; }
     }
-#line 179 "review_cases.tamm.c"
+#line 198 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 182 "review_cases.tamm.c"
+#line 201 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_38: review_cases.c:38, in f() ---- */
 struct tamm_task_f_38_args {
@@ -186,11 +205,15 @@ struct tamm_task_f_38_args {
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* B[6] */
 };
 
-static int tamm_task_f_38_refs(const struct tamm_task_f_38_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_38_refs(const struct tamm_task_f_38_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[6]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
+    s[n++] = "B[6]";
+    return n;
 }
 
 static void tamm_task_f_38(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -202,21 +225,24 @@ static void tamm_task_f_38(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 39 "review_cases.c"
     { double *a = tamm_b0_; double *fb = tamm_b1_; double *p = OR_ELSE(a, fb); p[0] = 1.0; }
     }
-#line 206 "review_cases.tamm.c"
+#line 229 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 210 "review_cases.tamm.c"
+#line 233 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_40: review_cases.c:40, in f() ---- */
 struct tamm_task_f_40_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[7] */
 };
 
-static int tamm_task_f_40_refs(const struct tamm_task_f_40_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_40_refs(const struct tamm_task_f_40_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[7]";
+    return n;
 }
 
 static void tamm_task_f_40(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -227,20 +253,23 @@ static void tamm_task_f_40(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 41 "review_cases.c"
     { long *a = tamm_b0_; __atomic_store_n(&a[0], 5L, __ATOMIC_SEQ_CST); }
     }
-#line 231 "review_cases.tamm.c"
+#line 257 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 234 "review_cases.tamm.c"
+#line 260 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_42: review_cases.c:42, in f() ---- */
 struct tamm_task_f_42_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[8] */
 };
 
-static int tamm_task_f_42_refs(const struct tamm_task_f_42_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_42_refs(const struct tamm_task_f_42_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[8]";
+    return n;
 }
 
 static void tamm_task_f_42(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -251,20 +280,23 @@ static void tamm_task_f_42(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 43 "review_cases.c"
     { _Atomic long *a = tamm_b0_; atomic_store(a, 5); }
     }
-#line 255 "review_cases.tamm.c"
+#line 284 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 258 "review_cases.tamm.c"
+#line 287 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_44: review_cases.c:44, in f() ---- */
 struct tamm_task_f_44_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[9] */
 };
 
-static int tamm_task_f_44_refs(const struct tamm_task_f_44_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_44_refs(const struct tamm_task_f_44_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[9]";
+    return n;
 }
 
 static void tamm_task_f_44(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -275,20 +307,23 @@ static void tamm_task_f_44(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 45 "review_cases.c"
     { double *a = tamm_b0_; union { double *p; intptr_t i; } u = { a }; ((double *)u.i)[0] = 1.0; }
     }
-#line 279 "review_cases.tamm.c"
+#line 311 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 282 "review_cases.tamm.c"
+#line 314 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_46: review_cases.c:46, in f() ---- */
 struct tamm_task_f_46_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[10] */
 };
 
-static int tamm_task_f_46_refs(const struct tamm_task_f_46_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_46_refs(const struct tamm_task_f_46_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[10]";
+    return n;
 }
 
 static void tamm_task_f_46(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -299,10 +334,10 @@ static void tamm_task_f_46(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 47 "review_cases.c"
     { double *a = tamm_b0_; double *v[1] = { a }; v[0] = v[0] + 1; for (int i = 0; i < 8; i++) v[0][i] = 0; }
     }
-#line 303 "review_cases.tamm.c"
+#line 338 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 306 "review_cases.tamm.c"
+#line 341 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_48: review_cases.c:48, in f() ---- */
 struct tamm_task_f_48_args {
@@ -310,11 +345,15 @@ struct tamm_task_f_48_args {
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* B[11] */
 };
 
-static int tamm_task_f_48_refs(const struct tamm_task_f_48_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_48_refs(const struct tamm_task_f_48_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[11]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
+    s[n++] = "B[11]";
+    return n;
 }
 
 static void tamm_task_f_48(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -326,21 +365,24 @@ static void tamm_task_f_48(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 49 "review_cases.c"
     { double *a = tamm_b0_; double *b = tamm_b1_; b[0] = (a[0] += 1.0); }
     }
-#line 330 "review_cases.tamm.c"
+#line 369 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 334 "review_cases.tamm.c"
+#line 373 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_50: review_cases.c:50, in f() ---- */
 struct tamm_task_f_50_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[12] */
 };
 
-static int tamm_task_f_50_refs(const struct tamm_task_f_50_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_50_refs(const struct tamm_task_f_50_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[12]";
+    return n;
 }
 
 static void tamm_task_f_50(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -351,10 +393,10 @@ static void tamm_task_f_50(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 51 "review_cases.c"
     { double *a = tamm_b0_; ((char *)a)[0] += 1; }
     }
-#line 355 "review_cases.tamm.c"
+#line 397 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 358 "review_cases.tamm.c"
+#line 400 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_52: review_cases.c:52, in f() ---- */
 struct tamm_task_f_52_args {
@@ -363,11 +405,15 @@ struct tamm_task_f_52_args {
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* B[13] */
 };
 
-static int tamm_task_f_52_refs(const struct tamm_task_f_52_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_52_refs(const struct tamm_task_f_52_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[13]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
+    s[n++] = "B[13]";
+    return n;
 }
 
 static void tamm_task_f_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -381,21 +427,24 @@ static void tamm_task_f_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 53 "review_cases.c"
     { double *a = tamm_b0_; double *b = tamm_b1_; rec(a, b, c); }
     }
-#line 385 "review_cases.tamm.c"
+#line 431 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 389 "review_cases.tamm.c"
+#line 435 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_54: review_cases.c:54, in f() ---- */
 struct tamm_task_f_54_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[14] */
 };
 
-static int tamm_task_f_54_refs(const struct tamm_task_f_54_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_54_refs(const struct tamm_task_f_54_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[14]";
+    return n;
 }
 
 static void tamm_task_f_54(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -406,20 +455,23 @@ static void tamm_task_f_54(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 55 "review_cases.c"
     { double *a = tamm_b0_; maybe(a); }
     }
-#line 410 "review_cases.tamm.c"
+#line 459 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 413 "review_cases.tamm.c"
+#line 462 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_56: review_cases.c:56, in f() ---- */
 struct tamm_task_f_56_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[15] */
 };
 
-static int tamm_task_f_56_refs(const struct tamm_task_f_56_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_56_refs(const struct tamm_task_f_56_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[15]";
+    return n;
 }
 
 static void tamm_task_f_56(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -430,10 +482,10 @@ static void tamm_task_f_56(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 57 "review_cases.c"
     { double *a = tamm_b0_; first(a)[0] = 1.0; }
     }
-#line 434 "review_cases.tamm.c"
+#line 486 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 437 "review_cases.tamm.c"
+#line 489 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_58: review_cases.c:58, in f() ---- */
 struct tamm_task_f_58_args {
@@ -441,11 +493,15 @@ struct tamm_task_f_58_args {
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* B[16] */
 };
 
-static int tamm_task_f_58_refs(const struct tamm_task_f_58_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_58_refs(const struct tamm_task_f_58_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    tamm_cc_ref(&r[1], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
-    return 2;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[16]";
+    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
+    s[n++] = "B[16]";
+    return n;
 }
 
 static void tamm_task_f_58(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -457,11 +513,11 @@ static void tamm_task_f_58(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 59 "review_cases.c"
     { double *a = tamm_b0_; double *b = tamm_b1_; memset(b ?: a, 0, 64); }
     }
-#line 461 "review_cases.tamm.c"
+#line 517 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 465 "review_cases.tamm.c"
+#line 521 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_60: review_cases.c:60, in f() ---- */
 struct tamm_task_f_60_args {
@@ -469,10 +525,13 @@ struct tamm_task_f_60_args {
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* A[17] */
 };
 
-static int tamm_task_f_60_refs(const struct tamm_task_f_60_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_60_refs(const struct tamm_task_f_60_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
+    s[n++] = "A[17]";
+    return n;
 }
 
 static void tamm_task_f_60(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -485,20 +544,23 @@ static void tamm_task_f_60(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 61 "review_cases.c"
     { double *a = tamm_b0_; fill_c(a, n + 256); }
     }
-#line 489 "review_cases.tamm.c"
+#line 548 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 492 "review_cases.tamm.c"
+#line 551 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_62: review_cases.c:62, in f() ---- */
 struct tamm_task_f_62_args {
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* A[18] */
 };
 
-static int tamm_task_f_62_refs(const struct tamm_task_f_62_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_62_refs(const struct tamm_task_f_62_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
+    s[n++] = "A[18]";
+    return n;
 }
 
 static void tamm_task_f_62(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -509,10 +571,10 @@ static void tamm_task_f_62(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 63 "review_cases.c"
     { double *a = tamm_b0_; fill_k(a); }
     }
-#line 513 "review_cases.tamm.c"
+#line 575 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 516 "review_cases.tamm.c"
+#line 578 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_64: review_cases.c:64, in f() ---- */
 struct tamm_task_f_64_args {
@@ -520,10 +582,13 @@ struct tamm_task_f_64_args {
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* A[19] */
 };
 
-static int tamm_task_f_64_refs(const struct tamm_task_f_64_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_64_refs(const struct tamm_task_f_64_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
+    s[n++] = "A[19]";
+    return n;
 }
 
 extern void tamm_task_f_64_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -538,20 +603,23 @@ static void tamm_task_f_64(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 65 "review_cases.c"
     { double *a = tamm_b0_; for (int i = 0; i < n; i++) a[i] = 0; }
     }
-#line 542 "review_cases.tamm.c"
+#line 607 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 545 "review_cases.tamm.c"
+#line 610 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_66: review_cases.c:66, in f() ---- */
 struct tamm_task_f_66_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[20] */
 };
 
-static int tamm_task_f_66_refs(const struct tamm_task_f_66_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_f_66_refs(const struct tamm_task_f_66_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
+    s[n++] = "A[20]";
+    return n;
 }
 
 extern void tamm_task_f_66_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -569,7 +637,7 @@ static void tamm_task_f_66(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #define N 2
               a[i * N + j] = 0; }
     }
-#line 573 "review_cases.tamm.c"
+#line 641 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
 #pragma pop_macro("N")
@@ -583,8 +651,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (0);  /* readwrite A[0] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_26, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_26_refs(&tamm_a_, tamm_r_),
-                          "f:26", 0, -1, "review_cases.c", 26 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_26, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_26_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:26", 0, -1, "review_cases.c", 26, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 27 "review_cases.c"
@@ -596,8 +665,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (1);  /* readwrite A[1] */
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (1);  /* readwrite B[1] */
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_task_f_28, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_28_refs(&tamm_a_, tamm_r_),
-                          "f:28", 0, -1, "review_cases.c", 28 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_task_f_28, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_28_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:28", 0, -1, "review_cases.c", 28, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 29 "review_cases.c"
@@ -608,8 +678,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (2);  /* readwrite A[2] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_30, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_30_refs(&tamm_a_, tamm_r_),
-                          "f:30", 0, -1, "review_cases.c", 30 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_30, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_30_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:30", 0, -1, "review_cases.c", 30, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 31 "review_cases.c"
@@ -620,8 +691,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (3);  /* readwrite A[3] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_32, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_32_refs(&tamm_a_, tamm_r_),
-                          "f:32", 0, -1, "review_cases.c", 32 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_32, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_32_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:32", 0, -1, "review_cases.c", 32, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 33 "review_cases.c"
@@ -632,8 +704,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (4);  /* readwrite A[4] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_34, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_34_refs(&tamm_a_, tamm_r_),
-                          "f:34", 0, -1, "review_cases.c", 34 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_34, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_34_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:34", 0, -1, "review_cases.c", 34, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 35 "review_cases.c"
@@ -644,8 +717,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (5);  /* readwrite A[5] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_36, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_36_refs(&tamm_a_, tamm_r_),
-                          "f:36", 0, -1, "review_cases.c", 36 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_36, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_36_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:36", 0, -1, "review_cases.c", 36, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 37 "review_cases.c"
@@ -657,8 +731,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (6);  /* readwrite A[6] */
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (6);  /* readwrite B[6] */
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_task_f_38, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_38_refs(&tamm_a_, tamm_r_),
-                          "f:38", 0, -1, "review_cases.c", 38 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_task_f_38, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_38_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:38", 0, -1, "review_cases.c", 38, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 39 "review_cases.c"
@@ -669,8 +744,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (7);  /* readwrite A[7] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_40, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_40_refs(&tamm_a_, tamm_r_),
-                          "f:40", 0, -1, "review_cases.c", 40 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_40, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_40_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:40", 0, -1, "review_cases.c", 40, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 41 "review_cases.c"
@@ -681,8 +757,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (8);  /* readwrite A[8] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_42, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_42_refs(&tamm_a_, tamm_r_),
-                          "f:42", 0, -1, "review_cases.c", 42 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_42, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_42_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:42", 0, -1, "review_cases.c", 42, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 43 "review_cases.c"
@@ -693,8 +770,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (9);  /* readwrite A[9] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_44, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_44_refs(&tamm_a_, tamm_r_),
-                          "f:44", 0, -1, "review_cases.c", 44 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_44, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_44_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:44", 0, -1, "review_cases.c", 44, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 45 "review_cases.c"
@@ -705,8 +783,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (10);  /* readwrite A[10] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_46, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_46_refs(&tamm_a_, tamm_r_),
-                          "f:46", 0, -1, "review_cases.c", 46 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_46, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_46_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:46", 0, -1, "review_cases.c", 46, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 47 "review_cases.c"
@@ -718,8 +797,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (11);  /* readwrite A[11] */
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (11);  /* readwrite B[11] */
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_task_f_48, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_48_refs(&tamm_a_, tamm_r_),
-                          "f:48", 0, -1, "review_cases.c", 48 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_task_f_48, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_48_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:48", 0, -1, "review_cases.c", 48, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 49 "review_cases.c"
@@ -730,8 +810,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (12);  /* readwrite A[12] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_50, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_50_refs(&tamm_a_, tamm_r_),
-                          "f:50", 0, -1, "review_cases.c", 50 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_50, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_50_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:50", 0, -1, "review_cases.c", 50, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 51 "review_cases.c"
@@ -744,8 +825,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (13);  /* readwrite A[13] */
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (13);  /* readwrite B[13] */
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_task_f_52, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_52_refs(&tamm_a_, tamm_r_),
-                          "f:52", 0, -1, "review_cases.c", 52 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_task_f_52, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_52_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:52", 0, -1, "review_cases.c", 52, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 53 "review_cases.c"
@@ -756,8 +838,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (14);  /* readwrite A[14] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_54, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_54_refs(&tamm_a_, tamm_r_),
-                          "f:54", 0, -1, "review_cases.c", 54 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_54, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_54_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:54", 0, -1, "review_cases.c", 54, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 55 "review_cases.c"
@@ -768,8 +851,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (15);  /* readwrite A[15] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_56, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_56_refs(&tamm_a_, tamm_r_),
-                          "f:56", 0, -1, "review_cases.c", 56 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_56, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_56_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:56", 0, -1, "review_cases.c", 56, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 57 "review_cases.c"
@@ -781,8 +865,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (16);  /* readwrite A[16] */
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (16);  /* readwrite B[16] */
     tamm_ref tamm_r_[2];
-    tamm_task tamm_t_ = { tamm_task_f_58, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_58_refs(&tamm_a_, tamm_r_),
-                          "f:58", 0, -1, "review_cases.c", 58 };
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_task_f_58, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_58_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:58", 0, -1, "review_cases.c", 58, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 59 "review_cases.c"
@@ -795,8 +880,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (17);  /* write A[17] */
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(((unsigned char)(n + 256)))*8);
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_60, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_60_refs(&tamm_a_, tamm_r_),
-                          "f:60", 0, -1, "review_cases.c", 60 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_60, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_60_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:60", 0, -1, "review_cases.c", 60, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 61 "review_cases.c"
@@ -808,8 +894,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (18);  /* write A[18] */
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(1)*8);
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_62, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_62_refs(&tamm_a_, tamm_r_),
-                          "f:62", 0, -1, "review_cases.c", 62 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_62, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_62_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:62", 0, -1, "review_cases.c", 62, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 63 "review_cases.c"
@@ -822,8 +909,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (19);  /* write A[19] */
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(n)*8);
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_64, tamm_task_f_64_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_64_refs(&tamm_a_, tamm_r_),
-                          "f:64", 0, -1, "review_cases.c", 64 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_64, tamm_task_f_64_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_64_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:64", 0, -1, "review_cases.c", 64, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 65 "review_cases.c"
@@ -834,8 +922,9 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (20);  /* readwrite A[20] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_f_66, tamm_task_f_66_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_66_refs(&tamm_a_, tamm_r_),
-                          "f:66", 0, -1, "review_cases.c", 66 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_f_66, tamm_task_f_66_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_66_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "f:66", 0, -1, "review_cases.c", 66, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 70 "review_cases.c"

@@ -16,10 +16,13 @@ struct tamm_task_main_12_args {
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* T[i][0] */
 };
 
-static int tamm_task_main_12_refs(const struct tamm_task_main_12_args *a, tamm_ref *r)
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_12_refs(const struct tamm_task_main_12_args *a, tamm_ref *r, const char **s)
 {
-    tamm_cc_ref(&r[0], a->tamm_T0, 2, a->tamm_i0, TAMM_ACCUM);
-    return 1;
+    int n = 0;
+    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_ACCUM);
+    s[n++] = "T[i][0]";
+    return n;
 }
 
 static void tamm_task_main_12(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -33,7 +36,7 @@ static void tamm_task_main_12(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 t[0] += 1;
             }
     }
-#line 37 "toplevel.tamm.c"
+#line 40 "toplevel.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
 
@@ -53,8 +56,9 @@ int main(int argc, char **argv)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (T); tamm_a_.tamm_i0[0] = (i); tamm_a_.tamm_i0[1] = (0);  /* accum T[i][0] */
     tamm_ref tamm_r_[1];
-    tamm_task tamm_t_ = { tamm_task_main_12, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_12_refs(&tamm_a_, tamm_r_),
-                          "main:12", 0, -1, "toplevel.c", 12 };
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_main_12, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_12_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "main:12", 0, -1, "toplevel.c", 12, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 16 "toplevel.c"

@@ -13,6 +13,18 @@
 #include <tamm.h>
 #include <string.h>
 
+/* The generated file includes this header after the user's code: a user macro
+ * named like a field of tamm_ref must not rewrite the fields used here (the
+ * parameters and locals below use reserved names for the same reason). */
+#pragma push_macro("tensor")
+#pragma push_macro("nidx")
+#pragma push_macro("idx")
+#pragma push_macro("mode")
+#undef tensor
+#undef nidx
+#undef idx
+#undef mode
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -25,7 +37,7 @@ enum { TAMM_CC_READ = 1, TAMM_CC_WRITE = 2, TAMM_CC_RW = 3, TAMM_CC_ACC = 4,
  *  expression that is equal at run time, or fetched by tamm_block) is served
  *  by the same buffer, widened to readwrite when the modes differ; each call
  *  is matched by one release, and the last one commits.  (In libtammrt.) */
-void *tamm_cc_acquire(tamm_ctx *ctx, tamm_tensor *T, const long *idx, unsigned how);
+void *tamm_cc_acquire(tamm_ctx *tamm__ctx, tamm_tensor *tamm__T, const long *tamm__idx, unsigned tamm__how);
 
 /** `#pragma tamm taskwait` outside a task body, in a function that a task may
  *  call (a task function).  At top level it is tamm_wait_all().  Inside a
@@ -37,31 +49,31 @@ void *tamm_cc_acquire(tamm_ctx *ctx, tamm_tensor *T, const long *idx, unsigned h
 int tamm_cc_taskwait(void);
 
 /** The buffer of block idx of T in mode `how` (a TAMM_CC_* value). */
-static inline void *tamm_cc_get(tamm_ctx *ctx, tamm_tensor *T, const long *idx, unsigned how)
+static inline void *tamm_cc_get(tamm_ctx *tamm__ctx, tamm_tensor *tamm__T, const long *tamm__idx, unsigned tamm__how)
 {
-    switch (how) {
+    switch (tamm__how) {
     case TAMM_CC_READ: case TAMM_CC_WRITE: case TAMM_CC_RW: case TAMM_CC_ACC:
-        return tamm_cc_acquire(ctx, T, idx, how);
-    case TAMM_CC_CACC: return tamm_get_buf_accum(ctx, T, idx);
-    case TAMM_CC_CWRITE: return tamm_get_buf_cwrite(ctx, T, idx);
-    case TAMM_CC_CRW: return tamm_get_buf_creadwrite(ctx, T, idx);
-    default: return tamm_get_buf_readwrite(ctx, T, idx);
+        return tamm_cc_acquire(tamm__ctx, tamm__T, tamm__idx, tamm__how);
+    case TAMM_CC_CACC: return tamm_get_buf_accum(tamm__ctx, tamm__T, tamm__idx);
+    case TAMM_CC_CWRITE: return tamm_get_buf_cwrite(tamm__ctx, tamm__T, tamm__idx);
+    case TAMM_CC_CRW: return tamm_get_buf_creadwrite(tamm__ctx, tamm__T, tamm__idx);
+    default: return tamm_get_buf_readwrite(tamm__ctx, tamm__T, tamm__idx);
     }
 }
 
 /** End the use of *buf (if any) the way its mode commits, and forget it.
  *  Cancellable buffers the body cancelled (tamm_cancel) are left alone. */
-static inline void tamm_cc_release(tamm_ctx *ctx, void **buf, unsigned how)
+static inline void tamm_cc_release(tamm_ctx *tamm__ctx, void **tamm__buf, unsigned tamm__how)
 {
-    void *b = *buf;
-    *buf = NULL;
-    if (!b) return;
-    switch (how) {
-    case TAMM_CC_READ: (void)tamm_release_cancel(ctx, b); break;
-    case TAMM_CC_ACC: (void)tamm_release_add(ctx, b); break;
-    case TAMM_CC_CWRITE: case TAMM_CC_CRW: if (tamm_buf_held(ctx, b)) (void)tamm_release_put(ctx, b); break;
-    case TAMM_CC_CACC: if (tamm_buf_held(ctx, b)) (void)tamm_release_add(ctx, b); break;
-    default: (void)tamm_release_put(ctx, b); break;
+    void *tamm__b = *tamm__buf;
+    *tamm__buf = NULL;
+    if (!tamm__b) return;
+    switch (tamm__how) {
+    case TAMM_CC_READ: (void)tamm_release_cancel(tamm__ctx, tamm__b); break;
+    case TAMM_CC_ACC: (void)tamm_release_add(tamm__ctx, tamm__b); break;
+    case TAMM_CC_CWRITE: case TAMM_CC_CRW: if (tamm_buf_held(tamm__ctx, tamm__b)) (void)tamm_release_put(tamm__ctx, tamm__b); break;
+    case TAMM_CC_CACC: if (tamm_buf_held(tamm__ctx, tamm__b)) (void)tamm_release_add(tamm__ctx, tamm__b); break;
+    default: (void)tamm_release_put(tamm__ctx, tamm__b); break;
     }
 }
 
@@ -69,7 +81,7 @@ static inline void tamm_cc_release(tamm_ctx *ctx, void **buf, unsigned how)
  *  is fetched synchronously (not requested at submission): `src` is the
  *  block's source text ("A[I-1][J]"), named by the error if the index is
  *  outside the tensor.  (In libtammrt.) */
-void *tamm_cc_block_at(tamm_tensor *T, const long *idx, int n, const char *src);
+void *tamm_cc_block_at(tamm_tensor *tamm__T, const long *tamm__idx, int tamm__n, const char *tamm__src);
 #define tamm_cc_block(src, T, ...) tamm_cc_block_at((T), TAMM__IDX(__VA_ARGS__), TAMM__NIDX(__VA_ARGS__), (src))
 
 /** A block buffer fetched on first use (tasks that submit children). */
@@ -79,21 +91,21 @@ void *tamm_cc_block_at(tamm_tensor *T, const long *idx, int n, const char *src);
  *  TAMM_ALL when that leaves no block.  A parent's permission for children
  *  indexed by a loop `for (j = lo; j < hi; j++)` (children outside the
  *  dimension fail on their own indices; an empty loop submits none). */
-static inline long tamm_cc_range(tamm_tensor *T, int d, long lo, long hi)
+static inline long tamm_cc_range(tamm_tensor *tamm__T, int tamm__d, long tamm__lo, long tamm__hi)
 {
-    long nb = tamm_tensor_nblocks(T, d);
-    if (lo < 0) lo = 0;
-    if (hi > nb) hi = nb;
-    return lo < hi && hi <= TAMM_RANGE_MAX ? TAMM_RANGE(lo, hi) : TAMM_ALL;
+    long tamm__nb = tamm_tensor_nblocks(tamm__T, tamm__d);
+    if (tamm__lo < 0) tamm__lo = 0;
+    if (tamm__hi > tamm__nb) tamm__hi = tamm__nb;
+    return tamm__lo < tamm__hi && tamm__hi <= TAMM_RANGE_MAX ? TAMM_RANGE(tamm__lo, tamm__hi) : TAMM_ALL;
 }
 
 /** Fill a ref (n == 0: the whole tensor; an index TAMM_ALL: a slice, TAMM_RANGE(lo, hi): a range). */
-static inline void tamm_cc_ref(tamm_ref *r, tamm_tensor *T, int n, const long *idx, unsigned mode)
+static inline void tamm_cc_ref(tamm_ref *tamm__r, tamm_tensor *tamm__T, int tamm__n, const long *tamm__idx, unsigned tamm__mode)
 {
-    r->tensor = T;
-    r->nidx = n;
-    for (int d = 0; d < n; d++) r->idx[d] = idx[d];
-    r->mode = mode;
+    tamm__r->tensor = tamm__T;
+    tamm__r->nidx = tamm__n;
+    for (int tamm__d = 0; tamm__d < tamm__n; tamm__d++) tamm__r->idx[tamm__d] = tamm__idx[tamm__d];
+    tamm__r->mode = tamm__mode;
 }
 
 /** The number of iterations of `for (i = 0; i < n; i++)`, as tammcc's write
@@ -103,13 +115,18 @@ static inline void tamm_cc_ref(tamm_ref *r, tamm_tensor *T, int n, const long *i
 
 /** The mode of a write access whose coverage tammcc proved as `bytes`:
  *  write if that covers the block, else readwrite. */
-static inline unsigned tamm_cc_write_mode(tamm_tensor *T, const long *idx, size_t bytes)
+static inline unsigned tamm_cc_write_mode(tamm_tensor *tamm__T, const long *tamm__idx, size_t tamm__bytes)
 {
-    return bytes >= tamm_block_bytes(T, idx) ? TAMM_CC_WRITE : TAMM_CC_RW;
+    return tamm__bytes >= tamm_block_bytes(tamm__T, tamm__idx) ? TAMM_CC_WRITE : TAMM_CC_RW;
 }
 
 #ifdef __cplusplus
 }
 #endif
+
+#pragma pop_macro("mode")
+#pragma pop_macro("idx")
+#pragma pop_macro("nidx")
+#pragma pop_macro("tensor")
 
 #endif

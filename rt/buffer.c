@@ -209,7 +209,9 @@ static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const lon
         return scratch(ctx, NULL, -1);
     }
     long lin = tamm__block_lin(T, idx, nidx);
-    if (lin < 0 && nidx == T->ndim) { /* in the user's terms: the tensor's ranges, and the source text if known */
+    int plain = nidx == T->ndim; /* block numbers only (no slice or range encoding) */
+    for (int d = 0; d < nidx && plain; d++) plain = idx[d] > -(1L << 60);
+    if (lin < 0 && plain) { /* in the user's terms: the tensor's ranges, and the source text if known */
         char what[64];
         snprintf(what, sizeof what, "%s: ", req == TAMM_REQ_IMPLICIT ? "tamm_block" : req_name[req]);
         tamm__range_error(t, use_src ? "" : what, T, idx, nidx, 0, use_src);

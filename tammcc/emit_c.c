@@ -323,14 +323,14 @@ static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t, macro_replay *mr)
     cc_puts(o, "};\n\n");
     /* refs */
     cc_printf(o, "/* the task's refs (guarded ones only if their guard held at submission), and their source texts */\n"
-                 "static int %s_refs(const struct %s_args *a, tamm_ref *r, const char **s)\n{\n", t->name, t->name);
-    if (!t->nacc) cc_puts(o, "    (void)a;\n    (void)r;\n    (void)s;\n");
-    else cc_puts(o, "    int n = 0;\n");
+                 "static int %s_refs(const struct %s_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)\n{\n", t->name, t->name);
+    if (!t->nacc) cc_puts(o, "    (void)tamm_p_;\n    (void)tamm_r_;\n    (void)tamm_s_;\n");
+    else cc_puts(o, "    int tamm_n_ = 0;\n");
     for (int i = 0; i < t->nacc; i++) {
         cc_access *ac = &t->acc[i];
         char *how = NULL;
         if ((ac->mode & 7u) == CC_WRITE && ac->cov && !ac->explicit_mode) {
-            if (asprintf(&how, "a->tamm_m%d", i) < 0) how = NULL;
+            if (asprintf(&how, "tamm_p_->tamm_m%d", i) < 0) how = NULL;
         } else {
             unsigned m = ac->mode & 7u;
             const char *mm = m == CC_READ ? "TAMM_READ" : m == CC_WRITE ? "TAMM_WRITE" : m == CC_ACCUM ? "TAMM_ACCUM" : "TAMM_READWRITE";
@@ -339,16 +339,16 @@ static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t, macro_replay *mr)
                 how = NULL;
         }
         const char *in = ac->guard ? "    " : "";
-        if (ac->guard) cc_printf(o, "    if (a->tamm_g%d) {\n", i);
-        if (ac->nidx) cc_printf(o, "%s    tamm_cc_ref(&r[n], a->tamm_T%d, %d, a->tamm_i%d, %s);\n", in, i, ac->nidx, i, how);
-        else cc_printf(o, "%s    tamm_cc_ref(&r[n], a->tamm_T%d, 0, NULL, %s);\n", in, i, how);
-        cc_printf(o, "%s    s[n++] = ", in);
+        if (ac->guard) cc_printf(o, "    if (tamm_p_->tamm_g%d) {\n", i);
+        if (ac->nidx) cc_printf(o, "%s    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T%d, %d, tamm_p_->tamm_i%d, %s);\n", in, i, ac->nidx, i, how);
+        else cc_printf(o, "%s    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T%d, 0, NULL, %s);\n", in, i, how);
+        cc_printf(o, "%s    tamm_s_[tamm_n_++] = ", in);
         c_string(o, ac->key);
         cc_puts(o, ";\n");
         if (ac->guard) cc_puts(o, "    }\n");
         free(how);
     }
-    cc_printf(o, "    return %s;\n}\n\n", t->nacc ? "n" : "0");
+    cc_printf(o, "    return %s;\n}\n\n", t->nacc ? "tamm_n_" : "0");
     if (t->has_cuda) cc_printf(o, "extern void %s_cuda(tamm_ctx *, void *) __attribute__((weak));\n\n", t->name);
     /* the CPU variant */
     cc_printf(o, "static void %s(tamm_ctx *tamm_ctx_, void *tamm_args_)\n{\n", t->name);

@@ -324,6 +324,26 @@ static void add_wide_permission(cc_task *t, const cc_access *like, unsigned m, c
     w->why = strdup(why);
 }
 
+/* The access of t on tensor text `tensor` whose indices are idx where idx is a
+ * text and a loop's range (loop_range) where idx is NULL (':'), or -1. */
+static int find_loop_ranged(const cc_task *t, const char *tensor, char **idx, int nidx)
+{
+    char *tk = cc_collapse(tensor);
+    int found = -1;
+    for (int j = 0; j < t->nacc && found < 0; j++) {
+        const cc_access *pa = &t->acc[j];
+        if (pa->nidx != nidx || !pa->loop_range || strcmp(pa->tensor, tk)) continue;
+        int ok = 1;
+        for (int d = 0; d < nidx && ok; d++) {
+            if (!idx[d]) ok = (pa->loop_range >> d & 1u) || !pa->idx[d];
+            else ok = pa->idx[d] && !(pa->loop_range >> d & 1u) && !strcmp(pa->idx[d], idx[d]);
+        }
+        if (ok) found = j;
+    }
+    free(tk);
+    return found;
+}
+
 int cc_guard_finish(cc_infer *in, cc_ast *a, cc_task *t)
 {
     /* accesses named by the task's clauses are requested as written */
@@ -356,9 +376,11 @@ int cc_guard_finish(cc_infer *in, cc_ast *a, cc_task *t)
             for (int d = 0; d < ca->nidx; d++)
                 idx[d] = ca->idx[d] && !cc_varies_in(in, t, ca->idx[d]) ? strdup(ca->idx[d]) : NULL;
             char *key = key_of(ca->tensor, idx, ca->nidx);
-            for (int d = 0; d < ca->nidx; d++) free(idx[d]);
             int j = find_key(t, key);
             free(key);
+            if (j < 0) /* the parent's access may give a varying index as a loop's range (cc_infer_finish) */
+                j = find_loop_ranged(t, ca->tensor, idx, ca->nidx);
+            for (int d = 0; d < ca->nidx; d++) free(idx[d]);
             if (j < 0 || j >= n0 || clause[j]) continue;
             cc_access *pa = &t->acc[j];
             int all_wide = 1; /* every index ':': in range whatever the guards */

@@ -1637,7 +1637,16 @@ static int body_visit(cc_node *n, void *arg)
     int ai = add_access(t, args[0], idx, nargs - 1, n->b);
     cc_access *a = &t->acc[ai];
     a->own = 1;
-    int dyn = cc_varies_in(in, t, args[0]);
+    if (cc_varies_in(in, t, args[0])) {
+        /* the permission would name the variable's value at submission, the body another tensor */
+        cc_diag(in->src, n->b, CC_ERROR, "the tensor expression '%s' names a variable declared or assigned inside the "
+                                        "task, so its blocks cannot be requested at submission; name the tensor "
+                                        "through a variable of the enclosing function", args[0]);
+        for (int i = 0; i < nargs; i++) free(args[i]);
+        for (int i = 1; i < nargs; i++) free(idx[i - 1]);
+        return 1;
+    }
+    int dyn = 0;
     for (int i = 1; i < nargs && !dyn; i++) dyn = cc_varies_in(in, t, args[i]);
     if (dyn) {
         a->fetched = 0;
@@ -1703,6 +1712,17 @@ int cc_infer_body(cc_infer *in, cc_task *t)
     for (int i = 0; i < t->nacc; i++) {
         cc_access *a = &t->acc[i];
         a->mode = mode_of(a);
+        if (a->mode == CC_WRITE && t->nwait) {
+            /* each continuation gets the block again in the task's mode: a proof that the body stores
+             * every element covers one segment of it, not the next one's */
+            char *w = cc_fmt("%s; but the task has a taskwait, and a continuation gets the block again: so readwrite",
+                             a->why ? a->why : "stored to");
+            free(a->why);
+            a->why = w;
+            a->mode = CC_RW;
+            free(a->cov);
+            a->cov = NULL;
+        }
         if (a->seen & CC_SEEN_STORE && !(a->seen & ~(unsigned)CC_SEEN_STORE) && !a->cov) {
             char *w = cc_fmt("%s; not every element is provably stored: %s; so readwrite", a->why ? a->why : "stored to",
                              a->nocov ? a->nocov : "no canonical loop nest over the block");

@@ -23,6 +23,7 @@ typedef struct fninfo {
     int submits;          /* submits tasks or waits for them (a taskwait), itself or through calls */
     need *nd; int nnd;
     cc_node **calls; int ncalls; /* calls outside the function's tasks */
+    cc_node **blocks; int nblocks; /* tamm_block_at calls outside the function's tasks */
 } fninfo;
 
 typedef struct tf_state {
@@ -193,7 +194,7 @@ static int needs_equal(const need *a, int na, const need *b, int nb)
 }
 
 /* "file:line" of a task */
-static char *task_origin(cc_unit *u, const cc_task *t) { return cc_fmt("%s:%u", u->src.name, t->line); }
+static char *task_origin(cc_unit *u, const cc_task *t) { return cc_fmt("the task at %s:%u", u->src.name, t->line); }
 
 /* A need of the callee, as the caller (function f) names it at call c. */
 static char *subst(tf_state *st, const need *n, cc_node *c, cc_node *f)
@@ -228,6 +229,24 @@ static void compute_needs(tf_state *st, fninfo *f, need **v, int *n)
         }
         free(origin);
     }
+    for (int b = 0; b < f->nblocks; b++) { /* tamm_block outside tasks: inside a caller's task, an implicit fetch */
+        cc_node *call = f->blocks[b];
+        cc_node *tn = call->nkid >= 2 ? cc_down_wrappers(call->kid[1]) : NULL; /* tamm_block's (T) */
+        if (!tn || !tn->in_main) {
+            char *origin = cc_fmt("the tamm_block at %s:%u", st->u->src.name, cc_line_of(&st->u->src, call->b));
+            need_add(v, n, NULL, CC_RW, origin);
+            free(origin);
+            continue;
+        }
+        char *text = cc_src_text(&st->u->ast, tn->b, tn->e);
+        int r = resolve(st, f->root, text);
+        char *name = r >= 0 ? cc_fmt("#%d", r) : r == NAME_GLOBAL ? identifier(text) : NULL;
+        char *origin = cc_fmt("the tamm_block at %s:%u", st->u->src.name, cc_line_of(&st->u->src, call->b));
+        need_add(v, n, name, CC_RW, origin);
+        free(origin);
+        free(name);
+        free(text);
+    }
     for (int c = 0; c < f->ncalls; c++) {
         fninfo *g = fn_by_cursor(st, cc_referenced(f->calls[c]));
         if (!g) continue;
@@ -240,7 +259,13 @@ static void compute_needs(tf_state *st, fninfo *f, need **v, int *n)
 }
 
 /* ---------------------------------------------------------------- calls */
-typedef struct { tf_state *st; cc_node ***v; int *n; cc_node *skip_fn; cc_task *task; } call_find;
+typedef struct {
+    tf_state *st;
+    cc_node ***v; int *n;      /* calls of known functions */
+    cc_node *skip_fn;          /* walking this function's body: its tasks are skipped */
+    cc_task *task;             /* walking this task's body: its nested tasks are skipped */
+    cc_node ***bv; int *bn;    /* tamm_block_at calls (function bodies only) */
+} call_find;
 
 static int is_task_stmt(cc_unit *u, cc_node *n, cc_node *fn, cc_task *except)
 {
@@ -256,6 +281,16 @@ static int find_calls(cc_node *n, void *arg)
     call_find *cf = arg;
     if (cf->skip_fn && is_task_stmt(cf->st->u, n, cf->skip_fn, NULL)) return 0; /* a task: its own business */
     if (cf->task && n != cf->task->stmt && is_task_stmt(cf->st->u, n, NULL, cf->task)) return 0; /* a nested task */
+    if (cf->skip_fn && n->kind == CXCursor_CallExpr && n->in_main) {
+        char *callee = cc_spelling(cc_referenced(n));
+        int is_block = !strcmp(callee, "tamm_block_at");
+        free(callee);
+        if (is_block) {
+            *cf->bv = realloc(*cf->bv, (size_t)(*cf->bn + 1) * sizeof **cf->bv);
+            (*cf->bv)[(*cf->bn)++] = n;
+            return 1;
+        }
+    }
     if (n->kind == CXCursor_CallExpr && n->in_main && fn_by_cursor(cf->st, cc_referenced(n))) {
         *cf->v = realloc(*cf->v, (size_t)(*cf->n + 1) * sizeof **cf->v);
         (*cf->v)[(*cf->n)++] = n;
@@ -285,13 +320,13 @@ static int apply_call(tf_state *st, cc_task *t, cc_node *c, fninfo *g, int repor
         if (!tensor) {
             if (report && !clauses)
                 cc_diag(&st->u->src, c->b, CC_ERROR,
-                        "the call of %s submits tasks (the task at %s) on a tensor that cannot be named here, so "
+                        "the call of %s reaches %s, on a tensor that cannot be named here, so "
                         "the permissions of the task at line %u cannot be inferred; give it a permission(...) "
                         "clause naming the tensors",
                         callee, n->origin, t->line);
             continue;
         }
-        char *why = cc_fmt("the call of %s at line %u submits tasks that need %s (the task at %s)", callee,
+        char *why = cc_fmt("the call of %s at line %u needs %s (%s)", callee,
                            cc_line_of(&st->u->src, c->b), cc_mode_name(n->mode), n->origin);
         for (cc_task *p = t; p; p = p->parent) {
             if (cc_varies_in(st->in, p, tensor)) {
@@ -318,12 +353,12 @@ int cc_taskfn_infer(cc_unit *u, cc_infer *in)
     for (int i = 0; i < u->nfns; i++) add_fn(&st, u->fns[i], 0);
     clang_visitChildren(clang_getTranslationUnitCursor(u->ast.tu), top_visit, &st);
     for (int i = 0; i < st.nf; i++) {
-        call_find cf = { &st, &st.f[i].calls, &st.f[i].ncalls, st.f[i].root, NULL };
+        call_find cf = { &st, &st.f[i].calls, &st.f[i].ncalls, st.f[i].root, NULL, &st.f[i].blocks, &st.f[i].nblocks };
         cc_walk(st.f[i].root, find_calls, &cf);
     }
     for (int i = 0; i < u->ntasks; i++) {
         cc_task *t = u->tasks[i];
-        call_find cf = { &st, &t->tfcall, &t->ntfcall, NULL, t };
+        call_find cf = { &st, &t->tfcall, &t->ntfcall, NULL, t, NULL, NULL };
         cc_walk(t->stmt, find_calls, &cf);
         fninfo *f = fn_by_cursor(&st, t->fn->c);
         if (f) f->submits = 1;
@@ -372,6 +407,7 @@ int cc_taskfn_infer(cc_unit *u, cc_infer *in)
     for (int i = 0; i < st.nf; i++) {
         needs_free(st.f[i].nd, st.f[i].nnd);
         free(st.f[i].calls);
+        free(st.f[i].blocks);
         free(st.f[i].usr);
         if (st.f[i].owned) cc_tree_free(st.f[i].root);
     }

@@ -42,7 +42,7 @@ static const struct { const char *label; unsigned perm; int code; int any_code; 
                           "tamm: error: task 'nested_child' (misuse.c:98): ref 0: block ErrT[7] is outside the tensor "
                           "'ErrT' (blocks 0..1) [block index out of range]" },
     [T_BLOCK_RANGE]  = { "block_out_of_range", TAMM_READ, TAMM_ERANGE, 1,
-                         "tamm: error: task 'block_out_of_range' (misuse.c:514): tamm_block: block ErrT[-1] is outside "
+                         "tamm: error: task 'block_out_of_range' (misuse.c:515): tamm_block: block ErrT[-1] is outside "
                          "the tensor 'ErrT' (blocks 0..1) [block index out of range]" },
     [T_FENCE_WAIT]   = { "fence_wait_in_task", TAMM_WRITE, TAMM_ESTATE, 0, NULL },
 };
@@ -185,7 +185,7 @@ static const struct { const char *name; int code; int any_code; const char *msg;
                             "tamm: error: task 'top_task' (misuse.c:700): ref 0: block TopT[2][0] is outside the "
                             "tensor 'TopT' (blocks 0..1 x 0..1) [block index out of range]" },
     [X_SUBMIT_RANGE_TEXT] = { "submit: block index out of range, with the ref's source text", TAMM_ERANGE, 0,
-                              "tamm: error: task 'top_task' (misuse.c:722): block T[i+1][j] = T[2][:] is outside the "
+                              "tamm: error: task 'top_task' (misuse.c:724): block T[i+1][j] = T[2][:] is outside the "
                               "tensor 'TopT' (blocks 0..1 x 0..1) [block index out of range]" },
     [X_TEMP_RANGE]      = { "tamm_temp: index out of range", TAMM_ERANGE, 0,
                             "tamm: error: top level: tamm_temp: block TopT[0][-3] is outside the tensor 'TopT' "

@@ -188,8 +188,10 @@ static const vcase vcases[] = {
     { "reversed", 1, 0, 0, { "'BadM'", "range 3:1 of dimension 1", "empty" } },
     { "negative_lo", 0, 0, 0, { "'BadM'", "range -1:2 of dimension 0", "negative" } },
     { "past_end", 1, 0, 0, { "'BadM'", "range 0:9 of dimension 1 is not within 0:8", "beyond" } },
-    { "minus_one", 0, 0, 0, { "'BadM'", "index -1 of dimension 0 is outside 0..3", "negative index" } },
-    { "minus_two_dim1", 1, 0, 0, { "'BadM'", "index -2 of dimension 1 is outside 0..7", "negative index" } },
+    { "minus_one", 0, 0, 0, { "'BadM'", "block BadM[-1][3] is outside the tensor 'BadM' (blocks 0..3 x 0..7)",
+                                "block index out of range" } },
+    { "minus_two_dim1", 1, 0, 0, { "'BadM'", "block BadM[0][-2] is outside the tensor 'BadM' (blocks 0..3 x 0..7)",
+                                   "block index out of range" } },
     { "huge_hi", 1, 0, 0, { "'BadM'", "range 0:536870911 of dimension 1", "TAMM_RANGE_MAX" } },
 };
 enum { NV = (int)(sizeof vcases / sizeof vcases[0]) };

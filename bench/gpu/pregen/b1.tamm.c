@@ -38,14 +38,14 @@ struct tamm_task_main_37_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_37_refs(const struct tamm_task_main_37_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_37_refs(const struct tamm_task_main_37_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    s[n++] = "X[b]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
-    s[n++] = "Y[b]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
+    tamm_s_[tamm_n_++] = "X[b]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
+    tamm_s_[tamm_n_++] = "Y[b]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_37_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -82,14 +82,14 @@ struct tamm_task_main_54_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_54_refs(const struct tamm_task_main_54_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_54_refs(const struct tamm_task_main_54_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
-    s[n++] = "X[b]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
-    s[n++] = "X2[b]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "X[b]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
+    tamm_s_[tamm_n_++] = "X2[b]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_54_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -123,14 +123,14 @@ struct tamm_task_main_60_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_60_refs(const struct tamm_task_main_60_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_60_refs(const struct tamm_task_main_60_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
-    s[n++] = "Y[b]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
-    s[n++] = "Y2[b]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "Y[b]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
+    tamm_s_[tamm_n_++] = "Y2[b]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_60_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -165,16 +165,16 @@ struct tamm_task_main_66_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_66_refs(const struct tamm_task_main_66_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_66_refs(const struct tamm_task_main_66_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
-    s[n++] = "X2[b]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READ);
-    s[n++] = "Y2[b]";
-    tamm_cc_ref(&r[n], a->tamm_T2, 1, a->tamm_i2, TAMM_ACCUM);
-    s[n++] = "Z[0]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "X2[b]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READ);
+    tamm_s_[tamm_n_++] = "Y2[b]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "Z[0]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_66_cuda(tamm_ctx *, void *) __attribute__((weak));

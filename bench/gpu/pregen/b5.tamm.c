@@ -43,12 +43,12 @@ struct tamm_task_main_42_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_42_refs(const struct tamm_task_main_42_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_42_refs(const struct tamm_task_main_42_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    s[n++] = "S[k][b]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
+    tamm_s_[tamm_n_++] = "S[k][b]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_42_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -81,14 +81,14 @@ struct tamm_task_main_55_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_55_refs(const struct tamm_task_main_55_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_55_refs(const struct tamm_task_main_55_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
-    s[n++] = "S[k][b]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
-    s[n++] = "C[k][b]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "S[k][b]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
+    tamm_s_[tamm_n_++] = "C[k][b]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_55_cuda(tamm_ctx *, void *) __attribute__((weak));

@@ -38,12 +38,12 @@ struct tamm_task_main_40_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_40_refs(const struct tamm_task_main_40_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_40_refs(const struct tamm_task_main_40_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, a->tamm_m0);
-    s[n++] = "X[b][0]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
+    tamm_s_[tamm_n_++] = "X[b][0]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_40_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -77,14 +77,14 @@ struct tamm_task_main_52_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_52_refs(const struct tamm_task_main_52_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_52_refs(const struct tamm_task_main_52_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    s[n++] = "R1[b]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
-    s[n++] = "R2[b]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
+    tamm_s_[tamm_n_++] = "R1[b]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
+    tamm_s_[tamm_n_++] = "R2[b]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_52_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -119,16 +119,16 @@ struct tamm_task_main_57_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_57_refs(const struct tamm_task_main_57_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_57_refs(const struct tamm_task_main_57_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-    s[n++] = "X[b][0]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READ);
-    s[n++] = "W1[0]";
-    tamm_cc_ref(&r[n], a->tamm_T2, 1, a->tamm_i2, TAMM_ACCUM);
-    s[n++] = "R1[b]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "X[b][0]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READ);
+    tamm_s_[tamm_n_++] = "W1[0]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "R1[b]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_57_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -168,16 +168,16 @@ struct tamm_task_main_64_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_64_refs(const struct tamm_task_main_64_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_64_refs(const struct tamm_task_main_64_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-    s[n++] = "X[b][0]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READ);
-    s[n++] = "W2[0]";
-    tamm_cc_ref(&r[n], a->tamm_T2, 1, a->tamm_i2, TAMM_ACCUM);
-    s[n++] = "R2[b]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "X[b][0]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READ);
+    tamm_s_[tamm_n_++] = "W2[0]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "R2[b]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_64_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -214,12 +214,12 @@ struct tamm_task_main_71_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_71_refs(const struct tamm_task_main_71_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_71_refs(const struct tamm_task_main_71_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "R1[b]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "R1[b]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_71_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -249,12 +249,12 @@ struct tamm_task_main_76_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_76_refs(const struct tamm_task_main_76_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_76_refs(const struct tamm_task_main_76_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "R2[b]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "R2[b]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_76_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -286,16 +286,16 @@ struct tamm_task_main_81_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_81_refs(const struct tamm_task_main_81_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_81_refs(const struct tamm_task_main_81_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
-    s[n++] = "R1[b]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READ);
-    s[n++] = "R2[b]";
-    tamm_cc_ref(&r[n], a->tamm_T2, 1, a->tamm_i2, a->tamm_m2);
-    s[n++] = "O[b]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "R1[b]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READ);
+    tamm_s_[tamm_n_++] = "R2[b]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, tamm_p_->tamm_m2);
+    tamm_s_[tamm_n_++] = "O[b]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_81_cuda(tamm_ctx *, void *) __attribute__((weak));

@@ -42,12 +42,12 @@ struct tamm_task_main_39_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_39_refs(const struct tamm_task_main_39_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_39_refs(const struct tamm_task_main_39_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, a->tamm_m0);
-    s[n++] = "I[bi][bj]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
+    tamm_s_[tamm_n_++] = "I[bi][bj]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_39_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -83,14 +83,14 @@ struct tamm_task_main_52_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_52_refs(const struct tamm_task_main_52_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_52_refs(const struct tamm_task_main_52_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-    s[n++] = "I[bi][bj]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, a->tamm_m1);
-    s[n++] = "S[bi][bj]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "I[bi][bj]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
+    tamm_s_[tamm_n_++] = "S[bi][bj]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_52_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -129,14 +129,14 @@ struct tamm_task_main_61_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_61_refs(const struct tamm_task_main_61_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_61_refs(const struct tamm_task_main_61_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-    s[n++] = "I[bi][bj]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, a->tamm_m1);
-    s[n++] = "L[bi][bj]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "I[bi][bj]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
+    tamm_s_[tamm_n_++] = "L[bi][bj]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_61_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -178,14 +178,14 @@ struct tamm_task_main_73_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_73_refs(const struct tamm_task_main_73_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_73_refs(const struct tamm_task_main_73_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-    s[n++] = "S[bi][bj]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, a->tamm_m1);
-    s[n++] = "M[bi][bj]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "S[bi][bj]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
+    tamm_s_[tamm_n_++] = "M[bi][bj]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_73_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -227,16 +227,16 @@ struct tamm_task_main_84_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_84_refs(const struct tamm_task_main_84_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_84_refs(const struct tamm_task_main_84_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-    s[n++] = "I[bi][bj]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, TAMM_READ);
-    s[n++] = "L[bi][bj]";
-    tamm_cc_ref(&r[n], a->tamm_T2, 2, a->tamm_i2, a->tamm_m2);
-    s[n++] = "U[bi][bj]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "I[bi][bj]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, TAMM_READ);
+    tamm_s_[tamm_n_++] = "L[bi][bj]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 2, tamm_p_->tamm_i2, tamm_p_->tamm_m2);
+    tamm_s_[tamm_n_++] = "U[bi][bj]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_84_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -277,18 +277,18 @@ struct tamm_task_main_91_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_91_refs(const struct tamm_task_main_91_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_91_refs(const struct tamm_task_main_91_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-    s[n++] = "U[bi][bj]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, TAMM_READ);
-    s[n++] = "S[bi][bj]";
-    tamm_cc_ref(&r[n], a->tamm_T2, 2, a->tamm_i2, TAMM_READ);
-    s[n++] = "M[bi][bj]";
-    tamm_cc_ref(&r[n], a->tamm_T3, 2, a->tamm_i3, a->tamm_m3);
-    s[n++] = "O[bi][bj]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "U[bi][bj]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, TAMM_READ);
+    tamm_s_[tamm_n_++] = "S[bi][bj]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 2, tamm_p_->tamm_i2, TAMM_READ);
+    tamm_s_[tamm_n_++] = "M[bi][bj]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T3, 2, tamm_p_->tamm_i3, tamm_p_->tamm_m3);
+    tamm_s_[tamm_n_++] = "O[bi][bj]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_91_cuda(tamm_ctx *, void *) __attribute__((weak));

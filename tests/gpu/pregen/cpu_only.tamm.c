@@ -26,12 +26,12 @@ struct tamm_task_main_18_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_18_refs(const struct tamm_task_main_18_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_18_refs(const struct tamm_task_main_18_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    s[n++] = "V[b]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
+    tamm_s_[tamm_n_++] = "V[b]";
+    return tamm_n_;
 }
 
 static void tamm_task_main_18(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -58,12 +58,12 @@ struct tamm_task_main_23_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_23_refs(const struct tamm_task_main_23_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_23_refs(const struct tamm_task_main_23_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "V[b]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "V[b]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_23_cuda(tamm_ctx *, void *) __attribute__((weak));

@@ -36,12 +36,12 @@ struct tamm_task_main_25_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_25_refs(const struct tamm_task_main_25_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_25_refs(const struct tamm_task_main_25_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    s[n++] = "A[b]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
+    tamm_s_[tamm_n_++] = "A[b]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_25_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -74,12 +74,12 @@ struct tamm_task_main_35_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_35_refs(const struct tamm_task_main_35_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_35_refs(const struct tamm_task_main_35_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[b]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[b]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_35_cuda(tamm_ctx *, void *) __attribute__((weak));

@@ -31,12 +31,12 @@ struct tamm_task_main_25_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_25_refs(const struct tamm_task_main_25_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_25_refs(const struct tamm_task_main_25_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, a->tamm_m0);
-    s[n++] = "A[bi][bj]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
+    tamm_s_[tamm_n_++] = "A[bi][bj]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_25_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -72,14 +72,14 @@ struct tamm_task_main_37_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_37_refs(const struct tamm_task_main_37_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_37_refs(const struct tamm_task_main_37_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-    s[n++] = "A[bi][bj]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_ACCUM);
-    s[n++] = "R[bi]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "A[bi][bj]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "R[bi]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_37_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -117,14 +117,14 @@ struct tamm_task_main_45_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_45_refs(const struct tamm_task_main_45_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_45_refs(const struct tamm_task_main_45_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-    s[n++] = "A[bi][bj]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_ACCUM);
-    s[n++] = "H[bj]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "A[bi][bj]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "H[bj]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_45_cuda(tamm_ctx *, void *) __attribute__((weak));

@@ -35,12 +35,12 @@ struct tamm_task_main_29_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_29_refs(const struct tamm_task_main_29_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_29_refs(const struct tamm_task_main_29_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[bi][bj]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[bi][bj]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_29_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -74,14 +74,14 @@ struct tamm_task_main_36_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_36_refs(const struct tamm_task_main_36_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_36_refs(const struct tamm_task_main_36_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-    s[n++] = "A[bi][bj]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, a->tamm_m1);
-    s[n++] = "B[bi][bj]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "A[bi][bj]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
+    tamm_s_[tamm_n_++] = "B[bi][bj]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_36_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -119,12 +119,12 @@ struct tamm_task_main_48_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_48_refs(const struct tamm_task_main_48_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_48_refs(const struct tamm_task_main_48_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, a->tamm_m0);
-    s[n++] = "K[bi][bj]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
+    tamm_s_[tamm_n_++] = "K[bi][bj]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_48_cuda(tamm_ctx *, void *) __attribute__((weak));

@@ -36,12 +36,12 @@ struct tamm_task_main_28_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_28_refs(const struct tamm_task_main_28_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_28_refs(const struct tamm_task_main_28_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "X[b]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "X[b]";
+    return tamm_n_;
 }
 
 static void tamm_task_main_28(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -70,12 +70,12 @@ struct tamm_task_main_35_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_35_refs(const struct tamm_task_main_35_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_35_refs(const struct tamm_task_main_35_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "X[b]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "X[b]";
+    return tamm_n_;
 }
 
 static void tamm_task_main_35(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -101,12 +101,12 @@ struct tamm_task_main_41_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_41_refs(const struct tamm_task_main_41_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_41_refs(const struct tamm_task_main_41_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "X[b]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "X[b]";
+    return tamm_n_;
 }
 
 static void tamm_task_main_41(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -128,12 +128,12 @@ struct tamm_task_main_43_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_43_refs(const struct tamm_task_main_43_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_43_refs(const struct tamm_task_main_43_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "X[b]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "X[b]";
+    return tamm_n_;
 }
 
 static void tamm_task_main_43(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -159,12 +159,12 @@ struct tamm_task_main_51_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_51_refs(const struct tamm_task_main_51_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_51_refs(const struct tamm_task_main_51_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM);
-    s[n++] = "X[b]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "X[b]";
+    return tamm_n_;
 }
 
 extern void tamm_task_main_51_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -194,12 +194,12 @@ struct tamm_task_main_49_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_49_refs(const struct tamm_task_main_49_args *a, tamm_ref *r, const char **s)
+static int tamm_task_main_49_refs(const struct tamm_task_main_49_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM | TAMM_PERMISSION_ONLY);
-    s[n++] = "X[b]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM | TAMM_PERMISSION_ONLY);
+    tamm_s_[tamm_n_++] = "X[b]";
+    return tamm_n_;
 }
 
 static void tamm_task_main_49(tamm_ctx *tamm_ctx_, void *tamm_args_)

@@ -1,5 +1,5 @@
 /* A parent's permission taken from its nested tasks, widened over the loop in
- * its body (A[I+1][:]): out of range at the parent's submission, named as the
+ * its body (A[I+1][0:4], the loop's range): out of range at the parent's submission, named as the
  * parent's reference. */
 #include <tamm.h>
 
@@ -20,4 +20,4 @@ int main(int argc, char **argv)
     tamm_finalize();
     return 0;
 }
-// EXPECT: tamm: error: task 'row' (range_nested.c:13): block A[I+1][:] = A[4][:] is outside the tensor 'Amat' (blocks 0..3 x 0..3) [block index out of range]
+// EXPECT: tamm: error: task 'row' (range_nested.c:13): block A[I+1][0:4] = A[4][0:4] is outside the tensor 'Amat' (blocks 0..3 x 0..3) [block index out of range]

@@ -11,9 +11,13 @@
 #include "pointer_forms_kern.h"
 
 #define NB 8
-#define NF 21
+#define NF 22
 
 static tamm_tensor *C, *S;
+
+/* a block reached through a helper that calls tamm_block itself: the task that
+ * calls it needs the helper's tensor, readwrite */
+static double *block_of(tamm_tensor *T, long i) { return tamm_block(T, i); }
 
 static void fill_all(void)
 {
@@ -114,6 +118,9 @@ int main(int argc, char **argv)
     /* a header kernel's write proof that covers less than the block: readwrite at submission */
 #pragma tamm task
     { double *c = tamm_block(C, 20); k_store(c, NB * NB - 3); }
+    checksum(f++);
+#pragma tamm task
+    { const double *c = tamm_block(C, 21); double x = c[0]; block_of(C, 21)[1] = x * 3 + 1; }
     checksum(f++);
 
 #pragma tamm taskwait

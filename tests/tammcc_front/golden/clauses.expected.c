@@ -24,12 +24,12 @@ struct tamm_task_clauses_14_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_clauses_14_refs(const struct tamm_task_clauses_14_args *a, tamm_ref *r, const char **s)
+static int tamm_task_clauses_14_refs(const struct tamm_task_clauses_14_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_WRITE);
-    s[n++] = "A[0][1]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_WRITE);
+    tamm_s_[tamm_n_++] = "A[0][1]";
+    return tamm_n_;
 }
 
 static void tamm_task_clauses_14(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -53,16 +53,16 @@ struct tamm_task_clauses_18_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_clauses_18_refs(const struct tamm_task_clauses_18_args *a, tamm_ref *r, const char **s)
+static int tamm_task_clauses_18_refs(const struct tamm_task_clauses_18_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_ACCUM);
-    s[n++] = "A[1][1]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, TAMM_READ);
-    s[n++] = "A[0][:]";
-    tamm_cc_ref(&r[n], a->tamm_T2, 0, NULL, TAMM_READ);
-    s[n++] = "B";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "A[1][1]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, TAMM_READ);
+    tamm_s_[tamm_n_++] = "A[0][:]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 0, NULL, TAMM_READ);
+    tamm_s_[tamm_n_++] = "B";
+    return tamm_n_;
 }
 
 static void tamm_task_clauses_18(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -88,14 +88,14 @@ struct tamm_task_clauses_25_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_clauses_25_refs(const struct tamm_task_clauses_25_args *a, tamm_ref *r, const char **s)
+static int tamm_task_clauses_25_refs(const struct tamm_task_clauses_25_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[2][0]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, TAMM_READWRITE | TAMM_PERMISSION_ONLY);
-    s[n++] = "A[2][:]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[2][0]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, TAMM_READWRITE | TAMM_PERMISSION_ONLY);
+    tamm_s_[tamm_n_++] = "A[2][:]";
+    return tamm_n_;
 }
 
 static void tamm_task_clauses_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -120,12 +120,12 @@ struct tamm_task_clauses_30_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_clauses_30_refs(const struct tamm_task_clauses_30_args *a, tamm_ref *r, const char **s)
+static int tamm_task_clauses_30_refs(const struct tamm_task_clauses_30_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_WRITE | TAMM_CANCELLABLE);
-    s[n++] = "B[3][3]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_WRITE | TAMM_CANCELLABLE);
+    tamm_s_[tamm_n_++] = "B[3][3]";
+    return tamm_n_;
 }
 
 static void tamm_task_clauses_30(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -148,14 +148,14 @@ struct tamm_task_clauses_32_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_clauses_32_refs(const struct tamm_task_clauses_32_args *a, tamm_ref *r, const char **s)
+static int tamm_task_clauses_32_refs(const struct tamm_task_clauses_32_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-    s[n++] = "A[0][0]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 0, NULL, TAMM_READ);
-    s[n++] = "A";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "A[0][0]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 0, NULL, TAMM_READ);
+    tamm_s_[tamm_n_++] = "A";
+    return tamm_n_;
 }
 
 static void tamm_task_clauses_32(tamm_ctx *tamm_ctx_, void *tamm_args_)

@@ -54,12 +54,12 @@ struct tamm_task_f_44_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_44_refs(const struct tamm_task_f_44_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_44_refs(const struct tamm_task_f_44_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[i]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_44(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -84,12 +84,12 @@ struct tamm_task_f_46_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_46_refs(const struct tamm_task_f_46_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_46_refs(const struct tamm_task_f_46_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[i]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_46(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -114,12 +114,12 @@ struct tamm_task_f_48_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_48_refs(const struct tamm_task_f_48_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_48_refs(const struct tamm_task_f_48_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[i]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_48(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -144,12 +144,12 @@ struct tamm_task_f_50_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_50_refs(const struct tamm_task_f_50_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_50_refs(const struct tamm_task_f_50_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[i]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_50(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -174,12 +174,12 @@ struct tamm_task_f_52_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_52_refs(const struct tamm_task_f_52_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_52_refs(const struct tamm_task_f_52_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[i]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -204,12 +204,12 @@ struct tamm_task_f_54_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_54_refs(const struct tamm_task_f_54_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_54_refs(const struct tamm_task_f_54_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[i]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_54(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -233,12 +233,12 @@ struct tamm_task_f_56_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_56_refs(const struct tamm_task_f_56_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_56_refs(const struct tamm_task_f_56_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[i]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_56(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -261,12 +261,12 @@ struct tamm_task_f_58_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_58_refs(const struct tamm_task_f_58_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_58_refs(const struct tamm_task_f_58_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[i]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_58(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -291,12 +291,12 @@ struct tamm_task_f_60_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_60_refs(const struct tamm_task_f_60_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_60_refs(const struct tamm_task_f_60_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[i]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_60(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -322,14 +322,14 @@ struct tamm_task_f_62_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_62_refs(const struct tamm_task_f_62_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_62_refs(const struct tamm_task_f_62_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    if (a->tamm_g0) {
-        tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-        s[n++] = "A[i]";
+    int tamm_n_ = 0;
+    if (tamm_p_->tamm_g0) {
+        tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+        tamm_s_[tamm_n_++] = "A[i]";
     }
-    return n;
+    return tamm_n_;
 }
 
 static void tamm_task_f_62(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -356,14 +356,14 @@ struct tamm_task_f_64_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_64_refs(const struct tamm_task_f_64_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_64_refs(const struct tamm_task_f_64_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    if (a->tamm_g0) {
-        tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-        s[n++] = "A[i]";
+    int tamm_n_ = 0;
+    if (tamm_p_->tamm_g0) {
+        tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+        tamm_s_[tamm_n_++] = "A[i]";
     }
-    return n;
+    return tamm_n_;
 }
 
 static void tamm_task_f_64(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -391,12 +391,12 @@ struct tamm_task_f_67_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_67_refs(const struct tamm_task_f_67_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_67_refs(const struct tamm_task_f_67_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[i]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_67(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -422,12 +422,12 @@ struct tamm_task_f_69_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_69_refs(const struct tamm_task_f_69_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_69_refs(const struct tamm_task_f_69_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[i]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_69(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -457,14 +457,14 @@ struct tamm_task_f_74_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_74_refs(const struct tamm_task_f_74_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_74_refs(const struct tamm_task_f_74_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[i]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
-    s[n++] = "A[i+1]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[i]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[i+1]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_74(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -496,12 +496,12 @@ struct tamm_task_f_80_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_80_refs(const struct tamm_task_f_80_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_80_refs(const struct tamm_task_f_80_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    s[n++] = "A[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
+    tamm_s_[tamm_n_++] = "A[i]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_80(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -526,12 +526,12 @@ struct tamm_task_f_82_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_82_refs(const struct tamm_task_f_82_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_82_refs(const struct tamm_task_f_82_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    s[n++] = "A[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
+    tamm_s_[tamm_n_++] = "A[i]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_82(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -554,12 +554,12 @@ struct tamm_task_f_84_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_84_refs(const struct tamm_task_f_84_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_84_refs(const struct tamm_task_f_84_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    s[n++] = "A[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
+    tamm_s_[tamm_n_++] = "A[i]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_84(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -583,12 +583,12 @@ struct tamm_task_f_86_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_86_refs(const struct tamm_task_f_86_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_86_refs(const struct tamm_task_f_86_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    s[n++] = "A[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
+    tamm_s_[tamm_n_++] = "A[i]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_86(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -612,12 +612,12 @@ struct tamm_task_f_88_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_88_refs(const struct tamm_task_f_88_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_88_refs(const struct tamm_task_f_88_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    s[n++] = "A[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
+    tamm_s_[tamm_n_++] = "A[i]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_88(tamm_ctx *tamm_ctx_, void *tamm_args_)

@@ -34,32 +34,32 @@ struct tamm_task_stencil_17_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_stencil_17_refs(const struct tamm_task_stencil_17_args *a, tamm_ref *r, const char **s)
+static int tamm_task_stencil_17_refs(const struct tamm_task_stencil_17_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    if (a->tamm_g0) {
-        tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-        s[n++] = "A[I-1][J]";
+    int tamm_n_ = 0;
+    if (tamm_p_->tamm_g0) {
+        tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
+        tamm_s_[tamm_n_++] = "A[I-1][J]";
     }
-    if (a->tamm_g1) {
-        tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, TAMM_READ);
-        s[n++] = "A[I+1][J]";
+    if (tamm_p_->tamm_g1) {
+        tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, TAMM_READ);
+        tamm_s_[tamm_n_++] = "A[I+1][J]";
     }
-    if (a->tamm_g2) {
-        tamm_cc_ref(&r[n], a->tamm_T2, 2, a->tamm_i2, TAMM_READ);
-        s[n++] = "A[I][J-1]";
+    if (tamm_p_->tamm_g2) {
+        tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 2, tamm_p_->tamm_i2, TAMM_READ);
+        tamm_s_[tamm_n_++] = "A[I][J-1]";
     }
-    if (a->tamm_g3) {
-        tamm_cc_ref(&r[n], a->tamm_T3, 2, a->tamm_i3, TAMM_READ);
-        s[n++] = "A[I][J+1]";
+    if (tamm_p_->tamm_g3) {
+        tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T3, 2, tamm_p_->tamm_i3, TAMM_READ);
+        tamm_s_[tamm_n_++] = "A[I][J+1]";
     }
-    if (a->tamm_g4) {
-        tamm_cc_ref(&r[n], a->tamm_T4, 2, a->tamm_i4, TAMM_READ);
-        s[n++] = "A[I-1][J-1]";
+    if (tamm_p_->tamm_g4) {
+        tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T4, 2, tamm_p_->tamm_i4, TAMM_READ);
+        tamm_s_[tamm_n_++] = "A[I-1][J-1]";
     }
-    tamm_cc_ref(&r[n], a->tamm_T5, 2, a->tamm_i5, TAMM_READWRITE);
-    s[n++] = "B[I][J]";
-    return n;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T5, 2, tamm_p_->tamm_i5, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "B[I][J]";
+    return tamm_n_;
 }
 
 static void tamm_task_stencil_17(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -110,14 +110,14 @@ struct tamm_task_stencil_31_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_stencil_31_refs(const struct tamm_task_stencil_31_args *a, tamm_ref *r, const char **s)
+static int tamm_task_stencil_31_refs(const struct tamm_task_stencil_31_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_ACCUM);
-    s[n++] = "B[I][J]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, TAMM_READ);
-    s[n++] = "A[I][J]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "B[I][J]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, TAMM_READ);
+    tamm_s_[tamm_n_++] = "A[I][J]";
+    return tamm_n_;
 }
 
 static void tamm_task_stencil_31(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -215,18 +215,18 @@ struct tamm_task_explicit_clause_43_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_explicit_clause_43_refs(const struct tamm_task_explicit_clause_43_args *a, tamm_ref *r, const char **s)
+static int tamm_task_explicit_clause_43_refs(const struct tamm_task_explicit_clause_43_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_ACCUM);
-    s[n++] = "B[I][0]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, TAMM_READ);
-    s[n++] = "A[I-1][0]";
-    if (a->tamm_g2) {
-        tamm_cc_ref(&r[n], a->tamm_T2, 2, a->tamm_i2, TAMM_READ);
-        s[n++] = "A[I-2][0]";
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "B[I][0]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, TAMM_READ);
+    tamm_s_[tamm_n_++] = "A[I-1][0]";
+    if (tamm_p_->tamm_g2) {
+        tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 2, tamm_p_->tamm_i2, TAMM_READ);
+        tamm_s_[tamm_n_++] = "A[I-2][0]";
     }
-    return n;
+    return tamm_n_;
 }
 
 static void tamm_task_explicit_clause_43(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -290,14 +290,14 @@ struct tamm_task_rows_58_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_rows_58_refs(const struct tamm_task_rows_58_args *a, tamm_ref *r, const char **s)
+static int tamm_task_rows_58_refs(const struct tamm_task_rows_58_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_ACCUM);
-    s[n++] = "B[I][J]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, TAMM_READ);
-    s[n++] = "A[I-1][J]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "B[I][J]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, TAMM_READ);
+    tamm_s_[tamm_n_++] = "A[I-1][J]";
+    return tamm_n_;
 }
 
 static void tamm_task_rows_58(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -326,16 +326,16 @@ struct tamm_task_rows_61_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_rows_61_refs(const struct tamm_task_rows_61_args *a, tamm_ref *r, const char **s)
+static int tamm_task_rows_61_refs(const struct tamm_task_rows_61_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_ACCUM);
-    s[n++] = "B[I][J]";
-    if (a->tamm_g1) {
-        tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, TAMM_READ);
-        s[n++] = "A[I][J-1]";
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "B[I][J]";
+    if (tamm_p_->tamm_g1) {
+        tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, TAMM_READ);
+        tamm_s_[tamm_n_++] = "A[I][J-1]";
     }
-    return n;
+    return tamm_n_;
 }
 
 static void tamm_task_rows_61(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -367,14 +367,14 @@ struct tamm_task_rows_67_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_rows_67_refs(const struct tamm_task_rows_67_args *a, tamm_ref *r, const char **s)
+static int tamm_task_rows_67_refs(const struct tamm_task_rows_67_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_ACCUM);
-    s[n++] = "B[I][J]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, TAMM_READ);
-    s[n++] = "A[I][J+1]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "B[I][J]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, TAMM_READ);
+    tamm_s_[tamm_n_++] = "A[I][J+1]";
+    return tamm_n_;
 }
 
 static void tamm_task_rows_67(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -402,21 +402,23 @@ struct tamm_task_rows_55_args {
     tamm_tensor *A;
     long n;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* B[I][0:nb] */
-    tamm_tensor *tamm_T1; long tamm_i1[2];  /* A[I-1][0:nb] */
+    tamm_tensor *tamm_T1; long tamm_i1[2]; int tamm_g1;  /* A[I-1][0:nb] if (I > 0) */
     tamm_tensor *tamm_T2; long tamm_i2[2];  /* A[:][:] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_rows_55_refs(const struct tamm_task_rows_55_args *a, tamm_ref *r, const char **s)
+static int tamm_task_rows_55_refs(const struct tamm_task_rows_55_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_ACCUM | TAMM_PERMISSION_ONLY);
-    s[n++] = "B[I][0:nb]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, TAMM_READ | TAMM_PERMISSION_ONLY);
-    s[n++] = "A[I-1][0:nb]";
-    tamm_cc_ref(&r[n], a->tamm_T2, 2, a->tamm_i2, TAMM_READ | TAMM_PERMISSION_ONLY);
-    s[n++] = "A[:][:]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_ACCUM | TAMM_PERMISSION_ONLY);
+    tamm_s_[tamm_n_++] = "B[I][0:nb]";
+    if (tamm_p_->tamm_g1) {
+        tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, TAMM_READ | TAMM_PERMISSION_ONLY);
+        tamm_s_[tamm_n_++] = "A[I-1][0:nb]";
+    }
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 2, tamm_p_->tamm_i2, TAMM_READ | TAMM_PERMISSION_ONLY);
+    tamm_s_[tamm_n_++] = "A[:][:]";
+    return tamm_n_;
 }
 
 static void tamm_task_rows_55(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -488,7 +490,7 @@ static void tamm_task_rows_55(tamm_ctx *tamm_ctx_, void *tamm_args_)
             }
         }
     }
-#line 492 "guarded.tamm.c"
+#line 494 "guarded.tamm.c"
 }
 
 #line 51 "guarded.c"
@@ -507,7 +509,9 @@ void rows(tamm_tensor *A, tamm_tensor *B, long nb, long n)
     tamm_a_.A = A;
     tamm_a_.n = n;
     tamm_a_.tamm_T0 = (B); tamm_a_.tamm_i0[0] = (I); tamm_a_.tamm_i0[1] = tamm_cc_range(tamm_a_.tamm_T0, 1, (0), (nb));  /* accum B[I][0:nb] */
-    tamm_a_.tamm_T1 = (A); tamm_a_.tamm_i1[0] = (I - 1); tamm_a_.tamm_i1[1] = tamm_cc_range(tamm_a_.tamm_T1, 1, (0), (nb));  /* read A[I-1][0:nb] */
+    if ((tamm_a_.tamm_g1 = !!(I > 0))) {  /* read A[I-1][0:nb] if (I > 0) */
+        tamm_a_.tamm_T1 = (A); tamm_a_.tamm_i1[0] = (I - 1); tamm_a_.tamm_i1[1] = tamm_cc_range(tamm_a_.tamm_T1, 1, (0), (nb));
+    }
     tamm_a_.tamm_T2 = (A); tamm_a_.tamm_i2[0] = TAMM_ALL; tamm_a_.tamm_i2[1] = TAMM_ALL;  /* read A[:][:] */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];

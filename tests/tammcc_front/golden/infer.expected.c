@@ -30,14 +30,14 @@ struct tamm_task_kernels_20_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_kernels_20_refs(const struct tamm_task_kernels_20_args *a, tamm_ref *r, const char **s)
+static int tamm_task_kernels_20_refs(const struct tamm_task_kernels_20_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
-    s[n++] = "A[i]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
-    s[n++] = "B[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "A[i]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
+    tamm_s_[tamm_n_++] = "B[i]";
+    return tamm_n_;
 }
 
 extern void tamm_task_kernels_20_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -69,14 +69,14 @@ struct tamm_task_kernels_28_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_kernels_28_refs(const struct tamm_task_kernels_28_args *a, tamm_ref *r, const char **s)
+static int tamm_task_kernels_28_refs(const struct tamm_task_kernels_28_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
-    s[n++] = "A[i]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_ACCUM);
-    s[n++] = "C[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "A[i]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "C[i]";
+    return tamm_n_;
 }
 
 extern void tamm_task_kernels_28_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -107,12 +107,12 @@ struct tamm_task_kernels_36_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_kernels_36_refs(const struct tamm_task_kernels_36_args *a, tamm_ref *r, const char **s)
+static int tamm_task_kernels_36_refs(const struct tamm_task_kernels_36_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "C[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "C[i]";
+    return tamm_n_;
 }
 
 static void tamm_task_kernels_36(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -138,14 +138,14 @@ struct tamm_task_kernels_42_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_kernels_42_refs(const struct tamm_task_kernels_42_args *a, tamm_ref *r, const char **s)
+static int tamm_task_kernels_42_refs(const struct tamm_task_kernels_42_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
-    s[n++] = "A[i]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
-    s[n++] = "B[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "A[i]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
+    tamm_s_[tamm_n_++] = "B[i]";
+    return tamm_n_;
 }
 
 static void tamm_task_kernels_42(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -169,12 +169,12 @@ struct tamm_task_kernels_45_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_kernels_45_refs(const struct tamm_task_kernels_45_args *a, tamm_ref *r, const char **s)
+static int tamm_task_kernels_45_refs(const struct tamm_task_kernels_45_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "C[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "C[i]";
+    return tamm_n_;
 }
 
 static void tamm_task_kernels_45(tamm_ctx *tamm_ctx_, void *tamm_args_)

@@ -28,12 +28,12 @@ struct tamm_task_f_13_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_13_refs(const struct tamm_task_f_13_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_13_refs(const struct tamm_task_f_13_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM);
-    s[n++] = "A[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "A[i]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_13(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -65,12 +65,12 @@ struct tamm_task_f_25_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_25_refs(const struct tamm_task_f_25_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_25_refs(const struct tamm_task_f_25_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM);
-    s[n++] = "A[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "A[i]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -108,12 +108,12 @@ struct tamm_task_f_21_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_21_refs(const struct tamm_task_f_21_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_21_refs(const struct tamm_task_f_21_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM | TAMM_PERMISSION_ONLY);
-    s[n++] = "A[0:n]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM | TAMM_PERMISSION_ONLY);
+    tamm_s_[tamm_n_++] = "A[0:n]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_21(tamm_ctx *tamm_ctx_, void *tamm_args_)

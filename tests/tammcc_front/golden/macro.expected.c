@@ -20,12 +20,12 @@ struct tamm_task_f_10_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_10_refs(const struct tamm_task_f_10_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_10_refs(const struct tamm_task_f_10_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM);
-    s[n++] = "A[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "A[i]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_10(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -50,12 +50,12 @@ struct tamm_task_f_16_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_16_refs(const struct tamm_task_f_16_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_16_refs(const struct tamm_task_f_16_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
-    s[n++] = "A[0]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "A[0]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_16(tamm_ctx *tamm_ctx_, void *tamm_args_)

@@ -25,14 +25,14 @@ struct tamm_task_row_sums_16_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_row_sums_16_refs(const struct tamm_task_row_sums_16_args *a, tamm_ref *r, const char **s)
+static int tamm_task_row_sums_16_refs(const struct tamm_task_row_sums_16_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READ);
-    s[n++] = "A[i][j]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_ACCUM);
-    s[n++] = "C[i]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "A[i][j]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "C[i]";
+    return tamm_n_;
 }
 
 static void tamm_task_row_sums_16(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -63,14 +63,14 @@ struct tamm_task_row_sums_13_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_row_sums_13_refs(const struct tamm_task_row_sums_13_args *a, tamm_ref *r, const char **s)
+static int tamm_task_row_sums_13_refs(const struct tamm_task_row_sums_13_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "C[i]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 2, a->tamm_i1, TAMM_READ | TAMM_PERMISSION_ONLY);
-    s[n++] = "A[i][0:nt]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "C[i]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, TAMM_READ | TAMM_PERMISSION_ONLY);
+    tamm_s_[tamm_n_++] = "A[i][0:nt]";
+    return tamm_n_;
 }
 
 static void tamm_task_row_sums_13(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -178,12 +178,12 @@ struct tamm_task_two_levels_36_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_two_levels_36_refs(const struct tamm_task_two_levels_36_args *a, tamm_ref *r, const char **s)
+static int tamm_task_two_levels_36_refs(const struct tamm_task_two_levels_36_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_ACCUM);
-    s[n++] = "A[i][j]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "A[i][j]";
+    return tamm_n_;
 }
 
 static void tamm_task_two_levels_36(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -211,12 +211,12 @@ struct tamm_task_two_levels_33_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_two_levels_33_refs(const struct tamm_task_two_levels_33_args *a, tamm_ref *r, const char **s)
+static int tamm_task_two_levels_33_refs(const struct tamm_task_two_levels_33_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_ACCUM | TAMM_PERMISSION_ONLY);
-    s[n++] = "A[i][0:nt]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_ACCUM | TAMM_PERMISSION_ONLY);
+    tamm_s_[tamm_n_++] = "A[i][0:nt]";
+    return tamm_n_;
 }
 
 static void tamm_task_two_levels_33(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -259,12 +259,12 @@ struct tamm_task_two_levels_30_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_two_levels_30_refs(const struct tamm_task_two_levels_30_args *a, tamm_ref *r, const char **s)
+static int tamm_task_two_levels_30_refs(const struct tamm_task_two_levels_30_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 2, a->tamm_i0, TAMM_READWRITE | TAMM_PERMISSION_ONLY);
-    s[n++] = "A[:][:]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READWRITE | TAMM_PERMISSION_ONLY);
+    tamm_s_[tamm_n_++] = "A[:][:]";
+    return tamm_n_;
 }
 
 static void tamm_task_two_levels_30(tamm_ctx *tamm_ctx_, void *tamm_args_)

@@ -27,14 +27,14 @@ struct tamm_task_f_16_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_16_refs(const struct tamm_task_f_16_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_16_refs(const struct tamm_task_f_16_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
-    s[n++] = "A[0]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
-    s[n++] = "B[0]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "A[0]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "B[0]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_16(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -58,12 +58,12 @@ struct tamm_task_f_19_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_19_refs(const struct tamm_task_f_19_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_19_refs(const struct tamm_task_f_19_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    s[n++] = "A[1]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
+    tamm_s_[tamm_n_++] = "A[1]";
+    return tamm_n_;
 }
 
 extern void tamm_task_f_19_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -87,12 +87,12 @@ struct tamm_task_f_22_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_22_refs(const struct tamm_task_f_22_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_22_refs(const struct tamm_task_f_22_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[2]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[2]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_22(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -114,12 +114,12 @@ struct tamm_task_f_25_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_25_refs(const struct tamm_task_f_25_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_25_refs(const struct tamm_task_f_25_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM);
-    s[n++] = "A[3]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "A[3]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -141,12 +141,12 @@ struct tamm_task_f_28_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_28_refs(const struct tamm_task_f_28_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_28_refs(const struct tamm_task_f_28_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[4]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[4]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_28(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -168,12 +168,12 @@ struct tamm_task_f_31_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_31_refs(const struct tamm_task_f_31_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_31_refs(const struct tamm_task_f_31_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[5]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[5]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_31(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -195,12 +195,12 @@ struct tamm_task_f_34_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_34_refs(const struct tamm_task_f_34_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_34_refs(const struct tamm_task_f_34_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[6]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[6]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_34(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -222,12 +222,12 @@ struct tamm_task_f_37_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_37_refs(const struct tamm_task_f_37_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_37_refs(const struct tamm_task_f_37_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[7]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[7]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_37(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -249,12 +249,12 @@ struct tamm_task_f_40_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_40_refs(const struct tamm_task_f_40_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_40_refs(const struct tamm_task_f_40_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[8]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[8]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_40(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -276,12 +276,12 @@ struct tamm_task_f_43_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_43_refs(const struct tamm_task_f_43_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_43_refs(const struct tamm_task_f_43_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[9]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[9]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_43(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -303,12 +303,12 @@ struct tamm_task_f_46_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_46_refs(const struct tamm_task_f_46_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_46_refs(const struct tamm_task_f_46_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[10]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[10]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_46(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -330,12 +330,12 @@ struct tamm_task_f_49_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_49_refs(const struct tamm_task_f_49_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_49_refs(const struct tamm_task_f_49_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[11]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[11]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_49(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -357,12 +357,12 @@ struct tamm_task_f_52_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_52_refs(const struct tamm_task_f_52_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_52_refs(const struct tamm_task_f_52_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[12]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[12]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -384,12 +384,12 @@ struct tamm_task_f_55_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_55_refs(const struct tamm_task_f_55_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_55_refs(const struct tamm_task_f_55_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[13]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[13]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_55(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -412,12 +412,12 @@ struct tamm_task_f_58_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_58_refs(const struct tamm_task_f_58_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_58_refs(const struct tamm_task_f_58_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[14]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[14]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_58(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -441,12 +441,12 @@ struct tamm_task_f_61_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_61_refs(const struct tamm_task_f_61_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_61_refs(const struct tamm_task_f_61_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[15]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[15]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_61(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -469,14 +469,14 @@ struct tamm_task_f_64_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_64_refs(const struct tamm_task_f_64_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_64_refs(const struct tamm_task_f_64_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
-    s[n++] = "A[16]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
-    s[n++] = "B[1]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "A[16]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "B[1]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_64(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -502,16 +502,16 @@ struct tamm_task_f_67_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_67_refs(const struct tamm_task_f_67_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_67_refs(const struct tamm_task_f_67_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READ);
-    s[n++] = "A[17]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
-    s[n++] = "B[2]";
-    tamm_cc_ref(&r[n], a->tamm_T2, 1, a->tamm_i2, TAMM_READWRITE);
-    s[n++] = "B[3]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "A[17]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
+    tamm_s_[tamm_n_++] = "B[2]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "B[3]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_67(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -537,12 +537,12 @@ struct tamm_task_f_70_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_70_refs(const struct tamm_task_f_70_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_70_refs(const struct tamm_task_f_70_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[18]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[18]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_70(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -566,16 +566,16 @@ struct tamm_task_f_73_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_73_refs(const struct tamm_task_f_73_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_73_refs(const struct tamm_task_f_73_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    s[n++] = "A[19]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
-    s[n++] = "B[4]";
-    tamm_cc_ref(&r[n], a->tamm_T2, 1, a->tamm_i2, TAMM_READWRITE);
-    s[n++] = "B[5]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
+    tamm_s_[tamm_n_++] = "A[19]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "B[4]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "B[5]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_73(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -603,16 +603,16 @@ struct tamm_task_f_75_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_75_refs(const struct tamm_task_f_75_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_75_refs(const struct tamm_task_f_75_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM);
-    s[n++] = "A[20]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READ);
-    s[n++] = "B[6]";
-    tamm_cc_ref(&r[n], a->tamm_T2, 1, a->tamm_i2, TAMM_READWRITE);
-    s[n++] = "B[7]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "A[20]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READ);
+    tamm_s_[tamm_n_++] = "B[6]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "B[7]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_75(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -638,12 +638,12 @@ struct tamm_task_f_78_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_78_refs(const struct tamm_task_f_78_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_78_refs(const struct tamm_task_f_78_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[21]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[21]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_78(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -666,14 +666,14 @@ struct tamm_task_f_81_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_81_refs(const struct tamm_task_f_81_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_81_refs(const struct tamm_task_f_81_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[22]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, a->tamm_m1);
-    s[n++] = "B[8]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[22]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
+    tamm_s_[tamm_n_++] = "B[8]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_81(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -697,12 +697,12 @@ struct tamm_task_f_84_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_84_refs(const struct tamm_task_f_84_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_84_refs(const struct tamm_task_f_84_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[23]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[23]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_84(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -724,12 +724,12 @@ struct tamm_task_f_87_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_87_refs(const struct tamm_task_f_87_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_87_refs(const struct tamm_task_f_87_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM);
-    s[n++] = "A[24]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "A[24]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_87(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -751,12 +751,12 @@ struct tamm_task_f_89_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_89_refs(const struct tamm_task_f_89_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_89_refs(const struct tamm_task_f_89_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_ACCUM);
-    s[n++] = "A[25]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "A[25]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_89(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -778,12 +778,12 @@ struct tamm_task_f_92_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_92_refs(const struct tamm_task_f_92_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_92_refs(const struct tamm_task_f_92_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[26]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[26]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_92(tamm_ctx *tamm_ctx_, void *tamm_args_)

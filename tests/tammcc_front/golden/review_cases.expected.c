@@ -38,12 +38,12 @@ struct tamm_task_f_26_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_26_refs(const struct tamm_task_f_26_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_26_refs(const struct tamm_task_f_26_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[0]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[0]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_26(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -66,14 +66,14 @@ struct tamm_task_f_28_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_28_refs(const struct tamm_task_f_28_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_28_refs(const struct tamm_task_f_28_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[1]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
-    s[n++] = "B[1]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[1]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "B[1]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_28(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -97,12 +97,12 @@ struct tamm_task_f_30_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_30_refs(const struct tamm_task_f_30_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_30_refs(const struct tamm_task_f_30_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[2]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[2]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_30(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -124,12 +124,12 @@ struct tamm_task_f_32_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_32_refs(const struct tamm_task_f_32_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_32_refs(const struct tamm_task_f_32_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[3]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[3]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_32(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -151,12 +151,12 @@ struct tamm_task_f_34_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_34_refs(const struct tamm_task_f_34_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_34_refs(const struct tamm_task_f_34_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[4]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[4]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_34(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -178,12 +178,12 @@ struct tamm_task_f_36_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_36_refs(const struct tamm_task_f_36_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_36_refs(const struct tamm_task_f_36_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[5]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[5]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_36(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -206,14 +206,14 @@ struct tamm_task_f_38_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_38_refs(const struct tamm_task_f_38_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_38_refs(const struct tamm_task_f_38_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[6]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
-    s[n++] = "B[6]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[6]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "B[6]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_38(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -237,12 +237,12 @@ struct tamm_task_f_40_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_40_refs(const struct tamm_task_f_40_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_40_refs(const struct tamm_task_f_40_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[7]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[7]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_40(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -264,12 +264,12 @@ struct tamm_task_f_42_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_42_refs(const struct tamm_task_f_42_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_42_refs(const struct tamm_task_f_42_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[8]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[8]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_42(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -291,12 +291,12 @@ struct tamm_task_f_44_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_44_refs(const struct tamm_task_f_44_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_44_refs(const struct tamm_task_f_44_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[9]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[9]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_44(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -318,12 +318,12 @@ struct tamm_task_f_46_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_46_refs(const struct tamm_task_f_46_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_46_refs(const struct tamm_task_f_46_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[10]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[10]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_46(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -346,14 +346,14 @@ struct tamm_task_f_48_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_48_refs(const struct tamm_task_f_48_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_48_refs(const struct tamm_task_f_48_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[11]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
-    s[n++] = "B[11]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[11]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "B[11]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_48(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -377,12 +377,12 @@ struct tamm_task_f_50_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_50_refs(const struct tamm_task_f_50_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_50_refs(const struct tamm_task_f_50_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[12]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[12]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_50(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -406,14 +406,14 @@ struct tamm_task_f_52_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_52_refs(const struct tamm_task_f_52_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_52_refs(const struct tamm_task_f_52_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[13]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
-    s[n++] = "B[13]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[13]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "B[13]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -439,12 +439,12 @@ struct tamm_task_f_54_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_54_refs(const struct tamm_task_f_54_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_54_refs(const struct tamm_task_f_54_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[14]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[14]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_54(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -466,12 +466,12 @@ struct tamm_task_f_56_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_56_refs(const struct tamm_task_f_56_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_56_refs(const struct tamm_task_f_56_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[15]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[15]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_56(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -494,14 +494,14 @@ struct tamm_task_f_58_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_58_refs(const struct tamm_task_f_58_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_58_refs(const struct tamm_task_f_58_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[16]";
-    tamm_cc_ref(&r[n], a->tamm_T1, 1, a->tamm_i1, TAMM_READWRITE);
-    s[n++] = "B[16]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[16]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "B[16]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_58(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -526,12 +526,12 @@ struct tamm_task_f_60_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_60_refs(const struct tamm_task_f_60_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_60_refs(const struct tamm_task_f_60_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    s[n++] = "A[17]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
+    tamm_s_[tamm_n_++] = "A[17]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_60(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -555,12 +555,12 @@ struct tamm_task_f_62_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_62_refs(const struct tamm_task_f_62_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_62_refs(const struct tamm_task_f_62_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    s[n++] = "A[18]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
+    tamm_s_[tamm_n_++] = "A[18]";
+    return tamm_n_;
 }
 
 static void tamm_task_f_62(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -583,12 +583,12 @@ struct tamm_task_f_64_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_64_refs(const struct tamm_task_f_64_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_64_refs(const struct tamm_task_f_64_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, a->tamm_m0);
-    s[n++] = "A[19]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
+    tamm_s_[tamm_n_++] = "A[19]";
+    return tamm_n_;
 }
 
 extern void tamm_task_f_64_cuda(tamm_ctx *, void *) __attribute__((weak));
@@ -614,12 +614,12 @@ struct tamm_task_f_66_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_f_66_refs(const struct tamm_task_f_66_args *a, tamm_ref *r, const char **s)
+static int tamm_task_f_66_refs(const struct tamm_task_f_66_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
-    int n = 0;
-    tamm_cc_ref(&r[n], a->tamm_T0, 1, a->tamm_i0, TAMM_READWRITE);
-    s[n++] = "A[20]";
-    return n;
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[20]";
+    return tamm_n_;
 }
 
 extern void tamm_task_f_66_cuda(tamm_ctx *, void *) __attribute__((weak));

@@ -14,7 +14,9 @@
  * block through a pointer derived from tamm_block() in the everyday forms
  * (row pointers, *w++ walkers, struct fields, arrays of pointers, a helper
  * returning its argument, a byte cast, ?:, the value of an assignment, memmove,
- * mutual recursion), whose inference must be readwrite.  Tasks sometimes carry
+ * mutual recursion, an update under an if), whose inference must be readwrite,
+ * and guarded blocks (`c ? tamm_block(...) : NULL`, `if (c) q = tamm_block(...)`)
+ * whose conditions use captured values or the body's own variables.  Tasks sometimes carry
  * explicit clauses (read/write/readwrite/accum, permission(...) with slices,
  * label, priority, if); the top level uses taskwait, taskwait on(...) and fence.
  * At the end it prints a checksum of every tensor and exits 0.
@@ -426,6 +428,8 @@ static unsigned touchable(const body_t *b)
 
 /* One statement in which the body itself touches blocks.  own_scalar: a scalar
  * of this body that may be assigned (or NULL).  Returns 0 if nothing fits. */
+static void gen_cond(char *out, size_t cap);
+
 /* An order-sensitive update (x = x * 3 + c) of one block through a pointer
  * derived from tamm_block() in one of the everyday forms whose inference must
  * be readwrite: row pointers, walkers (*w++), struct fields, arrays of
@@ -445,7 +449,7 @@ static int gen_ptr_form(sbuf *out, body_t *b, int ind)
     ref_block(bd, sizeof bd, &d.r);
     ref_elems(nd, sizeof nd, &d.r);
     gen_small(sm, sizeof sm);
-    int form = rint_(10);
+    int form = rint_(11);
     ln(out, ind, "{");
     ln(out, ind + 1, "int64_t *p%d = %s;", id, bd);
     ln(out, ind + 1, "size_t n%d = %s;", id, nd);
@@ -506,6 +510,13 @@ static int gen_ptr_form(sbuf *out, body_t *b, int ind)
         ln(out, ind + 1, "%s(p%d, n%d);", chance(50) ? "h_rec_g" : "h_rec_f", id, id);
         used[H_REC] = 1;
         break;
+    case 10: { /* a guarded update */
+        char cond[160];
+        gen_cond(cond, sizeof cond);
+        ln(out, ind + 1, "if (%s)", cond);
+        ln(out, ind + 2, "p%d[0] = (p%d[0] * 3 + %s) %% MOD;", id, id, sm);
+        break;
+    }
     default: /* memmove within the block */
         ln(out, ind + 1, "if (n%d > 1)", id);
         ln(out, ind + 2, "memmove(p%d + 1, p%d, (n%d - 1) * sizeof *p%d);", id, id, id, id);
@@ -701,7 +712,21 @@ static int gen_touch(sbuf *out, body_t *b, int ind, const char *own_scalar)
         choose_use(b, d.r.t, &d, -1);
         ref_block(bd, sizeof bd, &d.r);
         ref_elems(nd, sizeof nd, &d.r);
-        if (chance(50)) {
+        if (chance(30)) { /* a guarded block: requested only if the condition holds (or fetched in the body) */
+            char cond[160];
+            gen_cond(cond, sizeof cond);
+            ln(out, ind, "{");
+            if (chance(50)) {
+                ln(out, ind + 1, "const int64_t *q%d = (%s) ? %s : NULL;", id, cond, bd);
+            } else {
+                ln(out, ind + 1, "const int64_t *q%d = NULL;", id);
+                ln(out, ind + 1, "if (%s)", cond);
+                ln(out, ind + 2, "q%d = %s;", id, bd);
+            }
+            ln(out, ind + 1, "if (q%d)", id);
+            ln(out, ind + 2, "%s = (%s * 5 + q%d[0]) %% MOD;", own_scalar, own_scalar, id);
+            ln(out, ind, "}");
+        } else if (chance(50)) {
             ln(out, ind, "%s = (%s * 3 + h_sum(%s, %s)) %% MOD;", own_scalar, own_scalar, bd, nd);
             used[H_SUM] = 1;
         } else {

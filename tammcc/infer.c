@@ -1545,6 +1545,102 @@ static ptr_info analyze_carrier(cc_infer *in, CXCursor var, cc_node *region, int
     return r;
 }
 
+/* ---------------------------------------------------------------- indices read at submission
+ * A block requested at submission has its indices evaluated there; the body
+ * sees the value they have where it names the block.  Besides the variables the
+ * body assigns (cc_varies_in), an index may read memory the body changes
+ * before: a global (a call in the body may write it), anything through a
+ * pointer, an element of a local array the body writes.  Such a block is
+ * fetched in the body instead. */
+typedef struct { cc_infer *in; CXCursor arr; int hit; } arr_write;
+static int find_arr_write(cc_node *n, void *arg)
+{
+    arr_write *aw = arg;
+    cc_node *lv = NULL;
+    if ((n->kind == CXCursor_BinaryOperator && !strcmp(cc_binop(aw->in->a, n), "=")) ||
+        n->kind == CXCursor_CompoundAssignOperator)
+        lv = n->nkid ? n->kid[0] : NULL;
+    else if (n->kind == CXCursor_UnaryOperator && n->nkid) {
+        int post;
+        const char *op = cc_unop(aw->in->a, n, &post);
+        if (!strcmp(op, "++") || !strcmp(op, "--") || !strcmp(op, "&") || !*op) lv = n->kid[0];
+    } else if (n->kind == CXCursor_DeclRefExpr && refers_to(n, aw->arr)) {
+        /* the array used as a pointer (passed to a call, stored) may be written through */
+        cc_node *top = cc_up_wrappers(n);
+        if (!top->parent || top->parent->kind != CXCursor_ArraySubscriptExpr || top->parent->kid[0] != top) aw->hit = 1;
+    }
+    while (lv) {
+        lv = cc_down_wrappers(lv);
+        if (lv->kind == CXCursor_ArraySubscriptExpr || lv->kind == CXCursor_MemberRefExpr) lv = lv->nkid ? lv->kid[0] : NULL;
+        else break;
+    }
+    if (lv && lv->kind == CXCursor_DeclRefExpr && refers_to(lv, aw->arr)) aw->hit = 1;
+    return !aw->hit;
+}
+
+typedef struct { cc_infer *in; const cc_task *t; const char *why; } idx_ctx;
+static int index_visit(cc_node *n, void *arg)
+{
+    idx_ctx *c = arg;
+    if (c->why) return 0;
+    switch (n->kind) {
+    case CXCursor_DeclRefExpr: {
+        CXCursor d = cc_referenced(n);
+        enum CXCursorKind dk = clang_getCursorKind(d);
+        if (dk == CXCursor_VarDecl && !auto_var(d) &&
+            !clang_isConstQualifiedType(clang_getCursorType(d)))
+            c->why = "a global or static variable, which a call in the body may change";
+        break;
+    }
+    case CXCursor_UnaryOperator: {
+        int post;
+        const char *op = cc_unop(c->in->a, n, &post);
+        if (!strcmp(op, "*") || !*op) c->why = "memory read through a pointer, which the body may change";
+        break;
+    }
+    case CXCursor_MemberRefExpr:
+        if (n->nkid && canon_type(cc_down_wrappers(n->kid[0])).kind == CXType_Pointer)
+            c->why = "memory read through a pointer, which the body may change";
+        break;
+    case CXCursor_ArraySubscriptExpr: {
+        cc_node *base = n->nkid ? cc_down_wrappers(n->kid[0]) : NULL;
+        if (!base || !is_array_type(canon_type(base)) || base->kind != CXCursor_DeclRefExpr) {
+            c->why = "memory read through a pointer, which the body may change";
+        } else {
+            arr_write aw = { c->in, cc_referenced(base), 0 };
+            cc_walk(c->t->stmt, find_arr_write, &aw);
+            if (aw.hit) c->why = "an element of an array that the body writes";
+        }
+        break;
+    }
+    case CXCursor_CallExpr: {
+        char *f = cc_spelling(cc_referenced(n));
+        int pure = 0;
+        for (size_t i = 0; i < sizeof pure_queries / sizeof *pure_queries; i++) pure |= !strcmp(f, pure_queries[i]);
+        free(f);
+        if (!pure) c->why = "a call, whose result may differ in the body";
+        break;
+    }
+    default:
+        break;
+    }
+    return !c->why;
+}
+
+/* Why the indices of tamm_block call `call` may differ between the submission
+ * and the body's use, or NULL. */
+static const char *index_unstable(cc_infer *in, const cc_task *t, cc_node *call)
+{
+    cc_node *lit = NULL; /* the index list: TAMM__IDX's compound literal */
+    for (int k = 2; k < call->nkid && !lit; k++) lit = call->kid[k];
+    cc_node *list = lit;
+    while (list && list->kind != CXCursor_InitListExpr) list = list->nkid ? list->kid[list->nkid - 1] : NULL;
+    if (!list) return "indices tammcc cannot see";
+    idx_ctx c = { in, t, NULL };
+    cc_walk(list, index_visit, &c);
+    return c.why;
+}
+
 /* ---------------------------------------------------------------- block uses */
 /* Parse `tamm_block(T, i, ...)` at offset b of the main file: the argument texts, and the end. */
 static int macro_args(cc_ast *a, size_t b, char **args, int *nargs, size_t *end)
@@ -1648,7 +1744,14 @@ static int body_visit(cc_node *n, void *arg)
     }
     int dyn = 0;
     for (int i = 1; i < nargs && !dyn; i++) dyn = cc_varies_in(in, t, args[i]);
-    if (dyn) {
+    const char *unstable = dyn ? NULL : index_unstable(in, t, n);
+    if (unstable) {
+        a->fetched = 0;
+        a->wide = 1; /* its indices are not known at submission: the permission covers the whole tensor */
+        cc_diag(in->src, n->b, CC_WARNING, "block %s has an index that reads %s: it is fetched synchronously when "
+                                          "the body names it (the task's permission covers the whole tensor)", a->key,
+                unstable);
+    } else if (dyn) {
         a->fetched = 0;
         cc_diag(in->src, n->b, CC_WARNING, "block %s has indices that vary inside the task: it cannot be requested "
                                           "at submission and is fetched synchronously (the task's permission covers "

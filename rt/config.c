@@ -17,7 +17,9 @@ static int bad(const char *var, const char *val, const char *expected)
 
 static int parse_int(const char *s, long lo, long hi, long *out)
 {
-    if (!s || !*s) return -1;
+    /* digits, with an optional '-': strtol alone would also take leading blanks and '+' (" 4" was
+     * accepted while "4 " was refused) */
+    if (!s || !*s || !(isdigit((unsigned char)s[0]) || (s[0] == '-' && isdigit((unsigned char)s[1])))) return -1;
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);

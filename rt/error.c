@@ -51,6 +51,15 @@ int tamm__error(const struct tamm_task_s *t, int err, const char *fmt, ...)
 
 int tamm__error_take(void) { return atomic_exchange(&first_error, 0); }
 
+int tamm__not_init(const char *what)
+{
+    fprintf(stderr, "tamm: error: %s called before tamm_init [%s]\n", what, tamm_strerror(TAMM_ESTATE));
+    fflush(stderr);
+    const char *mode = getenv("TAMM_ON_ERROR"); /* the configuration is not read yet */
+    if (!mode || strcmp(mode, "return")) _exit(1);
+    return TAMM_ESTATE;
+}
+
 void tamm__error_put_back(int err)
 {
     int expected = 0;

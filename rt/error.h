@@ -12,6 +12,9 @@ struct tamm_task_s;
  *  in abort mode the process exits with status 1). */
 int tamm__error(const struct tamm_task_s *t, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/** A call before tamm_init: the message, then exit status 1, or (with
+ *  TAMM_ON_ERROR=return in the environment) TAMM_ESTATE for the caller. */
+int tamm__not_init(const char *what);
 /** Take (and clear) the first error recorded in return mode. */
 int tamm__error_take(void);
 /** Record err again as the first error (a wait the program did not call took it:

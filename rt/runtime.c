@@ -94,8 +94,7 @@ static tamm_tensor *coll_token; /* orders collective tasks in one process (tamm_
 static int top_level_only(const char *what)
 {
     if (!tamm__rt.initialised) {
-        fprintf(stderr, "tamm: error: %s called before tamm_init\n", what);
-        return TAMM_ESTATE;
+        return tamm__not_init(what);
     }
     tamm_worker *w = tamm__self();
     if (!w) return tamm__error(NULL, TAMM_ESTATE, "%s called from a thread the runtime does not know", what);
@@ -148,8 +147,7 @@ static int children_done(void *arg)
 int tamm_cc_taskwait(void)
 {
     if (!tamm__rt.initialised) {
-        fprintf(stderr, "tamm: error: a taskwait ran before tamm_init\n");
-        return TAMM_ESTATE;
+        return tamm__not_init("a taskwait");
     }
     tamm_worker *w = tamm__self();
     if (!w || !w->cur_ctx) { /* at top level: every task submitted; the generated code drops the
@@ -184,8 +182,7 @@ int tamm_cc_taskwait(void)
 int tamm_finalize(void)
 {
     if (!tamm__rt.initialised) {
-        fprintf(stderr, "tamm: error: tamm_finalize called before tamm_init\n");
-        return TAMM_ESTATE;
+        return tamm__not_init("tamm_finalize");
     }
     int rc = wait_all();
     if (tamm__flow_on) {
@@ -308,7 +305,7 @@ static int block_ref(tamm_tensor *T, const long *idx, int n, unsigned mode, tamm
 void *tamm_block_at(tamm_tensor *T, const long *idx, int n)
 {
     if (!tamm__rt.initialised) {
-        fprintf(stderr, "tamm: error: tamm_block called before tamm_init\n");
+        (void)tamm__not_init("tamm_block");
         return NULL;
     }
     tamm_worker *w = tamm__self();

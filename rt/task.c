@@ -444,8 +444,7 @@ static int only_hold_left(void *arg)
 int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, unsigned flags, tamm_task_s **out)
 {
     if (!tamm__rt.initialised) {
-        fprintf(stderr, "tamm: error: tamm_submit called before tamm_init\n");
-        return TAMM_ESTATE;
+        return tamm__not_init("tamm_submit");
     }
     tamm_worker *w = tamm__self();
     if (!w)
@@ -611,8 +610,7 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
 int tamm_submit_continuation(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o)
 {
     if (!tamm__rt.initialised) {
-        fprintf(stderr, "tamm: error: tamm_submit_continuation called before tamm_init\n");
-        return TAMM_ESTATE;
+        return tamm__not_init("tamm_submit_continuation");
     }
     /* errors name the continuation (it does not exist yet) */
     tamm_task_s where = { .label = u ? u->label : NULL, .file = u ? u->file : NULL, .line = u ? u->line : 0 };

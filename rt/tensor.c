@@ -149,7 +149,9 @@ tamm_tensor *tamm_tensor_create_ex(const char *name, tamm_dtype dtype, int ndim,
 {
     const char *nm = name ? name : "(unnamed)";
     if (!tamm__rt.initialised) {
-        fprintf(stderr, "tamm: error: tamm_tensor_create('%s') called before tamm_init\n", nm);
+        char what[96];
+        snprintf(what, sizeof what, "tamm_tensor_create('%.60s')", nm);
+        (void)tamm__not_init(what);
         return NULL;
     }
     if (tamm__dtype_size(dtype) == 0) { tamm__error(NULL, TAMM_EINVAL, "tensor '%s': unknown data type %d", nm, (int)dtype); return NULL; }

@@ -3,6 +3,8 @@
 #include "dag.h"
 #include "gpu.h"
 #include "runtime.h"
+#include "error.h"
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -64,7 +66,7 @@ static void write_trace(const char *file)
 {
     FILE *f = fopen(file, "w");
     if (!f) {
-        fprintf(stderr, "tamm: error: TAMM_TRACE: cannot write '%s'\n", file);
+        (void)tamm__error(NULL, TAMM_EINVAL, "TAMM_TRACE: cannot write '%s' (%s)", file, strerror(errno));
         return;
     }
     uint64_t t0 = tamm__rt.t0;
@@ -103,14 +105,15 @@ static void write_trace(const char *file)
                 k + 1, (double)(b->t0 - t0) / 1e3, tamm_rank(), b->worker);
     }
     fprintf(f, "\n]}\n");
-    fclose(f);
+    if (ferror(f) | fclose(f))
+        (void)tamm__error(NULL, TAMM_EINVAL, "TAMM_TRACE: writing '%s' failed (%s)", file, strerror(errno));
 }
 
 static void write_dag(const char *file)
 {
     FILE *f = fopen(file, "w");
     if (!f) {
-        fprintf(stderr, "tamm: error: TAMM_DAG: cannot write '%s'\n", file);
+        (void)tamm__error(NULL, TAMM_EINVAL, "TAMM_DAG: cannot write '%s' (%s)", file, strerror(errno));
         return;
     }
     fprintf(f, "digraph tamm {\n  node [shape=box, fontname=\"monospace\"];\n");
@@ -127,7 +130,8 @@ static void write_dag(const char *file)
     for (size_t k = 0; k < ne; k++)
         fprintf(f, "  t%llu -> t%llu;\n", (unsigned long long)ed[k].from, (unsigned long long)ed[k].to);
     fprintf(f, "}\n");
-    fclose(f);
+    if (ferror(f) | fclose(f))
+        (void)tamm__error(NULL, TAMM_EINVAL, "TAMM_DAG: writing '%s' failed (%s)", file, strerror(errno));
 }
 
 static void print_stats(void)

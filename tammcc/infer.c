@@ -2274,8 +2274,13 @@ void cc_infer_explain(cc_infer *in, const cc_task *t, void *fo)
     FILE *o = fo;
     unsigned line, col;
     cc_line_col(in->src, t->pr->off, &line, &col);
-    fprintf(o, "%s:%u: task %s in %s()%s%s\n", in->src->name, line, t->name, t->fname,
-            t->parent ? ", nested in " : "", t->parent ? t->parent->name : "");
+    /* the task as the user named it (label), then the generated function that runs it */
+    if (t->pr->label.s)
+        fprintf(o, "%s:%u: task %s (%s) in %s()", in->src->name, line, t->pr->label.s, t->name, t->fname);
+    else
+        fprintf(o, "%s:%u: task %s in %s()", in->src->name, line, t->name, t->fname);
+    if (t->parent && t->parent->pr->label.s) fprintf(o, ", nested in %s (%s)\n", t->parent->pr->label.s, t->parent->name);
+    else fprintf(o, "%s%s\n", t->parent ? ", nested in " : "", t->parent ? t->parent->name : "");
     for (int i = 0; i < t->nacc; i++) {
         const cc_access *a = &t->acc[i];
         const char *kind = (a->mode & CC_PERMONLY) ? "permission" : a->fetched ? "access" : "access (fetched in the body)";

@@ -313,6 +313,13 @@ static int child_top_misuse(void *vp)
 /* ------------------------------------------------------------------ */
 /* Before tamm_init / after tamm_finalize                                */
 /* ------------------------------------------------------------------ */
+static int child_init_finalize(void *vp)
+{
+    (void)vp;
+    tu_init();
+    return tamm_finalize() == TAMM_OK ? 0 : 2;
+}
+
 static int child_not_init(void *vp)
 {
     (void)vp;
@@ -342,6 +349,7 @@ typedef struct { const char *var, *val; } envcase;
 static const envcase bad_env[] = {
     { "TAMM_NUM_WORKERS", "abc" }, { "TAMM_NUM_WORKERS", "0" }, { "TAMM_NUM_WORKERS", "-3" },
     { "TAMM_NUM_WORKERS", "1025" }, { "TAMM_NUM_WORKERS", "4x" }, { "TAMM_NUM_WORKERS", "99999999999999999999" },
+    { "TAMM_NUM_WORKERS", " 4" }, { "TAMM_NUM_WORKERS", "4 " }, { "TAMM_NUM_WORKERS", "+4" },
     { "TAMM_SCHED", "bogus" }, { "TAMM_ON_ERROR", "maybe" }, { "TAMM_SEQUENTIAL", "2" },
     { "TAMM_SEQUENTIAL", "yes" }, { "TAMM_STATS", "2" }, { "TAMM_MEMORY_LIMIT", "12Q" },
     { "TAMM_MEMORY_LIMIT", "abc" }, { "TAMM_MEMORY_LIMIT", "-5" }, { "TAMM_CUDA_MEMORY_LIMIT", "12Q" },
@@ -486,10 +494,33 @@ static void test_top_misuse(void)
         const char *env[] = { "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
         run_child(child_not_init, NULL, env, 20, &st, err);
         h__merge_counts(&st);
-        /* The mode is unknown before tamm_init: stopping with status 1 is also fine. */
-        if (!CHECK_MSG(child_exit_is(&st, 0) || child_exit_is(&st, 1), "ended (got %s)", child_how(&st, how, sizeof how)))
+        /* TAMM_ON_ERROR=return (read from the environment before tamm_init): the calls return */
+        if (!CHECK_MSG(child_exit_is(&st, 0), "ended (got %s)", child_how(&st, how, sizeof how)))
             h_dump_child("not_init", &st, err);
-        CHECK_CONTAINS(err, "tamm: error");
+        CHECK_CONTAINS(err, "tamm: error: tamm_submit called before tamm_init");
+    }
+    /* output files that cannot be written (a missing directory, a full disk) end the run with status 1 */
+    static const char *const outs[][2] = {
+        { "TAMM_TRACE=/nonexistent-dir/t.json", "TAMM_TRACE: cannot write '/nonexistent-dir/t.json'" },
+        { "TAMM_DAG=/nonexistent-dir/d.dot", "TAMM_DAG: cannot write '/nonexistent-dir/d.dot'" },
+        { "TAMM_TRACE=/dev/full", "TAMM_TRACE: writing '/dev/full' failed" },
+        { "TAMM_DAG=/dev/full", "TAMM_DAG: writing '/dev/full' failed" },
+    };
+    for (int k = 0; k < 4; k++) {
+        h_context("%s", outs[k][0]);
+        const char *env[] = { "TAMM_NUM_WORKERS=2", outs[k][0], NULL };
+        run_child(child_init_finalize, NULL, env, 20, &st, err);
+        if (!CHECK_MSG(child_exit_is(&st, 1), "ended (got %s)", child_how(&st, how, sizeof how)))
+            h_dump_child("output file", &st, err);
+        CHECK_CONTAINS(err, outs[k][1]);
+    }
+    h_context("a call before tamm_init, default mode: status 1, not 0");
+    {
+        const char *env[] = { "TAMM_NUM_WORKERS=2", NULL };
+        run_child(child_not_init, NULL, env, 20, &st, err);
+        if (!CHECK_MSG(child_exit_is(&st, 1), "ended (got %s)", child_how(&st, how, sizeof how)))
+            h_dump_child("not_init_abort", &st, err);
+        CHECK_CONTAINS(err, "tamm: error: tamm_submit called before tamm_init");
     }
     h_context(NULL);
 }

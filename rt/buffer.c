@@ -560,6 +560,13 @@ void tamm__ctx_end(tamm_ctx *ctx)
     ctx->nimplicit = 0;
 }
 
+int tamm__ctx_held(const tamm_ctx *ctx)
+{
+    int n = 0;
+    for (int i = 0; i < ctx->n; i++) n += !(ctx->recs[i].flags & TAMM_BR_RELEASED);
+    return n;
+}
+
 void tamm__ctx_drop_implicit(tamm_ctx *ctx)
 {
     for (int i = 0; i < ctx->n; i++) {

@@ -44,6 +44,8 @@ int tamm__release(tamm_ctx *ctx, void *buf, tamm_relkind how);
  *  stays where it is; the body must not touch them until a taskwait, as in
  *  its sequential elision). */
 void tamm__ctx_drop_implicit(tamm_ctx *ctx);
+/** Block buffers ctx holds now (records not given back). */
+int tamm__ctx_held(const tamm_ctx *ctx);
 /** A new buffer record in ctx (grows its array). */
 tamm_bufrec *tamm__ctx_rec_add(tamm_ctx *ctx);
 /** "read", "accum", ... of a tamm_bufkind; "tamm_release_put", ... of a tamm_relkind (messages). */

@@ -813,8 +813,8 @@ int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flag
     if (destroy || coll) {
         exec = EXEC_ALL;
     } else if (u->rank != -1) {
-        if (u->rank < -1 || u->rank >= nranks)
-            return tamm__error(&w, TAMM_EINVAL, "on(%d): the run has %d ranks (0 to %d)", u->rank, nranks, nranks - 1);
+        int rc = tamm__valid_on(&w, u->rank);
+        if (rc) return rc;
         exec = u->rank;
     } else {
         exec = decide(u);

@@ -129,13 +129,6 @@ static int seen(int rc)
 int tamm_wait_all(void) { return seen(wait_all()); }
 int tamm_barrier(void) { return seen(wait_all()); }
 
-/* block buffers ctx holds (records not given back) */
-static int held_buffers(const tamm_ctx *ctx)
-{
-    int n = 0;
-    for (int i = 0; i < ctx->n; i++) n += !(ctx->recs[i].flags & TAMM_BR_RELEASED);
-    return n;
-}
 
 /* every child of task p has completed: only its body is pending */
 static int children_done(void *arg)
@@ -160,7 +153,7 @@ int tamm_cc_taskwait(void)
     tamm_task_s *p = ctx->task;
     if (ctx->gpu)
         return tamm__error(p, TAMM_ENOTSUP, "a taskwait in a function called from a task that runs on a GPU");
-    int held = held_buffers(ctx);
+    int held = tamm__ctx_held(ctx);
     if (held > 0) /* tammcc gives the blocks back before it calls a task function */
         return tamm__error(p, TAMM_ESTATE, "a taskwait in a function called from a task that still holds %d block "
                                            "buffer%s (its children could never get them)", held, held == 1 ? "" : "s");
@@ -174,7 +167,6 @@ int tamm_cc_taskwait(void)
     int rc = tamm__help_until_nested(children_done, p);
     atomic_fetch_sub_explicit(&tamm__rt.nested_waiting, 1, memory_order_seq_cst);
     w->wait_depth--;
-    w->cur_ctx = ctx;
     if (rc) return tamm__error(p, rc, "a taskwait in a task function: the task's children can never run");
     return TAMM_OK;
 }

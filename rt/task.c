@@ -65,8 +65,9 @@ static int child_within(unsigned c, unsigned p)
  * user's terms (tammcc passes the reference as written) for a block number
  * outside the tensor (out of line: check_ref is on the submission path of
  * every task). */
-static TAMM_NOINLINE int check_indices(const tamm_task_s *t, const tamm_ref *r, int i, const char *src)
+static TAMM_NOINLINE int check_indices(const tamm_task_s *t, const tamm_ref *r, int i, const char *const *texts)
 {
+    const char *src = texts ? texts[i] : NULL; /* tammcc's text of the ref (tamm_task.ref_text) */
     for (int d = 0; d < r->nidx; d++)
         if (!tamm__idx_valid(r->tensor, d, r->idx[d])) {
             if (r->idx[d] > -(1L << 60)) { /* a block number: the reference as written, or the ref's number */
@@ -81,7 +82,15 @@ static TAMM_NOINLINE int check_indices(const tamm_task_s *t, const tamm_ref *r, 
     return TAMM_OK;
 }
 
-static int check_ref(const tamm_task_s *t, const tamm_ref *r, int i, const char *src)
+int tamm__valid_on(const tamm_task_s *where, int rank)
+{
+    int n = tamm__comm_size();
+    if (rank >= -1 && rank < n) return TAMM_OK;
+    return tamm__error(where, TAMM_EINVAL, "on(%d): the run has %d rank%s (0 to %d; -1: the owner of the first block "
+                                           "written)", rank, n, n == 1 ? "" : "s", n - 1);
+}
+
+static int check_ref(const tamm_task_s *t, const tamm_ref *r, int i, const char *const *texts)
 {
     int allow_destroyed = (t->flags & TAMM_TF_DESTROY) != 0;
     if (!r->tensor)
@@ -96,7 +105,7 @@ static int check_ref(const tamm_task_s *t, const tamm_ref *r, int i, const char 
     int d = 0;
     while (d < r->nidx && (unsigned long)r->idx[d] < (unsigned long)T->nblocks[d]) d++;
     if (TAMM_UNLIKELY(d < r->nidx)) {
-        int rc = check_indices(t, r, i, src);
+        int rc = check_indices(t, r, i, texts);
         if (rc) return rc;
     }
     unsigned known = 7u | TAMM_TEMP | TAMM_CANCELLABLE | TAMM_PERMISSION_ONLY;
@@ -487,12 +496,10 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
         rc = tamm__error(t, TAMM_EINVAL, "task has %d refs but refs is %s", u->nrefs, u->refs ? "set" : "NULL");
     else if (u->args_size > 0 && !u->args)
         rc = tamm__error(t, TAMM_EINVAL, "task has args_size %zu but args is NULL", u->args_size);
-    else if (TAMM_UNLIKELY(u->rank != -1) && (u->rank < -1 || u->rank >= tamm__comm_size()))
-        rc = tamm__error(t, TAMM_EINVAL, "on(%d): the run has %d rank%s (0 to %d; -1: the owner of the first "
-                                         "block written)", u->rank, tamm__comm_size(), tamm__comm_size() == 1 ? "" : "s",
-                         tamm__comm_size() - 1);
+    else if (TAMM_UNLIKELY(u->rank != -1))
+        rc = tamm__valid_on(t, u->rank);
     for (int i = 0; rc == TAMM_OK && i < u->nrefs; i++)
-        rc = check_ref(t, &u->refs[i], i, u->ref_text ? u->ref_text[i] : NULL);
+        rc = check_ref(t, &u->refs[i], i, u->ref_text);
     if (rc) {
         task_free(t);
         return rc;

@@ -138,6 +138,8 @@ static inline void tamm__task_prefetch(const tamm_task_s *t)
 /** Run t's variant on worker w (t is ready). */
 void tamm__task_run(struct tamm_worker *w, tamm_task_s *t);
 /** Submission shared by tamm_submit, tamm_submit_ex and internal tasks. */
+/** on(rank) is valid: -1 (the owner decides) or 0..nranks-1; else TAMM_EINVAL naming `where`. */
+int tamm__valid_on(const struct tamm_task_s *where, int rank);
 int tamm__submit(tamm_ctx *ctx, const tamm_task *t, const tamm_task_opts *o, unsigned flags,
                  tamm_task_s **out);
 /** Keep t from completing when its body returns (an operation it started

@@ -194,6 +194,28 @@ char *cc_cursor_text(cc_ast *a, CXCursor c)
     return r;
 }
 
+const char *cc_arith_type_name(enum CXTypeKind k, int cxx)
+{
+    switch (k) {
+    case CXType_Bool: return cxx ? "bool" : "_Bool";
+    case CXType_Char_U: case CXType_Char_S: return "char";
+    case CXType_UChar: return "unsigned char";
+    case CXType_SChar: return "signed char";
+    case CXType_UShort: return "unsigned short";
+    case CXType_Short: return "short";
+    case CXType_UInt: return "unsigned int";
+    case CXType_Int: return "int";
+    case CXType_ULong: return "unsigned long";
+    case CXType_Long: return "long";
+    case CXType_ULongLong: return "unsigned long long";
+    case CXType_LongLong: return "long long";
+    case CXType_Float: return "float";
+    case CXType_Double: return "double";
+    case CXType_LongDouble: return "long double";
+    default: return NULL;
+    }
+}
+
 CXCursor cc_referenced(const cc_node *n) { return clang_getCursorReferenced(n->c); }
 
 static int is_wrapper(const cc_node *n)

@@ -31,6 +31,9 @@ typedef struct cc_ast {
 /** The source text of a cursor in any file, as its tokens separated by one
  *  space (a macro invocation stays as written).  Caller frees. */
 char *cc_cursor_text(cc_ast *a, CXCursor c);
+/** The spelling of an arithmetic type kind ("unsigned char", "double"...; bool as
+ *  "bool" in C++ with cxx, else "_Bool"), or NULL for any other kind. */
+const char *cc_arith_type_name(enum CXTypeKind k, int cxx);
 /** Build the subtree rooted at `c` (parent may be NULL). */
 cc_node *cc_tree(cc_ast *a, CXCursor c, cc_node *parent);
 void cc_tree_free(cc_node *n);

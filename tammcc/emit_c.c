@@ -168,18 +168,25 @@ void cc_emit_macro_restore(cc_out *o, const cc_unit *u, size_t b, size_t e, size
 /* ---------------------------------------------------------------- submission */
 static void emit_region(cc_out *o, cc_unit *u, cc_task *scope, size_t b, size_t e, int indent_body);
 
+/* tamm_cc_release of every block t fetches (last first with `reverse`), each
+ * written between pre and post: statements, or the operands of a ','. */
+static void emit_give_back(cc_out *o, cc_task *t, int reverse, const char *pre, const char *post)
+{
+    for (int k = 0; k < t->nacc; k++) {
+        int i = reverse ? t->nacc - 1 - k : k;
+        if (!t->acc[i].fetched) continue;
+        char *how = cc_access_how(t, i, "tamm_a_");
+        cc_printf(o, "%stamm_cc_release(tamm_ctx_, &tamm_b%d_, %s)%s", pre, i, how, post);
+        free(how);
+    }
+}
+
 static void emit_submit(cc_out *o, cc_unit *u, cc_task *t, const char *ctx)
 {
     cc_pragma *p = t->pr;
     cc_printf(o, "{   /* #pragma tamm task (%s:%u) */\n", u->src.name, t->line);
     if (t->parent && has_kids_or_waits(t->parent)) {
-        /* the parent gives back its blocks before a child may need them */
-        for (int i = 0; i < t->parent->nacc; i++)
-            if (t->parent->acc[i].fetched) {
-                char *how = cc_access_how(t->parent, i, "tamm_a_");
-                cc_printf(o, "    tamm_cc_release(tamm_ctx_, &tamm_b%d_, %s);\n", i, how);
-                free(how);
-            }
+        emit_give_back(o, t->parent, 0, "    ", ";\n"); /* the parent's blocks, before a child may need them */
     }
     const char *A = t->parent ? "tamm_c_" : "tamm_a_";
     cc_printf(o, "    struct %s_args %s;\n    memset(&%s, 0, sizeof %s);\n", t->name, A, A, A);
@@ -250,15 +257,7 @@ static void emit_submit(cc_out *o, cc_unit *u, cc_task *t, const char *ctx)
 }
 
 /* ---------------------------------------------------------------- outlined code */
-static void emit_releases(cc_out *o, cc_task *t)
-{
-    for (int i = t->nacc - 1; i >= 0; i--)
-        if (t->acc[i].fetched) {
-            char *how = cc_access_how(t, i, "tamm_a_");
-            cc_printf(o, "    tamm_cc_release(tamm_ctx_, &tamm_b%d_, %s);\n", i, how);
-            free(how);
-        }
-}
+static void emit_releases(cc_out *o, cc_task *t) { emit_give_back(o, t, 1, "    ", ";\n"); }
 
 static void emit_split(cc_out *o, cc_task *t, cc_wait *w)
 {
@@ -468,14 +467,8 @@ static int emit_edit(cc_out *o, cc_unit *u, cc_task *scope, edit *ed)
         break;
     }
     case E_CALL_PRE: { /* a call of a task function: the task gives its blocks back first */
-        cc_task *t = scope;
         cc_puts(o, "(");
-        for (int i = 0; i < t->nacc; i++)
-            if (t->acc[i].fetched) {
-                char *how = cc_access_how(t, i, "tamm_a_");
-                cc_printf(o, "tamm_cc_release(tamm_ctx_, &tamm_b%d_, %s), ", i, how);
-                free(how);
-            }
+        emit_give_back(o, scope, 0, "", ", ");
         break;
     }
     case E_CALL_POST: cc_puts(o, ")"); break;

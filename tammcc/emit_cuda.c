@@ -60,27 +60,7 @@ static int same_cursor(CXCursor a, CXCursor b)
     return clang_equalCursors(clang_getCanonicalCursor(a), clang_getCanonicalCursor(b));
 }
 
-static const char *arith_name(enum CXTypeKind k)
-{
-    switch (k) {
-    case CXType_Bool: return "bool";
-    case CXType_Char_U: case CXType_Char_S: return "char";
-    case CXType_UChar: return "unsigned char";
-    case CXType_SChar: return "signed char";
-    case CXType_UShort: return "unsigned short";
-    case CXType_Short: return "short";
-    case CXType_UInt: return "unsigned int";
-    case CXType_Int: return "int";
-    case CXType_ULong: return "unsigned long";
-    case CXType_Long: return "long";
-    case CXType_ULongLong: return "unsigned long long";
-    case CXType_LongLong: return "long long";
-    case CXType_Float: return "float";
-    case CXType_Double: return "double";
-    case CXType_LongDouble: return "long double";
-    default: return NULL;
-    }
-}
+static const char *arith_name(enum CXTypeKind k) { return cc_arith_type_name(k, 1); }
 
 static int is_integer_kind(enum CXTypeKind k)
 {

@@ -587,6 +587,19 @@ static int uses_macro(cc_infer *in, cc_node *e)
 
 /* The text by which a coverage expression names the value of e, which must be
  * stable in region (see the section comment); NULL if it is not.  Caller frees. */
+/* e's value if it is an integer constant: *v (its bits), *uns (an unsigned type); 0 if it is not one */
+static int const_value(cc_node *e, unsigned long long *v, int *uns)
+{
+    CXEvalResult r = clang_Cursor_Evaluate(e->c);
+    int ok = r && clang_EvalResult_getKind(r) == CXEval_Int;
+    if (ok) {
+        *uns = clang_EvalResult_isUnsignedInt(r) != 0;
+        *v = *uns ? clang_EvalResult_getAsUnsigned(r) : (unsigned long long)clang_EvalResult_getAsLongLong(r);
+    }
+    if (r) clang_EvalResult_dispose(r);
+    return ok;
+}
+
 static char *stable_text(cc_infer *in, cc_node *e, cc_node *region)
 {
     stable_ctx s = { in, region, 1, 0 };
@@ -596,14 +609,10 @@ static char *stable_text(cc_infer *in, cc_node *e, cc_node *region)
      * whose definitions can change between the body and the submission or mean something else
      * there) are used by value: the expression must then be a constant. */
     if (s.by_value || uses_macro(in, e)) {
-        CXEvalResult v = clang_Cursor_Evaluate(e->c);
-        char *r = NULL;
-        if (v && clang_EvalResult_getKind(v) == CXEval_Int) {
-            if (clang_EvalResult_isUnsignedInt(v)) r = cc_fmt("%lluu", clang_EvalResult_getAsUnsigned(v));
-            else r = cc_fmt("%lld", clang_EvalResult_getAsLongLong(v));
-        }
-        if (v) clang_EvalResult_dispose(v);
-        return r;
+        unsigned long long v;
+        int uns;
+        if (!const_value(e, &v, &uns)) return NULL;
+        return uns ? cc_fmt("%lluu", v) : cc_fmt("%lld", (long long)v);
     }
     char *t = node_text(in, e);
     char *r = cc_collapse(t); /* keeps the spaces C needs between tokens (sizeof n, n - -1) */
@@ -623,21 +632,12 @@ static int list_refs(cc_node *n, void *arg)
     return 1;
 }
 
-/* e's value as a constant, into *v; 0 if it is not one */
-static int const_value(cc_node *e, long long *v)
-{
-    CXEvalResult r = clang_Cursor_Evaluate(e->c);
-    int ok = r && clang_EvalResult_getKind(r) == CXEval_Int;
-    if (ok) *v = clang_EvalResult_getAsLongLong(r);
-    if (r) clang_EvalResult_dispose(r);
-    return ok;
-}
-
 static int same_value(cc_infer *in, cc_node *a, cc_node *b)
 {
     if (uses_macro(in, a) || uses_macro(in, b)) { /* a macro may mean other values in the two places */
-        long long x, y;
-        return const_value(a, &x) && const_value(b, &y) && x == y;
+        unsigned long long x, y;
+        int ux, uy;
+        return const_value(a, &x, &ux) && const_value(b, &y, &uy) && x == y;
     }
     char *ta = node_text(in, a), *tb = node_text(in, b);
     char *sa = cc_squeeze(ta), *sb = cc_squeeze(tb);
@@ -890,21 +890,9 @@ static char *store_coverage(cc_infer *in, cc_node *assign, cc_node *sub, cc_node
 /* The spelling of an integer or _Bool type t (after typedefs), or NULL. */
 static const char *arith_spelling(CXType t)
 {
-    switch (clang_getCanonicalType(t).kind) {
-    case CXType_Bool: return "_Bool";
-    case CXType_Char_U: case CXType_UChar: return "unsigned char";
-    case CXType_Char_S: return "char";
-    case CXType_SChar: return "signed char";
-    case CXType_UShort: return "unsigned short";
-    case CXType_Short: return "short";
-    case CXType_UInt: return "unsigned int";
-    case CXType_Int: return "int";
-    case CXType_ULong: return "unsigned long";
-    case CXType_Long: return "long";
-    case CXType_ULongLong: return "unsigned long long";
-    case CXType_LongLong: return "long long";
-    default: return NULL;
-    }
+    enum CXTypeKind k = clang_getCanonicalType(t).kind;
+    if (k == CXType_Float || k == CXType_Double || k == CXType_LongDouble) return NULL;
+    return cc_arith_type_name(k, 0);
 }
 
 /* A callee's coverage cov (in terms of its parameters) at the call `call` in

@@ -6,27 +6,12 @@
 set -eu
 tammcc=$1
 dir=$2
+here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$dir"
 mkdir -p "$dir/src"
 cd "$dir"
 echo '#define SCALE 2' > src/kern.h
-cat > src/main.c <<'SRC'
-#include <tamm.h>
-#include <stdio.h>
-#include "kern.h"
-int main(int argc, char **argv)
-{
-    tamm_init(&argc, &argv);
-    size_t d[1] = { 4 }, t[1] = { 2 };
-    tamm_tensor *A = tamm_tensor_create("A", TAMM_F64, 1, d, t);
-#pragma tamm task
-    { double *a = tamm_block(A, 0); a[0] = SCALE; a[1] = SCALE; }
-#pragma tamm taskwait
-    printf("value %g\n", ((const double *)tamm_block(A, 0))[0]);
-    tamm_tensor_destroy(A);
-    return tamm_finalize();
-}
-SRC
+cp "$here/buildsys_main.c" src/main.c
 printf 'cmake_minimum_required(VERSION 3.18)\nproject(user C)\nadd_executable(prog main.c)\n' > src/CMakeLists.txt
 export TAMMCC_NVCC=none
 cmake -S src -B b -DCMAKE_C_COMPILER="$tammcc" > configure.log 2>&1 || { cat configure.log; echo "FAIL: configure"; exit 1; }

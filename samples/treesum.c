@@ -7,12 +7,13 @@
  * function is called from the top level and from tasks, and the taskwait
  * inside a task never blocks its worker (it runs other tasks meanwhile).
  *
- * Without the permission clauses tammcc infers each recursive task's
- * permissions through the call, on whole tensors (X read, P readwrite): correct,
- * but the two halves then run one after the other.  The range clauses say that
- * each half touches only its own blocks, so the halves run in parallel and the
- * dependence graph is a tree (TAMM_DAG=tree.dot shows it); the runtime checks
- * every task the call submits against them.
+ * Written the OpenMP way, without clauses: tammcc infers each recursive task's
+ * permissions through the call and proves, by induction over sum's calls, that
+ * sum(X, P, lo, hi) touches only blocks lo..hi-1 of X and P (docs/language.md,
+ * rule 38).  So the task "left" gets X[lo:mid] and P[lo:mid], "right" gets
+ * X[mid:hi] and P[mid:hi], the halves run in parallel and the dependence graph
+ * is a tree (TAMM_DAG=tree.dot shows it; `tammcc --explain` shows the ranges);
+ * the runtime checks every task the call submits against them.
  * Checked against a plain loop; prints "treesum: ... OK". */
 #include <tamm.h>
 #include <inttypes.h>
@@ -35,9 +36,9 @@ static void sum(tamm_tensor *X, tamm_tensor *P, long lo, long hi)
         return;
     }
     long mid = lo + (hi - lo) / 2;
-#pragma tamm task label("left") permission(read: X[lo:mid]) permission(readwrite: P[lo:mid])
+#pragma tamm task label("left")
     sum(X, P, lo, mid);
-#pragma tamm task label("right") permission(read: X[mid:hi]) permission(readwrite: P[mid:hi])
+#pragma tamm task label("right")
     sum(X, P, mid, hi);
 #pragma tamm taskwait
 #pragma tamm task label("combine")

@@ -600,6 +600,10 @@ static int const_value(cc_node *e, unsigned long long *v, int *uns)
     return ok;
 }
 
+static char *stable_text(cc_infer *in, cc_node *e, cc_node *region);
+char *cc_infer_stable_text(cc_infer *in, cc_node *e, cc_node *region) { return stable_text(in, e, region); }
+int cc_infer_touches(cc_infer *in, cc_node *region, CXCursor var) { return touches(in, region, var, 0); }
+
 static char *stable_text(cc_infer *in, cc_node *e, cc_node *region)
 {
     stable_ctx s = { in, region, 1, 0 };
@@ -1881,6 +1885,12 @@ static const char *perm_word(unsigned m)
 
 int cc_infer_add_perm(cc_infer *in, cc_task *t, const char *tensor, unsigned mode, const char *why)
 {
+    return cc_infer_add_slice_perm(in, t, tensor, 0, NULL, mode, why);
+}
+
+int cc_infer_add_slice_perm(cc_infer *in, cc_task *t, const char *tensor, int nidx, char **idx, unsigned mode,
+                            const char *why)
+{
     (void)in;
     char *tk = cc_collapse(tensor);
     for (int i = 0; i < t->pr->nrefs; i++) { /* a clause naming the tensor wins: the runtime checks the children */
@@ -1894,12 +1904,14 @@ int cc_infer_add_perm(cc_infer *in, cc_task *t, const char *tensor, unsigned mod
     }
     free(tk);
     int before = t->nacc;
-    int ai = add_access(t, tensor, NULL, 0, t->pr->off);
+    int ai = add_access(t, tensor, idx, nidx, t->pr->off);
     cc_access *a = &t->acc[ai];
     unsigned cm = mode & 7u;
     if (ai >= before) {
         a->mode = CC_PERMONLY | cm;
         a->why = strdup(why);
+        for (int d = 0; d < nidx; d++) /* a range: emitted clamped to the dimension (tamm_cc_range) */
+            if (idx[d] && cc_range_split(idx[d], NULL, NULL)) a->loop_range |= 1u << d;
         return 1;
     }
     if (within(cm, a->mode & 7u)) return 0;

@@ -23,6 +23,16 @@ int cc_infer_finish(cc_infer *in, cc_task *t);
  *  tasks it submits through calls (taskfn.c), unless a clause of t names the
  *  tensor (the clause wins).  why: for --explain.  Returns 1 if t changed. */
 int cc_infer_add_perm(cc_infer *in, cc_task *t, const char *tensor, unsigned mode, const char *why);
+/** The same on the slice (nidx, idx) of the tensor: idx[d] is NULL (':') or a
+ *  range "lo:hi" of texts stable in t's body, emitted clamped to the dimension
+ *  (tamm_cc_range: a range that leaves no block gives the whole dimension). */
+int cc_infer_add_slice_perm(cc_infer *in, cc_task *t, const char *tensor, int nidx, char **idx, unsigned mode,
+                            const char *why);
+/** The text by which a submission of a task whose statement is region names the
+ *  value of expression e, or NULL when the value may change in region (caller frees). */
+char *cc_infer_stable_text(cc_infer *in, cc_node *e, cc_node *region);
+/** Does region assign var (=, op=, ++, --) or take its address? */
+int cc_infer_touches(cc_infer *in, cc_node *region, CXCursor var);
 /** Does text mention (as an identifier) a variable declared or assigned inside the task's statement? */
 int cc_varies_in(cc_infer *in, const cc_task *t, const char *text);
 /** Print the --explain report of a task. */

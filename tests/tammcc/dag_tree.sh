@@ -1,6 +1,6 @@
 #!/bin/sh
 # dag_tree.sh TREESUM DOT — the dependence graph of samples/treesum.c (a recursive
-# reduction by task functions, halves with range permissions) is a tree: run it
+# reduction by task functions, halves with inferred or declared range permissions) is a tree: run it
 # over 16 blocks with TAMM_DAG, then check in the Graphviz output that no
 # dependence edge joins two "left"/"right" tasks (siblings on disjoint halves
 # are independent), that each combine task waits for its two halves, and that

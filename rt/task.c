@@ -586,7 +586,8 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
      * other end may only be reached later in the other rank's stream */
     int undeferred = (o && o->undeferred) || (tamm__rt.cfg.sequential && !(flags & TAMM_TF_PSEUDO));
     if (out) *out = t;
-    if (flags & TAMM_TF_SENTINEL) {
+    if (flags & TAMM_TF_SENTINEL) { /* counted for TAMM_STATS: submitted, but no body to run */
+        atomic_fetch_add_explicit(&tamm__rt.nsentinels, 1, memory_order_relaxed);
         drop_guard(t);
         return TAMM_OK;
     }

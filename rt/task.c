@@ -597,6 +597,7 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
         atomic_fetch_add_explicit(&t->pending, 1, memory_order_relaxed);
         drop_guard(t);
         rc = tamm__help_until(only_hold_left, t);
+        tamm__deadlock_detail(rc);
         if (rc)
             return tamm__error(t, rc, "undeferred task can never run: its dependences are never satisfied");
         body_done(t);

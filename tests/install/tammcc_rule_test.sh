@@ -26,8 +26,9 @@ read -r -a SANF <<< "$SAN"
 step() { printf '\n=== tammcc rule test: %s\n' "$*"; }
 fail() { printf 'tammcc rule test: FAILED: %s\n' "$*" >&2; exit 1; }
 run_prog() {  # run_prog EXE EXPECTED
-    local out
-    out=$(TAMM_NUM_WORKERS=2 "$1") || fail "$(basename "$1") exited with status $?"
+    local out rc=0
+    out=$(TAMM_NUM_WORKERS=2 "$1") || rc=$?
+    [ $rc -eq 0 ] || fail "$(basename "$1") exited with status $rc"
     echo "$(basename "$1"): $out"
     [ "$out" = "$2" ] || fail "$(basename "$1") printed '$out', expected '$2'"
 }
@@ -80,11 +81,13 @@ fi
 cd "$WORK/src"
 set -x
 TAMMCC_CC="$CC" "$PREFIX/bin/tammcc" -O2 "${SANF[@]}" -c main.c -o "$WORK/main.o"
-read -r -a SL <<< "$static_libs"
-"$CC" "${SANF[@]}" "$WORK/main.o" "$LIB/libtammrt.a" "${SL[@]}" -o "$WORK/prog_pc_static"
+# -l:libtammrt.a: the static library, although the shared one lies next to it
+read -r -a SL <<< "${static_libs//-ltammrt/-l:libtammrt.a}"
+"$CC" "${SANF[@]}" "$WORK/main.o" "${SL[@]}" -o "$WORK/prog_pc_static"
 read -r -a DL <<< "$(pkg-config --libs tamm) $cuda_libs"
 "$CC" "${SANF[@]}" "$WORK/main.o" "${DL[@]}" -Wl,-rpath,"$LIB" -o "$WORK/prog_pc_shared"
 { set +x; } 2>/dev/null
+if readelf -d "$WORK/prog_pc_static" | grep -q 'NEEDED.*libtammrt'; then fail "prog_pc_static links libtammrt.so"; fi
 run_prog "$WORK/prog_pc_static" "tammcc_rule: sum 84"
 run_prog "$WORK/prog_pc_shared" "tammcc_rule: sum 84"
 printf '\ntammcc rule test: OK (find_package + tamm_add_executable, rebuild after a header change, pkg-config --static with plain cc)\n'

@@ -7,6 +7,7 @@
 #   lib/cmake/tamm/tammConfig.cmake, tammConfigVersion.cmake, tammTargets*.cmake
 #   lib/pkgconfig/tamm.pc        (pkg-config --cflags --libs tamm)
 #   bin/tammcc                   target tammcc (exported as tamm::tammcc) once it exists
+#   lib/cmake/tamm/tammcc_launcher.sh  what tamm_add_executable / tamm_use_tammcc compile with
 # ("lib" is CMAKE_INSTALL_LIBDIR from GNUInstallDirs.)
 
 include(GNUInstallDirs)
@@ -66,6 +67,8 @@ if(_tamm_rt_links_str MATCHES "CUDA::")
 endif()
 set(TAMM_CONFIG_WITH_CUDA ${TAMM_WITH_CUDA})
 set(TAMM_CONFIG_WITH_MPI ${TAMM_WITH_MPI})
+# (Programs tammcc compiles with CUDA variants need libcudart and libstdc++ at
+# link time; tammConfig.cmake finds the toolkit again for tamm_add_executable.)
 
 # --- CMake package: find_package(tamm) -> tamm::rt ----------------------------
 install(EXPORT tammTargets
@@ -76,7 +79,7 @@ configure_package_config_file(
   ${CMAKE_CURRENT_LIST_DIR}/tammConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/tammConfig.cmake
   INSTALL_DESTINATION ${TAMM_CMAKE_INSTALL_DIR}
-  PATH_VARS CMAKE_INSTALL_INCLUDEDIR)
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR CMAKE_INSTALL_BINDIR)
 write_basic_package_version_file(
   ${CMAKE_CURRENT_BINARY_DIR}/tammConfigVersion.cmake
   VERSION ${PROJECT_VERSION}
@@ -84,6 +87,7 @@ write_basic_package_version_file(
 install(FILES
   ${CMAKE_CURRENT_BINARY_DIR}/tammConfig.cmake
   ${CMAKE_CURRENT_BINARY_DIR}/tammConfigVersion.cmake
+  ${CMAKE_CURRENT_LIST_DIR}/tammcc_launcher.sh
   DESTINATION ${TAMM_CMAKE_INSTALL_DIR})
 
 # --- pkg-config: tamm.pc -------------------------------------------------------
@@ -93,12 +97,25 @@ install(FILES
 set(TAMM_PC_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
 set(TAMM_PC_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")
 set(TAMM_PC_VERSION "${PROJECT_VERSION}")
-# static links need what libtammrt.a uses: pthreads, libm, and MPI when built with it
+# static links need what libtammrt.a uses: pthreads, libm, libdl (CUDA is
+# loaded with dlopen), and MPI when built with it; and, when built with CUDA,
+# what objects tammcc compiled with CUDA variants need: libcudart (found at run
+# time through the rpath) and libstdc++.  The CUDA part is also the variable
+# cuda_libs, for links against the shared library:
+#   cc prog.o $(pkg-config --libs tamm) $(pkg-config --variable=cuda_libs tamm)
 set(TAMM_PC_LIBS_PRIVATE "-lpthread -lm")
+foreach(_l ${CMAKE_DL_LIBS})
+  string(APPEND TAMM_PC_LIBS_PRIVATE " -l${_l}")
+endforeach()
 if(TAMM_WITH_MPI)
   foreach(_l ${MPI_C_LIBRARIES})
     string(APPEND TAMM_PC_LIBS_PRIVATE " ${_l}")
   endforeach()
+endif()
+set(TAMM_PC_CUDA_LIBS "")
+if(TAMM_WITH_CUDA)
+  set(TAMM_PC_CUDA_LIBS "-L${CUDAToolkit_LIBRARY_DIR} -Wl,-rpath,${CUDAToolkit_LIBRARY_DIR} -lcudart -lstdc++")
+  string(APPEND TAMM_PC_LIBS_PRIVATE " ${TAMM_PC_CUDA_LIBS}")
 endif()
 set(TAMM_PC_PREFIX "@TAMM_PC_PREFIX@")   # kept for the install-time pass
 configure_file(${CMAKE_CURRENT_LIST_DIR}/tamm.pc.in

@@ -168,6 +168,7 @@ int tamm__gpu_route(tamm_task_s *t)
             tamm__error(t, TAMM_ENOMEM, "the task has only a CUDA variant and no GPU can take it: its blocks need %zu "
                         "bytes, TAMM_CUDA_MEMORY_LIMIT allows %zu%s", fp, tamm__gpus.g[0].limit,
                         tamm__gpus.g[0].fatal ? " (and the GPU failed)" : "");
+            atomic_fetch_add_explicit(&tamm__rt.nskipped, 1, memory_order_relaxed); /* TAMM_STATS */
             tamm__task_body_done(t); /* under TAMM_ON_ERROR=return: skipped, so nothing waits forever */
             return 1;
         }
@@ -362,6 +363,7 @@ static int issue(tamm_gpu *g)
         else if ((t = tamm__taskq_pop(&g->q))) atomic_fetch_sub(&g->queued, 1);
         else return did;
         if (g->fatal) { /* the device failed (reported): the task is skipped, nothing waits forever */
+            atomic_fetch_add_explicit(&tamm__rt.nskipped, 1, memory_order_relaxed); /* TAMM_STATS */
             tamm__task_body_done(t);
             did = 1;
             continue;

@@ -575,3 +575,17 @@ int tamm__dag_sole_member(tamm_dep *dep)
     tamm_epoch *e = dep->epoch;
     return e && !e->coarse && atomic_load_explicit(&e->count, memory_order_acquire) == 1;
 }
+
+/* ------------------------------------------------------------------ */
+/* deadlock reports (stuck.c)                                            */
+/* ------------------------------------------------------------------ */
+int tamm__dag_dep_started(const tamm_dep *d)
+{
+    return !d->epoch || atomic_load_explicit(&d->epoch->waiters, memory_order_acquire) == STARTED;
+}
+
+int tamm__dag_dep_follows(const tamm_dep *later, const tamm_dep *earlier)
+{
+    return later->epoch && earlier->epoch && later->epoch != earlier->epoch &&
+           atomic_load_explicit(&earlier->epoch->next, memory_order_acquire) == later->epoch;
+}

@@ -97,6 +97,12 @@ int tamm__dag_sole_member(tamm_dep *dep);
  *  which only wastes the prefetch). */
 void tamm__dag_prefetch_completion(const tamm_dep *dep, int n);
 
+/** For deadlock reports (every thread idle): has the epoch of dep started? */
+int tamm__dag_dep_started(const tamm_dep *d);
+/** Is later's epoch the one that comes right after earlier's in its chain
+ *  (so later's task waits for earlier's to complete)? */
+int tamm__dag_dep_follows(const tamm_dep *later, const tamm_dep *earlier);
+
 /** Size of an epoch's pool object (larger when recording edges). */
 size_t tamm__dag_epoch_size(int recording);
 

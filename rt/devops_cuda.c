@@ -17,8 +17,36 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Why there is no device, in words a user without a GPU understands (the
+ * CUDA runtime's own text for a machine without a driver is "CUDA driver
+ * version is insufficient for CUDA runtime version").  Outside the #ifdef so
+ * that it is tested in every build (tests/test_cuda_msg.c). */
+void tamm__cuda_why_none(char *buf, size_t n, int code, const char *raw, int runtime_version, int driver_found)
+{
+    int maj = runtime_version / 1000, min = runtime_version % 1000 / 10;
+    switch (code) {
+    case TAMM_CUDA_ERR_INSUFFICIENT_DRIVER:
+        if (!driver_found)
+            snprintf(buf, n, "no CUDA driver found: libcuda.so.1, the NVIDIA driver, is not installed; "
+                             "no GPU can be used, tasks run on the CPUs");
+        else
+            snprintf(buf, n, "the NVIDIA driver is older than the CUDA runtime %d.%d libtammrt was built with "
+                             "(update the driver); no GPU can be used, tasks run on the CPUs", maj, min);
+        break;
+    case TAMM_CUDA_ERR_NO_DEVICE:
+        snprintf(buf, n, "no CUDA device found: the NVIDIA driver sees no GPU; tasks run on the CPUs");
+        break;
+    default:
+        snprintf(buf, n, "CUDA cannot be used (cudaGetDeviceCount: %s, error %d); no GPU can be used, tasks run "
+                         "on the CPUs", raw && *raw ? raw : "unknown error", code);
+        break;
+    }
+}
+
 #ifdef TAMM_HAVE_CUDA
 #include <cuda_runtime_api.h>
+_Static_assert(cudaErrorInsufficientDriver == TAMM_CUDA_ERR_INSUFFICIENT_DRIVER &&
+               cudaErrorNoDevice == TAMM_CUDA_ERR_NO_DEVICE, "the CUDA error codes tamm__cuda_why_none names");
 #include <cublas_v2.h>
 #include <dlfcn.h>
 #include <pthread.h>
@@ -62,7 +90,8 @@ static void load(void)
 {
     void *h = open_lib("libcudart", CUDART_VERSION / 1000);
     if (!h) {
-        snprintf(load_err, sizeof load_err, "cannot load libcudart.so.%d (%s)", CUDART_VERSION / 1000, dlerror());
+        snprintf(load_err, sizeof load_err, "no CUDA runtime found (cannot load libcudart.so.%d: %s); no GPU can be "
+                 "used, tasks run on the CPUs", CUDART_VERSION / 1000, dlerror());
         return;
     }
 #define RES(f) \
@@ -100,11 +129,15 @@ static int c_count(void)
     int n = 0;
     cudaError_t e = p_cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
-        check(e, "cudaGetDeviceCount");
+        /* is the driver there at all? (a machine without a GPU has none) */
+        void *drv = e == cudaErrorInsufficientDriver ? dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL) : NULL;
+        tamm__cuda_why_none(err, sizeof err, (int)e, p_cudaGetErrorString(e), CUDART_VERSION,
+                            e != cudaErrorInsufficientDriver || drv != NULL);
+        if (drv) dlclose(drv);
         p_cudaGetLastError(); /* not sticky: clear it */
         return 0;
     }
-    if (n == 0) snprintf(err, sizeof err, "cudaGetDeviceCount: no CUDA device");
+    if (n == 0) tamm__cuda_why_none(err, sizeof err, TAMM_CUDA_ERR_NO_DEVICE, NULL, CUDART_VERSION, 1);
     return n;
 }
 
@@ -176,7 +209,7 @@ const tamm_devops tamm__devops_cuda = {
 #else /* built without the CUDA toolkit: there is never a device */
 
 static int n_count(void) { return 0; }
-static const char *n_error(void) { return "libtammrt was built without CUDA (TAMM_WITH_CUDA=OFF)"; }
+static const char *n_error(void) { return "libtammrt was built without CUDA (TAMM_WITH_CUDA=OFF): tasks run on the CPUs"; }
 const tamm_devops tamm__devops_cuda = { .kind = "cuda", .count = n_count, .error = n_error };
 
 #endif

@@ -19,6 +19,13 @@ void tamm__error_set_fatal_hook(void (*hook)(const char *msg)) { fatal_hook = ho
 void tamm__error_set_mode(int returns) { atomic_store(&returns_mode, returns); }
 int tamm__error_returns(void) { return atomic_load(&returns_mode); }
 
+static _Thread_local char *detail; /* lines printed after the next error's (tamm__error_detail) */
+void tamm__error_detail(char *lines)
+{
+    free(detail);
+    detail = lines;
+}
+
 int tamm__error(const struct tamm_task_s *t, int err, const char *fmt, ...)
 {
     char msg[1024];
@@ -33,6 +40,11 @@ int tamm__error(const struct tamm_task_s *t, int err, const char *fmt, ...)
     else
         snprintf(where, sizeof where, "top level: ");
     fprintf(stderr, "tamm: error: %s%s [%s]\n", where, msg, tamm_strerror(err));
+    if (detail) {
+        fputs(detail, stderr);
+        free(detail);
+        detail = NULL;
+    }
     fflush(stderr);
     if (!atomic_load(&returns_mode)) {
         if (fatal_hook) { /* with several ranks: the others stop too, naming this one */

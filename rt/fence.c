@@ -5,10 +5,12 @@
 #include "mpi_flow.h"
 #include "runtime.h"
 #include "task.h"
+#include <stdio.h>
 #include <stdlib.h>
 
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static tamm_fence *live;
+static int ncreated; /* fences created since tamm_init: their numbers in messages */
 
 tamm_fence *tamm_fence_create(void)
 {
@@ -17,6 +19,7 @@ tamm_fence *tamm_fence_create(void)
     tamm__spin_init(&f->lock);
     pthread_mutex_lock(&live_lock);
     f->next_live = live;
+    f->num = ++ncreated;
     live = f;
     pthread_mutex_unlock(&live_lock);
     if (tamm__flow_on) tamm__flow_fence_created(f);
@@ -99,6 +102,7 @@ static int fence_wait(tamm_fence *f)
     if (none)
         return tamm__error(NULL, TAMM_EDEADLOCK, "tamm_fence_wait on a fence that no submitted task signals");
     int rc = tamm__help_until(fence_reached, f);
+    tamm__deadlock_detail(rc);
     if (rc) return tamm__error(NULL, rc, "tamm_fence_wait: the tasks that signal the fence can never run");
     return tamm__error_take();
 }
@@ -111,6 +115,7 @@ int tamm_fence_destroy(tamm_fence *f)
     tamm__spin_unlock(&f->lock);
     if (busy) {
         int rc = tamm__help_until(fence_reached, f);
+        tamm__deadlock_detail(rc);
         if (rc) return tamm__error(NULL, rc, "tamm_fence_destroy: tasks still wait on the fence and can never run");
     }
     pthread_mutex_lock(&live_lock);
@@ -135,5 +140,28 @@ void tamm__fence_free_all(void)
         free(live);
         live = n;
     }
+    ncreated = 0;
     pthread_mutex_unlock(&live_lock);
+}
+
+int tamm__fence_waited_by(const tamm_task_s *t, char *buf, size_t n, tamm_fence **f_out)
+{
+    int found = 0;
+    pthread_mutex_lock(&live_lock);
+    for (tamm_fence *f = live; f && !found; f = f->next_live) {
+        tamm__spin_lock(&f->lock);
+        for (int i = 0; i < f->nw && !found; i++)
+            if (f->waiters[i] == t) {
+                found = 1;
+                *f_out = f;
+                if (!f->registered)
+                    snprintf(buf, n, "fence #%d, which no task signals", f->num);
+                else
+                    snprintf(buf, n, "fence #%d, which %d task%s still %s to signal", f->num, f->pending,
+                             f->pending == 1 ? "" : "s", f->pending == 1 ? "has" : "have");
+            }
+        tamm__spin_unlock(&f->lock);
+    }
+    pthread_mutex_unlock(&live_lock);
+    return found;
 }

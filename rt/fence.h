@@ -24,6 +24,7 @@ struct tamm_fence {
     int fid;
     int *flow;
     struct tamm_fence *mine; /* signalled by this rank's own signallers only (what fence messages wait for) */
+    int num;                 /* 1, 2, ...: the order of tamm_fence_create (messages) */
 };
 
 /** t waits for f: returns 1 (and counts one start condition of t) if f is not signalled. */
@@ -33,6 +34,10 @@ int tamm__fence_add_waiter(tamm_fence *f, struct tamm_task_s *t);
 void tamm__fence_add_signaller(tamm_fence *f);
 /** One signalling task of f has completed. */
 void tamm__fence_signal(tamm_fence *f);
+/** For deadlock reports: the unsignalled fence t waits for ("fence #3, which
+ *  no task signals" or "... which N tasks still have to signal") into buf;
+ *  0 if t waits for none.  *f_out is the fence. */
+int tamm__fence_waited_by(const struct tamm_task_s *t, char *buf, size_t n, tamm_fence **f_out);
 /** Free every fence still alive (finalize). */
 void tamm__fence_free_all(void);
 

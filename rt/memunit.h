@@ -63,6 +63,17 @@ typedef struct tamm_devops {
 
 extern const tamm_devops tamm__devops_cuda, tamm__devops_fake;
 
+/* The CUDA runtime's codes for "no driver / driver too old" and "no device"
+ * (cudaErrorInsufficientDriver, cudaErrorNoDevice; checked against the
+ * toolkit's header where it is built with one). */
+#define TAMM_CUDA_ERR_INSUFFICIENT_DRIVER 35
+#define TAMM_CUDA_ERR_NO_DEVICE 100
+/** Why there is no GPU, for the user (into buf): code is cudaGetDeviceCount's
+ *  error, raw the CUDA runtime's text for it, runtime_version CUDART_VERSION,
+ *  driver_found whether libcuda.so.1 (the NVIDIA driver) could be loaded.
+ *  Says that tasks run on the CPUs. */
+void tamm__cuda_why_none(char *buf, size_t n, int code, const char *raw, int runtime_version, int driver_found);
+
 /* ------------------------------------------------------------------ */
 /* per-block state                                                      */
 /* ------------------------------------------------------------------ */

@@ -984,6 +984,7 @@ static int local_sentinel(const tamm_ref *refs, int n, const char *what, tamm_ta
     int rc = tamm__submit(NULL, &sk, NULL, TAMM_TF_SENTINEL | TAMM_TF_INTERNAL, &t);
     if (rc) return rc;
     rc = tamm__help_until(sentinel_ready, t);
+    tamm__deadlock_detail(rc);
     if (rc) return tamm__error(NULL, rc, "%s: the tasks using the block can never run", what);
     *out = t;
     return TAMM_OK;

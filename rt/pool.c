@@ -59,6 +59,9 @@ static void refill(tamm_pool *p, tamm_pool_cache *c)
     /* cache-line aligned, so that an object shares no line with another */
     char *s = aligned_alloc(64, 64 + p->size * SLAB);
     if (!s) s = tamm__xmalloc(64 + p->size * SLAB);
+    /* zeroed: an object never handed out reads as a finished task (deps 0) to
+     * tamm__pool_each, which the deadlock report walks */
+    memset(s, 0, 64 + p->size * SLAB);
     pthread_mutex_lock(&p->slab_lock);
     *(void **)s = p->slabs;
     p->slabs = s;
@@ -198,3 +201,11 @@ void tamm__buf_cache_free(tamm_buf_cache *c)
 size_t tamm__buf_in_use(void) { return atomic_load(&buf_in_use); }
 size_t tamm__buf_peak(void) { return atomic_load(&buf_peak); }
 void tamm__buf_reset_stats(void) { atomic_store(&buf_in_use, 0); atomic_store(&buf_peak, 0); }
+
+void tamm__pool_each(tamm_pool *p, void (*fn)(void *obj, void *arg), void *arg)
+{
+    pthread_mutex_lock(&p->slab_lock);
+    for (char *s = p->slabs; s; s = *(void **)s)
+        for (int i = 0; i < SLAB; i++) fn(s + 64 + (size_t)i * p->size, arg);
+    pthread_mutex_unlock(&p->slab_lock);
+}

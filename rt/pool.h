@@ -39,6 +39,9 @@ void tamm__pool_init(tamm_pool *p, size_t size);
 void tamm__pool_destroy(tamm_pool *p);
 void *tamm__pool_get(tamm_pool *p, tamm_pool_cache *c);
 void tamm__pool_put(tamm_pool *p, tamm_pool_cache *c, void *o);
+/** Call fn on every object the pool ever made, handed out or not (a slab
+ *  starts zeroed).  For reports when every thread is idle (a deadlock). */
+void tamm__pool_each(tamm_pool *p, void (*fn)(void *obj, void *arg), void *arg);
 /** Return a thread's whole cache to the pool (thread exit). */
 void tamm__pool_flush(tamm_pool *p, tamm_pool_cache *c);
 

@@ -113,9 +113,11 @@ static int wait_all(void)
     if (tamm__flow_on) tamm__flow_sync(TAMM_SYNC_WAIT); /* close accumulation runs; compare streams */
     rc = tamm__help_until(nothing_pending, NULL);
     atomic_store(&tamm__rt.top_waiting, 0);
-    if (rc) return tamm__error(NULL, rc, "tamm_wait_all: %ld tasks can never run (they wait for fences that are "
-                                         "never signalled, or for each other)",
-                               tamm__top_pending());
+    tamm__deadlock_detail(rc);
+    long stuck = tamm__top_pending();
+    if (rc) return tamm__error(NULL, rc, "tamm_wait_all: %ld top-level task%s can never run (each waits for a fence "
+                                         "that is never signalled, or for another stuck task)",
+                               stuck, stuck == 1 ? "" : "s");
     return tamm__error_take();
 }
 
@@ -167,6 +169,7 @@ int tamm_cc_taskwait(void)
     int rc = tamm__help_until_nested(children_done, p);
     atomic_fetch_sub_explicit(&tamm__rt.nested_waiting, 1, memory_order_seq_cst);
     w->wait_depth--;
+    tamm__deadlock_detail(rc);
     if (rc) return tamm__error(p, rc, "a taskwait in a task function: the task's children can never run");
     return TAMM_OK;
 }
@@ -245,6 +248,7 @@ static int sentinel_wait(const tamm_ref *refs, int n, const char *what, tamm_tas
     int rc = tamm__submit(NULL, &sk, NULL, TAMM_TF_SENTINEL, &t);
     if (rc) return rc;
     rc = tamm__help_until(sentinel_ready, t);
+    tamm__deadlock_detail(rc);
     if (rc) return tamm__error(NULL, rc, "%s: the tasks using the block can never run", what);
     *out = t;
     return TAMM_OK;

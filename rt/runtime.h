@@ -42,6 +42,8 @@ typedef struct tamm_runtime {
     /* statistics */
     _Alignas(TAMM_CACHELINE) atomic_ullong bytes_h2h; /* bytes copied host<->host by transfers */
     atomic_ullong inplace_acc, private_acc;
+    atomic_ullong nsentinels;      /* bodiless top-level waits on blocks (tamm_block, tamm_wait_on, gather...) */
+    atomic_ullong nskipped;        /* tasks not run because of an error (a failed GPU, no GPU can take it) */
 } tamm_runtime;
 
 extern tamm_runtime tamm__rt;

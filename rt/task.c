@@ -586,7 +586,8 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
      * other end may only be reached later in the other rank's stream */
     int undeferred = (o && o->undeferred) || (tamm__rt.cfg.sequential && !(flags & TAMM_TF_PSEUDO));
     if (out) *out = t;
-    if (flags & TAMM_TF_SENTINEL) {
+    if (flags & TAMM_TF_SENTINEL) { /* counted for TAMM_STATS: submitted, but no body to run */
+        atomic_fetch_add_explicit(&tamm__rt.nsentinels, 1, memory_order_relaxed);
         drop_guard(t);
         return TAMM_OK;
     }
@@ -596,6 +597,7 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
         atomic_fetch_add_explicit(&t->pending, 1, memory_order_relaxed);
         drop_guard(t);
         rc = tamm__help_until(only_hold_left, t);
+        tamm__deadlock_detail(rc);
         if (rc)
             return tamm__error(t, rc, "undeferred task can never run: its dependences are never satisfied");
         body_done(t);

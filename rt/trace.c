@@ -137,15 +137,29 @@ static void write_dag(const char *file)
 static void print_stats(void)
 {
     FILE *f = stderr;
-    uint64_t total = 0, submitted = 0;
-    for (int i = 0; i < tamm__rt.nworkers; i++) {
-        total += atomic_load(&tamm__rt.workers[i].ntasks);
+    /* every submitted task is accounted for: run by a CPU worker, run by a GPU
+     * worker (CUDA variant or CPU fallback there), a bodiless wait of the top
+     * level on blocks, skipped after an error (a failed GPU), or never run (it
+     * still waited when the run ended: a deadlock, or an error that stopped
+     * the waits) */
+    uint64_t cpu = 0, gpu = 0, submitted = 0;
+    for (int i = 0; i < tamm__rt.nthreads; i++) {
+        uint64_t n = atomic_load(&tamm__rt.workers[i].ntasks);
+        if (i < tamm__rt.nworkers) cpu += n;
+        else gpu += n;
         submitted += atomic_load(&tamm__rt.workers[i].nsubmitted);
     }
+    uint64_t waits = atomic_load(&tamm__rt.nsentinels), skipped = atomic_load(&tamm__rt.nskipped);
+    uint64_t accounted = cpu + gpu + waits + skipped;
+    uint64_t never = submitted > accounted ? submitted - accounted : 0;
     double wall = (double)(tamm__now_ns() - tamm__rt.t0) / 1e6;
     fprintf(f, "tamm stats: rank %d, %d workers, scheduler %s, %.1f ms since tamm_init\n", tamm_rank(),
             tamm__rt.nworkers, tamm__rt.sched->name, wall);
-    fprintf(f, "  tasks: %ld submitted, %llu run\n", (long)submitted, (unsigned long long)total);
+    fprintf(f, "  tasks: %llu submitted, %llu run (%llu on CPU workers, %llu on GPU workers), %llu top-level waits "
+               "without a body (tamm_block, tamm_wait_on, gather, scatter), %llu skipped after an error, %llu never run "
+               "(still waiting at the end)\n",
+            (unsigned long long)submitted, (unsigned long long)(cpu + gpu), (unsigned long long)cpu,
+            (unsigned long long)gpu, (unsigned long long)waits, (unsigned long long)skipped, (unsigned long long)never);
     for (int i = 0; i < tamm__rt.nworkers; i++) {
         tamm_worker *w = &tamm__rt.workers[i];
         fprintf(f, "  worker %d: %llu tasks, busy %.1f ms, idle %.1f ms, %llu steals, %llu sleeps\n", i,

@@ -257,7 +257,8 @@ void cc_guard_settle(const cc_source *src, cc_task *t)
             ac->guard = NULL;
             ac->fetched = 0;
             ac->wide = 1;
-            cc_diag(src, ac->sync_off, CC_WARNING, "block %s is %s: it cannot be requested at submission and is "
+            if (!cc_clause_covers(t, ac->tensor, ac->idx, ac->nidx, NULL, 0)) /* else declared (issue 17) */
+                cc_diag(src, ac->sync_off, CC_WARNING, "block %s is %s: it cannot be requested at submission and is "
                     "fetched synchronously (the task's permission covers the whole tensor '%s')", ac->key, ac->sync,
                     ac->tensor);
         }

@@ -1700,6 +1700,42 @@ static int add_access(cc_task *t, const char *tensor, char **idx, int nidx, size
     return t->nacc++;
 }
 
+static char *squeezed(const char *s, size_t n);
+
+/* Does one of t's clauses (read, write, readwrite, accum, cwrite, permission,
+ * range clauses included) name the block tensor[idx[0]]...[idx[nidx-1]] with
+ * every index that is not known at submission as ':' or a range?  Then the
+ * user has declared what the block may be, and the warning that it is fetched
+ * synchronously says nothing new.  An index is known at submission when it
+ * does not vary in the body (varies[d] == 0) and the use reads no memory the
+ * body may change (unstable == 0); a clause index covers it then also by
+ * naming the same text. */
+int cc_clause_covers(const cc_task *t, const char *tensor, char *const *idx, int nidx, const int *varies, int unstable)
+{
+    char *tn = squeezed(tensor, strlen(tensor));
+    int yes = 0;
+    for (int i = 0; i < t->pr->nrefs && !yes; i++) {
+        const cc_ref *r = &t->pr->refs[i];
+        char *rn = squeezed(r->tensor.s, strlen(r->tensor.s));
+        int same = !strcmp(rn, tn);
+        free(rn);
+        if (!same || (r->nidx != 0 && r->nidx != nidx)) continue;
+        int ok = 1;
+        for (int d = 0; d < r->nidx && ok; d++) {
+            const char *ci = r->idx[d].s;
+            if (!ci || cc_range_split(ci, NULL, NULL)) continue; /* ':' or lo:hi */
+            if (!idx[d] || (varies && varies[d]) || unstable) { ok = 0; continue; }
+            char *a = squeezed(ci, strlen(ci)), *b = squeezed(idx[d], strlen(idx[d]));
+            ok = !strcmp(a, b);
+            free(a);
+            free(b);
+        }
+        yes = ok;
+    }
+    free(tn);
+    return yes;
+}
+
 static int body_visit(cc_node *n, void *arg)
 {
     body_ctx *bc = arg;
@@ -1734,20 +1770,24 @@ static int body_visit(cc_node *n, void *arg)
         for (int i = 1; i < nargs; i++) free(idx[i - 1]);
         return 1;
     }
-    int dyn = 0;
-    for (int i = 1; i < nargs && !dyn; i++) dyn = cc_varies_in(in, t, args[i]);
+    int dyn = 0, varies[CC_MAX_DIMS] = { 0 };
+    for (int i = 1; i < nargs; i++) dyn |= varies[i - 1] = cc_varies_in(in, t, args[i]);
     const char *unstable = dyn ? NULL : index_unstable(in, t, n);
+    /* no warning where a clause declares the block (issue 17) */
+    int declared = (unstable || dyn) && cc_clause_covers(t, args[0], args + 1, nargs - 1, varies, unstable != NULL);
     if (unstable) {
         a->fetched = 0;
         a->wide = 1; /* its indices are not known at submission: the permission covers the whole tensor */
-        cc_diag(in->src, n->b, CC_WARNING, "block %s has an index that reads %s: it is fetched synchronously when "
-                                          "the body names it (the task's permission covers the whole tensor)", a->key,
-                unstable);
+        if (!declared)
+            cc_diag(in->src, n->b, CC_WARNING, "block %s has an index that reads %s: it is fetched synchronously when "
+                                              "the body names it (the task's permission covers the whole tensor)",
+                    a->key, unstable);
     } else if (dyn) {
         a->fetched = 0;
-        cc_diag(in->src, n->b, CC_WARNING, "block %s has indices that vary inside the task: it cannot be requested "
-                                          "at submission and is fetched synchronously (the task's permission covers "
-                                          "it as a slice)", a->key);
+        if (!declared)
+            cc_diag(in->src, n->b, CC_WARNING, "block %s has indices that vary inside the task: it cannot be requested "
+                                              "at submission and is fetched synchronously (the task's permission "
+                                              "covers it as a slice)", a->key);
     } else if (a->seen == 0 && !a->fetched) {
         a->fetched = 1;
     }

@@ -35,6 +35,12 @@ char *cc_infer_stable_text(cc_infer *in, cc_node *e, cc_node *region);
 int cc_infer_touches(cc_infer *in, cc_node *region, CXCursor var);
 /** Does text mention (as an identifier) a variable declared or assigned inside the task's statement? */
 int cc_varies_in(cc_infer *in, const cc_task *t, const char *text);
+/** Does one of t's clauses (any mode, permission and range clauses included)
+ *  declare block tensor[idx...]: each index ':' or a range, or the same text
+ *  where the index is known at submission (varies[d] == 0, varies may be NULL;
+ *  unstable == 0; idx[d] NULL is ':')?  Such a block needs no warning that it
+ *  is fetched synchronously. */
+int cc_clause_covers(const cc_task *t, const char *tensor, char *const *idx, int nidx, const int *varies, int unstable);
 /** Print the --explain report of a task. */
 void cc_infer_explain(cc_infer *in, const cc_task *t, void *FILE_out);
 

@@ -177,7 +177,7 @@ enum {
     X_SUBMIT_NREFS, X_SUBMIT_NULLREFS, X_CREATE_NDIM0, X_CREATE_NDIM9, X_CREATE_TILE0, X_CREATE_NULLDIMS,
     X_CREATE_DTYPE, X_BLOCK_RANGE, X_BLOCK_NIDX, X_BLOCK_NULL, X_TOP_PUT_BAD, X_DESTROY_NULL, X_FENCE_NULL,
     X_TOP_GETBUF, X_DEADLOCK, X_WAIT_ON_BAD, X_SUBMIT_ON_HIGH, X_SUBMIT_ON_NEG, X_SUBMIT_RANGE_TEXT, X_TEMP_RANGE,
-    X_COUNT
+    X_DEADLOCK_NESTED, X_COUNT
 };
 /* msg as in tcases */
 static const struct { const char *name; int code; int any_code; const char *msg; } xcases[X_COUNT] = {
@@ -211,7 +211,17 @@ static const struct { const char *name; int code; int any_code; const char *msg;
     [X_DESTROY_NULL]    = { "tensor_destroy: NULL", TAMM_EINVAL, 0 },
     [X_FENCE_NULL]      = { "fence_wait: NULL", TAMM_EINVAL, 0 },
     [X_TOP_GETBUF]      = { "get_buf_read outside a task", TAMM_ESTATE, 1 },
-    [X_DEADLOCK]        = { "task waits on a fence nobody signals", TAMM_EDEADLOCK, 0 },
+    [X_DEADLOCK]        = { "task waits on a fence nobody signals", TAMM_EDEADLOCK, 0,
+                            "  task 'top_task' (misuse.c:720) waits for fence #1, which no task signals" },
+    [X_DEADLOCK_NESTED] = { "nested task waits on a fence nobody signals, the top level on its parent's block",
+                            TAMM_EDEADLOCK, 0,
+                            "tamm: error: top level: tamm_block: the tasks using the block can never run [deadlock: "
+                            "tasks can never run]\n"
+                            "  the 3 stuck tasks and what they wait for:\n"
+                            "  task 'dl_child' (misuse.c:901) waits for fence #1, which no task signals\n"
+                            "  the top level's tamm_block waits for block TopT[1][1], held until task 'dl_parent' "
+                            "(misuse.c:900) completes\n"
+                            "  task 'dl_parent' (misuse.c:900) waits for its 1 stuck child task\n" },
     [X_WAIT_ON_BAD]     = { "wait_on: out-of-range ref", TAMM_ERANGE, 1,
                             "ref 0: block TopT[9][9] is outside the tensor 'TopT' (blocks 0..1 x 0..1) [block index out "
                             "of range]" },
@@ -220,6 +230,21 @@ static const struct { const char *name; int code; int any_code; const char *msg;
 };
 
 static void noop(tamm_ctx *ctx, void *vp) { (void)ctx; (void)vp; }
+
+/* X_DEADLOCK_NESTED: a parent whose child waits for a fence nobody signals */
+static tamm_fence *dl_fence;
+static void dl_parent(tamm_ctx *ctx, void *vp)
+{
+    tamm_tensor *T = *(tamm_tensor **)vp;
+    tamm_ref r = tu_ref2(T, TAMM_WRITE, 1, 1);
+    int dummy = 0;
+    tamm_task t = tu_task(noop, &dummy, sizeof dummy, &r, 1, "dl_child", LOC_FILE, 901);
+    tamm_task_opts o;
+    memset(&o, 0, sizeof o);
+    o.wait = &dl_fence;
+    o.nwait = 1;
+    CHECK_EQ_INT(tamm_submit_ex(ctx, &t, &o), TAMM_OK);
+}
 
 static int child_top_misuse(void *vp)
 {
@@ -280,6 +305,19 @@ static int child_top_misuse(void *vp)
         o.nwait = 1;
         rc = tamm_submit_ex(NULL, &t, &o);
         CHECK_EQ_INT(rc, TAMM_OK);
+        /* and a task that waits for the block the first one reads */
+        tamm_ref wr = tu_ref2(T, TAMM_WRITE, 0, 0);
+        tamm_task t2 = tu_task(noop, &dummy, sizeof dummy, &wr, 1, "top_writer", LOC_FILE, 800);
+        CHECK_EQ_INT(tamm_submit(NULL, &t2), TAMM_OK);
+        rc = 12345;
+        break;
+    }
+    case X_DEADLOCK_NESTED: {
+        dl_fence = tamm_fence_create();
+        tamm_ref pr = tu_ref2(T, TAMM_WRITE, 1, 1);
+        tamm_task pt = tu_task(dl_parent, &T, sizeof T, &pr, 1, "dl_parent", LOC_FILE, 900);
+        CHECK_EQ_INT(tamm_submit(NULL, &pt), TAMM_OK);
+        null_ret = tamm_block(T, 1, 1) == NULL; /* the top level waits for the parent */
         rc = 12345;
         break;
     }
@@ -479,6 +517,12 @@ static void test_top_misuse(void)
             h_dump_child(xcases[k].name, &st, err);
         CHECK_CONTAINS(err, "tamm: error");
         if (xcases[k].msg) CHECK_CONTAINS(err, xcases[k].msg);
+        if (k == X_DEADLOCK) { /* the report lists every stuck task and what it waits for */
+            CHECK_CONTAINS(err, "tamm_wait_all: 2 top-level tasks can never run");
+            CHECK_CONTAINS(err, "  the 2 stuck tasks and what they wait for:\n");
+            CHECK_CONTAINS(err, "  task 'top_writer' (misuse.c:800) waits for block TopT[0][0], held until task "
+                                "'top_task' (misuse.c:720) completes");
+        }
 
         h_context("%s (TAMM_ON_ERROR=return)", xcases[k].name);
         const char *env2[] = { "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };

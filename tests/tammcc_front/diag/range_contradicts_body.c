@@ -10,5 +10,4 @@ void f(tamm_tensor *A, int lo, int hi)
         }
     }
 }
-// EXPECT: range_contradicts_body.c:8:25: warning: block A[i] has indices that vary inside the task: it cannot be requested at submission and is fetched synchronously (the task's permission covers it as a slice)
 // EXPECT: range_contradicts_body.c:5:24: error: 'read' clause on A[lo:hi], but the task body writes A[:] in it (stored to at range_contradicts_body.c:9:13; not every element is provably stored: the loop at range_contradicts_body.c:7:9 is not of the form 'for (i = 0; i < N; i++)'; so readwrite)

@@ -20,5 +20,4 @@ void f(tamm_tensor *A, int n)
         }
     }
 }
-// EXPECT: range_exceeds_parent.c:8:25: warning: block A[i][n] has indices that vary inside the task: it cannot be requested at submission and is fetched synchronously (the task's permission covers it as a slice)
 // EXPECT: range_exceeds_parent.c:13:25: error: nested task needs accum permission on A[2][n], but its parent (line 5) declares only read on A[0:4][n]

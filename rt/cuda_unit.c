@@ -70,6 +70,7 @@ static void *pinned_get(size_t bytes, int zero)
         pthread_mutex_unlock(&pin_lock);
     }
     if (zero) memset(p + 1, 0, bytes);
+    tamm__mem_add(p->cap); /* held from here until pinned_put */
     return p + 1;
 }
 
@@ -77,6 +78,7 @@ static void pinned_put(void *buf)
 {
     if (!buf) return;
     pinned *p = (pinned *)buf - 1;
+    tamm__mem_sub(p->cap);
     pthread_mutex_lock(&pin_lock);
     p->next_free = pin_free;
     pin_free = p;
@@ -85,14 +87,20 @@ static void pinned_put(void *buf)
 
 void *tamm__home_alloc(size_t bytes)
 {
-    if (tamm__gpus.n == 0) return tamm__hostmem_alloc(bytes, tamm__rt.cfg.hugepages);
-    return pinned_get(bytes, 1);
+    if (tamm__gpus.n) return pinned_get(bytes, 1); /* counted there */
+    tamm__mem_add(bytes);
+    return tamm__hostmem_alloc(bytes, tamm__rt.cfg.hugepages);
 }
 
 void tamm__home_free(void *p, size_t bytes)
 {
-    if (tamm__gpus.n == 0) tamm__hostmem_free(p, bytes);
-    else pinned_put(p);
+    if (!p) return;
+    if (tamm__gpus.n) {
+        pinned_put(p);
+        return;
+    }
+    tamm__mem_sub(bytes);
+    tamm__hostmem_free(p, bytes);
 }
 
 static void pinned_release_all(void)

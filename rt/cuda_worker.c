@@ -576,18 +576,19 @@ void tamm__gpu_fini(void)
     tamm__gpus.n = 0;
 }
 
-/* TAMM_STATS: one line per GPU. */
+/* TAMM_STATS: one line per GPU, with the rank. */
 void tamm__gpu_stats(FILE *f)
 {
+    int r = tamm_rank();
     if (!tamm__gpus.n) {
-        fprintf(f, "tamm: GPUs: none (%s)\n", tamm__gpus.why_none[0] ? tamm__gpus.why_none : "no device");
+        fprintf(f, "tamm stats: rank %d: GPUs: none (%s)\n", r, tamm__gpus.why_none[0] ? tamm__gpus.why_none : "no device");
         return;
     }
     for (int i = 0; i < tamm__gpus.n; i++) {
         tamm_gpu *g = &tamm__gpus.g[i];
-        fprintf(f, "tamm: GPU %d (%s, %s): %llu tasks, %llu bytes to device, %llu from device, %llu hits, %llu misses, "
-                   "%llu evictions, peak %zu of %zu bytes, link %.1f/%.1f GB/s\n",
-                i, g->info.name, tamm__rt.cfg.gpu_sched == TAMM_GPOL_EFT ? "eft" : tamm__gpu_policy_name(tamm__rt.cfg.gpu_sched),
+        fprintf(f, "tamm stats: rank %d: GPU %d (%s, %s): %llu tasks, %llu bytes to device, %llu from device, %llu hits, "
+                   "%llu misses, %llu evictions, peak %zu of %zu bytes of device memory, link %.1f/%.1f GB/s\n",
+                r, i, g->info.name, tamm__rt.cfg.gpu_sched == TAMM_GPOL_EFT ? "eft" : tamm__gpu_policy_name(tamm__rt.cfg.gpu_sched),
                 (unsigned long long)atomic_load(&g->ntasks), (unsigned long long)atomic_load(&g->bytes_h2d),
                 (unsigned long long)atomic_load(&g->bytes_d2h), (unsigned long long)atomic_load(&g->hits),
                 (unsigned long long)atomic_load(&g->misses), (unsigned long long)atomic_load(&g->nevict), g->peak,

@@ -3,6 +3,7 @@
 #include "dist.h"
 #include "error.h"
 #include "fence.h"
+#include "memunit.h"
 #include "mpi_comm.h"
 #include "runtime.h"
 #include "worker.h"
@@ -106,6 +107,7 @@ static void op_finish(tamm_handoff *h)
         void *home = tamm__block_home(f->T, f->lin);
         tamm__accumulate(f->T->dtype, home, f->c.buf, b->bytes / f->T->esize);
         tamm__spin_unlock(&b->lock);
+        tamm__mem_sub(b->bytes);
         free(f->c.buf);
     }
     tamm_task_s *t = f->task;
@@ -138,6 +140,7 @@ static void pseudo_body(tamm_ctx *ctx, void *args)
     if (a->kind == PK_RECV_ACC) {
         f->acc = 1;
         f->c.buf = tamm__xmalloc(b->bytes ? b->bytes : 1);
+        tamm__mem_add(b->bytes);
     }
     tamm__task_hold(ctx->task);  /* completes when the message has */
     tamm__comm_post(&f->c);
@@ -467,7 +470,7 @@ static void evict_body(tamm_ctx *ctx, void *args)
             home = NULL;
         }
         tamm__spin_unlock(&b->lock);
-        free(home);
+        tamm__home_free(home, b->bytes); /* from tamm__home_alloc: a mapping of its own, or pinned, for large blocks */
     }
 }
 

@@ -134,31 +134,36 @@ static void write_dag(const char *file)
         (void)tamm__error(NULL, TAMM_EINVAL, "TAMM_DAG: writing '%s' failed (%s)", file, strerror(errno));
 }
 
+/* TAMM_STATS: every line starts with "tamm stats: rank R:", so that the lines of
+ * several ranks, interleaved on one terminal, can be told apart (and grepped). */
 static void print_stats(void)
 {
     FILE *f = stderr;
+    int r = tamm_rank();
     uint64_t total = 0, submitted = 0;
     for (int i = 0; i < tamm__rt.nworkers; i++) {
         total += atomic_load(&tamm__rt.workers[i].ntasks);
         submitted += atomic_load(&tamm__rt.workers[i].nsubmitted);
     }
     double wall = (double)(tamm__now_ns() - tamm__rt.t0) / 1e6;
-    fprintf(f, "tamm stats: rank %d, %d workers, scheduler %s, %.1f ms since tamm_init\n", tamm_rank(),
-            tamm__rt.nworkers, tamm__rt.sched->name, wall);
-    fprintf(f, "  tasks: %ld submitted, %llu run\n", (long)submitted, (unsigned long long)total);
+    fprintf(f, "tamm stats: rank %d: %d workers, scheduler %s, %.1f ms since tamm_init\n", r, tamm__rt.nworkers,
+            tamm__rt.sched->name, wall);
+    fprintf(f, "tamm stats: rank %d: tasks: %ld submitted, %llu run\n", r, (long)submitted, (unsigned long long)total);
     for (int i = 0; i < tamm__rt.nworkers; i++) {
         tamm_worker *w = &tamm__rt.workers[i];
-        fprintf(f, "  worker %d: %llu tasks, busy %.1f ms, idle %.1f ms, %llu steals, %llu sleeps\n", i,
-                (unsigned long long)atomic_load(&w->ntasks), (double)w->busy_ns / 1e6, (double)w->idle_ns / 1e6,
+        fprintf(f, "tamm stats: rank %d: worker %d: %llu tasks, busy %.1f ms, idle %.1f ms, %llu steals, %llu sleeps\n",
+                r, i, (unsigned long long)atomic_load(&w->ntasks), (double)w->busy_ns / 1e6, (double)w->idle_ns / 1e6,
                 (unsigned long long)w->nsteals, (unsigned long long)w->nsleeps);
     }
-    fprintf(f, "  bytes moved: host->host %llu\n", (unsigned long long)atomic_load(&tamm__rt.bytes_h2h));
-    fprintf(f, "  accumulations: %llu in place (cache hits), %llu into private buffers\n",
+    fprintf(f, "tamm stats: rank %d: bytes moved: host->host %llu\n", r,
+            (unsigned long long)atomic_load(&tamm__rt.bytes_h2h));
+    fprintf(f, "tamm stats: rank %d: accumulations: %llu in place (cache hits), %llu into private buffers\n", r,
             (unsigned long long)atomic_load(&tamm__rt.inplace_acc), (unsigned long long)atomic_load(&tamm__rt.private_acc));
-    fprintf(f, "  peak memory: %zu bytes of private block buffers\n", tamm__buf_peak());
+    fprintf(f, "tamm stats: rank %d: peak memory: %zu bytes of blocks on the host (homes, copies of other ranks' "
+               "blocks, private buffers, temps, staging)\n", r, tamm__mem_peak());
     tamm__gpu_stats(f);
-    fprintf(f, "  pools: %zu task records, %zu epoch records allocated\n", atomic_load(&tamm__rt.task_pool.allocated),
-            atomic_load(&tamm__rt.epoch_pool.allocated));
+    fprintf(f, "tamm stats: rank %d: pools: %zu task records, %zu epoch records allocated\n", r,
+            atomic_load(&tamm__rt.task_pool.allocated), atomic_load(&tamm__rt.epoch_pool.allocated));
 }
 
 void tamm__trace_finish(void)

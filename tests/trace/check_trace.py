@@ -132,6 +132,9 @@ def check_trace(path, nranks, workers, gpus, streams, deps):
             s, f = v["s"][0], v["f"][0]
             check(s["pid"] != f["pid"], "message arrow %s joins two ranks (%d -> %d)" % (fid, s["pid"], f["pid"]))
             pairs.add((s["pid"], f["pid"]))
+            # the ranks' clocks are aligned (one machine here): a message is received after it is sent
+            check(f["ts"] >= s["ts"] - 50, "message arrow %s goes forward in time (%.3f -> %.3f)"
+                  % (fid, s["ts"], f["ts"]))
         print("trace: rank pairs with messages: %s" % sorted(pairs))
         msgs = [e for e in evs if e.get("ph") == "X" and e.get("cat") == "msg"]
         sends = collections.Counter((e["pid"], e["args"]["peer"]) for e in msgs if e["name"].startswith("send"))

@@ -62,11 +62,7 @@ int tamm_init(int *argc, char ***argv)
      * to keep every worker fed, few enough that task records stay in cache */
     tamm__rt.throttle = 256L * cfg.num_workers;
     tamm__rt.t0 = tamm__now_ns();
-    {
-        struct timespec rt;
-        clock_gettime(CLOCK_REALTIME, &rt);
-        tamm__rt.t0_real = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
-    }
+    tamm__trace_start();
     tamm__mem_reset_stats();
     rc = tamm__gpu_init(&cfg); /* before the workers: CUDA workers have entries in workers[] */
     if (rc) return init_failed(rc);

@@ -21,7 +21,6 @@ typedef struct tamm_runtime {
     const tamm_sched_ops *sched;
     int recording;                 /* TAMM_DAG or TAMM_TRACE: record edges */
     uint64_t t0;                   /* init time, for traces */
-    int64_t t0_real;               /* the same instant on CLOCK_REALTIME (aligns the ranks' traces) */
     pthread_mutex_t tensors_lock;
     struct tamm_tensor *tensors;   /* live tensors */
     long throttle;                 /* top-level tasks in flight before the submitter helps */

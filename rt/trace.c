@@ -41,6 +41,15 @@ static size_t nmsgs, capmsgs;
 #define TID_SEND(lane) (2000 + (lane))
 #define TID_RECV(lane) (3000 + (lane))
 
+static int64_t t0_real; /* tamm__rt.t0 on CLOCK_REALTIME */
+
+void tamm__trace_start(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    t0_real = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 void tamm__trace_node(uint64_t id, const char *label, uint64_t parent)
 {
     pthread_mutex_lock(&lock);
@@ -371,7 +380,7 @@ static void write_merged(const char *var, const char *file, int root, int json, 
     FILE *mf = open_memstream(&buf, &len);
     if (!mf) tamm__fatal_oom(0);
     if (json) {
-        jout o = { mf, 1, me, tamm__rt.t0, nranks > 1 ? tamm__rt.t0_real - base : 0 };
+        jout o = { mf, 1, me, tamm__rt.t0, nranks > 1 ? t0_real - base : 0 };
         trace_part(&o);
     } else {
         dag_part(mf, me, nranks);
@@ -431,7 +440,7 @@ void tamm__trace_finish(void)
      * With several ranks this is collective: every rank takes part, tracing or not. */
     int me = tamm_rank();
     int64_t agree[3] = { tamm__rt.cfg.trace_file ? me : INT64_MAX, tamm__rt.cfg.dag_file ? me : INT64_MAX,
-                         tamm__rt.t0_real };
+                         t0_real };
     if (tamm__comm_size() > 1) tamm__comm_world_min(agree, 3);
     if (agree[0] != INT64_MAX) write_merged("TAMM_TRACE", tamm__rt.cfg.trace_file, (int)agree[0], 1, agree[2]);
     if (agree[1] != INT64_MAX) write_merged("TAMM_DAG", tamm__rt.cfg.dag_file, (int)agree[1], 0, agree[2]);

@@ -18,6 +18,9 @@ struct tamm_worker;
 struct tamm_gpu;
 struct tamm_pend;
 
+/** tamm_init, just after taking tamm__rt.t0: note the same instant on the wall clock
+ *  (the ranks' traces are aligned on it). */
+void tamm__trace_start(void);
 /** A task was submitted (recording only). */
 void tamm__trace_node(uint64_t id, const char *label, uint64_t parent);
 /** Task id ran on CPU worker w from t0 to t1 (ns). */

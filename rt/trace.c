@@ -206,10 +206,10 @@ static int cmp_msg(const void *a, const void *b)
 }
 
 /* Messages overlap: each goes to the first lane of its direction free at its
- * start, so that the slices of a track never overlap.  Returns the lanes used. */
+ * start, so that the slices of a track never overlap.  Gives the lanes used. */
 static void assign_lanes(int *nsend, int *nrecv)
 {
-    qsort(msgs, nmsgs, sizeof *msgs, cmp_msg);
+    if (nmsgs) qsort(msgs, nmsgs, sizeof *msgs, cmp_msg); /* msgs is NULL when there are none */
     uint64_t *end[2] = { NULL, NULL };
     int n[2] = { 0, 0 };
     for (size_t i = 0; i < nmsgs; i++) {

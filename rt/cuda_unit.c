@@ -70,6 +70,7 @@ static void *pinned_get(size_t bytes, int zero)
         pthread_mutex_unlock(&pin_lock);
     }
     if (zero) memset(p + 1, 0, bytes);
+    tamm__mem_add(p->cap); /* held from here until pinned_put */
     return p + 1;
 }
 
@@ -77,6 +78,7 @@ static void pinned_put(void *buf)
 {
     if (!buf) return;
     pinned *p = (pinned *)buf - 1;
+    tamm__mem_sub(p->cap);
     pthread_mutex_lock(&pin_lock);
     p->next_free = pin_free;
     pin_free = p;
@@ -85,14 +87,20 @@ static void pinned_put(void *buf)
 
 void *tamm__home_alloc(size_t bytes)
 {
-    if (tamm__gpus.n == 0) return tamm__hostmem_alloc(bytes, tamm__rt.cfg.hugepages);
-    return pinned_get(bytes, 1);
+    if (tamm__gpus.n) return pinned_get(bytes, 1); /* counted there */
+    tamm__mem_add(bytes);
+    return tamm__hostmem_alloc(bytes, tamm__rt.cfg.hugepages);
 }
 
 void tamm__home_free(void *p, size_t bytes)
 {
-    if (tamm__gpus.n == 0) tamm__hostmem_free(p, bytes);
-    else pinned_put(p);
+    if (!p) return;
+    if (tamm__gpus.n) {
+        pinned_put(p);
+        return;
+    }
+    tamm__mem_sub(bytes);
+    tamm__hostmem_free(p, bytes);
 }
 
 static void pinned_release_all(void)
@@ -194,6 +202,17 @@ static void item_add(tamm_pend *rec, tamm_pi_kind k, tamm_tensor *T, long lin, t
     rec->items[rec->nitems++] = (tamm_pitem){ k, T, lin, u, staging, bytes };
 }
 
+/* Recording: rec issued a copy of block (T, lin) (the trace draws it when rec completes). */
+static void trace_copy(tamm_pend *rec, tamm_cp_dir dir, tamm_tensor *T, long lin, size_t bytes)
+{
+    if (TAMM_LIKELY(!tamm__rt.recording)) return;
+    if (rec->ntcopies == rec->captcopies) {
+        rec->captcopies = rec->captcopies ? 2 * rec->captcopies : 8;
+        rec->tcopies = tamm__xrealloc(rec->tcopies, (size_t)rec->captcopies * sizeof *rec->tcopies);
+    }
+    rec->tcopies[rec->ntcopies++] = (tamm_tcopy){ tamm__now_ns(), bytes, T, lin, (int)dir };
+}
+
 static void waiter_add(tamm_pend *rec, tamm_task_s *t)
 {
     if (rec->nwaiters == rec->capwaiters) {
@@ -211,6 +230,7 @@ static tamm_pend *batch(tamm_gpu *g)
         tamm_pend *r = tamm__rec_get(g);
         r->stream = -1;
         r->task = NULL;
+        r->t_issue = tamm__now_ns();
         g->batch = r;
     }
     return g->batch;
@@ -299,11 +319,13 @@ static void flush_locked(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
     use_wait(g, u, rec);
     if (u->state == TAMM_BS_DIRTY) {
         if (OPS->d2h(home_of(T, u->lin), u->buf, bytes, s)) tamm__gpu_fail(g, rec->task, "writing a block back (Put)");
+        trace_copy(rec, TAMM_CP_D2H, T, u->lin, bytes);
         item_add(rec, TAMM_PI_PUT, T, u->lin, u, NULL, bytes);
         u->state = TAMM_BS_READY;
     } else {
         void *st = pinned_get(bytes, 0);
         if (OPS->d2h(st, u->buf, bytes, s)) tamm__gpu_fail(g, rec->task, "reading a partial sum back (AccAll)");
+        trace_copy(rec, TAMM_CP_D2H, T, u->lin, bytes);
         item_add(rec, TAMM_PI_ACCALL, T, u->lin, u, st, bytes);
         u->state = TAMM_BS_UNI;
         atomic_fetch_and(&GB(T, u->lin)->valid, ~BIT(g));
@@ -432,8 +454,10 @@ void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T,
             if (u->state == TAMM_BS_DIRTY) { /* this GPU holds the newest value */
                 use_wait(g, u, rec);
                 r = OPS->d2d(out, u->buf, bytes, s);
+                trace_copy(rec, TAMM_CP_D2D, T, lin, bytes);
             } else {
                 r = OPS->h2d(out, home_of(T, lin), bytes, s);
+                trace_copy(rec, TAMM_CP_H2D, T, lin, bytes);
                 atomic_fetch_add_explicit(&g->bytes_h2d, bytes, memory_order_relaxed);
             }
             if (r) tamm__gpu_fail(g, ctx->task, "copying a block for creadwrite");
@@ -480,6 +504,7 @@ void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T,
         }
         if (st.actions & TAMM_ACT_PUT) {
             if (OPS->d2h(home_of(T, lin), u->buf, bytes, s)) tamm__gpu_fail(g, ctx->task, "writing a block back (Put)");
+            trace_copy(rec, TAMM_CP_D2H, T, lin, bytes);
             item_add(rec, TAMM_PI_PUT, T, lin, u, NULL, bytes);
             u->flush = rec;
             u->flush_seq = rec->seq;
@@ -487,6 +512,7 @@ void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T,
         }
         if (st.actions & TAMM_ACT_GET) {
             if (OPS->h2d(u->buf, home_of(T, lin), bytes, s)) tamm__gpu_fail(g, ctx->task, "fetching a block (Get)");
+            trace_copy(rec, TAMM_CP_H2D, T, lin, bytes);
             atomic_fetch_add_explicit(&g->bytes_h2d, bytes, memory_order_relaxed);
             got = 1;
         }
@@ -608,6 +634,7 @@ static void commit_private(tamm_gpu *g, tamm_pend *rec, tamm_bufrec *r, int add)
     }
     void *st = pinned_get(r->bytes, 0);
     if (OPS->d2h(st, r->ptr, r->bytes, s)) tamm__gpu_fail(g, rec->task, "reading a private buffer back");
+    trace_copy(rec, TAMM_CP_D2H, r->T, r->lin, r->bytes);
     atomic_fetch_add_explicit(&g->bytes_d2h, r->bytes, memory_order_relaxed);
     item_add(rec, add ? TAMM_PI_COMMIT_ADD : TAMM_PI_COMMIT_PUT, r->T, r->lin, NULL, st, r->bytes);
 }

@@ -75,7 +75,7 @@ tamm_pend *tamm__rec_get(tamm_gpu *g)
     r->task = NULL;
     r->reserved = 0;
     r->est_ns = 0;
-    r->nitems = r->nwaiters = 0;
+    r->nitems = r->nwaiters = r->ntcopies = 0;
     return r;
 }
 
@@ -95,6 +95,7 @@ static void rec_destroy_all(tamm_gpu *g)
         if (r->ev) OPS->event_destroy(r->ev);
         free(r->items);
         free(r->waiters);
+        free(r->tcopies);
         free(r);
     }
 }
@@ -244,16 +245,17 @@ static void complete(tamm_gpu *g, tamm_pend *r, int k)
 {
     tamm__unit_complete(g, r);
     tamm_task_s *t = r->task;
+    /* a stream runs its records in order: r ran from its issue, or the previous one's completion, to now */
+    uint64_t now = tamm__now_ns();
+    uint64_t from = r->t_issue > g->last_done[k] ? r->t_issue : g->last_done[k];
+    g->last_done[k] = now;
+    if (TAMM_UNLIKELY(tamm__rt.recording)) tamm__trace_gpu_record(g, r, from, now);
     if (t) {
-        uint64_t now = tamm__now_ns();
-        uint64_t from = r->t_issue > g->last_done[k] ? r->t_issue : g->last_done[k];
-        g->last_done[k] = now;
         g->inflight[k]--;
         pthread_mutex_lock(&g->lock);
         g->reserved -= r->reserved;
         pthread_mutex_unlock(&g->lock);
         tamm__perf_record(t->label, r->reserved, 1, (double)(now - from));
-        if (tamm__rt.recording) tamm__trace_event(g->w, t->id, r->t_issue, now);
         double b = atomic_load(&g->busy_ns);
         while (!atomic_compare_exchange_weak(&g->busy_ns, &b, b > r->est_ns ? b - r->est_ns : 0)) {}
         if (r->ctx.recs != r->ctx.inl) free(r->ctx.recs);
@@ -578,18 +580,19 @@ void tamm__gpu_fini(void)
     tamm__gpus.n = 0;
 }
 
-/* TAMM_STATS: one line per GPU. */
+/* TAMM_STATS: one line per GPU, with the rank. */
 void tamm__gpu_stats(FILE *f)
 {
+    int r = tamm_rank();
     if (!tamm__gpus.n) {
-        fprintf(f, "tamm: GPUs: none (%s)\n", tamm__gpus.why_none[0] ? tamm__gpus.why_none : "no device");
+        fprintf(f, "tamm stats: rank %d: GPUs: none (%s)\n", r, tamm__gpus.why_none[0] ? tamm__gpus.why_none : "no device");
         return;
     }
     for (int i = 0; i < tamm__gpus.n; i++) {
         tamm_gpu *g = &tamm__gpus.g[i];
-        fprintf(f, "tamm: GPU %d (%s, %s): %llu tasks, %llu bytes to device, %llu from device, %llu hits, %llu misses, "
-                   "%llu evictions, peak %zu of %zu bytes, link %.1f/%.1f GB/s\n",
-                i, g->info.name, tamm__rt.cfg.gpu_sched == TAMM_GPOL_EFT ? "eft" : tamm__gpu_policy_name(tamm__rt.cfg.gpu_sched),
+        fprintf(f, "tamm stats: rank %d: GPU %d (%s, %s): %llu tasks, %llu bytes to device, %llu from device, %llu hits, "
+                   "%llu misses, %llu evictions, peak %zu of %zu bytes of device memory, link %.1f/%.1f GB/s\n",
+                r, i, g->info.name, tamm__rt.cfg.gpu_sched == TAMM_GPOL_EFT ? "eft" : tamm__gpu_policy_name(tamm__rt.cfg.gpu_sched),
                 (unsigned long long)atomic_load(&g->ntasks), (unsigned long long)atomic_load(&g->bytes_h2d),
                 (unsigned long long)atomic_load(&g->bytes_d2h), (unsigned long long)atomic_load(&g->hits),
                 (unsigned long long)atomic_load(&g->misses), (unsigned long long)atomic_load(&g->nevict), g->peak,

@@ -39,6 +39,10 @@ typedef struct tamm_pitem {
     size_t bytes;
 } tamm_pitem;
 
+/* a copy a record issued (recording only: TAMM_TRACE / TAMM_DAG) */
+typedef enum { TAMM_CP_H2D, TAMM_CP_D2H, TAMM_CP_D2D } tamm_cp_dir;
+typedef struct tamm_tcopy { uint64_t t; size_t bytes; struct tamm_tensor *T; long lin; int dir; } tamm_tcopy;
+
 typedef struct tamm_pend {
     void *ev;
     uint64_t seq;                 /* bumped each time the record completes */
@@ -52,6 +56,7 @@ typedef struct tamm_pend {
     double est_ns;                /* the policy's estimate, taken back at completion */
     tamm_pitem *items; int nitems, capitems;
     tamm_task_s **waiters; int nwaiters, capwaiters;
+    tamm_tcopy *tcopies; int ntcopies, captcopies; /* recording: the copies issued, in order */
 } tamm_pend;
 
 typedef struct tamm_flushreq { struct tamm_tensor *T; long lin; tamm_task_s *t; } tamm_flushreq;
@@ -69,7 +74,7 @@ typedef struct tamm_gpu {
     int inflight[TAMM_GPU_STREAMS];
     tamm_pend *batch;             /* the open flush batch on the copy stream */
     tamm_pend *free_recs;
-    uint64_t last_done[TAMM_GPU_STREAMS];
+    uint64_t last_done[TAMM_GPU_STREAMS + 1]; /* [STREAMS]: copy */
     tamm_task_s *held;            /* popped, waiting for memory to be admitted */
     /* guarded by lock: the unit's copies, LRU, accounting */
     pthread_mutex_t lock;

@@ -668,6 +668,64 @@ void tamm__comm_session_end(void)
     MPI_Comm_free(&leaf_comm);
 }
 
+/* ------------------------------------------------------------------ */
+/* after the session: merging traces                                    */
+/* ------------------------------------------------------------------ */
+/* A communicator of their own: the session's are freed, and the program may use MPI_COMM_WORLD. */
+static MPI_Comm world_dup(void)
+{
+    MPI_Comm c = MPI_COMM_NULL;
+    if (MPI_Comm_dup(MPI_COMM_WORLD, &c) != MPI_SUCCESS) comm_failed("merging traces (MPI_Comm_dup)", -1, MPI_ERR_OTHER);
+    MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+    return c;
+}
+
+void tamm__comm_world_min(int64_t *v, int n)
+{
+    if (!mpi_started || world_size < 2) return;
+    MPI_Comm c = world_dup();
+    int rc = MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_MIN, c);
+    if (rc != MPI_SUCCESS) comm_failed("merging traces (MPI_Allreduce)", -1, rc);
+    MPI_Comm_free(&c);
+}
+
+#define GATHER_CHUNK ((size_t)1 << 30) /* bytes per message: counts are ints */
+
+void tamm__comm_world_gather(int root, const char *part, size_t n,
+                             void (*put)(int rank, const char *data, size_t n, void *arg), void *arg)
+{
+    if (!mpi_started || world_size < 2) {
+        put(0, part, n, arg);
+        return;
+    }
+    MPI_Comm c = world_dup();
+    int rc = MPI_SUCCESS;
+    if (world_rank != root) {
+        uint64_t len = n;
+        rc = MPI_Send(&len, 1, MPI_UINT64_T, root, 1, c);
+        for (size_t off = 0; rc == MPI_SUCCESS && off < n; off += GATHER_CHUNK)
+            rc = MPI_Send(part + off, (int)(n - off < GATHER_CHUNK ? n - off : GATHER_CHUNK), MPI_BYTE, root, 2, c);
+        if (rc != MPI_SUCCESS) comm_failed("sending this rank's trace", root, rc);
+    } else {
+        for (int r = 0; r < world_size; r++) {
+            if (r == root) {
+                put(r, part, n, arg);
+                continue;
+            }
+            uint64_t len = 0;
+            rc = MPI_Recv(&len, 1, MPI_UINT64_T, r, 1, c, MPI_STATUS_IGNORE);
+            char *buf = rc == MPI_SUCCESS ? tamm__xmalloc(len ? (size_t)len : 1) : NULL;
+            for (size_t off = 0; rc == MPI_SUCCESS && off < len; off += GATHER_CHUNK)
+                rc = MPI_Recv(buf + off, (int)(len - off < GATHER_CHUNK ? len - off : GATHER_CHUNK), MPI_BYTE, r, 2, c,
+                              MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS) comm_failed("receiving a rank's trace", r, rc);
+            put(r, buf, (size_t)len, arg);
+            free(buf);
+        }
+    }
+    MPI_Comm_free(&c);
+}
+
 #else /* !TAMM_HAVE_MPI: one process, no progress engine */
 
 int tamm__comm_init(void)
@@ -691,6 +749,13 @@ uint64_t tamm__comm_bytes_recv(void) { return 0; }
 void tamm__comm_sync(int kind, uint64_t count, uint64_t hash) { (void)kind; (void)count; (void)hash; }
 void tamm__comm_allgather_u64(uint64_t v, uint64_t *all) { all[0] = v; }
 int tamm__comm_wait_final(void) { return TAMM_OK; }
+void tamm__comm_world_min(int64_t *v, int n) { (void)v; (void)n; }
+void tamm__comm_world_gather(int root, const char *part, size_t n,
+                             void (*put)(int rank, const char *data, size_t n, void *arg), void *arg)
+{
+    (void)root;
+    put(0, part, n, arg);
+}
 void tamm__comm_post(tamm_comm_op *op)
 {
     (void)op;

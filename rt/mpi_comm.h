@@ -79,5 +79,13 @@ uint64_t tamm__comm_bytes_recv(void);
 void tamm__comm_allgather_u64(uint64_t v, uint64_t *all);
 /** Largest MPI tag usable for data (tags wrap modulo this + 1). */
 int tamm__comm_tag_ub(void);
+/** tamm_finalize, after the session (collective over every rank; traces):
+ *  each v[i] becomes its minimum over the ranks. */
+void tamm__comm_world_min(int64_t *v, int n);
+/** tamm_finalize, after the session (collective over every rank; traces):
+ *  rank root is given every rank's part, its own included, in rank order,
+ *  through put; on the others put is not called. */
+void tamm__comm_world_gather(int root, const char *part, size_t n,
+                             void (*put)(int rank, const char *data, size_t n, void *arg), void *arg);
 
 #endif

@@ -3,8 +3,10 @@
 #include "dist.h"
 #include "error.h"
 #include "fence.h"
+#include "memunit.h"
 #include "mpi_comm.h"
 #include "runtime.h"
+#include "trace.h"
 #include "worker.h"
 #include <stdio.h>
 #include <string.h>
@@ -87,7 +89,9 @@ enum { PK_SEND, PK_RECV, PK_RECV_ACC, PK_ZERO, PK_FENCE_SEND, PK_FENCE_RECV };
 static const char *pk_label[] = { "tamm:send", "tamm:recv", "tamm:recv-acc", "tamm:zero", "tamm:fence-send",
                                   "tamm:fence-recv" };
 
-typedef struct pargs { int kind, peer, tag; tamm_tensor *T; long lin; } pargs;
+/* seq: the message's number among those between its two ranks (its tag, modulo the tag bound; traces) */
+static int msg_tag(uint32_t seq) { return (int)(seq % ((uint32_t)tamm__comm_tag_ub() + 1u)); }
+typedef struct pargs { int kind, peer; uint32_t seq; tamm_tensor *T; long lin; } pargs;
 
 typedef struct flow_op {
     tamm_comm_op c;
@@ -95,17 +99,27 @@ typedef struct flow_op {
     tamm_tensor *T;
     long lin;
     int acc;
+    uint32_t seq;      /* recording (TAMM_TRACE / TAMM_DAG): the message's number, */
+    uint64_t t_post;   /* and when it was posted (0: not recording) */
 } flow_op;
+
+/* Recording: the message of f has completed (its slice and arrow in the trace). */
+static void record_msg(const flow_op *f)
+{
+    tamm__trace_msg(f->c.kind == TAMM_COP_SEND, f->task->id, f->c.peer, f->seq, f->c.bytes, f->t_post, tamm__now_ns());
+}
 
 static void op_finish(tamm_handoff *h)
 {
     flow_op *f = (flow_op *)h;
+    if (TAMM_UNLIKELY(f->t_post)) record_msg(f);
     if (f->acc) {
         tamm_block_s *b = &f->T->blocks[f->lin];
         tamm__spin_lock(&b->lock);
         void *home = tamm__block_home(f->T, f->lin);
         tamm__accumulate(f->T->dtype, home, f->c.buf, b->bytes / f->T->esize);
         tamm__spin_unlock(&b->lock);
+        tamm__mem_sub(b->bytes);
         free(f->c.buf);
     }
     tamm_task_s *t = f->task;
@@ -129,15 +143,18 @@ static void pseudo_body(tamm_ctx *ctx, void *args)
     f->c.h.finish = op_finish;
     f->c.kind = a->kind == PK_SEND ? TAMM_COP_SEND : TAMM_COP_RECV;
     f->c.peer = a->peer;
-    f->c.tag = a->tag;
+    f->c.tag = msg_tag(a->seq);
     f->c.bytes = b->bytes;
     f->c.buf = home;
     f->task = ctx->task;
     f->T = a->T;
     f->lin = a->lin;
+    f->seq = a->seq;
+    if (TAMM_UNLIKELY(tamm__rt.recording)) f->t_post = tamm__now_ns();
     if (a->kind == PK_RECV_ACC) {
         f->acc = 1;
         f->c.buf = tamm__xmalloc(b->bytes ? b->bytes : 1);
+        tamm__mem_add(b->bytes);
     }
     tamm__task_hold(ctx->task);  /* completes when the message has */
     tamm__comm_post(&f->c);
@@ -152,10 +169,12 @@ static void fence_body(tamm_ctx *ctx, void *args)
     f->c.h.finish = op_finish;
     f->c.kind = a->kind == PK_FENCE_SEND ? TAMM_COP_SEND : TAMM_COP_RECV;
     f->c.peer = a->peer;
-    f->c.tag = a->tag;
+    f->c.tag = msg_tag(a->seq);
     f->c.bytes = 0;
     f->c.buf = &fence_byte;
     f->task = ctx->task;
+    f->seq = a->seq;
+    if (TAMM_UNLIKELY(tamm__rt.recording)) f->t_post = tamm__now_ns();
     tamm__task_hold(ctx->task);
     tamm__comm_post(&f->c);
 }
@@ -165,9 +184,9 @@ static void fence_body(tamm_ctx *ctx, void *args)
  * for the messages this rank received, which would make two ranks telling
  * each other wait for each other) and then sends; on dst a task that signals
  * the fence when the message has arrived. */
-static void pseudo_fence(int kind, tamm_fence *fc, int peer, int tag)
+static void pseudo_fence(int kind, tamm_fence *fc, int peer, uint32_t seq)
 {
-    pargs a = { kind, peer, tag, NULL, 0 };
+    pargs a = { kind, peer, seq, NULL, 0 };
     tamm_task t;
     memset(&t, 0, sizeof t);
     t.cpu = fence_body;
@@ -184,9 +203,9 @@ static void pseudo_fence(int kind, tamm_fence *fc, int peer, int tag)
     tamm__submit(NULL, &t, &o, TAMM_TF_INTERNAL | TAMM_TF_PSEUDO, NULL);
 }
 
-static int pseudo(int kind, tamm_tensor *T, long lin, unsigned perm, int peer, int tag)
+static int pseudo(int kind, tamm_tensor *T, long lin, unsigned perm, int peer, uint32_t seq)
 {
-    pargs a = { kind, peer, tag, T, lin };
+    pargs a = { kind, peer, seq, T, lin };
     tamm_ref r;
     memset(&r, 0, sizeof r);
     r.tensor = T;
@@ -208,13 +227,14 @@ static int pseudo(int kind, tamm_tensor *T, long lin, unsigned perm, int peer, i
     return tamm__submit(NULL, &t, NULL, TAMM_TF_INTERNAL | TAMM_TF_PSEUDO, NULL);
 }
 
-/* The tag of the next message src -> dst (only meaningful on its two ends). */
-static int msg_tag(int src, int dst)
+/* The number of the next message src -> dst among the messages between the two
+ * (only meaningful on its two ends); its MPI tag is msg_tag(seq). */
+static uint32_t msg_seq(int src, int dst)
 {
     uint32_t s = 0;
     if (me == src) s = seq_to[dst]++;
     else if (me == dst) s = seq_from[src]++;
-    return (int)(s % ((uint32_t)tamm__comm_tag_ub() + 1u));
+    return s;
 }
 
 /* ------------------------------------------------------------------ */
@@ -240,9 +260,9 @@ void tamm__flow_fence_created(tamm_fence *f)
 
 static void fence_msg(tamm_fence *f, int src, int dst)
 {
-    int tag = msg_tag(src, dst);
-    if (me == src) pseudo_fence(PK_FENCE_SEND, f, dst, tag);
-    else if (me == dst) pseudo_fence(PK_FENCE_RECV, f, src, tag);
+    uint32_t seq = msg_seq(src, dst);
+    if (me == src) pseudo_fence(PK_FENCE_SEND, f, dst, seq);
+    else if (me == dst) pseudo_fence(PK_FENCE_RECV, f, src, seq);
     fence_sent(f)[src * nranks + dst] = fence_nsig(f)[src];
 }
 
@@ -367,9 +387,9 @@ static void end_run(tamm_tensor *T, long lin)
     uint64_t *c = tamm__dist_set(D->contrib, D, lin);
     for (int r = 0; r < nranks; r++) {
         if (r == o || !tamm__rs_has(c, r)) continue;
-        int tag = msg_tag(r, o);
-        if (me == r) pseudo(PK_SEND, T, lin, TAMM_WRITE, o, tag);
-        else if (me == o) pseudo(PK_RECV_ACC, T, lin, TAMM_ACCUM, r, tag);
+        uint32_t seq = msg_seq(r, o);
+        if (me == r) pseudo(PK_SEND, T, lin, TAMM_WRITE, o, seq);
+        else if (me == o) pseudo(PK_RECV_ACC, T, lin, TAMM_ACCUM, r, seq);
     }
     tamm__rs_clear(c, D->words);
 }
@@ -467,7 +487,7 @@ static void evict_body(tamm_ctx *ctx, void *args)
             home = NULL;
         }
         tamm__spin_unlock(&b->lock);
-        free(home);
+        tamm__home_free(home, b->bytes); /* from tamm__home_alloc: a mapping of its own, or pinned, for large blocks */
     }
 }
 
@@ -584,9 +604,9 @@ static void need_copy(tamm_tensor *T, long lin, int e)
     if (tamm__rs_has(h, e)) return;
     int o = T->blocks[lin].owner;
     if (D->st[lin] & TAMM_DS_WRITTEN) {
-        int tag = msg_tag(o, e);
-        if (me == o) pseudo(PK_SEND, T, lin, TAMM_READ, e, tag);
-        else if (me == e) pseudo(PK_RECV, T, lin, TAMM_WRITE, o, tag);
+        uint32_t seq = msg_seq(o, e);
+        if (me == o) pseudo(PK_SEND, T, lin, TAMM_READ, e, seq);
+        else if (me == e) pseudo(PK_RECV, T, lin, TAMM_WRITE, o, seq);
     }
     /* never modified: e makes it itself (zeros, or the generator) */
     tamm__rs_add(h, e);
@@ -600,7 +620,7 @@ static fblk *fb;
 static int nfb, capfb;
 static tamm_ref *lrefs;      /* a collective's local refs */
 static int caplrefs;
-typedef struct { tamm_tensor *T; long lin; int peer, tag; } after_t;
+typedef struct { tamm_tensor *T; long lin; int peer; uint32_t seq; } after_t;
 static after_t *after;
 static int nafter, capafter;
 
@@ -741,7 +761,7 @@ static tamm_task_s where_of(const tamm_task *u)
     return w;
 }
 
-static void after_add(tamm_tensor *T, long lin, int peer, int tag)
+static void after_add(tamm_tensor *T, long lin, int peer, uint32_t seq)
 {
     if (nafter == capafter) {
         capafter = capafter ? 2 * capafter : 16;
@@ -750,7 +770,7 @@ static void after_add(tamm_tensor *T, long lin, int peer, int tag)
     after[nafter].T = T;
     after[nafter].lin = lin;
     after[nafter].peer = peer;
-    after[nafter].tag = tag;
+    after[nafter].seq = seq;
     nafter++;
 }
 
@@ -883,9 +903,9 @@ int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flag
         if (p & TAMM_WRITE) { /* write, readwrite, read+accumulate: exclusive */
             D->st[lin] |= TAMM_DS_WRITTEN;
             if (exec != ow) {
-                int tag = msg_tag(exec, ow);
-                if (me == exec) after_add(T, lin, ow, tag);
-                else if (me == ow) pseudo(PK_RECV, T, lin, TAMM_WRITE, exec, tag);
+                uint32_t seq = msg_seq(exec, ow);
+                if (me == exec) after_add(T, lin, ow, seq);
+                else if (me == ow) pseudo(PK_RECV, T, lin, TAMM_WRITE, exec, seq);
                 holders_only(T, lin, ow, exec);
             } else {
                 holders_only(T, lin, ow, -1);
@@ -894,9 +914,9 @@ int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flag
             /* read+accumulate counts as write (docs/runtime.md) */
             D->st[lin] |= TAMM_DS_WRITTEN;
             if (exec != ow) {
-                int tag = msg_tag(exec, ow);
-                if (me == exec) after_add(T, lin, ow, tag);
-                else if (me == ow) pseudo(PK_RECV, T, lin, TAMM_WRITE, exec, tag);
+                uint32_t seq = msg_seq(exec, ow);
+                if (me == exec) after_add(T, lin, ow, seq);
+                else if (me == ow) pseudo(PK_RECV, T, lin, TAMM_WRITE, exec, seq);
                 holders_only(T, lin, ow, exec);
             } else {
                 holders_only(T, lin, ow, -1);
@@ -923,7 +943,7 @@ int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flag
     stats.executed++;
     int rc = tamm__submit(NULL, u, with_mine(o), flags | TAMM_TF_INTERNAL, out);
     for (int i = 0; i < nafter; i++)
-        pseudo(PK_SEND, after[i].T, after[i].lin, TAMM_READ, after[i].peer, after[i].tag);
+        pseudo(PK_SEND, after[i].T, after[i].lin, TAMM_READ, after[i].peer, after[i].seq);
     nafter = 0;
     fence_signals(o, exec);
     return rc;

@@ -141,8 +141,23 @@ void tamm__pool_flush(tamm_pool *p, tamm_pool_cache *c)
     memset(c, 0, sizeof *c);
 }
 
+/* ---- block memory held (TAMM_STATS "peak memory") ---- */
+static atomic_size_t mem_in_use, mem_peak;
+
+void tamm__mem_add(size_t bytes)
+{
+    size_t now = atomic_fetch_add_explicit(&mem_in_use, bytes, memory_order_relaxed) + bytes;
+    size_t pk = atomic_load_explicit(&mem_peak, memory_order_relaxed);
+    while (now > pk && !atomic_compare_exchange_weak_explicit(&mem_peak, &pk, now, memory_order_relaxed,
+                                                              memory_order_relaxed)) {}
+}
+
+void tamm__mem_sub(size_t bytes) { atomic_fetch_sub_explicit(&mem_in_use, bytes, memory_order_relaxed); }
+size_t tamm__mem_in_use(void) { return atomic_load(&mem_in_use); }
+size_t tamm__mem_peak(void) { return atomic_load(&mem_peak); }
+void tamm__mem_reset_stats(void) { atomic_store(&mem_in_use, 0); atomic_store(&mem_peak, 0); }
+
 /* ---- buffers ---- */
-static atomic_size_t buf_in_use, buf_peak;
 
 static int size_class(size_t bytes)
 {
@@ -164,9 +179,7 @@ void *tamm__buf_get(tamm_buf_cache *c, size_t bytes)
         b = aligned_alloc(64, sz);
         if (!b) return NULL;
     }
-    size_t now = atomic_fetch_add(&buf_in_use, sz) + sz;
-    size_t pk = atomic_load(&buf_peak);
-    while (now > pk && !atomic_compare_exchange_weak(&buf_peak, &pk, now)) {}
+    tamm__mem_add(sz);
     return b;
 }
 
@@ -174,7 +187,7 @@ void tamm__buf_put(tamm_buf_cache *c, void *buf, size_t bytes)
 {
     if (!buf) return;
     int k = size_class(bytes);
-    atomic_fetch_sub(&buf_in_use, (size_t)1 << k);
+    tamm__mem_sub((size_t)1 << k);
     if (c && c->n[k] < 64) {
         *(void **)buf = c->head[k];
         c->head[k] = buf;
@@ -197,10 +210,6 @@ void tamm__buf_cache_free(tamm_buf_cache *c)
         c->n[k] = 0;
     }
 }
-
-size_t tamm__buf_in_use(void) { return atomic_load(&buf_in_use); }
-size_t tamm__buf_peak(void) { return atomic_load(&buf_peak); }
-void tamm__buf_reset_stats(void) { atomic_store(&buf_in_use, 0); atomic_store(&buf_peak, 0); }
 
 void tamm__pool_each(tamm_pool *p, void (*fn)(void *obj, void *arg), void *arg)
 {

@@ -57,9 +57,15 @@ void *tamm__buf_get(tamm_buf_cache *c, size_t bytes);
 void tamm__buf_put(tamm_buf_cache *c, void *buf, size_t bytes);
 /** Free every cached buffer. */
 void tamm__buf_cache_free(tamm_buf_cache *c);
-/** Bytes of private buffers in use now and at peak. */
-size_t tamm__buf_in_use(void);
-size_t tamm__buf_peak(void);
-void tamm__buf_reset_stats(void);
+/** Block memory the runtime holds on the host (TAMM_STATS "peak memory"):
+ *  block homes, which on a rank that does not own a block are its copy of it
+ *  (tamm__home_alloc / _free), private buffers (tamm__buf_get / _put, by size
+ *  class), top-level temps, receive buffers of sums from other ranks, pinned
+ *  staging buffers of GPU write-backs.  Device memory is counted per GPU. */
+void tamm__mem_add(size_t bytes);
+void tamm__mem_sub(size_t bytes);
+size_t tamm__mem_in_use(void);
+size_t tamm__mem_peak(void);
+void tamm__mem_reset_stats(void);
 
 #endif

@@ -62,7 +62,8 @@ int tamm_init(int *argc, char ***argv)
      * to keep every worker fed, few enough that task records stay in cache */
     tamm__rt.throttle = 256L * cfg.num_workers;
     tamm__rt.t0 = tamm__now_ns();
-    tamm__buf_reset_stats();
+    tamm__trace_start();
+    tamm__mem_reset_stats();
     rc = tamm__gpu_init(&cfg); /* before the workers: CUDA workers have entries in workers[] */
     if (rc) return init_failed(rc);
     tamm__rt.initialised = 1;
@@ -353,6 +354,7 @@ void *tamm_temp_at(tamm_tensor *T, const long *idx, int n)
     toptemp *tt = tamm__xcalloc(1, sizeof *tt);
     tt->bytes = tamm__block_elems_lin(T, lin) * T->esize;
     tt->ptr = tamm__xmalloc(tt->bytes);
+    tamm__mem_add(tt->bytes);
     tt->T = T;
     tt->n = n;
     memcpy(tt->idx, idx, (size_t)n * sizeof(long));
@@ -399,6 +401,7 @@ static int top_release(void *buf, tamm_relkind how)
         else
             rc = TAMM_EINVAL;
     }
+    tamm__mem_sub(tt->bytes);
     free(tt->ptr);
     free(tt);
     return rc;

@@ -1,20 +1,40 @@
 /*
- * trace.h — observability: TAMM_TRACE (Chrome trace-event JSON: a track per
- * worker, tasks by label, dependence arrows), TAMM_DAG (Graphviz) and
- * TAMM_STATS (a summary at finalize).  Recording costs nothing when off.
+ * trace.h — observability: TAMM_TRACE (Chrome trace-event JSON that Perfetto
+ * opens: a process per rank, a track per CPU worker, per GPU stream and for
+ * MPI messages; tasks by label, host-device copies and messages as slices,
+ * dependence and message arrows), TAMM_DAG (Graphviz) and TAMM_STATS (a
+ * summary at finalize).  Under several ranks every rank records its own
+ * events and tamm_finalize merges them into one file on the lowest rank that
+ * set the variable (docs/runtime.md "Observability").  Recording costs
+ * nothing when off.
  */
 #ifndef TAMM_TRACE_H
 #define TAMM_TRACE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct tamm_worker;
+struct tamm_gpu;
+struct tamm_pend;
 
+/** tamm_init, just after taking tamm__rt.t0: note the same instant on the wall clock
+ *  (the ranks' traces are aligned on it). */
+void tamm__trace_start(void);
 /** A task was submitted (recording only). */
 void tamm__trace_node(uint64_t id, const char *label, uint64_t parent);
-/** Task id ran on worker w from t0 to t1 (ns). */
+/** Task id ran on CPU worker w from t0 to t1 (ns). */
 void tamm__trace_event(struct tamm_worker *w, uint64_t id, uint64_t t0, uint64_t t1);
-/** Write the files and the summary asked for by the configuration. */
+/** GPU g's record r (a task, or a batch of write-backs on the copy stream) ran
+ *  on its stream from `from` to `to`, with the copies it issued (recording only;
+ *  the CUDA worker's thread). */
+void tamm__trace_gpu_record(struct tamm_gpu *g, struct tamm_pend *r, uint64_t from, uint64_t to);
+/** A block or fence message of task `task` to (send) or from `peer`, the
+ *  seq-th between the two ranks, was posted at t0 and completed at t1
+ *  (recording only; any thread). */
+void tamm__trace_msg(int send, uint64_t task, int peer, uint32_t seq, size_t bytes, uint64_t t0, uint64_t t1);
+/** Write the files and the summary asked for by the configuration.  With
+ *  several ranks every rank calls it (tamm_finalize): it is collective. */
 void tamm__trace_finish(void);
 
 #endif

@@ -12,8 +12,15 @@
 #include <pthread.h>
 #include <stdint.h>
 
+/* A recorded event (TAMM_TRACE / TAMM_DAG; trace.h): a task on a CPU worker, a
+ * task or write-back batch on a GPU stream, a host-device copy. */
+typedef enum { TAMM_TEV_TASK = 0, TAMM_TEV_GPU_TASK, TAMM_TEV_GPU_FLUSH, TAMM_TEV_COPY } tamm_tev_kind;
 typedef struct tamm_trace_ev {
-    uint64_t id, t0, t1;
+    uint64_t id, t0, t1;   /* the task (0: none); start and end, ns */
+    uint64_t bytes;        /* a copy's */
+    char *name;            /* a copy's ("H2D A[3]", malloc'd); NULL otherwise */
+    int kind;              /* tamm_tev_kind */
+    int track;             /* GPU events: the stream (-1: the copy stream) */
 } tamm_trace_ev;
 
 typedef struct tamm_worker {

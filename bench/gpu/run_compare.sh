@@ -18,10 +18,10 @@ if [ "$out" != "$ref" ]; then
     printf 'run_compare: outputs differ\n--- GPU build:\n%s\n--- plain build:\n%s\n' "$out" "$ref"
     exit 1
 fi
-gpu=$(grep -E '^tamm: GPU 0 ' "$err")
+gpu=$(grep -E '^tamm stats: rank [0-9]+: GPU 0 ' "$err")
 echo "$out"
 echo "$gpu"
-if ! grep -qE '^tamm: GPU 0 .*: [1-9][0-9]* tasks' "$err"; then
+if ! grep -qE '^tamm stats: rank [0-9]+: GPU 0 .*: [1-9][0-9]* tasks' "$err"; then
     case "$(basename "$1")" in *cpu_only*) ;; *) echo "run_compare: no task ran on the GPU"; exit 1;; esac
 fi
 exit 0

@@ -19,7 +19,7 @@ done
 echo "## DGEMM (N=$N, NB=$NB)"
 "$b/dgemm_tiles" "$N" "$NB" "$REPS"
 limit=$(( 3 * N * N * 8 * 2 / 3 ))   # the data is 1.5x the limit
-TAMM_CUDA_MEMORY_LIMIT=$limit TAMM_STATS=1 "$b/dgemm_tiles" "$N" "$NB" "$REPS" 2> >(grep -E '^tamm: GPU' >&2)
+TAMM_CUDA_MEMORY_LIMIT=$limit TAMM_STATS=1 "$b/dgemm_tiles" "$N" "$NB" "$REPS" 2> >(grep -E '^tamm stats: rank [0-9]+: GPU' >&2)
 echo
 echo "## GrCUDA ports: tamm (DAG on 4 streams) vs the same kernels in order on one stream"
 run() { # name args...

@@ -11,6 +11,7 @@
  * other test) that produces it; cases with a `msg` pin its text.
  */
 #include "tamm_util.h"
+#include <sched.h>
 
 #define TILE 4
 #define LOC_FILE "misuse.c"
@@ -261,6 +262,15 @@ static const struct { const char *name; int code; int any_code; const char *msg;
 
 static void noop(tamm_ctx *ctx, void *vp) { (void)ctx; (void)vp; }
 
+/* X_DESTROY_TWICE: a task that uses the tensor until the top level lets it go */
+static atomic_int g_hold;
+static void hold_body(tamm_ctx *ctx, void *vp)
+{
+    (void)ctx;
+    (void)vp;
+    while (atomic_load(&g_hold)) sched_yield();
+}
+
 static int child_top_misuse(void *vp)
 {
     int k = *(int *)vp;
@@ -335,10 +345,19 @@ static int child_top_misuse(void *vp)
         break;
     }
     case X_TEMP_RANGE: null_ret = tamm_temp(T, 0, -3) == NULL; break;
-    case X_DESTROY_TWICE:
+    case X_DESTROY_TWICE: {
+        /* A task still using T keeps the first destroy deferred, so T is alive at the second.
+         * (Once a destroy has completed T is freed, and a later call on it reads freed memory:
+         * the second destroy is detected only while the first is pending.) */
+        atomic_store(&g_hold, 1);
+        tamm_ref hr = tu_ref2(T, TAMM_READ, 0, 0);
+        tamm_task ht = tu_task(hold_body, &dummy, sizeof dummy, &hr, 1, "holder", LOC_FILE, 800);
+        CHECK_EQ_INT(tamm_submit(NULL, &ht), TAMM_OK);
         CHECK_EQ_INT(tamm_tensor_destroy(T), TAMM_OK);
         rc = tamm_tensor_destroy(T);
+        atomic_store(&g_hold, 0);
         break;
+    }
     case X_STREAMING_END: rc = tamm_streaming_end(); break;
     case X_SUBMIT_BADMODE: r.mode = TAMM_READ | 64u; t.refs = &r; rc = tamm_submit(NULL, &t); break;
     case X_SUBMIT_CREAD: r.mode = TAMM_READ | TAMM_CANCELLABLE; t.refs = &r; rc = tamm_submit(NULL, &t); break;

@@ -199,6 +199,7 @@ enum {
     X_TOP_GETBUF, X_DEADLOCK, X_WAIT_ON_BAD, X_SUBMIT_ON_HIGH, X_SUBMIT_ON_NEG, X_SUBMIT_RANGE_TEXT, X_TEMP_RANGE,
     X_DESTROY_TWICE, X_STREAMING_END, X_SUBMIT_BADMODE, X_SUBMIT_CREAD, X_SUBMIT_NULLARGS, X_SUBMIT_NULLFENCE,
     X_WAIT_ON_NEG, X_CREATE_DIST, X_CREATE_OWNER, X_CREATE_GRID_NEG, X_CREATE_GRID_PART, X_GATHER_NULL,
+    X_RELEASE_TOP, X_SUBMIT_NULLSIGNAL, X_FENCE_STUCK, X_FENCE_DESTROY_STUCK, X_BLOCK_STUCK, X_UNDEFERRED_STUCK,
     X_COUNT
 };
 /* msg as in tcases */
@@ -258,6 +259,18 @@ static const struct { const char *name; int code; int any_code; const char *msg;
     [X_CREATE_GRID_PART] = { "tensor_create_ex: partial grid", TAMM_EINVAL, 0,
                              "tensor 'Bad': grid[1] is 0 but other grid sizes are given (give all 2, or none)" },
     [X_GATHER_NULL]     = { "gather: NULL array", TAMM_EINVAL, 0, "top level: tamm_tensor_gather: the array is NULL" },
+    [X_RELEASE_TOP]     = { "release_put with a NULL ctx", TAMM_ESTATE, 0,
+                            "top level: tamm_release_put needs the context of a running task (ctx is NULL)" },
+    [X_SUBMIT_NULLSIGNAL] = { "submit_ex: NULL signal fence", TAMM_EINVAL, 0, "signal fence 0 is NULL" },
+    /* a task waits on a fence nobody signals (g), and what depends on it can never run either */
+    [X_FENCE_STUCK]     = { "fence_wait: its signaller can never run", TAMM_EDEADLOCK, 0,
+                            "top level: tamm_fence_wait: the tasks that signal the fence can never run" },
+    [X_FENCE_DESTROY_STUCK] = { "fence_destroy: its waiter can never run", TAMM_EDEADLOCK, 0,
+                                "top level: tamm_fence_destroy: tasks still wait on the fence and can never run" },
+    [X_BLOCK_STUCK]     = { "tamm_block: the tasks using the block can never run", TAMM_EDEADLOCK, 0,
+                            "top level: tamm_block: the tasks using the block can never run" },
+    [X_UNDEFERRED_STUCK] = { "undeferred task that can never run", TAMM_EDEADLOCK, 0,
+                             "undeferred task can never run: its dependences are never satisfied" },
 };
 
 static void noop(tamm_ctx *ctx, void *vp) { (void)ctx; (void)vp; }
@@ -383,6 +396,50 @@ static int child_top_misuse(void *vp)
         break;
     }
     case X_GATHER_NULL: rc = tamm_tensor_gather(T, NULL); break;
+    case X_RELEASE_TOP: {
+        long *tmp = tamm_temp(T, 0, 0);
+        rc = tamm_release_put(NULL, tmp);
+        if (rc != TAMM_OK && tmp) tamm_cancel(tmp);
+        break;
+    }
+    case X_SUBMIT_NULLSIGNAL: {
+        tamm_fence *none = NULL;
+        tamm_task_opts o;
+        memset(&o, 0, sizeof o);
+        o.signal = &none;
+        o.nsignal = 1;
+        rc = tamm_submit_ex(NULL, &t, &o);
+        break;
+    }
+    case X_FENCE_STUCK: case X_FENCE_DESTROY_STUCK: case X_BLOCK_STUCK: case X_UNDEFERRED_STUCK: {
+        tamm_fence *g = tamm_fence_create(), *f = tamm_fence_create();
+        CHECK_NOTNULL(g);
+        CHECK_NOTNULL(f);
+        tamm_task_opts o;
+        memset(&o, 0, sizeof o);
+        o.wait = &g; /* never signalled */
+        o.nwait = 1;
+        if (k == X_FENCE_STUCK) { o.signal = &f; o.nsignal = 1; }
+        if (k == X_FENCE_DESTROY_STUCK) { o.wait = &f; }
+        if (k == X_UNDEFERRED_STUCK) o.undeferred = 1;
+        if (k == X_FENCE_DESTROY_STUCK) { /* f is signalled by a task stuck on g; t waits on f */
+            tamm_task_opts so;
+            memset(&so, 0, sizeof so);
+            so.wait = &g;
+            so.nwait = 1;
+            so.signal = &f;
+            so.nsignal = 1;
+            tamm_task s2 = t;
+            CHECK_EQ_INT(tamm_submit_ex(NULL, &s2, &so), TAMM_OK);
+        }
+        rc = tamm_submit_ex(NULL, &t, &o);
+        if (k == X_UNDEFERRED_STUCK) break; /* the submission itself reports it */
+        CHECK_EQ_INT(rc, TAMM_OK);
+        if (k == X_FENCE_STUCK) rc = tamm_fence_wait(f);
+        else if (k == X_FENCE_DESTROY_STUCK) rc = tamm_fence_destroy(f);
+        else null_ret = tamm_block(T, 0, 0) == NULL, rc = 12345;
+        break;
+    }
     default: break;
     }
     /* Only reached in return mode (or where the default mode lets the call return). */

@@ -22,7 +22,7 @@
 enum {
     T_PERM, T_REL_TWICE, T_NEVER_REL, T_CANCEL_WRITE, T_CANCEL_RW, T_CANCEL_ACC, T_WRITE_TWICE,
     T_REL_UNKNOWN, T_WRONG_KIND, T_NESTED, T_GET_RANGE, T_GET_NULL_T, T_GET_NULL_IDX, T_NESTED_BADREF,
-    T_FENCE_WAIT, T_BLOCK_RANGE, T_REL_NULL, T_TMP_NOPERM, T_WAIT_IN_TASK, T_COUNT
+    T_FENCE_WAIT, T_BLOCK_RANGE, T_REL_NULL, T_TMP_NOPERM, T_WAIT_IN_TASK, T_BLOCK_NIDX, T_COUNT
 };
 /* msg: the error's text where it is fixed (an index outside the tensor: its name, the indices and the ranges) */
 static const struct { const char *label; unsigned perm; int code; int any_code; const char *msg; } tcases[T_COUNT] = {
@@ -54,6 +54,8 @@ static const struct { const char *label; unsigned perm; int code; int any_code; 
                          "tamm_release_put of a tmp buffer into ErrT[0]: the task has read permission on that block" },
     [T_WAIT_IN_TASK] = { "wait_all_in_task", TAMM_WRITE, TAMM_ESTATE, 0,
                          "tamm_wait_all inside a task: a task never blocks (tammcc turns a taskwait into a continuation)" },
+    [T_BLOCK_NIDX]   = { "block_wrong_nidx", TAMM_READ, TAMM_EINVAL, 1,
+                         "tamm_block on 'ErrT': 2 indices given, the tensor has 1 dimensions" },
 };
 
 typedef struct { tamm_tensor *T; int k; } targs;
@@ -148,6 +150,9 @@ static void misuse_body(tamm_ctx *ctx, void *vp)
     case T_WAIT_IN_TASK:
         rc = tamm_wait_all();
         break;
+    case T_BLOCK_NIDX:
+        p = tamm_block(a->T, 0, 0);
+        break;
     case T_NESTED_BADREF: {
         tamm_ref r = tu_ref1(a->T, TAMM_WRITE, 7);
         tamm_task t = tu_task(nested_noop, a, sizeof *a, &r, 1, "nested_child", LOC_FILE, 98);
@@ -200,6 +205,7 @@ enum {
     X_DESTROY_TWICE, X_STREAMING_END, X_SUBMIT_BADMODE, X_SUBMIT_CREAD, X_SUBMIT_NULLARGS, X_SUBMIT_NULLFENCE,
     X_WAIT_ON_NEG, X_CREATE_DIST, X_CREATE_OWNER, X_CREATE_GRID_NEG, X_CREATE_GRID_PART, X_GATHER_NULL,
     X_RELEASE_TOP, X_SUBMIT_NULLSIGNAL, X_FENCE_STUCK, X_FENCE_DESTROY_STUCK, X_BLOCK_STUCK, X_UNDEFERRED_STUCK,
+    X_SUBMIT_DESTROYED, X_CREATE_TOO_MANY,
     X_COUNT
 };
 /* msg as in tcases */
@@ -271,6 +277,9 @@ static const struct { const char *name; int code; int any_code; const char *msg;
                             "top level: tamm_block: the tasks using the block can never run" },
     [X_UNDEFERRED_STUCK] = { "undeferred task that can never run", TAMM_EDEADLOCK, 0,
                              "undeferred task can never run: its dependences are never satisfied" },
+    [X_SUBMIT_DESTROYED] = { "submit: a tensor whose destroy is pending", TAMM_EINVAL, 0,
+                             "ref 0 names tensor 'TopT', which was destroyed" },
+    [X_CREATE_TOO_MANY] = { "tensor_create: too many blocks", TAMM_EINVAL, 0, "top level: tensor 'Bad': too many blocks" },
 };
 
 static void noop(tamm_ctx *ctx, void *vp) { (void)ctx; (void)vp; }
@@ -396,6 +405,21 @@ static int child_top_misuse(void *vp)
         break;
     }
     case X_GATHER_NULL: rc = tamm_tensor_gather(T, NULL); break;
+    case X_SUBMIT_DESTROYED: { /* the holder keeps the destroy pending (see X_DESTROY_TWICE) */
+        atomic_store(&g_hold, 1);
+        tamm_ref hr = tu_ref2(T, TAMM_READ, 0, 0);
+        tamm_task ht = tu_task(hold_body, &dummy, sizeof dummy, &hr, 1, "holder", LOC_FILE, 801);
+        CHECK_EQ_INT(tamm_submit(NULL, &ht), TAMM_OK);
+        CHECK_EQ_INT(tamm_tensor_destroy(T), TAMM_OK);
+        rc = tamm_submit(NULL, &t);
+        atomic_store(&g_hold, 0);
+        break;
+    }
+    case X_CREATE_TOO_MANY: {
+        size_t big[3] = { (size_t)1 << 30, (size_t)1 << 30, (size_t)1 << 30 }, one[3] = { 1, 1, 1 };
+        null_ret = tamm_tensor_create("Bad", TAMM_F64, 3, big, one) == NULL;
+        break;
+    }
     case X_RELEASE_TOP: {
         long *tmp = tamm_temp(T, 0, 0);
         rc = tamm_release_put(NULL, tmp);

@@ -163,7 +163,7 @@ int tamm_cancel(void *buf);
 #define tamm_temp(T, ...)  tamm_temp_at((T), TAMM__IDX(__VA_ARGS__), TAMM__NIDX(__VA_ARGS__))
 
 /* ------------------------------------------------------------------ */
-/* Explicit tasks (the seed's submitTask)                               */
+/* Explicit tasks (docs/api.md, "Explicit tasks")                     */
 /* ------------------------------------------------------------------ */
 typedef struct tamm_ctx tamm_ctx;
 
@@ -222,7 +222,7 @@ typedef struct tamm_task_opts {
     tamm_fence *const *wait;  int nwait;    /**< start only after these fences are signalled */
     tamm_fence *const *signal; int nsignal; /**< signal these fences when the task completes */
     int undeferred;    /**< if(0): the submitter waits until the task has completed */
-    int collective;    /**< one leaf per rank, all at once (see SPEC section 7) */
+    int collective;    /**< one leaf per rank, all at once (docs/runtime.md, "Several MPI ranks") */
 } tamm_task_opts;
 int tamm_submit_ex(tamm_ctx *ctx, const tamm_task *t, const tamm_task_opts *opts);
 /** Submit a continuation of the running task (what tammcc makes of a taskwait
@@ -233,7 +233,7 @@ int tamm_submit_ex(tamm_ctx *ctx, const tamm_task *t, const tamm_task_opts *opts
  *  task's context (TAMM_ESTATE otherwise); opts may be NULL. */
 int tamm_submit_continuation(tamm_ctx *ctx, const tamm_task *t, const tamm_task_opts *opts);
 
-/* Buffers inside a running task (exactly the seed's get_buf_* / release_*).
+/* Buffers inside a running task (docs/runtime.md, "Buffers inside a task").
  * idx has one entry per dimension of T.  On error they report it and, under
  * TAMM_ON_ERROR=return, give a private scratch buffer so the task cannot crash. */
 void *tamm_get_buf_read(tamm_ctx *ctx, tamm_tensor *T, const long *idx);

@@ -7,8 +7,11 @@
  *   never a signal (crash) and never a hang (each child is killed after a timeout).
  * Also: invalid TAMM_* environment values make tamm_init fail with a message naming
  * the variable, and valid ones are accepted.
+ * docs/errors.md names, for each run-time error message, the case here (or the
+ * other test) that produces it; cases with a `msg` pin its text.
  */
 #include "tamm_util.h"
+#include <sched.h>
 
 #define TILE 4
 #define LOC_FILE "misuse.c"
@@ -19,7 +22,7 @@
 enum {
     T_PERM, T_REL_TWICE, T_NEVER_REL, T_CANCEL_WRITE, T_CANCEL_RW, T_CANCEL_ACC, T_WRITE_TWICE,
     T_REL_UNKNOWN, T_WRONG_KIND, T_NESTED, T_GET_RANGE, T_GET_NULL_T, T_GET_NULL_IDX, T_NESTED_BADREF,
-    T_FENCE_WAIT, T_BLOCK_RANGE, T_COUNT
+    T_FENCE_WAIT, T_BLOCK_RANGE, T_REL_NULL, T_TMP_NOPERM, T_WAIT_IN_TASK, T_BLOCK_NIDX, T_COUNT
 };
 /* msg: the error's text where it is fixed (an index outside the tensor: its name, the indices and the ranges) */
 static const struct { const char *label; unsigned perm; int code; int any_code; const char *msg; } tcases[T_COUNT] = {
@@ -45,6 +48,14 @@ static const struct { const char *label; unsigned perm; int code; int any_code; 
                          "tamm: error: task 'block_out_of_range' (misuse.c:515): tamm_block: block ErrT[-1] is outside "
                          "the tensor 'ErrT' (blocks 0..1) [block index out of range]" },
     [T_FENCE_WAIT]   = { "fence_wait_in_task", TAMM_WRITE, TAMM_ESTATE, 0, NULL },
+    /* the cases below pin the message docs/errors.md quotes */
+    [T_REL_NULL]     = { "release_null", TAMM_WRITE, TAMM_EBUF, 0, "tamm_release_put(NULL) [buffer misuse]" },
+    [T_TMP_NOPERM]   = { "tmp_put_without_write", TAMM_READ, TAMM_EPERM, 0,
+                         "tamm_release_put of a tmp buffer into ErrT[0]: the task has read permission on that block" },
+    [T_WAIT_IN_TASK] = { "wait_all_in_task", TAMM_WRITE, TAMM_ESTATE, 0,
+                         "tamm_wait_all inside a task: a task never blocks (tammcc turns a taskwait into a continuation)" },
+    [T_BLOCK_NIDX]   = { "block_wrong_nidx", TAMM_READ, TAMM_EINVAL, 1,
+                         "tamm_block on 'ErrT': 2 indices given, the tensor has 1 dimensions" },
 };
 
 typedef struct { tamm_tensor *T; int k; } targs;
@@ -128,6 +139,20 @@ static void misuse_body(tamm_ctx *ctx, void *vp)
         (void)tamm_fence_destroy(f);
         break;
     }
+    case T_REL_NULL:
+        rc = tamm_release_put(ctx, NULL);
+        break;
+    case T_TMP_NOPERM:
+        p = tamm_get_buf_tmp(ctx, a->T, idx);
+        if (p) memset(p, 0, TILE * sizeof *p);
+        rc = tamm_release_put(ctx, p);
+        break;
+    case T_WAIT_IN_TASK:
+        rc = tamm_wait_all();
+        break;
+    case T_BLOCK_NIDX:
+        p = tamm_block(a->T, 0, 0);
+        break;
     case T_NESTED_BADREF: {
         tamm_ref r = tu_ref1(a->T, TAMM_WRITE, 7);
         tamm_task t = tu_task(nested_noop, a, sizeof *a, &r, 1, "nested_child", LOC_FILE, 98);
@@ -157,7 +182,7 @@ static int child_task_misuse(void *vp)
     else CHECK_EQ_INT(rc, tcases[k].code);
     int crc = atomic_load(&call_rc);
     if (k == T_REL_TWICE || k == T_CANCEL_WRITE || k == T_CANCEL_RW || k == T_CANCEL_ACC || k == T_REL_UNKNOWN ||
-        k == T_WRONG_KIND || k == T_NESTED)
+        k == T_WRONG_KIND || k == T_NESTED || k == T_REL_NULL || k == T_TMP_NOPERM || k == T_WAIT_IN_TASK)
         CHECK_EQ_INT(crc, tcases[k].code); /* the failing call itself returned the code */
     if (k == T_NESTED_BADREF) CHECK_MSG(crc < 0, "nested submit with a bad ref returned %d", crc);
     CHECK_TASKS_OK();
@@ -177,7 +202,12 @@ enum {
     X_SUBMIT_NREFS, X_SUBMIT_NULLREFS, X_CREATE_NDIM0, X_CREATE_NDIM9, X_CREATE_TILE0, X_CREATE_NULLDIMS,
     X_CREATE_DTYPE, X_BLOCK_RANGE, X_BLOCK_NIDX, X_BLOCK_NULL, X_TOP_PUT_BAD, X_DESTROY_NULL, X_FENCE_NULL,
     X_TOP_GETBUF, X_DEADLOCK, X_WAIT_ON_BAD, X_SUBMIT_ON_HIGH, X_SUBMIT_ON_NEG, X_SUBMIT_RANGE_TEXT, X_TEMP_RANGE,
-    X_DEADLOCK_NESTED, X_COUNT
+    X_DEADLOCK_NESTED,
+    X_DESTROY_TWICE, X_STREAMING_END, X_SUBMIT_BADMODE, X_SUBMIT_CREAD, X_SUBMIT_NULLARGS, X_SUBMIT_NULLFENCE,
+    X_WAIT_ON_NEG, X_CREATE_DIST, X_CREATE_OWNER, X_CREATE_GRID_NEG, X_CREATE_GRID_PART, X_GATHER_NULL,
+    X_RELEASE_TOP, X_SUBMIT_NULLSIGNAL, X_FENCE_STUCK, X_FENCE_DESTROY_STUCK, X_BLOCK_STUCK, X_UNDEFERRED_STUCK,
+    X_SUBMIT_DESTROYED, X_CREATE_TOO_MANY,
+    X_COUNT
 };
 /* msg as in tcases */
 static const struct { const char *name; int code; int any_code; const char *msg; } xcases[X_COUNT] = {
@@ -227,6 +257,40 @@ static const struct { const char *name; int code; int any_code; const char *msg;
                             "of range]" },
     [X_SUBMIT_ON_HIGH]  = { "submit: on(r) with r >= the number of ranks", TAMM_EINVAL, 0, NULL },
     [X_SUBMIT_ON_NEG]   = { "submit: on(r) with r < -1", TAMM_EINVAL, 0, NULL },
+    /* the cases below pin the message docs/errors.md quotes */
+    [X_DESTROY_TWICE]   = { "tensor_destroy twice", TAMM_EINVAL, 0, "top level: tensor 'TopT' destroyed twice" },
+    [X_STREAMING_END]   = { "streaming_end without begin", TAMM_ESTATE, 0,
+                            "top level: tamm_streaming_end without tamm_streaming_begin" },
+    [X_SUBMIT_BADMODE]  = { "submit: unknown mode bits", TAMM_EINVAL, 0, "ref 0 on 'TopT': unknown mode bits 0x40" },
+    [X_SUBMIT_CREAD]    = { "submit: cancellable read", TAMM_EINVAL, 0,
+                            "ref 0 on 'TopT': only write, readwrite and accum can be cancellable" },
+    [X_SUBMIT_NULLARGS] = { "submit: args_size without args", TAMM_EINVAL, 0, "task has args_size 4 but args is NULL" },
+    [X_SUBMIT_NULLFENCE] = { "submit_ex: NULL wait fence", TAMM_EINVAL, 0, "wait fence 0 is NULL" },
+    [X_WAIT_ON_NEG]     = { "wait_on: nrefs < 0", TAMM_EINVAL, 0, "top level: tamm_wait_on: bad ref list" },
+    [X_CREATE_DIST]     = { "tensor_create_ex: unknown distribution", TAMM_EINVAL, 0,
+                            "tensor 'Bad': unknown distribution 7" },
+    [X_CREATE_OWNER]    = { "tensor_create_ex: owner not a rank", TAMM_EINVAL, 0,
+                            "tensor 'Bad': owner rank 5 does not exist (1 ranks)" },
+    [X_CREATE_GRID_NEG] = { "tensor_create_ex: negative grid size", TAMM_EINVAL, 0,
+                            "tensor 'Bad': grid[0] is -1 (grid sizes are positive, or all 0 for the automatic grid)" },
+    [X_CREATE_GRID_PART] = { "tensor_create_ex: partial grid", TAMM_EINVAL, 0,
+                             "tensor 'Bad': grid[1] is 0 but other grid sizes are given (give all 2, or none)" },
+    [X_GATHER_NULL]     = { "gather: NULL array", TAMM_EINVAL, 0, "top level: tamm_tensor_gather: the array is NULL" },
+    [X_RELEASE_TOP]     = { "release_put with a NULL ctx", TAMM_ESTATE, 0,
+                            "top level: tamm_release_put needs the context of a running task (ctx is NULL)" },
+    [X_SUBMIT_NULLSIGNAL] = { "submit_ex: NULL signal fence", TAMM_EINVAL, 0, "signal fence 0 is NULL" },
+    /* a task waits on a fence nobody signals (g), and what depends on it can never run either */
+    [X_FENCE_STUCK]     = { "fence_wait: its signaller can never run", TAMM_EDEADLOCK, 0,
+                            "top level: tamm_fence_wait: the tasks that signal the fence can never run" },
+    [X_FENCE_DESTROY_STUCK] = { "fence_destroy: its waiter can never run", TAMM_EDEADLOCK, 0,
+                                "top level: tamm_fence_destroy: tasks still wait on the fence and can never run" },
+    [X_BLOCK_STUCK]     = { "tamm_block: the tasks using the block can never run", TAMM_EDEADLOCK, 0,
+                            "top level: tamm_block: the tasks using the block can never run" },
+    [X_UNDEFERRED_STUCK] = { "undeferred task that can never run", TAMM_EDEADLOCK, 0,
+                             "undeferred task can never run: its dependences are never satisfied" },
+    [X_SUBMIT_DESTROYED] = { "submit: a tensor whose destroy is pending", TAMM_EINVAL, 0,
+                             "ref 0 names tensor 'TopT', which was destroyed" },
+    [X_CREATE_TOO_MANY] = { "tensor_create: too many blocks", TAMM_EINVAL, 0, "top level: tensor 'Bad': too many blocks" },
 };
 
 static void noop(tamm_ctx *ctx, void *vp) { (void)ctx; (void)vp; }
@@ -244,6 +308,15 @@ static void dl_parent(tamm_ctx *ctx, void *vp)
     o.wait = &dl_fence;
     o.nwait = 1;
     CHECK_EQ_INT(tamm_submit_ex(ctx, &t, &o), TAMM_OK);
+}
+
+/* X_DESTROY_TWICE: a task that uses the tensor until the top level lets it go */
+static atomic_int g_hold;
+static void hold_body(tamm_ctx *ctx, void *vp)
+{
+    (void)ctx;
+    (void)vp;
+    while (atomic_load(&g_hold)) sched_yield();
 }
 
 static int child_top_misuse(void *vp)
@@ -333,6 +406,103 @@ static int child_top_misuse(void *vp)
         break;
     }
     case X_TEMP_RANGE: null_ret = tamm_temp(T, 0, -3) == NULL; break;
+    case X_DESTROY_TWICE: {
+        /* A task still using T keeps the first destroy deferred, so T is alive at the second.
+         * (Once a destroy has completed T is freed, and a later call on it reads freed memory:
+         * the second destroy is detected only while the first is pending.) */
+        atomic_store(&g_hold, 1);
+        tamm_ref hr = tu_ref2(T, TAMM_READ, 0, 0);
+        tamm_task ht = tu_task(hold_body, &dummy, sizeof dummy, &hr, 1, "holder", LOC_FILE, 800);
+        CHECK_EQ_INT(tamm_submit(NULL, &ht), TAMM_OK);
+        CHECK_EQ_INT(tamm_tensor_destroy(T), TAMM_OK);
+        rc = tamm_tensor_destroy(T);
+        atomic_store(&g_hold, 0);
+        break;
+    }
+    case X_STREAMING_END: rc = tamm_streaming_end(); break;
+    case X_SUBMIT_BADMODE: r.mode = TAMM_READ | 64u; t.refs = &r; rc = tamm_submit(NULL, &t); break;
+    case X_SUBMIT_CREAD: r.mode = TAMM_READ | TAMM_CANCELLABLE; t.refs = &r; rc = tamm_submit(NULL, &t); break;
+    case X_SUBMIT_NULLARGS: t.args = NULL; t.args_size = 4; rc = tamm_submit(NULL, &t); break;
+    case X_SUBMIT_NULLFENCE: {
+        tamm_fence *none = NULL;
+        tamm_task_opts o;
+        memset(&o, 0, sizeof o);
+        o.wait = &none;
+        o.nwait = 1;
+        rc = tamm_submit_ex(NULL, &t, &o);
+        break;
+    }
+    case X_WAIT_ON_NEG: rc = tamm_wait_on(&r, -1); break;
+    case X_CREATE_DIST: case X_CREATE_OWNER: case X_CREATE_GRID_NEG: case X_CREATE_GRID_PART: {
+        tamm_tensor_opts o;
+        memset(&o, 0, sizeof o);
+        if (k == X_CREATE_DIST) o.dist = (tamm_dist)7;
+        if (k == X_CREATE_OWNER) { o.dist = TAMM_DIST_LOCAL; o.owner = 5; }
+        if (k == X_CREATE_GRID_NEG) o.grid[0] = -1;
+        if (k == X_CREATE_GRID_PART) o.grid[0] = 1;
+        null_ret = tamm_tensor_create_ex("Bad", TAMM_F64, 2, dims, tile, &o) == NULL;
+        break;
+    }
+    case X_GATHER_NULL: rc = tamm_tensor_gather(T, NULL); break;
+    case X_SUBMIT_DESTROYED: { /* the holder keeps the destroy pending (see X_DESTROY_TWICE) */
+        atomic_store(&g_hold, 1);
+        tamm_ref hr = tu_ref2(T, TAMM_READ, 0, 0);
+        tamm_task ht = tu_task(hold_body, &dummy, sizeof dummy, &hr, 1, "holder", LOC_FILE, 801);
+        CHECK_EQ_INT(tamm_submit(NULL, &ht), TAMM_OK);
+        CHECK_EQ_INT(tamm_tensor_destroy(T), TAMM_OK);
+        rc = tamm_submit(NULL, &t);
+        atomic_store(&g_hold, 0);
+        break;
+    }
+    case X_CREATE_TOO_MANY: {
+        size_t big[3] = { (size_t)1 << 30, (size_t)1 << 30, (size_t)1 << 30 }, one[3] = { 1, 1, 1 };
+        null_ret = tamm_tensor_create("Bad", TAMM_F64, 3, big, one) == NULL;
+        break;
+    }
+    case X_RELEASE_TOP: {
+        long *tmp = tamm_temp(T, 0, 0);
+        rc = tamm_release_put(NULL, tmp);
+        if (rc != TAMM_OK && tmp) tamm_cancel(tmp);
+        break;
+    }
+    case X_SUBMIT_NULLSIGNAL: {
+        tamm_fence *none = NULL;
+        tamm_task_opts o;
+        memset(&o, 0, sizeof o);
+        o.signal = &none;
+        o.nsignal = 1;
+        rc = tamm_submit_ex(NULL, &t, &o);
+        break;
+    }
+    case X_FENCE_STUCK: case X_FENCE_DESTROY_STUCK: case X_BLOCK_STUCK: case X_UNDEFERRED_STUCK: {
+        tamm_fence *g = tamm_fence_create(), *f = tamm_fence_create();
+        CHECK_NOTNULL(g);
+        CHECK_NOTNULL(f);
+        tamm_task_opts o;
+        memset(&o, 0, sizeof o);
+        o.wait = &g; /* never signalled */
+        o.nwait = 1;
+        if (k == X_FENCE_STUCK) { o.signal = &f; o.nsignal = 1; }
+        if (k == X_FENCE_DESTROY_STUCK) { o.wait = &f; }
+        if (k == X_UNDEFERRED_STUCK) o.undeferred = 1;
+        if (k == X_FENCE_DESTROY_STUCK) { /* f is signalled by a task stuck on g; t waits on f */
+            tamm_task_opts so;
+            memset(&so, 0, sizeof so);
+            so.wait = &g;
+            so.nwait = 1;
+            so.signal = &f;
+            so.nsignal = 1;
+            tamm_task s2 = t;
+            CHECK_EQ_INT(tamm_submit_ex(NULL, &s2, &so), TAMM_OK);
+        }
+        rc = tamm_submit_ex(NULL, &t, &o);
+        if (k == X_UNDEFERRED_STUCK) break; /* the submission itself reports it */
+        CHECK_EQ_INT(rc, TAMM_OK);
+        if (k == X_FENCE_STUCK) rc = tamm_fence_wait(f);
+        else if (k == X_FENCE_DESTROY_STUCK) rc = tamm_fence_destroy(f);
+        else null_ret = tamm_block(T, 0, 0) == NULL, rc = 12345;
+        break;
+    }
     default: break;
     }
     /* Only reached in return mode (or where the default mode lets the call return). */

@@ -5,7 +5,8 @@
 # A fenced code block whose info string is `c program` (a line "```c program")
 # in README.md or docs/*.md is a complete program. Each one is written to
 # WORKDIR/<file>_<n>.c (n counts the file's program blocks from 1), built with
-# `tammcc -O1` (as a user would), and run with TAMM_NUM_WORKERS=2 and
+# `tammcc -O1 -Wall -Wextra -Werror` (as a careful user would: the code tammcc
+# adds must not warn either), and run with TAMM_NUM_WORKERS=2 and
 # TAMM_CHECK_ACCESS=1 (inferred modes checked at run time); its exit status must
 # be 0. If the program block is followed (only blank lines between) by a fenced
 # block whose info string is `text output`, the program's standard output must
@@ -73,7 +74,7 @@ for doc in "$src"/README.md "$src"/docs/*.md; do
         line=$(awk -v i="$i" '$1 == i { print $2 }' "$pre.lines")
         what="$rel:$line (program block $i)"
         total=$((total + 1))
-        if ! TAMMCC_NVCC=none "$tammcc" -O1 -I"$TAMM_INCLUDE" -o "${c%.c}" "$c" \
+        if ! TAMMCC_NVCC=none "$tammcc" -O1 -Wall -Wextra -Werror -I"$TAMM_INCLUDE" -o "${c%.c}" "$c" \
                 >"${c%.c}.cc.log" 2>&1; then
             echo "FAIL: $what does not compile with tammcc:"
             sed 's/^/    /' "${c%.c}.cc.log"

@@ -35,15 +35,16 @@ static int tamm_task_clauses_14_refs(const struct tamm_task_clauses_14_args *tam
 static void tamm_task_clauses_14(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_clauses_14_args *tamm_a_ = (struct tamm_task_clauses_14_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_WRITE);  /* A[0][1] */
     {
 #line 15 "clauses.c"
     zero(tamm_b0_, 8);
     }
-#line 44 "clauses.tamm.c"
+#line 45 "clauses.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_WRITE);
 }
-#line 47 "clauses.tamm.c"
+#line 48 "clauses.tamm.c"
 
 /* ---- task tamm_task_clauses_18: clauses.c:18, in clauses() ---- */
 struct tamm_task_clauses_18_args {
@@ -68,6 +69,7 @@ static int tamm_task_clauses_18_refs(const struct tamm_task_clauses_18_args *tam
 static void tamm_task_clauses_18(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_clauses_18_args *tamm_a_ = (struct tamm_task_clauses_18_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* A[1][1] */
     {
 #line 19 "clauses.c"
@@ -76,10 +78,10 @@ static void tamm_task_clauses_18(tamm_ctx *tamm_ctx_, void *tamm_args_)
         x[0] += 1;
     }
     }
-#line 80 "clauses.tamm.c"
+#line 82 "clauses.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 83 "clauses.tamm.c"
+#line 85 "clauses.tamm.c"
 
 /* ---- task tamm_task_clauses_25: clauses.c:25, in clauses() ---- */
 struct tamm_task_clauses_25_args {
@@ -101,6 +103,7 @@ static int tamm_task_clauses_25_refs(const struct tamm_task_clauses_25_args *tam
 static void tamm_task_clauses_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_clauses_25_args *tamm_a_ = (struct tamm_task_clauses_25_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[2][0] */
     {
 #line 26 "clauses.c"
@@ -109,10 +112,10 @@ static void tamm_task_clauses_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
         y[0] += y[1];
     }
     }
-#line 113 "clauses.tamm.c"
+#line 116 "clauses.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 116 "clauses.tamm.c"
+#line 119 "clauses.tamm.c"
 
 /* ---- task tamm_task_clauses_30: clauses.c:30, in clauses() ---- */
 struct tamm_task_clauses_30_args {
@@ -131,15 +134,16 @@ static int tamm_task_clauses_30_refs(const struct tamm_task_clauses_30_args *tam
 static void tamm_task_clauses_30(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_clauses_30_args *tamm_a_ = (struct tamm_task_clauses_30_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_CWRITE);  /* B[3][3] */
     {
 #line 31 "clauses.c"
     zero(tamm_b0_, 8);
     }
-#line 140 "clauses.tamm.c"
+#line 144 "clauses.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_CWRITE);
 }
-#line 143 "clauses.tamm.c"
+#line 147 "clauses.tamm.c"
 
 /* ---- task tamm_task_clauses_32: clauses.c:32, in clauses() ---- */
 struct tamm_task_clauses_32_args {
@@ -161,6 +165,7 @@ static int tamm_task_clauses_32_refs(const struct tamm_task_clauses_32_args *tam
 static void tamm_task_clauses_32(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_clauses_32_args *tamm_a_ = (struct tamm_task_clauses_32_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[0][0] */
     {
 #line 33 "clauses.c"
@@ -169,7 +174,7 @@ static void tamm_task_clauses_32(tamm_ctx *tamm_ctx_, void *tamm_args_)
         (void)z[0];
     }
     }
-#line 173 "clauses.tamm.c"
+#line 178 "clauses.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 

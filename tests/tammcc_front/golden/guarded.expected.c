@@ -65,6 +65,7 @@ static int tamm_task_stencil_17_refs(const struct tamm_task_stencil_17_args *tam
 static void tamm_task_stencil_17(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_stencil_17_args *tamm_a_ = (struct tamm_task_stencil_17_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long I = tamm_a_->I;
     long nb = tamm_a_->nb;
     long J = tamm_a_->J;
@@ -91,7 +92,7 @@ static void tamm_task_stencil_17(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 c[0] = (up ? up[0] : 0) + (dn ? dn[0] : 0) + (lf ? lf[0] : 0) + (rt ? rt[0] : 0) + r;
             }
     }
-#line 95 "guarded.tamm.c"
+#line 96 "guarded.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b5_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b4_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b3_, TAMM_CC_READ);
@@ -99,7 +100,7 @@ static void tamm_task_stencil_17(tamm_ctx *tamm_ctx_, void *tamm_args_)
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 103 "guarded.tamm.c"
+#line 104 "guarded.tamm.c"
 
 /* ---- task tamm_task_stencil_31: guarded.c:31, in stencil() ---- */
 struct tamm_task_stencil_31_args {
@@ -123,6 +124,7 @@ static int tamm_task_stencil_31_refs(const struct tamm_task_stencil_31_args *tam
 static void tamm_task_stencil_31(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_stencil_31_args *tamm_a_ = (struct tamm_task_stencil_31_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long I = tamm_a_->I;
     long n = tamm_a_->n;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* B[I][J] */
@@ -136,7 +138,7 @@ static void tamm_task_stencil_31(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 c[0] += sum(tamm_b1_, n);
             }
     }
-#line 140 "guarded.tamm.c"
+#line 142 "guarded.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
@@ -201,9 +203,9 @@ void stencil(tamm_tensor *A, tamm_tensor *B, long nb, long n)
         }
 }
 
-#line 205 "guarded.tamm.c"
-void explicit_clause(tamm_tensor *A, tamm_tensor *B, long I, long n);
 #line 207 "guarded.tamm.c"
+void explicit_clause(tamm_tensor *A, tamm_tensor *B, long I, long n);
+#line 209 "guarded.tamm.c"
 
 /* ---- task tamm_task_explicit_clause_43: guarded.c:43, in explicit_clause() ---- */
 struct tamm_task_explicit_clause_43_args {
@@ -232,6 +234,7 @@ static int tamm_task_explicit_clause_43_refs(const struct tamm_task_explicit_cla
 static void tamm_task_explicit_clause_43(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_explicit_clause_43_args *tamm_a_ = (struct tamm_task_explicit_clause_43_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long I = tamm_a_->I;
     long n = tamm_a_->n;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* B[I][0] */
@@ -246,7 +249,7 @@ static void tamm_task_explicit_clause_43(tamm_ctx *tamm_ctx_, void *tamm_args_)
         if (I > 1) c[0] += sum(tamm_b2_, n);
     }
     }
-#line 250 "guarded.tamm.c"
+#line 253 "guarded.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
@@ -278,9 +281,9 @@ void explicit_clause(tamm_tensor *A, tamm_tensor *B, long I, long n)
      
 }
 
-#line 282 "guarded.tamm.c"
+#line 285 "guarded.tamm.c"
 void rows(tamm_tensor *A, tamm_tensor *B, long nb, long n);
-#line 284 "guarded.tamm.c"
+#line 287 "guarded.tamm.c"
 
 /* ---- task tamm_task_rows_58: guarded.c:58, in rows() ---- */
 struct tamm_task_rows_58_args {
@@ -303,6 +306,7 @@ static int tamm_task_rows_58_refs(const struct tamm_task_rows_58_args *tamm_p_, 
 static void tamm_task_rows_58(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_rows_58_args *tamm_a_ = (struct tamm_task_rows_58_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long n = tamm_a_->n;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* B[I][J] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* A[I-1][J] */
@@ -311,11 +315,11 @@ static void tamm_task_rows_58(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 59 "guarded.c"
                 ((double *)tamm_b0_)[0] += sum(tamm_b1_, n);
     }
-#line 315 "guarded.tamm.c"
+#line 319 "guarded.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 319 "guarded.tamm.c"
+#line 323 "guarded.tamm.c"
 
 /* ---- task tamm_task_rows_61: guarded.c:61, in rows() ---- */
 struct tamm_task_rows_61_args {
@@ -341,6 +345,7 @@ static int tamm_task_rows_61_refs(const struct tamm_task_rows_61_args *tamm_p_, 
 static void tamm_task_rows_61(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_rows_61_args *tamm_a_ = (struct tamm_task_rows_61_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long J = tamm_a_->J;
     long n = tamm_a_->n;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* B[I][J] */
@@ -353,11 +358,11 @@ static void tamm_task_rows_61(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 if (J > 0) c[0] += sum(tamm_b1_, n);
             }
     }
-#line 357 "guarded.tamm.c"
+#line 362 "guarded.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 361 "guarded.tamm.c"
+#line 366 "guarded.tamm.c"
 
 /* ---- task tamm_task_rows_67: guarded.c:67, in rows() ---- */
 struct tamm_task_rows_67_args {
@@ -380,6 +385,7 @@ static int tamm_task_rows_67_refs(const struct tamm_task_rows_67_args *tamm_p_, 
 static void tamm_task_rows_67(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_rows_67_args *tamm_a_ = (struct tamm_task_rows_67_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long n = tamm_a_->n;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* B[I][J] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* A[I][J+1] */
@@ -388,11 +394,11 @@ static void tamm_task_rows_67(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 68 "guarded.c"
                 ((double *)tamm_b0_)[0] += sum(tamm_b1_, n);
     }
-#line 392 "guarded.tamm.c"
+#line 398 "guarded.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 396 "guarded.tamm.c"
+#line 402 "guarded.tamm.c"
 
 /* ---- task tamm_task_rows_55: guarded.c:55, in rows() ---- */
 struct tamm_task_rows_55_args {
@@ -424,6 +430,7 @@ static int tamm_task_rows_55_refs(const struct tamm_task_rows_55_args *tamm_p_, 
 static void tamm_task_rows_55(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_rows_55_args *tamm_a_ = (struct tamm_task_rows_55_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long nb = tamm_a_->nb;
     long I = tamm_a_->I;
     tamm_tensor *B = tamm_a_->B;
@@ -490,7 +497,7 @@ static void tamm_task_rows_55(tamm_ctx *tamm_ctx_, void *tamm_args_)
             }
         }
     }
-#line 494 "guarded.tamm.c"
+#line 501 "guarded.tamm.c"
 }
 
 #line 51 "guarded.c"

@@ -45,6 +45,7 @@ extern void tamm_task_kernels_20_cuda(tamm_ctx *, void *) __attribute__((weak));
 static void tamm_task_kernels_20(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_kernels_20_args *tamm_a_ = (struct tamm_task_kernels_20_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[i] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* B[i] */
     {
@@ -56,11 +57,11 @@ static void tamm_task_kernels_20(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 b[k] = a[k] + 1.0;
         }
     }
-#line 60 "infer.tamm.c"
+#line 61 "infer.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 64 "infer.tamm.c"
+#line 65 "infer.tamm.c"
 
 /* ---- task tamm_task_kernels_28: infer.c:28, in kernels() ---- */
 struct tamm_task_kernels_28_args {
@@ -84,6 +85,7 @@ extern void tamm_task_kernels_28_cuda(tamm_ctx *, void *) __attribute__((weak));
 static void tamm_task_kernels_28(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_kernels_28_args *tamm_a_ = (struct tamm_task_kernels_28_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[i] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* C[i] */
     {
@@ -95,11 +97,11 @@ static void tamm_task_kernels_28(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 c[k] += a[k];
         }
     }
-#line 99 "infer.tamm.c"
+#line 101 "infer.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 103 "infer.tamm.c"
+#line 105 "infer.tamm.c"
 
 /* ---- task tamm_task_kernels_36: infer.c:36, in kernels() ---- */
 struct tamm_task_kernels_36_args {
@@ -118,6 +120,7 @@ static int tamm_task_kernels_36_refs(const struct tamm_task_kernels_36_args *tam
 static void tamm_task_kernels_36(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_kernels_36_args *tamm_a_ = (struct tamm_task_kernels_36_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* C[i] */
     {
 #line 37 "infer.c"
@@ -126,10 +129,10 @@ static void tamm_task_kernels_36(tamm_ctx *tamm_ctx_, void *tamm_args_)
             c[0] = c[0] * 0.5;
         }
     }
-#line 130 "infer.tamm.c"
+#line 133 "infer.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 133 "infer.tamm.c"
+#line 136 "infer.tamm.c"
 
 /* ---- task tamm_task_kernels_42: infer.c:42, in kernels() ---- */
 struct tamm_task_kernels_42_args {
@@ -151,17 +154,18 @@ static int tamm_task_kernels_42_refs(const struct tamm_task_kernels_42_args *tam
 static void tamm_task_kernels_42(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_kernels_42_args *tamm_a_ = (struct tamm_task_kernels_42_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[i] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* B[i] */
     {
 #line 43 "infer.c"
         scale(tamm_b0_, tamm_b1_, NB);
     }
-#line 161 "infer.tamm.c"
+#line 165 "infer.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 165 "infer.tamm.c"
+#line 169 "infer.tamm.c"
 
 /* ---- task tamm_task_kernels_45: infer.c:45, in kernels() ---- */
 struct tamm_task_kernels_45_args {
@@ -180,12 +184,13 @@ static int tamm_task_kernels_45_refs(const struct tamm_task_kernels_45_args *tam
 static void tamm_task_kernels_45(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_kernels_45_args *tamm_a_ = (struct tamm_task_kernels_45_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* C[i] */
     {
 #line 46 "infer.c"
         update(tamm_b0_, NB);
     }
-#line 189 "infer.tamm.c"
+#line 194 "infer.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
 

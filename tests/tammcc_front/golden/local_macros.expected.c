@@ -39,6 +39,7 @@ static int tamm_task_f_13_refs(const struct tamm_task_f_13_args *tamm_p_, tamm_r
 static void tamm_task_f_13(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_13_args *tamm_a_ = (struct tamm_task_f_13_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long i = tamm_a_->i;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* A[i] */
     (void)i;
@@ -49,7 +50,7 @@ static void tamm_task_f_13(tamm_ctx *tamm_ctx_, void *tamm_args_)
             AT(a, i) += STEP;
         }
     }
-#line 53 "local_macros.tamm.c"
+#line 54 "local_macros.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
 #line 19 "local_macros.c"
@@ -57,7 +58,7 @@ static void tamm_task_f_13(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #define STEP 2
 #line 23 "local_macros.c"
 #define TWICE(x) (2 * (x))
-#line 61 "local_macros.tamm.c"
+#line 62 "local_macros.tamm.c"
 
 /* ---- task tamm_task_f_25: local_macros.c:25, in f() ---- */
 struct tamm_task_f_25_args {
@@ -76,6 +77,7 @@ static int tamm_task_f_25_refs(const struct tamm_task_f_25_args *tamm_p_, tamm_r
 static void tamm_task_f_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_25_args *tamm_a_ = (struct tamm_task_f_25_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* A[i] */
     {
 #line 26 "local_macros.c"
@@ -84,7 +86,7 @@ static void tamm_task_f_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 AT(a, 0) += TWICE(STEP);
             }
     }
-#line 88 "local_macros.tamm.c"
+#line 90 "local_macros.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
 #pragma pop_macro("TWICE")
@@ -98,7 +100,7 @@ static void tamm_task_f_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 19 "local_macros.c"
 #undef STEP
 #define STEP 2
-#line 102 "local_macros.tamm.c"
+#line 104 "local_macros.tamm.c"
 
 /* ---- task tamm_task_f_21: local_macros.c:21, in f() ---- */
 struct tamm_task_f_21_args {
@@ -119,6 +121,7 @@ static int tamm_task_f_21_refs(const struct tamm_task_f_21_args *tamm_p_, tamm_r
 static void tamm_task_f_21(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_21_args *tamm_a_ = (struct tamm_task_f_21_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long n = tamm_a_->n;
     tamm_tensor *A = tamm_a_->A;
     (void)n; (void)A;
@@ -144,7 +147,7 @@ static void tamm_task_f_21(tamm_ctx *tamm_ctx_, void *tamm_args_)
         }
     }
     }
-#line 148 "local_macros.tamm.c"
+#line 151 "local_macros.tamm.c"
 }
 #pragma pop_macro("TWICE")
 #pragma pop_macro("STEP")

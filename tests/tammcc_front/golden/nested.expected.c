@@ -38,17 +38,18 @@ static int tamm_task_row_sums_16_refs(const struct tamm_task_row_sums_16_args *t
 static void tamm_task_row_sums_16(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_row_sums_16_args *tamm_a_ = (struct tamm_task_row_sums_16_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[i][j] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* C[i] */
     {
 #line 17 "nested.c"
             add(tamm_b0_, tamm_b1_, 16);
     }
-#line 48 "nested.tamm.c"
+#line 49 "nested.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 52 "nested.tamm.c"
+#line 53 "nested.tamm.c"
 
 /* ---- task tamm_task_row_sums_13: nested.c:13, in row_sums() ---- */
 struct tamm_task_row_sums_13_args {
@@ -76,6 +77,7 @@ static int tamm_task_row_sums_13_refs(const struct tamm_task_row_sums_13_args *t
 static void tamm_task_row_sums_13(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_row_sums_13_args *tamm_a_ = (struct tamm_task_row_sums_13_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long nt = tamm_a_->nt;
     tamm_tensor *A = tamm_a_->A;
     long i = tamm_a_->i;
@@ -130,7 +132,7 @@ tamm_resume_2: ;
         c[0] *= 2;
     }
     }
-#line 134 "nested.tamm.c"
+#line 136 "nested.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
     return;
 tamm_split_:
@@ -168,9 +170,9 @@ void row_sums(tamm_tensor *A, tamm_tensor *C, long i, long nt)
      
 }
 
-#line 172 "nested.tamm.c"
-void two_levels(tamm_tensor *A, long nt);
 #line 174 "nested.tamm.c"
+void two_levels(tamm_tensor *A, long nt);
+#line 176 "nested.tamm.c"
 
 /* ---- task tamm_task_two_levels_36: nested.c:36, in two_levels() ---- */
 struct tamm_task_two_levels_36_args {
@@ -189,6 +191,7 @@ static int tamm_task_two_levels_36_refs(const struct tamm_task_two_levels_36_arg
 static void tamm_task_two_levels_36(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_two_levels_36_args *tamm_a_ = (struct tamm_task_two_levels_36_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* A[i][j] */
     {
 #line 37 "nested.c"
@@ -197,10 +200,10 @@ static void tamm_task_two_levels_36(tamm_ctx *tamm_ctx_, void *tamm_args_)
                         a[0] += 1;
                     }
     }
-#line 201 "nested.tamm.c"
+#line 204 "nested.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 204 "nested.tamm.c"
+#line 207 "nested.tamm.c"
 
 /* ---- task tamm_task_two_levels_33: nested.c:33, in two_levels() ---- */
 struct tamm_task_two_levels_33_args {
@@ -222,6 +225,7 @@ static int tamm_task_two_levels_33_refs(const struct tamm_task_two_levels_33_arg
 static void tamm_task_two_levels_33(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_two_levels_33_args *tamm_a_ = (struct tamm_task_two_levels_33_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long nt = tamm_a_->nt;
     tamm_tensor *A = tamm_a_->A;
     long i = tamm_a_->i;
@@ -247,9 +251,9 @@ static void tamm_task_two_levels_33(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 }
             }
     }
-#line 251 "nested.tamm.c"
+#line 255 "nested.tamm.c"
 }
-#line 253 "nested.tamm.c"
+#line 257 "nested.tamm.c"
 
 /* ---- task tamm_task_two_levels_30: nested.c:30, in two_levels() ---- */
 struct tamm_task_two_levels_30_args {
@@ -270,6 +274,7 @@ static int tamm_task_two_levels_30_refs(const struct tamm_task_two_levels_30_arg
 static void tamm_task_two_levels_30(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_two_levels_30_args *tamm_a_ = (struct tamm_task_two_levels_30_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long nt = tamm_a_->nt;
     tamm_tensor *A = tamm_a_->A;
     (void)nt; (void)A;
@@ -297,7 +302,7 @@ static void tamm_task_two_levels_30(tamm_ctx *tamm_ctx_, void *tamm_args_)
         }
     }
     }
-#line 301 "nested.tamm.c"
+#line 306 "nested.tamm.c"
 }
 
 #line 28 "nested.c"

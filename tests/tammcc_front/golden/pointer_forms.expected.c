@@ -40,17 +40,18 @@ static int tamm_task_f_16_refs(const struct tamm_task_f_16_args *tamm_p_, tamm_r
 static void tamm_task_f_16(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_16_args *tamm_a_ = (struct tamm_task_f_16_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[0] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_RW);  /* B[0] */
     {
 #line 17 "pointer_forms.c"
     { double *a = tamm_b0_; double *b = tamm_b1_; b[0] = a[1] + a[2]; }
     }
-#line 50 "pointer_forms.tamm.c"
+#line 51 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 54 "pointer_forms.tamm.c"
+#line 55 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_19: pointer_forms.c:19, in f() ---- */
 struct tamm_task_f_19_args {
@@ -71,15 +72,16 @@ extern void tamm_task_f_19_cuda(tamm_ctx *, void *) __attribute__((weak));
 static void tamm_task_f_19(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_19_args *tamm_a_ = (struct tamm_task_f_19_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* A[1] */
     {
 #line 20 "pointer_forms.c"
     { double *a = tamm_b0_; for (int i = 0; i < N * N; i++) a[i] = 0; }
     }
-#line 80 "pointer_forms.tamm.c"
+#line 82 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 83 "pointer_forms.tamm.c"
+#line 85 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_22: pointer_forms.c:22, in f() ---- */
 struct tamm_task_f_22_args {
@@ -98,15 +100,16 @@ static int tamm_task_f_22_refs(const struct tamm_task_f_22_args *tamm_p_, tamm_r
 static void tamm_task_f_22(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_22_args *tamm_a_ = (struct tamm_task_f_22_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[2] */
     {
 #line 23 "pointer_forms.c"
     { double *a = tamm_b0_; a[3] = 1; }
     }
-#line 107 "pointer_forms.tamm.c"
+#line 110 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 110 "pointer_forms.tamm.c"
+#line 113 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_25: pointer_forms.c:25, in f() ---- */
 struct tamm_task_f_25_args {
@@ -125,15 +128,16 @@ static int tamm_task_f_25_refs(const struct tamm_task_f_25_args *tamm_p_, tamm_r
 static void tamm_task_f_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_25_args *tamm_a_ = (struct tamm_task_f_25_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* A[3] */
     {
 #line 26 "pointer_forms.c"
     { double *a = tamm_b0_; a[0] += 1; a[1] -= 2; }
     }
-#line 134 "pointer_forms.tamm.c"
+#line 138 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 137 "pointer_forms.tamm.c"
+#line 141 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_28: pointer_forms.c:28, in f() ---- */
 struct tamm_task_f_28_args {
@@ -152,15 +156,16 @@ static int tamm_task_f_28_refs(const struct tamm_task_f_28_args *tamm_p_, tamm_r
 static void tamm_task_f_28(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_28_args *tamm_a_ = (struct tamm_task_f_28_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[4] */
     {
 #line 29 "pointer_forms.c"
     { double *a = tamm_b0_; a[0] *= 2; a[1]++; }
     }
-#line 161 "pointer_forms.tamm.c"
+#line 166 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 164 "pointer_forms.tamm.c"
+#line 169 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_31: pointer_forms.c:31, in f() ---- */
 struct tamm_task_f_31_args {
@@ -179,15 +184,16 @@ static int tamm_task_f_31_refs(const struct tamm_task_f_31_args *tamm_p_, tamm_r
 static void tamm_task_f_31(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_31_args *tamm_a_ = (struct tamm_task_f_31_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[5] */
     {
 #line 32 "pointer_forms.c"
     { double *a = tamm_b0_; for (int i = 0; i < N; i++) { double *row = a + i * N; row[0] = 1; } }
     }
-#line 188 "pointer_forms.tamm.c"
+#line 194 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 191 "pointer_forms.tamm.c"
+#line 197 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_34: pointer_forms.c:34, in f() ---- */
 struct tamm_task_f_34_args {
@@ -206,15 +212,16 @@ static int tamm_task_f_34_refs(const struct tamm_task_f_34_args *tamm_p_, tamm_r
 static void tamm_task_f_34(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_34_args *tamm_a_ = (struct tamm_task_f_34_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[6] */
     {
 #line 35 "pointer_forms.c"
     { double *a = tamm_b0_; double *p = a; for (int i = 0; i < N; i++) *p++ = 2; }
     }
-#line 215 "pointer_forms.tamm.c"
+#line 222 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 218 "pointer_forms.tamm.c"
+#line 225 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_37: pointer_forms.c:37, in f() ---- */
 struct tamm_task_f_37_args {
@@ -233,15 +240,16 @@ static int tamm_task_f_37_refs(const struct tamm_task_f_37_args *tamm_p_, tamm_r
 static void tamm_task_f_37(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_37_args *tamm_a_ = (struct tamm_task_f_37_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[7] */
     {
 #line 38 "pointer_forms.c"
     { double *a = tamm_b0_; double *p = &a[4]; *p = 3; }
     }
-#line 242 "pointer_forms.tamm.c"
+#line 250 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 245 "pointer_forms.tamm.c"
+#line 253 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_40: pointer_forms.c:40, in f() ---- */
 struct tamm_task_f_40_args {
@@ -260,15 +268,16 @@ static int tamm_task_f_40_refs(const struct tamm_task_f_40_args *tamm_p_, tamm_r
 static void tamm_task_f_40(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_40_args *tamm_a_ = (struct tamm_task_f_40_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[8] */
     {
 #line 41 "pointer_forms.c"
     { double *a = tamm_b0_; unsigned char *b = (unsigned char *)a; b[0] = 1; }
     }
-#line 269 "pointer_forms.tamm.c"
+#line 278 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 272 "pointer_forms.tamm.c"
+#line 281 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_43: pointer_forms.c:43, in f() ---- */
 struct tamm_task_f_43_args {
@@ -287,15 +296,16 @@ static int tamm_task_f_43_refs(const struct tamm_task_f_43_args *tamm_p_, tamm_r
 static void tamm_task_f_43(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_43_args *tamm_a_ = (struct tamm_task_f_43_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[9] */
     {
 #line 44 "pointer_forms.c"
     { double *a = tamm_b0_; uintptr_t u = (uintptr_t)a; double *p = (double *)(u + 8); p[0] = 1; }
     }
-#line 296 "pointer_forms.tamm.c"
+#line 306 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 299 "pointer_forms.tamm.c"
+#line 309 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_46: pointer_forms.c:46, in f() ---- */
 struct tamm_task_f_46_args {
@@ -314,15 +324,16 @@ static int tamm_task_f_46_refs(const struct tamm_task_f_46_args *tamm_p_, tamm_r
 static void tamm_task_f_46(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_46_args *tamm_a_ = (struct tamm_task_f_46_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[10] */
     {
 #line 47 "pointer_forms.c"
     { struct { double *p; } s; s.p = tamm_b0_; s.p[0] = 1; }
     }
-#line 323 "pointer_forms.tamm.c"
+#line 334 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 326 "pointer_forms.tamm.c"
+#line 337 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_49: pointer_forms.c:49, in f() ---- */
 struct tamm_task_f_49_args {
@@ -341,15 +352,16 @@ static int tamm_task_f_49_refs(const struct tamm_task_f_49_args *tamm_p_, tamm_r
 static void tamm_task_f_49(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_49_args *tamm_a_ = (struct tamm_task_f_49_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[11] */
     {
 #line 50 "pointer_forms.c"
     { double *v[2]; v[0] = tamm_b0_; v[0][1] = 1; }
     }
-#line 350 "pointer_forms.tamm.c"
+#line 362 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 353 "pointer_forms.tamm.c"
+#line 365 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_52: pointer_forms.c:52, in f() ---- */
 struct tamm_task_f_52_args {
@@ -368,15 +380,16 @@ static int tamm_task_f_52_refs(const struct tamm_task_f_52_args *tamm_p_, tamm_r
 static void tamm_task_f_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_52_args *tamm_a_ = (struct tamm_task_f_52_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[12] */
     {
 #line 53 "pointer_forms.c"
     { struct { double *p; } s, t; s.p = tamm_b0_; t = s; t.p[0] = 1; }
     }
-#line 377 "pointer_forms.tamm.c"
+#line 390 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 380 "pointer_forms.tamm.c"
+#line 393 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_55: pointer_forms.c:55, in f() ---- */
 struct tamm_task_f_55_args {
@@ -395,15 +408,16 @@ static int tamm_task_f_55_refs(const struct tamm_task_f_55_args *tamm_p_, tamm_r
 static void tamm_task_f_55(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_55_args *tamm_a_ = (struct tamm_task_f_55_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[13] */
     {
 #line 56 "pointer_forms.c"
     { double *x; double **pp = &x; *pp = tamm_b0_; x[0] = 1; }
     }
-#line 404 "pointer_forms.tamm.c"
+#line 418 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 407 "pointer_forms.tamm.c"
+#line 421 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_58: pointer_forms.c:58, in f() ---- */
 struct tamm_task_f_58_args {
@@ -423,6 +437,7 @@ static int tamm_task_f_58_refs(const struct tamm_task_f_58_args *tamm_p_, tamm_r
 static void tamm_task_f_58(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_58_args *tamm_a_ = (struct tamm_task_f_58_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int flag = tamm_a_->flag;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[14] */
     (void)flag;
@@ -430,10 +445,10 @@ static void tamm_task_f_58(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 59 "pointer_forms.c"
     { double *a = tamm_b0_; double *q = flag ? a : a + 1; q[0] = 1; }
     }
-#line 434 "pointer_forms.tamm.c"
+#line 449 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 437 "pointer_forms.tamm.c"
+#line 452 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_61: pointer_forms.c:61, in f() ---- */
 struct tamm_task_f_61_args {
@@ -452,15 +467,16 @@ static int tamm_task_f_61_refs(const struct tamm_task_f_61_args *tamm_p_, tamm_r
 static void tamm_task_f_61(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_61_args *tamm_a_ = (struct tamm_task_f_61_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[15] */
     {
 #line 62 "pointer_forms.c"
     { double *a = tamm_b0_; double *q; *(q = a) = 1; *(q = a, q + 1) = 2; }
     }
-#line 461 "pointer_forms.tamm.c"
+#line 477 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 464 "pointer_forms.tamm.c"
+#line 480 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_64: pointer_forms.c:64, in f() ---- */
 struct tamm_task_f_64_args {
@@ -482,17 +498,18 @@ static int tamm_task_f_64_refs(const struct tamm_task_f_64_args *tamm_p_, tamm_r
 static void tamm_task_f_64(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_64_args *tamm_a_ = (struct tamm_task_f_64_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[16] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_RW);  /* B[1] */
     {
 #line 65 "pointer_forms.c"
     { double *a = tamm_b0_; double *b = tamm_b1_; b[0] = (a != 0) + (a + 1 - a) + sizeof(*a); }
     }
-#line 492 "pointer_forms.tamm.c"
+#line 509 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 496 "pointer_forms.tamm.c"
+#line 513 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_67: pointer_forms.c:67, in f() ---- */
 struct tamm_task_f_67_args {
@@ -517,6 +534,7 @@ static int tamm_task_f_67_refs(const struct tamm_task_f_67_args *tamm_p_, tamm_r
 static void tamm_task_f_67(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_67_args *tamm_a_ = (struct tamm_task_f_67_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[17] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* B[2] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_RW);  /* B[3] */
@@ -524,12 +542,12 @@ static void tamm_task_f_67(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 68 "pointer_forms.c"
     { double *a = tamm_b0_; double *b = tamm_b1_; double *c = tamm_b2_; opaque_const(a); annotated(b); opaque(c); }
     }
-#line 528 "pointer_forms.tamm.c"
+#line 546 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 533 "pointer_forms.tamm.c"
+#line 551 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_70: pointer_forms.c:70, in f() ---- */
 struct tamm_task_f_70_args {
@@ -548,15 +566,16 @@ static int tamm_task_f_70_refs(const struct tamm_task_f_70_args *tamm_p_, tamm_r
 static void tamm_task_f_70(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_70_args *tamm_a_ = (struct tamm_task_f_70_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[18] */
     {
 #line 71 "pointer_forms.c"
     { double *a = tamm_b0_; void (*fp)(double *) = opaque; fp(a); }
     }
-#line 557 "pointer_forms.tamm.c"
+#line 576 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 560 "pointer_forms.tamm.c"
+#line 579 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_73: pointer_forms.c:73, in f() ---- */
 struct tamm_task_f_73_args {
@@ -581,6 +600,7 @@ static int tamm_task_f_73_refs(const struct tamm_task_f_73_args *tamm_p_, tamm_r
 static void tamm_task_f_73(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_73_args *tamm_a_ = (struct tamm_task_f_73_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* A[19] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_RW);  /* B[4] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_RW);  /* B[5] */
@@ -588,12 +608,12 @@ static void tamm_task_f_73(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 74 "pointer_forms.c"
     { double *a = tamm_b0_; double *b = tamm_b1_; double *c = tamm_b2_; h_store(a, N * N); h_scale(b, N); h_inc(c, N); }
     }
-#line 592 "pointer_forms.tamm.c"
+#line 612 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 597 "pointer_forms.tamm.c"
+#line 617 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_75: pointer_forms.c:75, in f() ---- */
 struct tamm_task_f_75_args {
@@ -618,6 +638,7 @@ static int tamm_task_f_75_refs(const struct tamm_task_f_75_args *tamm_p_, tamm_r
 static void tamm_task_f_75(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_75_args *tamm_a_ = (struct tamm_task_f_75_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* A[20] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* B[6] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_RW);  /* B[7] */
@@ -625,12 +646,12 @@ static void tamm_task_f_75(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 76 "pointer_forms.c"
     { double *a = tamm_b0_; double *b = tamm_b1_; double *c = tamm_b2_; h_acc(a, b, N); c[0] = h_sum(b, N); }
     }
-#line 629 "pointer_forms.tamm.c"
+#line 650 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 634 "pointer_forms.tamm.c"
+#line 655 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_78: pointer_forms.c:78, in f() ---- */
 struct tamm_task_f_78_args {
@@ -649,15 +670,16 @@ static int tamm_task_f_78_refs(const struct tamm_task_f_78_args *tamm_p_, tamm_r
 static void tamm_task_f_78(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_78_args *tamm_a_ = (struct tamm_task_f_78_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[21] */
     {
 #line 79 "pointer_forms.c"
     { double *a = tamm_b0_; *h_at(a, 2) = 5; }
     }
-#line 658 "pointer_forms.tamm.c"
+#line 680 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 661 "pointer_forms.tamm.c"
+#line 683 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_81: pointer_forms.c:81, in f() ---- */
 struct tamm_task_f_81_args {
@@ -679,17 +701,18 @@ static int tamm_task_f_81_refs(const struct tamm_task_f_81_args *tamm_p_, tamm_r
 static void tamm_task_f_81(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_81_args *tamm_a_ = (struct tamm_task_f_81_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[22] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* B[8] */
     {
 #line 82 "pointer_forms.c"
     { double *a = tamm_b0_; double *b = tamm_b1_; memset(a, 0, sizeof(double) * N * N); memcpy(b, a, sizeof(double) * N); }
     }
-#line 689 "pointer_forms.tamm.c"
+#line 712 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 693 "pointer_forms.tamm.c"
+#line 716 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_84: pointer_forms.c:84, in f() ---- */
 struct tamm_task_f_84_args {
@@ -708,15 +731,16 @@ static int tamm_task_f_84_refs(const struct tamm_task_f_84_args *tamm_p_, tamm_r
 static void tamm_task_f_84(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_84_args *tamm_a_ = (struct tamm_task_f_84_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[23] */
     {
 #line 85 "pointer_forms.c"
     { double *a = tamm_b0_; double (*m)[N] = (double (*)[N])a; m[1][2] = 3; }
     }
-#line 717 "pointer_forms.tamm.c"
+#line 741 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 720 "pointer_forms.tamm.c"
+#line 744 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_87: pointer_forms.c:87, in f() ---- */
 struct tamm_task_f_87_args {
@@ -735,15 +759,16 @@ static int tamm_task_f_87_refs(const struct tamm_task_f_87_args *tamm_p_, tamm_r
 static void tamm_task_f_87(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_87_args *tamm_a_ = (struct tamm_task_f_87_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* A[24] */
     {
 #line 88 "pointer_forms.c"
     { double *a = tamm_b0_; h_f(a, 4); }
     }
-#line 744 "pointer_forms.tamm.c"
+#line 769 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 747 "pointer_forms.tamm.c"
+#line 772 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_89: pointer_forms.c:89, in f() ---- */
 struct tamm_task_f_89_args {
@@ -762,15 +787,16 @@ static int tamm_task_f_89_refs(const struct tamm_task_f_89_args *tamm_p_, tamm_r
 static void tamm_task_f_89(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_89_args *tamm_a_ = (struct tamm_task_f_89_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* A[25] */
     {
 #line 90 "pointer_forms.c"
     { double *a = tamm_b0_; h_g(a, 4); }
     }
-#line 771 "pointer_forms.tamm.c"
+#line 797 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 774 "pointer_forms.tamm.c"
+#line 800 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_92: pointer_forms.c:92, in f() ---- */
 struct tamm_task_f_92_args {
@@ -789,12 +815,13 @@ static int tamm_task_f_92_refs(const struct tamm_task_f_92_args *tamm_p_, tamm_r
 static void tamm_task_f_92(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_92_args *tamm_a_ = (struct tamm_task_f_92_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[26] */
     {
 #line 93 "pointer_forms.c"
     { double *a = tamm_b0_; double *q = a; q += 2; q[0] = 1; }
     }
-#line 798 "pointer_forms.tamm.c"
+#line 825 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
 

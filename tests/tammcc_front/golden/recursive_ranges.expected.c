@@ -38,17 +38,18 @@ static int tamm_task_sum_14_refs(const struct tamm_task_sum_14_args *tamm_p_, ta
 static void tamm_task_sum_14(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_sum_14_args *tamm_a_ = (struct tamm_task_sum_14_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* X[lo] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_RW);  /* P[lo] */
     {
 #line 15 "recursive_ranges.c"
         { const int64_t *x = tamm_b0_; int64_t *p = tamm_b1_; p[0] = x[0]; }
     }
-#line 48 "recursive_ranges.tamm.c"
+#line 49 "recursive_ranges.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 52 "recursive_ranges.tamm.c"
+#line 53 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_sum_19: recursive_ranges.c:19, in sum() ---- */
 struct tamm_task_sum_19_args {
@@ -74,6 +75,7 @@ static int tamm_task_sum_19_refs(const struct tamm_task_sum_19_args *tamm_p_, ta
 static void tamm_task_sum_19(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_sum_19_args *tamm_a_ = (struct tamm_task_sum_19_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     tamm_tensor *X = tamm_a_->X;
     tamm_tensor *P = tamm_a_->P;
     long lo = tamm_a_->lo;
@@ -83,9 +85,9 @@ static void tamm_task_sum_19(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 20 "recursive_ranges.c"
     (sum(X, P, lo, mid));
     }
-#line 87 "recursive_ranges.tamm.c"
-}
 #line 89 "recursive_ranges.tamm.c"
+}
+#line 91 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_sum_21: recursive_ranges.c:21, in sum() ---- */
 struct tamm_task_sum_21_args {
@@ -111,6 +113,7 @@ static int tamm_task_sum_21_refs(const struct tamm_task_sum_21_args *tamm_p_, ta
 static void tamm_task_sum_21(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_sum_21_args *tamm_a_ = (struct tamm_task_sum_21_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     tamm_tensor *X = tamm_a_->X;
     tamm_tensor *P = tamm_a_->P;
     long mid = tamm_a_->mid;
@@ -120,9 +123,9 @@ static void tamm_task_sum_21(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 22 "recursive_ranges.c"
     (sum(X, P, mid, hi));
     }
-#line 124 "recursive_ranges.tamm.c"
+#line 127 "recursive_ranges.tamm.c"
 }
-#line 126 "recursive_ranges.tamm.c"
+#line 129 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_sum_24: recursive_ranges.c:24, in sum() ---- */
 struct tamm_task_sum_24_args {
@@ -144,13 +147,14 @@ static int tamm_task_sum_24_refs(const struct tamm_task_sum_24_args *tamm_p_, ta
 static void tamm_task_sum_24(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_sum_24_args *tamm_a_ = (struct tamm_task_sum_24_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* P[lo] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* P[mid] */
     {
 #line 25 "recursive_ranges.c"
     { int64_t *a = tamm_b0_; const int64_t *b = tamm_b1_; a[0] += b[0]; }
     }
-#line 154 "recursive_ranges.tamm.c"
+#line 158 "recursive_ranges.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
@@ -230,9 +234,9 @@ static void sum(tamm_tensor *X, tamm_tensor *P, long lo, long hi)
 }
 
 /* 2. rows split in halves, a fixed column j: a range in dimension 0, the point j in 1 */
-#line 234 "recursive_ranges.tamm.c"
+#line 238 "recursive_ranges.tamm.c"
 static void rows(tamm_tensor *C, long i0, long i1, long j);
-#line 236 "recursive_ranges.tamm.c"
+#line 240 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_rows_33: recursive_ranges.c:33, in rows() ---- */
 struct tamm_task_rows_33_args {
@@ -251,15 +255,16 @@ static int tamm_task_rows_33_refs(const struct tamm_task_rows_33_args *tamm_p_, 
 static void tamm_task_rows_33(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_rows_33_args *tamm_a_ = (struct tamm_task_rows_33_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* C[i0][j] */
     {
 #line 34 "recursive_ranges.c"
             { double *c = tamm_b0_; c[0] += 1; }
     }
-#line 260 "recursive_ranges.tamm.c"
+#line 265 "recursive_ranges.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 263 "recursive_ranges.tamm.c"
+#line 268 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_rows_39: recursive_ranges.c:39, in rows() ---- */
 struct tamm_task_rows_39_args {
@@ -282,6 +287,7 @@ static int tamm_task_rows_39_refs(const struct tamm_task_rows_39_args *tamm_p_, 
 static void tamm_task_rows_39(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_rows_39_args *tamm_a_ = (struct tamm_task_rows_39_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     tamm_tensor *C = tamm_a_->C;
     long i0 = tamm_a_->i0;
     long m = tamm_a_->m;
@@ -291,9 +297,9 @@ static void tamm_task_rows_39(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 40 "recursive_ranges.c"
     (rows(C, i0, m, j));
     }
-#line 295 "recursive_ranges.tamm.c"
+#line 301 "recursive_ranges.tamm.c"
 }
-#line 297 "recursive_ranges.tamm.c"
+#line 303 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_rows_41: recursive_ranges.c:41, in rows() ---- */
 struct tamm_task_rows_41_args {
@@ -316,6 +322,7 @@ static int tamm_task_rows_41_refs(const struct tamm_task_rows_41_args *tamm_p_, 
 static void tamm_task_rows_41(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_rows_41_args *tamm_a_ = (struct tamm_task_rows_41_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     tamm_tensor *C = tamm_a_->C;
     long m = tamm_a_->m;
     long i1 = tamm_a_->i1;
@@ -325,7 +332,7 @@ static void tamm_task_rows_41(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 42 "recursive_ranges.c"
     (rows(C, m, i1, j));
     }
-#line 329 "recursive_ranges.tamm.c"
+#line 336 "recursive_ranges.tamm.c"
 }
 
 #line 29 "recursive_ranges.c"
@@ -387,9 +394,9 @@ static void rows(tamm_tensor *C, long i0, long i1, long j)
 }
 
 /* 3. a 2-D split (rows, then columns): ranges in both dimensions, each under the other's precondition */
-#line 391 "recursive_ranges.tamm.c"
+#line 398 "recursive_ranges.tamm.c"
 static void quad(tamm_tensor *C, long i0, long i1, long j0, long j1);
-#line 393 "recursive_ranges.tamm.c"
+#line 400 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_quad_49: recursive_ranges.c:49, in quad() ---- */
 struct tamm_task_quad_49_args {
@@ -408,15 +415,16 @@ static int tamm_task_quad_49_refs(const struct tamm_task_quad_49_args *tamm_p_, 
 static void tamm_task_quad_49(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_quad_49_args *tamm_a_ = (struct tamm_task_quad_49_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* C[i0][j0] */
     {
 #line 50 "recursive_ranges.c"
         { double *c = tamm_b0_; c[0] *= 2; }
     }
-#line 417 "recursive_ranges.tamm.c"
+#line 425 "recursive_ranges.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 420 "recursive_ranges.tamm.c"
+#line 428 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_quad_55: recursive_ranges.c:55, in quad() ---- */
 struct tamm_task_quad_55_args {
@@ -440,6 +448,7 @@ static int tamm_task_quad_55_refs(const struct tamm_task_quad_55_args *tamm_p_, 
 static void tamm_task_quad_55(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_quad_55_args *tamm_a_ = (struct tamm_task_quad_55_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     tamm_tensor *C = tamm_a_->C;
     long i0 = tamm_a_->i0;
     long m = tamm_a_->m;
@@ -450,9 +459,9 @@ static void tamm_task_quad_55(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 56 "recursive_ranges.c"
         (quad(C, i0, m, j0, j1));
     }
-#line 454 "recursive_ranges.tamm.c"
+#line 463 "recursive_ranges.tamm.c"
 }
-#line 456 "recursive_ranges.tamm.c"
+#line 465 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_quad_57: recursive_ranges.c:57, in quad() ---- */
 struct tamm_task_quad_57_args {
@@ -476,6 +485,7 @@ static int tamm_task_quad_57_refs(const struct tamm_task_quad_57_args *tamm_p_, 
 static void tamm_task_quad_57(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_quad_57_args *tamm_a_ = (struct tamm_task_quad_57_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     tamm_tensor *C = tamm_a_->C;
     long m = tamm_a_->m;
     long i1 = tamm_a_->i1;
@@ -486,9 +496,9 @@ static void tamm_task_quad_57(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 58 "recursive_ranges.c"
         (quad(C, m, i1, j0, j1));
     }
-#line 490 "recursive_ranges.tamm.c"
+#line 500 "recursive_ranges.tamm.c"
 }
-#line 492 "recursive_ranges.tamm.c"
+#line 502 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_quad_61: recursive_ranges.c:61, in quad() ---- */
 struct tamm_task_quad_61_args {
@@ -512,6 +522,7 @@ static int tamm_task_quad_61_refs(const struct tamm_task_quad_61_args *tamm_p_, 
 static void tamm_task_quad_61(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_quad_61_args *tamm_a_ = (struct tamm_task_quad_61_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     tamm_tensor *C = tamm_a_->C;
     long i0 = tamm_a_->i0;
     long i1 = tamm_a_->i1;
@@ -522,9 +533,9 @@ static void tamm_task_quad_61(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 62 "recursive_ranges.c"
         (quad(C, i0, i1, j0, m));
     }
-#line 526 "recursive_ranges.tamm.c"
+#line 537 "recursive_ranges.tamm.c"
 }
-#line 528 "recursive_ranges.tamm.c"
+#line 539 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_quad_63: recursive_ranges.c:63, in quad() ---- */
 struct tamm_task_quad_63_args {
@@ -548,6 +559,7 @@ static int tamm_task_quad_63_refs(const struct tamm_task_quad_63_args *tamm_p_, 
 static void tamm_task_quad_63(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_quad_63_args *tamm_a_ = (struct tamm_task_quad_63_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     tamm_tensor *C = tamm_a_->C;
     long i0 = tamm_a_->i0;
     long i1 = tamm_a_->i1;
@@ -558,7 +570,7 @@ static void tamm_task_quad_63(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 64 "recursive_ranges.c"
         (quad(C, i0, i1, m, j1));
     }
-#line 562 "recursive_ranges.tamm.c"
+#line 574 "recursive_ranges.tamm.c"
 }
 
 #line 46 "recursive_ranges.c"
@@ -661,9 +673,9 @@ static void quad(tamm_tensor *C, long i0, long i1, long j0, long j1)
 }
 
 /* 4. the combine step reads P[hi], outside [lo, hi): no range, the whole tensor */
-#line 665 "recursive_ranges.tamm.c"
+#line 677 "recursive_ranges.tamm.c"
 static void past_end(tamm_tensor *P, long lo, long hi);
-#line 667 "recursive_ranges.tamm.c"
+#line 679 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_past_end_74: recursive_ranges.c:74, in past_end() ---- */
 struct tamm_task_past_end_74_args {
@@ -685,6 +697,7 @@ static int tamm_task_past_end_74_refs(const struct tamm_task_past_end_74_args *t
 static void tamm_task_past_end_74(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_past_end_74_args *tamm_a_ = (struct tamm_task_past_end_74_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     tamm_tensor *P = tamm_a_->P;
     long lo = tamm_a_->lo;
     long mid = tamm_a_->mid;
@@ -693,9 +706,9 @@ static void tamm_task_past_end_74(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 75 "recursive_ranges.c"
     (past_end(P, lo, mid));
     }
-#line 697 "recursive_ranges.tamm.c"
+#line 710 "recursive_ranges.tamm.c"
 }
-#line 699 "recursive_ranges.tamm.c"
+#line 712 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_past_end_76: recursive_ranges.c:76, in past_end() ---- */
 struct tamm_task_past_end_76_args {
@@ -717,6 +730,7 @@ static int tamm_task_past_end_76_refs(const struct tamm_task_past_end_76_args *t
 static void tamm_task_past_end_76(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_past_end_76_args *tamm_a_ = (struct tamm_task_past_end_76_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     tamm_tensor *P = tamm_a_->P;
     long mid = tamm_a_->mid;
     long hi = tamm_a_->hi;
@@ -725,9 +739,9 @@ static void tamm_task_past_end_76(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 77 "recursive_ranges.c"
     (past_end(P, mid, hi));
     }
-#line 729 "recursive_ranges.tamm.c"
+#line 743 "recursive_ranges.tamm.c"
 }
-#line 731 "recursive_ranges.tamm.c"
+#line 745 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_past_end_79: recursive_ranges.c:79, in past_end() ---- */
 struct tamm_task_past_end_79_args {
@@ -749,13 +763,14 @@ static int tamm_task_past_end_79_refs(const struct tamm_task_past_end_79_args *t
 static void tamm_task_past_end_79(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_past_end_79_args *tamm_a_ = (struct tamm_task_past_end_79_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* P[lo] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* P[hi] */
     {
 #line 80 "recursive_ranges.c"
     { double *a = tamm_b0_; const double *b = tamm_b1_; a[0] += b[0]; }
     }
-#line 759 "recursive_ranges.tamm.c"
+#line 774 "recursive_ranges.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
@@ -815,9 +830,9 @@ static void past_end(tamm_tensor *P, long lo, long hi)
 }
 
 /* 5. a parameter assigned in the body: its value at a task is not the caller's; no range */
-#line 819 "recursive_ranges.tamm.c"
+#line 834 "recursive_ranges.tamm.c"
 static void moved(tamm_tensor *P, long lo, long hi);
-#line 821 "recursive_ranges.tamm.c"
+#line 836 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_moved_87: recursive_ranges.c:87, in moved() ---- */
 struct tamm_task_moved_87_args {
@@ -836,15 +851,16 @@ static int tamm_task_moved_87_refs(const struct tamm_task_moved_87_args *tamm_p_
 static void tamm_task_moved_87(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_moved_87_args *tamm_a_ = (struct tamm_task_moved_87_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* P[lo] */
     {
 #line 88 "recursive_ranges.c"
         { double *p = tamm_b0_; p[0] = 1; }
     }
-#line 845 "recursive_ranges.tamm.c"
+#line 861 "recursive_ranges.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 848 "recursive_ranges.tamm.c"
+#line 864 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_moved_92: recursive_ranges.c:92, in moved() ---- */
 struct tamm_task_moved_92_args {
@@ -866,6 +882,7 @@ static int tamm_task_moved_92_refs(const struct tamm_task_moved_92_args *tamm_p_
 static void tamm_task_moved_92(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_moved_92_args *tamm_a_ = (struct tamm_task_moved_92_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     tamm_tensor *P = tamm_a_->P;
     long lo = tamm_a_->lo;
     long mid = tamm_a_->mid;
@@ -874,9 +891,9 @@ static void tamm_task_moved_92(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 93 "recursive_ranges.c"
     (moved(P, lo, mid));
     }
-#line 878 "recursive_ranges.tamm.c"
+#line 895 "recursive_ranges.tamm.c"
 }
-#line 880 "recursive_ranges.tamm.c"
+#line 897 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_moved_95: recursive_ranges.c:95, in moved() ---- */
 struct tamm_task_moved_95_args {
@@ -898,6 +915,7 @@ static int tamm_task_moved_95_refs(const struct tamm_task_moved_95_args *tamm_p_
 static void tamm_task_moved_95(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_moved_95_args *tamm_a_ = (struct tamm_task_moved_95_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     tamm_tensor *P = tamm_a_->P;
     long lo = tamm_a_->lo;
     long hi = tamm_a_->hi;
@@ -906,7 +924,7 @@ static void tamm_task_moved_95(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 96 "recursive_ranges.c"
     (moved(P, lo, hi));
     }
-#line 910 "recursive_ranges.tamm.c"
+#line 928 "recursive_ranges.tamm.c"
 }
 
 #line 84 "recursive_ranges.c"
@@ -965,9 +983,9 @@ static void moved(tamm_tensor *P, long lo, long hi)
 }
 
 /* 6. a split point read from a global: not a function of the parameters; no range */
-#line 969 "recursive_ranges.tamm.c"
+#line 987 "recursive_ranges.tamm.c"
 static void global_split(tamm_tensor *P, long lo, long hi);
-#line 971 "recursive_ranges.tamm.c"
+#line 989 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_global_split_103: recursive_ranges.c:103, in global_split() ---- */
 struct tamm_task_global_split_103_args {
@@ -986,15 +1004,16 @@ static int tamm_task_global_split_103_refs(const struct tamm_task_global_split_1
 static void tamm_task_global_split_103(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_global_split_103_args *tamm_a_ = (struct tamm_task_global_split_103_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* P[lo] */
     {
 #line 104 "recursive_ranges.c"
         { double *p = tamm_b0_; p[0] = 1; }
     }
-#line 995 "recursive_ranges.tamm.c"
+#line 1014 "recursive_ranges.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 998 "recursive_ranges.tamm.c"
+#line 1017 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_global_split_108: recursive_ranges.c:108, in global_split() ---- */
 struct tamm_task_global_split_108_args {
@@ -1016,6 +1035,7 @@ static int tamm_task_global_split_108_refs(const struct tamm_task_global_split_1
 static void tamm_task_global_split_108(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_global_split_108_args *tamm_a_ = (struct tamm_task_global_split_108_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     tamm_tensor *P = tamm_a_->P;
     long lo = tamm_a_->lo;
     long mid = tamm_a_->mid;
@@ -1024,9 +1044,9 @@ static void tamm_task_global_split_108(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 109 "recursive_ranges.c"
     (global_split(P, lo, mid));
     }
-#line 1028 "recursive_ranges.tamm.c"
+#line 1048 "recursive_ranges.tamm.c"
 }
-#line 1030 "recursive_ranges.tamm.c"
+#line 1050 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_global_split_110: recursive_ranges.c:110, in global_split() ---- */
 struct tamm_task_global_split_110_args {
@@ -1048,6 +1068,7 @@ static int tamm_task_global_split_110_refs(const struct tamm_task_global_split_1
 static void tamm_task_global_split_110(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_global_split_110_args *tamm_a_ = (struct tamm_task_global_split_110_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     tamm_tensor *P = tamm_a_->P;
     long mid = tamm_a_->mid;
     long hi = tamm_a_->hi;
@@ -1056,7 +1077,7 @@ static void tamm_task_global_split_110(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 111 "recursive_ranges.c"
     (global_split(P, mid, hi));
     }
-#line 1060 "recursive_ranges.tamm.c"
+#line 1081 "recursive_ranges.tamm.c"
 }
 
 #line 100 "recursive_ranges.c"
@@ -1114,9 +1135,9 @@ static void global_split(tamm_tensor *P, long lo, long hi)
 }
 
 /* 7. fib over a tensor (slots 2s+1, 2s+2): no interval of the parameters holds them; the whole tensor */
-#line 1118 "recursive_ranges.tamm.c"
+#line 1139 "recursive_ranges.tamm.c"
 static void fib(tamm_tensor *F, int n, long slot);
-#line 1120 "recursive_ranges.tamm.c"
+#line 1141 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_fib_118: recursive_ranges.c:118, in fib() ---- */
 struct tamm_task_fib_118_args {
@@ -1136,6 +1157,7 @@ static int tamm_task_fib_118_refs(const struct tamm_task_fib_118_args *tamm_p_, 
 static void tamm_task_fib_118(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_fib_118_args *tamm_a_ = (struct tamm_task_fib_118_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int n = tamm_a_->n;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* F[slot] */
     (void)n;
@@ -1143,10 +1165,10 @@ static void tamm_task_fib_118(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 119 "recursive_ranges.c"
         { int64_t *f = tamm_b0_; f[0] = n; }
     }
-#line 1147 "recursive_ranges.tamm.c"
+#line 1169 "recursive_ranges.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 1150 "recursive_ranges.tamm.c"
+#line 1172 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_fib_122: recursive_ranges.c:122, in fib() ---- */
 struct tamm_task_fib_122_args {
@@ -1168,6 +1190,7 @@ static int tamm_task_fib_122_refs(const struct tamm_task_fib_122_args *tamm_p_, 
 static void tamm_task_fib_122(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_fib_122_args *tamm_a_ = (struct tamm_task_fib_122_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     tamm_tensor *F = tamm_a_->F;
     int n = tamm_a_->n;
     long slot = tamm_a_->slot;
@@ -1176,9 +1199,9 @@ static void tamm_task_fib_122(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 123 "recursive_ranges.c"
     (fib(F, n - 1, 2 * slot + 1));
     }
-#line 1180 "recursive_ranges.tamm.c"
+#line 1203 "recursive_ranges.tamm.c"
 }
-#line 1182 "recursive_ranges.tamm.c"
+#line 1205 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_fib_124: recursive_ranges.c:124, in fib() ---- */
 struct tamm_task_fib_124_args {
@@ -1200,6 +1223,7 @@ static int tamm_task_fib_124_refs(const struct tamm_task_fib_124_args *tamm_p_, 
 static void tamm_task_fib_124(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_fib_124_args *tamm_a_ = (struct tamm_task_fib_124_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     tamm_tensor *F = tamm_a_->F;
     int n = tamm_a_->n;
     long slot = tamm_a_->slot;
@@ -1208,9 +1232,9 @@ static void tamm_task_fib_124(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 125 "recursive_ranges.c"
     (fib(F, n - 2, 2 * slot + 2));
     }
-#line 1212 "recursive_ranges.tamm.c"
+#line 1236 "recursive_ranges.tamm.c"
 }
-#line 1214 "recursive_ranges.tamm.c"
+#line 1238 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_fib_127: recursive_ranges.c:127, in fib() ---- */
 struct tamm_task_fib_127_args {
@@ -1232,13 +1256,14 @@ static int tamm_task_fib_127_refs(const struct tamm_task_fib_127_args *tamm_p_, 
 static void tamm_task_fib_127(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_fib_127_args *tamm_a_ = (struct tamm_task_fib_127_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* F[slot] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* F[2*slot+1] */
     {
 #line 128 "recursive_ranges.c"
     { int64_t *f = tamm_b0_; const int64_t *a = tamm_b1_; f[0] += a[0]; }
     }
-#line 1242 "recursive_ranges.tamm.c"
+#line 1267 "recursive_ranges.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }

@@ -49,15 +49,16 @@ static int tamm_task_f_26_refs(const struct tamm_task_f_26_args *tamm_p_, tamm_r
 static void tamm_task_f_26(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_26_args *tamm_a_ = (struct tamm_task_f_26_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[0] */
     {
 #line 27 "review_cases.c"
     { double *a = tamm_b0_; SET(a[0], 1.0); }
     }
-#line 58 "review_cases.tamm.c"
+#line 59 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 61 "review_cases.tamm.c"
+#line 62 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_28: review_cases.c:28, in f() ---- */
 struct tamm_task_f_28_args {
@@ -79,17 +80,18 @@ static int tamm_task_f_28_refs(const struct tamm_task_f_28_args *tamm_p_, tamm_r
 static void tamm_task_f_28(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_28_args *tamm_a_ = (struct tamm_task_f_28_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[1] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_RW);  /* B[1] */
     {
 #line 29 "review_cases.c"
     { double *a = tamm_b0_; double *b = tamm_b1_; SWAP(a[0], b[0]); }
     }
-#line 89 "review_cases.tamm.c"
+#line 91 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 93 "review_cases.tamm.c"
+#line 95 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_30: review_cases.c:30, in f() ---- */
 struct tamm_task_f_30_args {
@@ -108,15 +110,16 @@ static int tamm_task_f_30_refs(const struct tamm_task_f_30_args *tamm_p_, tamm_r
 static void tamm_task_f_30(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_30_args *tamm_a_ = (struct tamm_task_f_30_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[2] */
     {
 #line 31 "review_cases.c"
     { double *a = tamm_b0_; ST(a[0]) ID2(+=, 5.0); }
     }
-#line 117 "review_cases.tamm.c"
+#line 120 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 120 "review_cases.tamm.c"
+#line 123 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_32: review_cases.c:32, in f() ---- */
 struct tamm_task_f_32_args {
@@ -135,15 +138,16 @@ static int tamm_task_f_32_refs(const struct tamm_task_f_32_args *tamm_p_, tamm_r
 static void tamm_task_f_32(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_32_args *tamm_a_ = (struct tamm_task_f_32_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[3] */
     {
 #line 33 "review_cases.c"
     { double *a = tamm_b0_; STAR(!, a) = 5.0; }
     }
-#line 144 "review_cases.tamm.c"
+#line 148 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 147 "review_cases.tamm.c"
+#line 151 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_34: review_cases.c:34, in f() ---- */
 struct tamm_task_f_34_args {
@@ -162,15 +166,16 @@ static int tamm_task_f_34_refs(const struct tamm_task_f_34_args *tamm_p_, tamm_r
 static void tamm_task_f_34(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_34_args *tamm_a_ = (struct tamm_task_f_34_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[4] */
     {
 #line 35 "review_cases.c"
     { double *a = tamm_b0_; double *q; PSET(q, a); q[0] = 1.0; }
     }
-#line 171 "review_cases.tamm.c"
+#line 176 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 174 "review_cases.tamm.c"
+#line 179 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_36: review_cases.c:36, in f() ---- */
 struct tamm_task_f_36_args {
@@ -189,15 +194,16 @@ static int tamm_task_f_36_refs(const struct tamm_task_f_36_args *tamm_p_, tamm_r
 static void tamm_task_f_36(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_36_args *tamm_a_ = (struct tamm_task_f_36_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[5] */
     {
 #line 37 "review_cases.c"
     { double *a = tamm_b0_; ({ a; })[0] = 1.0; }
     }
-#line 198 "review_cases.tamm.c"
+#line 204 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 201 "review_cases.tamm.c"
+#line 207 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_38: review_cases.c:38, in f() ---- */
 struct tamm_task_f_38_args {
@@ -219,17 +225,18 @@ static int tamm_task_f_38_refs(const struct tamm_task_f_38_args *tamm_p_, tamm_r
 static void tamm_task_f_38(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_38_args *tamm_a_ = (struct tamm_task_f_38_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[6] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_RW);  /* B[6] */
     {
 #line 39 "review_cases.c"
     { double *a = tamm_b0_; double *fb = tamm_b1_; double *p = OR_ELSE(a, fb); p[0] = 1.0; }
     }
-#line 229 "review_cases.tamm.c"
+#line 236 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 233 "review_cases.tamm.c"
+#line 240 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_40: review_cases.c:40, in f() ---- */
 struct tamm_task_f_40_args {
@@ -248,15 +255,16 @@ static int tamm_task_f_40_refs(const struct tamm_task_f_40_args *tamm_p_, tamm_r
 static void tamm_task_f_40(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_40_args *tamm_a_ = (struct tamm_task_f_40_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[7] */
     {
 #line 41 "review_cases.c"
     { long *a = tamm_b0_; __atomic_store_n(&a[0], 5L, __ATOMIC_SEQ_CST); }
     }
-#line 257 "review_cases.tamm.c"
+#line 265 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 260 "review_cases.tamm.c"
+#line 268 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_42: review_cases.c:42, in f() ---- */
 struct tamm_task_f_42_args {
@@ -275,15 +283,16 @@ static int tamm_task_f_42_refs(const struct tamm_task_f_42_args *tamm_p_, tamm_r
 static void tamm_task_f_42(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_42_args *tamm_a_ = (struct tamm_task_f_42_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[8] */
     {
 #line 43 "review_cases.c"
     { _Atomic long *a = tamm_b0_; atomic_store(a, 5); }
     }
-#line 284 "review_cases.tamm.c"
+#line 293 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 287 "review_cases.tamm.c"
+#line 296 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_44: review_cases.c:44, in f() ---- */
 struct tamm_task_f_44_args {
@@ -302,15 +311,16 @@ static int tamm_task_f_44_refs(const struct tamm_task_f_44_args *tamm_p_, tamm_r
 static void tamm_task_f_44(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_44_args *tamm_a_ = (struct tamm_task_f_44_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[9] */
     {
 #line 45 "review_cases.c"
     { double *a = tamm_b0_; union { double *p; intptr_t i; } u = { a }; ((double *)u.i)[0] = 1.0; }
     }
-#line 311 "review_cases.tamm.c"
+#line 321 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 314 "review_cases.tamm.c"
+#line 324 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_46: review_cases.c:46, in f() ---- */
 struct tamm_task_f_46_args {
@@ -329,15 +339,16 @@ static int tamm_task_f_46_refs(const struct tamm_task_f_46_args *tamm_p_, tamm_r
 static void tamm_task_f_46(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_46_args *tamm_a_ = (struct tamm_task_f_46_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[10] */
     {
 #line 47 "review_cases.c"
     { double *a = tamm_b0_; double *v[1] = { a }; v[0] = v[0] + 1; for (int i = 0; i < 8; i++) v[0][i] = 0; }
     }
-#line 338 "review_cases.tamm.c"
+#line 349 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 341 "review_cases.tamm.c"
+#line 352 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_48: review_cases.c:48, in f() ---- */
 struct tamm_task_f_48_args {
@@ -359,17 +370,18 @@ static int tamm_task_f_48_refs(const struct tamm_task_f_48_args *tamm_p_, tamm_r
 static void tamm_task_f_48(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_48_args *tamm_a_ = (struct tamm_task_f_48_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[11] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_RW);  /* B[11] */
     {
 #line 49 "review_cases.c"
     { double *a = tamm_b0_; double *b = tamm_b1_; b[0] = (a[0] += 1.0); }
     }
-#line 369 "review_cases.tamm.c"
+#line 381 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 373 "review_cases.tamm.c"
+#line 385 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_50: review_cases.c:50, in f() ---- */
 struct tamm_task_f_50_args {
@@ -388,15 +400,16 @@ static int tamm_task_f_50_refs(const struct tamm_task_f_50_args *tamm_p_, tamm_r
 static void tamm_task_f_50(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_50_args *tamm_a_ = (struct tamm_task_f_50_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[12] */
     {
 #line 51 "review_cases.c"
     { double *a = tamm_b0_; ((char *)a)[0] += 1; }
     }
-#line 397 "review_cases.tamm.c"
+#line 410 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 400 "review_cases.tamm.c"
+#line 413 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_52: review_cases.c:52, in f() ---- */
 struct tamm_task_f_52_args {
@@ -419,6 +432,7 @@ static int tamm_task_f_52_refs(const struct tamm_task_f_52_args *tamm_p_, tamm_r
 static void tamm_task_f_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_52_args *tamm_a_ = (struct tamm_task_f_52_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int c = tamm_a_->c;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[13] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_RW);  /* B[13] */
@@ -427,11 +441,11 @@ static void tamm_task_f_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 53 "review_cases.c"
     { double *a = tamm_b0_; double *b = tamm_b1_; rec(a, b, c); }
     }
-#line 431 "review_cases.tamm.c"
+#line 445 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 435 "review_cases.tamm.c"
+#line 449 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_54: review_cases.c:54, in f() ---- */
 struct tamm_task_f_54_args {
@@ -450,15 +464,16 @@ static int tamm_task_f_54_refs(const struct tamm_task_f_54_args *tamm_p_, tamm_r
 static void tamm_task_f_54(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_54_args *tamm_a_ = (struct tamm_task_f_54_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[14] */
     {
 #line 55 "review_cases.c"
     { double *a = tamm_b0_; maybe(a); }
     }
-#line 459 "review_cases.tamm.c"
+#line 474 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 462 "review_cases.tamm.c"
+#line 477 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_56: review_cases.c:56, in f() ---- */
 struct tamm_task_f_56_args {
@@ -477,15 +492,16 @@ static int tamm_task_f_56_refs(const struct tamm_task_f_56_args *tamm_p_, tamm_r
 static void tamm_task_f_56(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_56_args *tamm_a_ = (struct tamm_task_f_56_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[15] */
     {
 #line 57 "review_cases.c"
     { double *a = tamm_b0_; first(a)[0] = 1.0; }
     }
-#line 486 "review_cases.tamm.c"
+#line 502 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 489 "review_cases.tamm.c"
+#line 505 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_58: review_cases.c:58, in f() ---- */
 struct tamm_task_f_58_args {
@@ -507,17 +523,18 @@ static int tamm_task_f_58_refs(const struct tamm_task_f_58_args *tamm_p_, tamm_r
 static void tamm_task_f_58(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_58_args *tamm_a_ = (struct tamm_task_f_58_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[16] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_RW);  /* B[16] */
     {
 #line 59 "review_cases.c"
     { double *a = tamm_b0_; double *b = tamm_b1_; memset(b ?: a, 0, 64); }
     }
-#line 517 "review_cases.tamm.c"
+#line 534 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 521 "review_cases.tamm.c"
+#line 538 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_60: review_cases.c:60, in f() ---- */
 struct tamm_task_f_60_args {
@@ -537,6 +554,7 @@ static int tamm_task_f_60_refs(const struct tamm_task_f_60_args *tamm_p_, tamm_r
 static void tamm_task_f_60(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_60_args *tamm_a_ = (struct tamm_task_f_60_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int n = tamm_a_->n;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* A[17] */
     (void)n;
@@ -544,10 +562,10 @@ static void tamm_task_f_60(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 61 "review_cases.c"
     { double *a = tamm_b0_; fill_c(a, n + 256); }
     }
-#line 548 "review_cases.tamm.c"
+#line 566 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 551 "review_cases.tamm.c"
+#line 569 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_62: review_cases.c:62, in f() ---- */
 struct tamm_task_f_62_args {
@@ -566,15 +584,16 @@ static int tamm_task_f_62_refs(const struct tamm_task_f_62_args *tamm_p_, tamm_r
 static void tamm_task_f_62(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_62_args *tamm_a_ = (struct tamm_task_f_62_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* A[18] */
     {
 #line 63 "review_cases.c"
     { double *a = tamm_b0_; fill_k(a); }
     }
-#line 575 "review_cases.tamm.c"
+#line 594 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 578 "review_cases.tamm.c"
+#line 597 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_64: review_cases.c:64, in f() ---- */
 struct tamm_task_f_64_args {
@@ -596,6 +615,7 @@ extern void tamm_task_f_64_cuda(tamm_ctx *, void *) __attribute__((weak));
 static void tamm_task_f_64(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_64_args *tamm_a_ = (struct tamm_task_f_64_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int n = tamm_a_->n;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* A[19] */
     (void)n;
@@ -603,10 +623,10 @@ static void tamm_task_f_64(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 65 "review_cases.c"
     { double *a = tamm_b0_; for (int i = 0; i < n; i++) a[i] = 0; }
     }
-#line 607 "review_cases.tamm.c"
+#line 627 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 610 "review_cases.tamm.c"
+#line 630 "review_cases.tamm.c"
 
 /* ---- task tamm_task_f_66: review_cases.c:66, in f() ---- */
 struct tamm_task_f_66_args {
@@ -627,6 +647,7 @@ extern void tamm_task_f_66_cuda(tamm_ctx *, void *) __attribute__((weak));
 static void tamm_task_f_66(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_66_args *tamm_a_ = (struct tamm_task_f_66_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[20] */
     {
 #line 67 "review_cases.c"
@@ -637,7 +658,7 @@ static void tamm_task_f_66(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #define N 2
               a[i * N + j] = 0; }
     }
-#line 641 "review_cases.tamm.c"
+#line 662 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
 #pragma pop_macro("N")

@@ -28,6 +28,7 @@ static int tamm_task_main_12_refs(const struct tamm_task_main_12_args *tamm_p_, 
 static void tamm_task_main_12(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_12_args *tamm_a_ = (struct tamm_task_main_12_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* T[i][0] */
     {
 #line 13 "toplevel.c"
@@ -36,7 +37,7 @@ static void tamm_task_main_12(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 t[0] += 1;
             }
     }
-#line 40 "toplevel.tamm.c"
+#line 41 "toplevel.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
 

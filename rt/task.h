@@ -155,13 +155,19 @@ void tamm__task_finish_sentinel(tamm_task_s *t);
  *  submission: a slice into its blocks, every ref to a tensor it names whole
  *  into the whole-tensor record); *cancellable is set if a covering ref
  *  carries TAMM_CANCELLABLE. */
-static inline unsigned tamm__task_perm(const tamm_task_s *t, const struct tamm_tensor *T, long lin, int *cancellable)
+/** The permission bits of t on (T, lin) with TAMM_CANCELLABLE if a ref covering it has it. */
+static inline unsigned tamm__task_perm_bits(const tamm_task_s *t, const struct tamm_tensor *T, long lin)
 {
     unsigned m = 0;
     for (int i = 0; i < t->ndep; i++) {
         const tamm_dep *d = &t->dep[i];
         if (d->T == T && (d->lin == lin || d->lin < 0)) m |= d->perm;
     }
+    return m;
+}
+static inline unsigned tamm__task_perm(const tamm_task_s *t, const struct tamm_tensor *T, long lin, int *cancellable)
+{
+    unsigned m = tamm__task_perm_bits(t, T, lin);
     if (cancellable) *cancellable = (m & TAMM_CANCELLABLE) != 0;
     return m & 7u;
 }

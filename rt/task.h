@@ -150,12 +150,8 @@ void tamm__task_unhold(tamm_task_s *t);
 void tamm__task_make_ready(tamm_task_s *t);
 /** Complete a sentinel task once ready (top level). */
 void tamm__task_finish_sentinel(tamm_task_s *t);
-/** Effective permission mask of task t on block lin of T: the union of its
- *  dependence records covering the block (refs are folded into those at
- *  submission: a slice into its blocks, every ref to a tensor it names whole
- *  into the whole-tensor record); *cancellable is set if a covering ref
- *  carries TAMM_CANCELLABLE. */
-/** The permission bits of t on (T, lin) with TAMM_CANCELLABLE if a ref covering it has it. */
+/** The permission bits of task t on block lin of T with TAMM_CANCELLABLE if a
+ *  covering ref carries it (the raw union that tamm__task_perm splits). */
 static inline unsigned tamm__task_perm_bits(const tamm_task_s *t, const struct tamm_tensor *T, long lin)
 {
     unsigned m = 0;
@@ -165,6 +161,11 @@ static inline unsigned tamm__task_perm_bits(const tamm_task_s *t, const struct t
     }
     return m;
 }
+/** Effective permission mask of task t on block lin of T: the union of its
+ *  dependence records covering the block (refs are folded into those at
+ *  submission: a slice into its blocks, every ref to a tensor it names whole
+ *  into the whole-tensor record); *cancellable is set if a covering ref
+ *  carries TAMM_CANCELLABLE. */
 static inline unsigned tamm__task_perm(const tamm_task_s *t, const struct tamm_tensor *T, long lin, int *cancellable)
 {
     unsigned m = tamm__task_perm_bits(t, T, lin);

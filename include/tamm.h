@@ -152,7 +152,13 @@ void *tamm_block_at(tamm_tensor *T, const long *idx, int n);
 /** A private uninitialised buffer shaped like the block. */
 void *tamm_temp_at(tamm_tensor *T, const long *idx, int n);
 /** Commit a temp or cancellable buffer by overwrite / by accumulation, or drop it.
- *  On a buffer returned by tamm_block_at they only end its use. */
+ *  Inside a task, tamm_block of a block the task may cancel (clauses cwrite,
+ *  creadwrite, caccum; TAMM_CANCELLABLE refs) is a private copy: tamm_cancel
+ *  drops it, tamm_put (or the end of the task) commits it.  At top level, on
+ *  memory returned by tamm_block: tamm_put / tamm_add end its use; tamm_cancel
+ *  puts back what the block held when tamm_block returned it in a plain build
+ *  (the sequential elision: no code translated by tammcc), and is TAMM_ECANCEL
+ *  in a program holding translated code (docs/runtime.md, "Cancellation"). */
 int tamm_put(void *buf);
 int tamm_add(void *buf);
 int tamm_cancel(void *buf);

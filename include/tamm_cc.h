@@ -48,6 +48,15 @@ void *tamm_cc_acquire(tamm_ctx *tamm__ctx, tamm_tensor *tamm__T, const long *tam
  *  error.  (In libtammrt.) */
 int tamm_cc_taskwait(void);
 
+/** Tells libtammrt that the program holds code tammcc translated, so its task bodies never run
+ *  at top level: top-level tamm_block then keeps no copy of the block for tamm_cancel, which a
+ *  plain build (pragmas ignored) needs (docs/runtime.md, "Cancellation").  Called by the
+ *  constructor below in every file tammcc generates.  (In libtammrt.) */
+void tamm_cc_translated(void);
+#ifndef TAMM__IN_RUNTIME
+__attribute__((constructor)) static void tamm__cc_translated_unit(void) { tamm_cc_translated(); }
+#endif
+
 /** The buffer of block idx of T in mode `how` (a TAMM_CC_* value). */
 static inline void *tamm_cc_get(tamm_ctx *tamm__ctx, tamm_tensor *tamm__T, const long *tamm__idx, unsigned tamm__how)
 {

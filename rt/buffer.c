@@ -8,6 +8,7 @@
 #include "runtime.h"
 #include "tensor.h"
 #include "xfer.h"
+#define TAMM__IN_RUNTIME /* tamm_cc.h's enums, not its constructor */
 #include <tamm_cc.h>
 #include <stdio.h>
 #include <string.h>
@@ -138,10 +139,11 @@ static inline int sole_user(const tamm_task_s *t, const tamm_tensor *T, unsigned
 static inline void *get_buf_lin(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, long lin, tamm_bufreq req)
 {
     if (TAMM_LIKELY(lin >= 0 && !ctx->gpu && (unsigned)req <= TAMM_REQ_RW && ctx->n < ctx->cap)) {
-        int canc;
-        unsigned perm = tamm__task_perm(ctx->task, T, lin, &canc);
+        unsigned perm = tamm__task_perm_bits(ctx->task, T, lin);
         tamm_op op = req == TAMM_REQ_READ ? TAMM_OP_READ : req == TAMM_REQ_WRITE ? TAMM_OP_WRITE : TAMM_OP_RW;
-        if (TAMM_LIKELY(tamm__perm_allows(op, perm))) {
+        /* a block the task may cancel takes the slow path: no modifying buffer of it may be the
+         * block's memory (see get_buf_slow) */
+        if (TAMM_LIKELY(!(perm & TAMM_CANCELLABLE) && tamm__perm_allows(op, perm))) {
             tamm_blk_op fop = req == TAMM_REQ_READ ? TAMM_BOP_READ : req == TAMM_REQ_WRITE ? TAMM_BOP_WRITE : TAMM_BOP_RW;
             tamm_block_s *b = &T->blocks[lin];
             tamm_blk_result r;
@@ -168,7 +170,7 @@ static inline void *get_buf_lin(tamm_ctx *ctx, tamm_tensor *T, const long *idx, 
                 rec->lin = lin;
                 rec->bytes = b->bytes;
                 rec->kind = (unsigned char)(req == TAMM_REQ_READ ? TAMM_BK_READ : req == TAMM_REQ_WRITE ? TAMM_BK_WRITE : TAMM_BK_RW);
-                rec->flags = (unsigned char)((canc ? TAMM_BR_CANCELLABLE : 0) | sole);
+                rec->flags = (unsigned char)sole;
                 rec->shares = 0;
                 if (TAMM_UNLIKELY(tamm__check_on)) tamm__check_acquire(rec);
                 return ptr;
@@ -252,6 +254,12 @@ static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const lon
         void *ptr = share_held(ctx, held, req, 0);
         if (ptr) return ptr;
     }
+    /* Under a cancellable permission (a TAMM_CANCELLABLE ref: the clauses cwrite, creadwrite) a
+     * modifying buffer is never the block's memory, whatever function asked for it: write is
+     * served as cwrite, readwrite and tamm_block as creadwrite, so that tamm_release_cancel /
+     * tamm_cancel can drop what the task wrote (docs/runtime.md, "Cancellation"). */
+    if (canc && (req == TAMM_REQ_WRITE || req == TAMM_REQ_RW))
+        req = req == TAMM_REQ_WRITE ? TAMM_REQ_CWRITE : TAMM_REQ_CRW;
     if (ctx->gpu) return tamm__gpu_get_buf(ctx, T, lin, req, implicit, canc); /* a GPU's memory unit */
     tamm_block_s *b = &T->blocks[lin];
     size_t bytes = b->bytes;
@@ -511,7 +519,10 @@ int tamm__release(tamm_ctx *ctx, void *buf, tamm_relkind how)
                 found->shares--;
                 return TAMM_OK;
             }
-            how = commit_how(found);
+            /* a private cancellable copy may still be dropped by the last release */
+            int drop = how == TAMM_REL_CANCEL && (found->kind == TAMM_BK_CWRITE || found->kind == TAMM_BK_CRW ||
+                                                   (found->flags & TAMM_BR_CANCELLABLE));
+            if (!drop) how = commit_how(found);
         }
         if (found->flags & TAMM_BR_CHECKED) /* TAMM_CHECK_ACCESS: verified, then released in general */
             return release_rec(ctx, found, how);
@@ -594,6 +605,7 @@ static int rw_allowed(unsigned perm)
 static int widen_to_rw(tamm_ctx *ctx, tamm_bufrec *r)
 {
     if (ctx->gpu) return 0; /* a GPU unit's hold would have to fetch: not widened */
+    if (r->flags & TAMM_BR_CANCELLABLE) return 0; /* the block's memory must not be written: a private copy instead */
     if (!rw_allowed(tamm__task_perm(ctx->task, r->T, r->lin, NULL))) return 0;
     static const tamm_blk_op again[] = { [TAMM_BK_READ] = TAMM_BOP_READ, [TAMM_BK_WRITE] = TAMM_BOP_WRITE,
                                          [TAMM_BK_ACC_INPLACE] = TAMM_BOP_ACC };
@@ -644,6 +656,10 @@ static void *share_held(tamm_ctx *ctx, tamm_bufrec *r, tamm_bufreq req, int clai
         break;
     case TAMM_BK_ACC_PRIVATE: /* a zeroed partial sum: it serves accumulation only */
         if (!acc) return NULL;
+        break;
+    case TAMM_BK_CRW: /* a private copy of the block (cancellable): every use sees the task's writes */
+    case TAMM_BK_CWRITE:
+        if (acc) return NULL;
         break;
     default:
         return NULL;

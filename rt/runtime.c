@@ -299,6 +299,42 @@ static int block_ref(tamm_tensor *T, const long *idx, int n, unsigned mode, tamm
     return TAMM_OK;
 }
 
+/* ------------------------------------------------------------------ */
+/* the sequential elision's cancellation                                 */
+/* ------------------------------------------------------------------ */
+/* A plain build (cc, pragmas ignored) runs a task body such as
+ *     #pragma tamm task cwrite(A[0])
+ *     { double *a = tamm_block(A, 0); a[0] = 1; if (bad) tamm_cancel(a); }
+ * at top level, where tamm_block returns the block's own memory.  For the
+ * cancel to leave the block as the tammcc build does (SPEC 3: the effects of
+ * a cancellable access are committed only if the task does not cancel them),
+ * top-level tamm_block in a plain build keeps a copy of the block as it returns
+ * it, and top-level tamm_cancel of that memory copies it back; tamm_put and
+ * tamm_add of it (commits) drop the copy.  A program holding code that tammcc
+ * translated never runs a body at top level: tamm_cc.h's constructor calls
+ * tamm_cc_translated() and no copy is kept (docs/runtime.md, "Cancellation"). */
+static int translated;
+void tamm_cc_translated(void) { translated = 1; }
+
+/* wait for the tasks using block lin of T, then its memory (keep: and a copy for tamm_cancel) */
+static void *top_block(tamm_tensor *T, const tamm_ref *r, long lin, int keep)
+{
+    tamm_task_s *t = NULL;
+    if (sentinel_wait(r, 1, "tamm_block", &t)) return NULL;
+    tamm_block_s *b = &T->blocks[lin];
+    tamm__spin_lock(&b->lock);
+    void *home = tamm__block_home(T, lin);
+    tamm__spin_unlock(&b->lock);
+    if (keep && home) {
+        size_t bytes = tamm__block_elems_lin(T, lin) * T->esize;
+        if (!T->undo) T->undo = tamm__xcalloc((size_t)T->nblk, sizeof *T->undo);
+        if (!T->undo[lin]) T->undo[lin] = tamm__xmalloc(bytes);
+        memcpy(T->undo[lin], home, bytes);
+    }
+    tamm__task_finish_sentinel(t);
+    return home;
+}
+
 void *tamm_block_at(tamm_tensor *T, const long *idx, int n)
 {
     if (!tamm__rt.initialised) {
@@ -316,14 +352,7 @@ void *tamm_block_at(tamm_tensor *T, const long *idx, int n)
     tamm_ref r;
     long lin = -1;
     if (block_ref(T, idx, n, TAMM_READWRITE, &r, &lin, "tamm_block")) return NULL;
-    tamm_task_s *t = NULL;
-    if (sentinel_wait(&r, 1, "tamm_block", &t)) return NULL;
-    tamm_block_s *b = &T->blocks[lin];
-    tamm__spin_lock(&b->lock);
-    void *home = tamm__block_home(T, lin);
-    tamm__spin_unlock(&b->lock);
-    tamm__task_finish_sentinel(t);
-    return home;
+    return top_block(T, &r, lin, !translated);
 }
 
 void *tamm_cc_block_at(tamm_tensor *T, const long *idx, int n, const char *src)
@@ -365,15 +394,57 @@ void *tamm_temp_at(tamm_tensor *T, const long *idx, int n)
     return tt->ptr;
 }
 
-static int is_block_home(const void *p)
+/* The tensor and block whose memory (home) is p, if any. */
+static int find_home(const void *p, tamm_tensor **TT, long *lin)
 {
     int found = 0;
     pthread_mutex_lock(&tamm__rt.tensors_lock);
     for (tamm_tensor *T = tamm__rt.tensors; T && !found; T = T->next_live)
         for (long b = 0; b < T->nblk; b++)
-            if (T->blocks[b].home == p) { found = 1; break; }
+            if (T->blocks[b].home == p) {
+                *TT = T;
+                *lin = b;
+                found = 1;
+                break;
+            }
     pthread_mutex_unlock(&tamm__rt.tensors_lock);
     return found;
+}
+
+/* Top-level tamm_put / tamm_add / tamm_cancel of block lin's memory p (from
+ * tamm_block): a put or add ends the use (the writes are in the block) and
+ * drops the copy kept for a cancel; a cancel copies it back (see "the
+ * sequential elision's cancellation"). */
+static int home_release(tamm_tensor *T, long lin, tamm_relkind how)
+{
+    char bn[128];
+    void *undo = T->undo ? T->undo[lin] : NULL;
+    if (how != TAMM_REL_CANCEL) {
+        if (undo) {
+            free(undo);
+            T->undo[lin] = NULL;
+        }
+        return TAMM_OK;
+    }
+    if (!undo) {
+        if (translated)
+            return tamm__error(NULL, TAMM_ECANCEL,
+                               "tamm_cancel on the memory of %s, which tamm_block returned at top level: outside a task "
+                               "nothing is cancellable (cancel inside a task whose clause makes the block cancellable: "
+                               "cwrite, creadwrite, caccum; or write into tamm_temp and tamm_put it)",
+                               tamm__block_name(T, lin, bn, sizeof bn));
+        return tamm__error(NULL, TAMM_EBUF, "tamm_cancel on the memory of %s: already put or cancelled since tamm_block "
+                           "returned it", tamm__block_name(T, lin, bn, sizeof bn));
+    }
+    tamm_ref r;
+    long idx[TAMM_MAX_DIMS], l2 = -1;
+    tamm__block_idx(T, lin, idx);
+    int rc = block_ref(T, idx, T->ndim, TAMM_READWRITE, &r, &l2, "tamm_cancel");
+    void *home = rc ? NULL : top_block(T, &r, lin, 0);
+    if (home) memcpy(home, undo, tamm__block_elems_lin(T, lin) * T->esize);
+    free(undo);
+    T->undo[lin] = NULL;
+    return home ? TAMM_OK : TAMM_EINVAL;
 }
 
 static int top_release(void *buf, tamm_relkind how)
@@ -388,8 +459,10 @@ static int top_release(void *buf, tamm_relkind how)
         }
     pthread_mutex_unlock(&temps_lock);
     if (!tt) {
-        /* a pointer from tamm_block: its use simply ends; anything else is misuse */
-        if (buf && is_block_home(buf)) return TAMM_OK;
+        /* a pointer from tamm_block (see home_release); anything else is misuse */
+        tamm_tensor *T = NULL;
+        long lin = -1;
+        if (buf && find_home(buf, &T, &lin)) return home_release(T, lin, how);
         return tamm__error(NULL, TAMM_EBUF, "%s(%p): not a live buffer from tamm_temp or tamm_block (released twice?)",
                            how == TAMM_REL_PUT ? "tamm_put" : how == TAMM_REL_ADD ? "tamm_add" : "tamm_cancel", buf);
     }

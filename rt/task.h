@@ -150,6 +150,17 @@ void tamm__task_unhold(tamm_task_s *t);
 void tamm__task_make_ready(tamm_task_s *t);
 /** Complete a sentinel task once ready (top level). */
 void tamm__task_finish_sentinel(tamm_task_s *t);
+/** The permission bits of task t on block lin of T with TAMM_CANCELLABLE if a
+ *  covering ref carries it (the raw union that tamm__task_perm splits). */
+static inline unsigned tamm__task_perm_bits(const tamm_task_s *t, const struct tamm_tensor *T, long lin)
+{
+    unsigned m = 0;
+    for (int i = 0; i < t->ndep; i++) {
+        const tamm_dep *d = &t->dep[i];
+        if (d->T == T && (d->lin == lin || d->lin < 0)) m |= d->perm;
+    }
+    return m;
+}
 /** Effective permission mask of task t on block lin of T: the union of its
  *  dependence records covering the block (refs are folded into those at
  *  submission: a slice into its blocks, every ref to a tensor it names whole
@@ -157,11 +168,7 @@ void tamm__task_finish_sentinel(tamm_task_s *t);
  *  carries TAMM_CANCELLABLE. */
 static inline unsigned tamm__task_perm(const tamm_task_s *t, const struct tamm_tensor *T, long lin, int *cancellable)
 {
-    unsigned m = 0;
-    for (int i = 0; i < t->ndep; i++) {
-        const tamm_dep *d = &t->dep[i];
-        if (d->T == T && (d->lin == lin || d->lin < 0)) m |= d->perm;
-    }
+    unsigned m = tamm__task_perm_bits(t, T, lin);
     if (cancellable) *cancellable = (m & TAMM_CANCELLABLE) != 0;
     return m & 7u;
 }

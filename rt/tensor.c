@@ -231,6 +231,9 @@ void tamm__tensor_free(tamm_tensor *T)
     tamm__dist_tensor_free(T);
     tamm__tgpu_free(T);
     for (long b = 0; b < T->nblk; b++) if (T->blocks[b].home) tamm__home_free(T->blocks[b].home, T->blocks[b].bytes);
+    if (T->undo)
+        for (long b = 0; b < T->nblk; b++) free(T->undo[b]);
+    free(T->undo);
     free(T->blocks);
     free(T->chains);
     free(T);

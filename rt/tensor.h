@@ -51,6 +51,9 @@ struct tamm_tensor {
     struct tamm_tgpu *gpu;      /* the blocks' state in GPU memories (memunit.h), NULL without GPUs */
     atomic_int destroyed;
     struct tamm_dist_tensor *dist; /* flow state with several ranks (dist.h), else NULL */
+    void **undo;                /* plain builds: the contents each block had when top-level
+                                 * tamm_block last returned it, for tamm_cancel (runtime.c,
+                                 * "the sequential elision's cancellation"); NULL until needed */
 };
 
 /** Linear block number of idx (row-major), or -1 if out of range / wrong count. */

@@ -147,6 +147,46 @@ static int check_clauses(cc_unit *u, CXIndex idx, const char *file, const char *
     return errors;
 }
 
+/* ---- cancellable blocks named more than once (docs/language.md, "Cancellable accesses") ---- */
+typedef struct { size_t off; int in_loop; } loop_probe;
+
+static int find_loop(cc_node *n, void *arg)
+{
+    loop_probe *lp = arg;
+    if (n->b > lp->off || n->e <= lp->off) return 0; /* the use is not under n */
+    if (n->kind == CXCursor_ForStmt || n->kind == CXCursor_WhileStmt || n->kind == CXCursor_DoStmt) lp->in_loop = 1;
+    return !lp->in_loop;
+}
+
+/* In the plain build a task body runs at top level, where each tamm_block of a block keeps a new
+ * copy for tamm_cancel: a body that may cancel a block and names it twice (or in a loop) cancels
+ * back to the last naming there, to the state before the task under tammcc.  Say so. */
+static void check_cancel_uses(cc_unit *u, cc_task *t)
+{
+    const char *txt = u->ast.text;
+    size_t b = t->stmt->b, e = t->stmt->e;
+    int cancels = 0; /* the body calls tamm_cancel itself */
+    for (size_t k = b; k + 11 <= e && !cancels; k++) cancels = !memcmp(txt + k, "tamm_cancel", 11);
+    if (!cancels) return;
+    for (int i = 0; i < t->nacc; i++) {
+        if (!(t->acc[i].mode & CC_CANCEL)) continue;
+        int seen = 0;
+        for (int k = 0; k < t->nuse; k++) {
+            if (t->use[k].acc != i) continue;
+            loop_probe lp = { t->use[k].b, 0 };
+            cc_walk(t->stmt, find_loop, &lp);
+            if (seen++ || lp.in_loop) {
+                cc_diag(&u->src, t->use[k].b, CC_WARNING,
+                        "block %s, which this task may cancel, is named %s: in the plain build (pragmas ignored) each "
+                        "tamm_block of it keeps the copy that tamm_cancel puts back, so a cancel after this point keeps "
+                        "what the body wrote before it, which the tammcc build drops; name the block once, outside "
+                        "loops, and keep the pointer", t->acc[i].key, lp.in_loop ? "inside a loop" : "again");
+                break;
+            }
+        }
+    }
+}
+
 int cc_translate(const char *file, const char *const *uargs, int nuargs, const char *c_name, const char *cu_name,
                  FILE *explain, cc_result *out)
 {
@@ -196,6 +236,7 @@ int cc_translate(const char *file, const char *const *uargs, int nuargs, const c
         cc_cuda_decide(&u, t);
     }
     cc_taskfn_infer(&u, in);
+    for (int i = 0; i < u.ntasks; i++) check_cancel_uses(&u, u.tasks[i]);
     if (explain)
         for (int i = 0; i < u.ntasks; i++) cc_infer_explain(in, u.tasks[i], explain);
     cc_infer_free(in);

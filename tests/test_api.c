@@ -427,6 +427,58 @@ static int t_temp_top(void *vp)
     return 0;
 }
 
+/* The sequential elision's cancellation (docs/runtime.md, "Cancellation"): in
+ * a program with no tammcc-translated code (this test, a plain build of a
+ * pragma program), top-level tamm_block keeps a copy of the block, tamm_cancel
+ * of its memory puts it back, tamm_put / tamm_add of it keep the writes; a
+ * second cancel is TAMM_EBUF.  With translated code (tamm_cc_translated(),
+ * which tamm_cc.h's constructor calls) no copy is kept and a top-level cancel
+ * of a block's memory is TAMM_ECANCEL. */
+void tamm_cc_translated(void); /* include/tamm_cc.h */
+
+static int t_cancel_top(void *vp)
+{
+    int translated = vp != NULL;
+    if (translated) tamm_cc_translated();
+    tu_init();
+    tamm_tensor *T = tu_vec("TopCancel", 2, 4);
+    long *b = tamm_block(T, 0);
+    CHECK_NOTNULL(b);
+    if (!b) return 1;
+    for (int e = 0; e < 4; e++) b[e] = 5;
+    CHECK_EQ_INT(tamm_put(b), TAMM_OK);
+    b = tamm_block(T, 0);
+    for (int e = 0; e < 4; e++) CHECK_EQ_INT(b[e], 5);
+    for (int e = 0; e < 4; e++) b[e] = 9;
+    if (!translated) {
+        CHECK_EQ_INT(tamm_cancel(b), TAMM_OK);
+        long *c = tamm_block(T, 0);
+        CHECK_MSG(c == b, "tamm_block returns the block's own memory");
+        for (int e = 0; e < 4; e++) CHECK_EQ_INT(c[e], 5); /* the writes were dropped */
+        CHECK_EQ_INT(tamm_cancel(c), TAMM_OK);
+        CHECK_EQ_INT(tamm_cancel(c), TAMM_EBUF); /* already cancelled */
+        CHECK_EQ_INT(tamm_wait_all(), TAMM_EBUF);
+        c = tamm_block(T, 0);
+        for (int e = 0; e < 4; e++) c[e] += 1;
+        CHECK_EQ_INT(tamm_add(c), TAMM_OK); /* a commit: the writes stay */
+        c = tamm_block(T, 1);
+        for (int e = 0; e < 4; e++) c[e] = 3; /* no put: stays too */
+    } else {
+        CHECK_EQ_INT(tamm_cancel(b), TAMM_ECANCEL);
+        CHECK_EQ_INT(tamm_wait_all(), TAMM_ECANCEL);
+        long *c = tamm_block(T, 0);
+        for (int e = 0; e < 4; e++) CHECK_EQ_INT(c[e], 9); /* nothing to restore */
+        for (int e = 0; e < 4; e++) c[e] = 5 + 1;
+        c = tamm_block(T, 1);
+        for (int e = 0; e < 4; e++) c[e] = 3;
+    }
+    long *c = tamm_block(T, 0), *d = tamm_block(T, 1);
+    for (int e = 0; e < 4; e++) CHECK_EQ_INT(c[e], 6);
+    for (int e = 0; e < 4; e++) CHECK_EQ_INT(d[e], 3);
+    TU_FINALIZE();
+    return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Nested tasks                                                         */
 /* ------------------------------------------------------------------ */
@@ -1079,6 +1131,8 @@ int main(void)
     run_test_child("fence_deadlock", t_fence_deadlock, NULL, env_ret, 20);
     run_test_child("destroy_deferred", t_destroy_deferred, NULL, env4, 20);
     run_test_child("temp_top_level", t_temp_top, NULL, env2, 20);
+    run_test_child("cancel_top_level_plain", t_cancel_top, NULL, env_ret, 20);
+    run_test_child("cancel_top_level_translated", t_cancel_top, (void *)1, env_ret, 20);
     run_test_child("nested", t_nested, NULL, env4, 20);
     run_test_child("sequential", t_sequential, NULL, env_seq, 20);
     run_test_child("reinit", t_reinit, NULL, NULL, 20);

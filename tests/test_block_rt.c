@@ -119,6 +119,22 @@ static const bcase cases[] = {
     { "creadwrite_cancel", PW, 1, 10, { GET(G_CREADWRITE, 0), NOT_HOME(0), EXPECT(0, 10), FILL(0, 9), REL(R_CANCEL, 0, 0) }, TAMM_OK, 10 },
     { "creadwrite_put", PRW, 1, 10, { GET(G_CREADWRITE, 0), NOT_HOME(0), EXPECT(0, 10), ADDV(0, 1), REL(R_PUT, 0, 0) }, TAMM_OK, 11 },
     { "creadwrite_access_ref", PRW | TAMM_CANCELLABLE, 0, 10, { GET(G_CREADWRITE, 0), NOT_HOME(0), EXPECT(0, 10), ADDV(0, 1), REL(R_PUT, 0, 0) }, TAMM_OK, 11 },
+    /* A cancellable permission (a TAMM_CANCELLABLE ref: what the cwrite / creadwrite / caccum
+     * clauses make) makes every modifying buffer of the block private, whatever asks for it:
+     * tamm_get_buf_write / _readwrite and tamm_block, so that a cancel drops what the task
+     * wrote (docs/runtime.md, "Cancellation"); tamm_block's copy commits at the end unless cancelled. */
+    { "write_cancellable_ref_cancel", PW | TAMM_CANCELLABLE, 0, 10, { GET(G_WRITE, 0), NOT_HOME(0), FILL(0, 9), REL(R_CANCEL, 0, 0) }, TAMM_OK, 10 },
+    { "write_cancellable_ref_put", PW | TAMM_CANCELLABLE, 0, 10, { GET(G_WRITE, 0), NOT_HOME(0), FILL(0, 9), REL(R_PUT, 0, 0) }, TAMM_OK, 9 },
+    { "readwrite_cancellable_ref_cancel", PRW | TAMM_CANCELLABLE, 0, 10, { GET(G_RW, 0), NOT_HOME(0), EXPECT(0, 10), ADDV(0, 1), REL(R_CANCEL, 0, 0) }, TAMM_OK, 10 },
+    { "readwrite_cancellable_ref_put", PRW | TAMM_CANCELLABLE, 0, 10, { GET(G_RW, 0), NOT_HOME(0), EXPECT(0, 10), ADDV(0, 1), REL(R_PUT, 0, 0) }, TAMM_OK, 11 },
+    { "block_at_cancellable_cancel", PW | TAMM_CANCELLABLE, 0, 10, { GET(G_BLOCK, 0), NOT_HOME(0), EXPECT(0, 10), ADDV(0, 1), REL(R_TCANCEL, 0, 0) }, TAMM_OK, 10 },
+    { "block_at_cancellable_put", PW | TAMM_CANCELLABLE, 0, 10, { GET(G_BLOCK, 0), ADDV(0, 1), REL(R_TPUT, 0, 0) }, TAMM_OK, 11 },
+    { "block_at_cancellable_commits_at_end", PW | TAMM_CANCELLABLE, 0, 10, { GET(G_BLOCK, 0), NOT_HOME(0), ADDV(0, 1) }, TAMM_OK, 11 },
+    { "block_at_cancellable_twice_one_copy", PRW | TAMM_CANCELLABLE, 0, 10, { GET(G_BLOCK, 0), ADDV(0, 1), GET(G_BLOCK, 1), EXPECT(1, 11), REL(R_TCANCEL, 1, 0) }, TAMM_OK, 10 },
+    { "cwrite_then_block_cancel", PW | TAMM_CANCELLABLE, 0, 10, { GET(G_CWRITE, 0), FILL(0, 5), GET(G_BLOCK, 1), EXPECT(1, 5), REL(R_TCANCEL, 1, 0) }, TAMM_OK, 10 },
+    { "block_at_caccum_cancel", PA | TAMM_CANCELLABLE, 0, 10, { GET(G_BLOCK, 0), NOT_HOME(0), ADDV(0, 4), REL(R_TCANCEL, 0, 0) }, TAMM_OK, 10 },
+    { "block_at_caccum_commits_at_end", PA | TAMM_CANCELLABLE, 0, 10, { GET(G_BLOCK, 0), ADDV(0, 4) }, TAMM_OK, 14 },
+    { "read_cancellable_ref_shares_home", PRW | TAMM_CANCELLABLE, 0, 10, { GET(G_READ, 0), EXPECT(0, 10), REL(R_CANCEL, 0, 0) }, TAMM_OK, 10 },
     /* Temp buffers: unbounded, private, no effect until put/add. */
     { "tmp_put", PW, 1, 10, { GET(G_TMP, 0), NOT_HOME(0), FILL(0, 6), REL(R_PUT, 0, 0) }, TAMM_OK, 6 },
     { "tmp_add", PA, 1, 10, { GET(G_TMP, 0), FILL(0, 2), REL(R_ADD, 0, 0) }, TAMM_OK, 12 },

@@ -228,6 +228,15 @@ void tamm__xfence_poll(void)
 
 int tamm__xfence_fired(tamm_xfence *x) { return fence_reached(&x->gate); }
 
+int tamm__xfence_all_fired(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&xf_lock);
+    int none = xf_head == NULL;
+    pthread_mutex_unlock(&xf_lock);
+    return none;
+}
+
 /* Free the fences that have fired and no longer gate submissions. */
 static void xf_sweep(int all)
 {

@@ -64,6 +64,8 @@ int tamm__xfence_fired(tamm_xfence *x);
 void tamm__xfence_gate(struct tamm_task_s *t);
 /** The armed fence may have been reached: check, and fire it (any thread). */
 void tamm__xfence_poll(void);
+/** Whether every execution fence has fired (tamm__help_until's condition; arg unused). */
+int tamm__xfence_all_fired(void *arg);
 /** Forget every execution fence (session start and end). */
 void tamm__xfence_reset(void);
 

@@ -203,6 +203,12 @@ int tamm_finalize(void)
         return tamm__not_init("tamm_finalize");
     }
     int rc = wait_all();
+    /* execution fences with no task after them: every rank's agreement is
+     * under way or to come, and the progress thread must still run it (one
+     * rank stopping before its last fence fired would leave the others in the
+     * barrier); no task waits for them, so wait_all did not */
+    if (tamm__help_until(tamm__xfence_all_fired, NULL) && !rc)
+        rc = tamm__error(NULL, TAMM_EDEADLOCK, "tamm_finalize: an execution fence can never be reached");
     if (tamm__flow_on) {
         tamm__flow_sync(TAMM_SYNC_FINAL);
         int r2 = tamm__comm_wait_final();

@@ -31,6 +31,11 @@
  * empty round now and then: fences back to back); every task of a round
  * checks that every task of the round before that ran in this process has
  * completed.  Many completions race with the arming and firing of fences.
+ *
+ * Mode "tail": three tamm_init .. tamm_finalize sessions, each ending with
+ * two tamm_fence_submit that no task follows, while rank 0 still runs a slow
+ * task: tamm_finalize must let every fence fire on every rank (a rank that
+ * stopped first would leave the others in the fence's barrier).
  */
 #include <tamm.h>
 #ifdef TAMM_XFENCE_MPI
@@ -151,6 +156,38 @@ static int many(int P, int me)
     return 0;
 }
 
+static void tail_body(tamm_ctx *ctx, void *va)
+{
+    (void)ctx;
+    if (*(const int *)va) usleep(200000);
+}
+
+static int tail(int *argc, char ***argv)
+{
+    int bad = 0;
+    for (int s = 0; s < 3; s++) {
+        if (tamm_init(argc, argv) != TAMM_OK) return 2;
+        int slow = tamm_rank() == 0;
+        tamm_task t;
+        memset(&t, 0, sizeof t);
+        t.cpu = tail_body;
+        t.args = &slow;
+        t.args_size = sizeof slow;
+        t.label = "tail";
+        for (int r = 0; r < tamm_nranks(); r++) {
+            t.rank = r;
+            CHECK(tamm_submit(NULL, &t) == TAMM_OK, "submit");
+        }
+        CHECK(tamm_fence_submit() == TAMM_OK, "tamm_fence_submit");
+        CHECK(tamm_fence_submit() == TAMM_OK, "tamm_fence_submit");
+        int me = tamm_rank();
+        int rc = tamm_finalize();
+        if (rc) fprintf(stderr, "rank %d: FAIL session %d: tamm_finalize returned %d\n", me, s, rc), bad = 1;
+        if (me == 0) printf("exec fence (tail): session %d ended, %d failures\n", s, failures + bad);
+    }
+    return failures || bad ? 1 : 0;
+}
+
 static void combine(int64_t *v, int n)
 {
 #ifdef TAMM_XFENCE_MPI
@@ -165,8 +202,9 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "barrier";
     int nowait = !strcmp(mode, "nowait"), nmany = !strcmp(mode, "many");
+    if (!strcmp(mode, "tail")) return tail(&argc, &argv);
     if (!nowait && !nmany && strcmp(mode, "barrier")) {
-        fprintf(stderr, "usage: %s barrier|nowait|many\n", argv[0]);
+        fprintf(stderr, "usage: %s barrier|nowait|many|tail\n", argv[0]);
         return 2;
     }
     if (tamm_init(&argc, &argv) != TAMM_OK) return 2;

@@ -68,7 +68,7 @@ int tamm__flow_stream_hash(uint64_t count, uint64_t *hash)
     return 1;
 }
 
-enum { EV_TENSOR = 1, EV_TASK, EV_BLOCK, EV_GATHER, EV_SCATTER, EV_SYNC, EV_FENCE, EV_FENCE_WAIT };
+enum { EV_TENSOR = 1, EV_TASK, EV_BLOCK, EV_GATHER, EV_SCATTER, EV_SYNC, EV_FENCE, EV_FENCE_WAIT, EV_XFENCE };
 
 void tamm__flow_tensor_created(tamm_tensor *T)
 {
@@ -982,6 +982,13 @@ void tamm__flow_sync(int kind)
     hcur = mix64(mix64(hcur, EV_SYNC), (uint64_t)kind);
     event_done();
     tamm__comm_sync(kind, tamm__flow_stream_count(), hcur);
+}
+
+void tamm__flow_xfence(void)
+{
+    end_all_runs();
+    hcur = mix64(hcur, EV_XFENCE);
+    event_done();
 }
 
 static int sentinel_ready(void *arg)

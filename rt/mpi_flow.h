@@ -57,6 +57,10 @@ void tamm__flow_fence_wait(struct tamm_fence *f);
  *  tamm_finalize (TAMM_SYNC_FINAL): close the open accumulation runs, and
  *  exchange the stream position with every rank. */
 void tamm__flow_sync(int kind);
+/** Top level: an execution fence (tamm_barrier, tamm_fence_submit; fence.h)
+ *  follows: close the open accumulation runs (their messages come before it),
+ *  and count it in the stream. */
+void tamm__flow_xfence(void);
 /** tamm_block outside a task, tamm_tensor_gather / _scatter, over the ranks. */
 void *tamm__flow_block_at(tamm_tensor *T, const long *idx, int n);
 int tamm__flow_whole(tamm_tensor *T, void *arr, int to_arr);

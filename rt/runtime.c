@@ -135,17 +135,27 @@ static int xfence_reached(void *arg) { return tamm__xfence_fired(arg); }
 
 /* The blocking execution fence: a fence, then wait until it has fired, that
  * is until every task submitted before it has completed on every rank. */
-int tamm_barrier(void)
+static int barrier(const char *what)
 {
-    int rc = top_level_only("tamm_barrier");
-    if (rc) return seen(rc);
+    int rc = top_level_only(what);
+    if (rc) return rc;
     if (tamm__flow_on) tamm__flow_sync(TAMM_SYNC_WAIT); /* close accumulation runs; compare streams */
     tamm_xfence *x = tamm__xfence_new();
     rc = tamm__help_until(xfence_reached, x);
     atomic_store(&tamm__rt.top_waiting, 0);
-    if (rc) return seen(tamm__error(NULL, rc, "tamm_barrier: %ld tasks can never run (they wait for fences that are "
-                                              "never signalled, or for each other)", tamm__top_pending()));
-    return seen(tamm__error_take());
+    if (rc) return tamm__error(NULL, rc, "%s: %ld tasks can never run (they wait for fences that are never signalled, "
+                                         "or for each other)", what, tamm__top_pending());
+    return tamm__error_take();
+}
+
+int tamm_barrier(void) { return seen(barrier("tamm_barrier")); }
+
+int tamm_cc_fence(void)
+{
+    /* the generated code drops the result: an error stays for the program's next wait and its exit */
+    int rc = barrier("#pragma tamm fence");
+    tamm__error_put_back(rc);
+    return rc;
 }
 
 /* The non-blocking execution fence: every top-level task submitted after it

@@ -24,6 +24,8 @@
  *      replicated block (runs on the distributed block's owner);
  *   5. gather of the replicated tensor, scatter then reads on one rank,
  *      a collective leaf reading its rank's copy;
+ *   7. (distributed tensors) a collective task reading blocks of D into
+ *      which tasks on several ranks accumulated: the leaves see the sums;
  *   6. random: 600 operations (writes, readwrites, accumulations and reads on
  *      random ranks, tasks on every rank, top-level tamm_block, waits) over
  *      a few blocks, same seed on every rank, checked against the oracle.
@@ -180,6 +182,30 @@ static void t_coll_read(tamm_ctx *ctx, void *va)
     const int64_t *p = tamm_get_buf_read(ctx, a->R, i);
     compare(p, a, "collective read");
     tamm_release_put(ctx, (void *)p);
+}
+
+/* a collective leaf: the sum of the blocks of D its rank owns, summed over the ranks */
+typedef struct { tamm_tensor *D; int64_t want; } dsum_args;
+static void t_coll_dsum(tamm_ctx *ctx, void *va)
+{
+    dsum_args *a = va;
+    int64_t local = 0, total;
+    for (long d = 0; d < NB; d++) {
+        long i[1] = { d };
+        if (tamm_block_owner(a->D, i) != tamm_rank()) continue;
+        const int64_t *p = tamm_get_buf_read(ctx, a->D, i);
+        for (int e = 0; e < TS; e++) local += p[e];
+        tamm_release_put(ctx, (void *)p);
+    }
+    total = local;
+    void *comm = tamm_comm(ctx);
+    if (comm) MPI_Allreduce(&local, &total, 1, MPI_INT64_T, MPI_SUM, *(MPI_Comm *)comm);
+    atomic_fetch_add(&task_checks, 1);
+    if (total != a->want) {
+        fprintf(stderr, "rank %d: FAIL collective sum of D: %lld, expected %lld\n", tamm_rank(), (long long)total,
+                (long long)a->want);
+        atomic_fetch_add(&task_fail, 1);
+    }
 }
 
 /* ---- operations: each updates the oracle as the sequential program would ---- */
@@ -359,6 +385,33 @@ int main(int argc, char **argv)
         for (int e = 0; e < TS; e++) ref[1][e] = ref[1][e] * 3 + 2;
         read_everywhere(1, "readwrite everywhere");
         read_everywhere(2, "collective");
+    }
+
+    /* 7. accumulations into D from every rank, then a collective reading D */
+    {
+        int64_t dref[NB][TS];
+        int64_t all[NB * TS];
+        CHECK(tamm_tensor_gather(D, all) == TAMM_OK, "gather D");
+        memcpy(dref, all, sizeof dref);
+        for (long d = 0; d < NB; d++)
+            for (int r = 0; r < P; r++) {
+                args_t a = mk(0, 10 * r + d + 1, r);
+                a.R = D;
+                a.b = d;
+                tamm_ref rr = ref1(D, TAMM_ACCUM, d);
+                submit(t_accum, &a, sizeof a, &rr, 1, r, 0, "accumulate into D");
+                for (int e = 0; e < TS; e++) dref[d][e] += a.v * (e + 1);
+            }
+        dsum_args ds = { D, 0 };
+        for (long d = 0; d < NB; d++)
+            for (int e = 0; e < TS; e++) ds.want += dref[d][e];
+        tamm_ref rr;
+        memset(&rr, 0, sizeof rr);
+        rr.tensor = D;
+        rr.mode = TAMM_READ;
+        submit(t_coll_dsum, &ds, sizeof ds, &rr, 1, -1, 1, "collective sum of D");
+        const int64_t *q = tamm_block(D, 1);
+        CHECK(q && q[4] == dref[1][4], "D[1][4] = %lld, expected %lld", q ? (long long)q[4] : -1LL, (long long)dref[1][4]);
     }
 
     /* 6. random operations */

@@ -857,10 +857,14 @@ static int submit_collective(const tamm_task *u, const tamm_task_opts *o, unsign
         if (D->replicated) {
             /* each leaf uses its rank's copy: every copy is brought up to date first */
             rep_use(T, lin, fb[i].perm, EXEC_ALL);
-        } else if (fb[i].perm & (TAMM_WRITE | TAMM_ACCUM)) {
+        } else {
+            /* any use closes the block's accumulation run: the owner's leaf sees
+             * the contributions of every rank (a read too) */
             end_run(T, lin);
-            D->st[lin] |= TAMM_DS_WRITTEN;
-            if (!D->replicated) holders_only(T, lin, o2, -1);
+            if (fb[i].perm & (TAMM_WRITE | TAMM_ACCUM)) {
+                D->st[lin] |= TAMM_DS_WRITTEN;
+                holders_only(T, lin, o2, -1);
+            }
         }
         if (o2 != me && !D->replicated) continue;
         tamm_ref *r = &lrefs[n++];

@@ -28,7 +28,8 @@
  *      which tasks on several ranks accumulated: the leaves see the sums;
  *   6. random: 600 operations (writes, readwrites, accumulations and reads on
  *      random ranks, tasks on every rank, top-level tamm_block, waits) over
- *      a few blocks, same seed on every rank, checked against the oracle.
+ *      a few blocks, same seed on every rank (argv[1], default 12345),
+ *      checked against the oracle.
  * Every rank checks; failures are summed over the ranks.
  */
 #include <tamm.h>
@@ -415,7 +416,7 @@ int main(int argc, char **argv)
     }
 
     /* 6. random operations */
-    rng ^= 12345;
+    rng ^= argc > 1 ? strtoull(argv[1], NULL, 10) : 12345; /* a seed: test_mpi_replicated SEED */
     for (int k = 0; k < 600; k++) {
         uint64_t x = next();
         long b = (long)(x % 3); /* few blocks: long chains */

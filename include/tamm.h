@@ -97,7 +97,7 @@ typedef enum tamm_dtype { TAMM_F32 = 0, TAMM_F64 = 1, TAMM_I32 = 2, TAMM_I64 = 3
 
 typedef enum tamm_dist {
     TAMM_DIST_BLOCK_CYCLIC = 0,  /**< blocks dealt over a process grid (default) */
-    TAMM_DIST_REPLICATED   = 1,  /**< every rank holds every block */
+    TAMM_DIST_REPLICATED   = 1,  /**< every rank holds a copy of every block (any rank may modify it) */
     TAMM_DIST_LOCAL        = 2   /**< every block lives on rank `owner` */
 } tamm_dist;
 

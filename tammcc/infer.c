@@ -319,6 +319,8 @@ static CXCursor trusted_definition(CXCursor fn)
     return def;
 }
 
+int cc_infer_trusted_body(CXCursor fn) { return !clang_Cursor_isNull(trusted_definition(fn)); }
+
 /* Does param_info analyse fn's body for parameter k (no annotation, not const)? */
 static int body_followed(CXCursor fn, int k)
 {

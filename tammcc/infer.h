@@ -31,6 +31,8 @@ int cc_infer_add_slice_perm(cc_infer *in, cc_task *t, const char *tensor, int ni
 /** The text by which a submission of a task whose statement is region names the
  *  value of expression e, or NULL when the value may change in region (caller frees). */
 char *cc_infer_stable_text(cc_infer *in, cc_node *e, cc_node *region);
+/** Is fn's definition the body that runs (visible, not a non-static inline or weak one)? */
+int cc_infer_trusted_body(CXCursor fn);
 /** Does region assign var (=, op=, ++, --) or take its address? */
 int cc_infer_touches(cc_infer *in, cc_node *region, CXCursor var);
 /** Does text mention (as an identifier) a variable declared or assigned inside the task's statement? */

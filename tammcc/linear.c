@@ -178,13 +178,25 @@ static int parse_number(const char *s, long *v)
     return 1;
 }
 
-static const char *const signed_types[] = { "long", "int", "short", "signed", "int64_t", "int32_t", "int16_t",
-                                            "ptrdiff_t", "ssize_t", "intptr_t", "intmax_t", NULL };
+/* words of a cast to a signed type at least as wide as long (a narrower cast may truncate) */
+static const char *const wide_words[] = { "long", "int", "signed", "int64_t", "ptrdiff_t", "ssize_t", "intptr_t",
+                                          "intmax_t", NULL };
 static int is_signed_type_word(const char *s)
 {
-    for (int i = 0; signed_types[i]; i++)
-        if (!strcmp(s, signed_types[i])) return 1;
+    for (int i = 0; wide_words[i]; i++)
+        if (!strcmp(s, wide_words[i])) return 1;
     return 0;
+}
+
+/* Are tokens [b, e) a cast to a wide signed type: some of wide_words, with "long" or a 64-bit name among them? */
+static int wide_cast(const tok *t, int b, int e)
+{
+    int wide = 0;
+    for (int i = b; i < e; i++) {
+        if (!is_signed_type_word(t[i].s)) return 0;
+        wide |= strcmp(t[i].s, "int") && strcmp(t[i].s, "signed");
+    }
+    return wide;
 }
 
 static int new_var(cc_lin_prob *p, const char *name)
@@ -275,7 +287,8 @@ static int unary(parser *ps, cc_lin *out)
     if (at(ps, "(")) {
         int j = ps->i + 1;
         while (j < ps->n && is_signed_type_word(ps->t[j].s)) j++;
-        if (j > ps->i + 1 && j < ps->n && !strcmp(ps->t[j].s, ")")) { /* a cast to a signed integer type */
+        if (j > ps->i + 1 && j < ps->n && !strcmp(ps->t[j].s, ")")) { /* a cast */
+            if (!wide_cast(ps->t, ps->i + 1, j)) return 0; /* (int), (short): may truncate */
             ps->i = j + 1;
             return unary(ps, out);
         }
@@ -376,7 +389,17 @@ static dnf cond_or(parser *ps, int neg, int *ok);
 
 static dnf cond_not(parser *ps, int neg, int *ok)
 {
-    if (eat(ps, "!")) return cond_not(ps, !neg, ok);
+    if (eat(ps, "!")) {
+        /* C's ! binds tighter than a comparison: `!x < y` is `(!x) < y`; only `!(...)` and `!!...` are understood */
+        if (at(ps, "!")) return cond_not(ps, !neg, ok);
+        if (eat(ps, "(")) { /* !( condition ): no comparison may follow the ')' (the caller checks what is left) */
+            dnf d = cond_or(ps, !neg, ok);
+            if (*ok && eat(ps, ")")) return d;
+            dnf_free(&d);
+        }
+        *ok = 0;
+        return dnf_true();
+    }
     int save = ps->i;
     cc_lin a, b;
     if (shift_expr(ps, &a) && ps->i < ps->n) {

@@ -10,7 +10,8 @@
  * identifiers (a callback says what each one is), unary and binary `+` `-`,
  * `*` with a constant factor, `/` by a positive constant (C truncates toward
  * zero), `>>` by a constant (arithmetic shift), parentheses, casts to signed
- * integer types; conditions `==` `!=` `<` `<=` `>` `>=` `&&` `||` `!`.  The
+ * types at least as wide as long; conditions `==` `!=` `<` `<=` `>` `>=` `&&`
+ * `||`, and `!` before a parenthesised condition.  The
  * variables are assumed not to overflow.  Anything else is "not understood":
  * an expression fails to parse, and a condition adds no fact (never a wrong
  * one).  A proof that cannot be found in a bounded effort is "not proved".

@@ -25,6 +25,7 @@ typedef struct fninfo {
     need *nd; int nnd;
     cc_node **calls; int ncalls; /* calls outside the function's tasks */
     cc_node **blocks; int nblocks; /* tamm_block_at calls outside the function's tasks */
+    int opaque_calls;     /* calls outside its tasks of functions this pass does not follow (range summaries) */
 } fninfo;
 
 typedef struct tf_state {
@@ -267,7 +268,24 @@ typedef struct {
     cc_node *skip_fn;          /* walking this function's body: its tasks are skipped */
     cc_task *task;             /* walking this task's body: its nested tasks are skipped */
     cc_node ***bv; int *bn;    /* tamm_block_at calls (function bodies only) */
+    int *opaque;               /* calls of functions not followed (function bodies only) */
 } call_find;
+
+/* A callee that can touch no block and submit no task: a function of a system
+ * header (it knows no tamm tensor), or a query of tamm.h. */
+static int harmless_callee(CXCursor callee)
+{
+    if (clang_Cursor_isNull(callee) || clang_getCursorKind(callee) != CXCursor_FunctionDecl) return 0; /* a pointer */
+    if (clang_Location_isInSystemHeader(clang_getCursorLocation(callee))) return 1;
+    static const char *const queries[] = { "tamm_block_elems", "tamm_block_extent", "tamm_tensor_nblocks",
+                                           "tamm_tensor_ndim", "tamm_nranks", "tamm_rank", "tamm_num_workers",
+                                           "tamm_strerror", "tamm_block_at", NULL };
+    char *name = cc_spelling(callee);
+    int ok = 0;
+    for (int i = 0; queries[i] && !ok; i++) ok = !strcmp(name, queries[i]);
+    free(name);
+    return ok; /* tamm_block_at: f->blocks has it */
+}
 
 static int is_task_stmt(cc_unit *u, cc_node *n, cc_node *fn, cc_task *except)
 {
@@ -296,6 +314,8 @@ static int find_calls(cc_node *n, void *arg)
     if (n->kind == CXCursor_CallExpr && n->in_main && fn_by_cursor(cf->st, cc_referenced(n))) {
         *cf->v = realloc(*cf->v, (size_t)(*cf->n + 1) * sizeof **cf->v);
         (*cf->v)[(*cf->n)++] = n;
+    } else if (n->kind == CXCursor_CallExpr && cf->opaque && !harmless_callee(cc_referenced(n))) {
+        (*cf->opaque)++;
     }
     return 1;
 }
@@ -347,14 +367,42 @@ static int signed_int(CXType t)
     return k == CXType_Short || k == CXType_Int || k == CXType_Long || k == CXType_LongLong;
 }
 
+/* e without parentheses and implicit conversions (an explicit cast stays: its type is what it yields) */
+static cc_node *implicit_stripped(cc_node *e)
+{
+    while (e && (e->kind == CXCursor_ParenExpr || e->kind == CXCursor_UnexposedExpr) && e->nkid == 1) e = e->kid[0];
+    return e;
+}
+
+/* Is the value of expression e (before any implicit conversion) unchanged when converted to type t:
+ * both signed integer types, t at least as wide? */
+static int fits(cc_node *e, CXType t)
+{
+    CXType et = clang_getCursorType(e->c);
+    return signed_int(et) && signed_int(t) && clang_Type_getSizeOf(clang_getCanonicalType(et)) > 0 &&
+           clang_Type_getSizeOf(clang_getCanonicalType(et)) <= clang_Type_getSizeOf(clang_getCanonicalType(t));
+}
+
+/* Argument k of call c converted to g's parameter k unchanged? */
+static int arg_fits(fninfo *g, cc_node *c, int k)
+{
+    cc_node *a = c->nkid > k + 1 ? c->kid[k + 1] : NULL;
+    return a && fits(implicit_stripped(a), clang_getCursorType(clang_Cursor_getArgument(g->root->c, (unsigned)k)));
+}
+
 /* lookup of identifiers for linear.h: f's parameters and its locals defined once */
 typedef struct { tf_state *st; fninfo *f; } rs_lookup;
 /* the declaration of a local named name that is in scope at offset where (the
  * innermost, as C resolves it), if any */
-typedef struct { const char *name; size_t where; cc_node *decl; } var_find;
+typedef struct { const char *name; size_t where; cc_node *decl; int other; } var_find;
 static int find_var(cc_node *n, void *arg)
 {
     var_find *v = arg;
+    if (n->kind == CXCursor_EnumConstantDecl) { /* an enumerator may shadow a parameter or a local */
+        char *s = cc_spelling(n->c);
+        v->other |= !strcmp(s, v->name);
+        free(s);
+    }
     if (n->kind == CXCursor_VarDecl && n->in_main) {
         cc_node *scope = n->parent ? n->parent->parent : NULL; /* VarDecl < DeclStmt < block (or for) */
         char *s = cc_spelling(n->c);
@@ -369,8 +417,11 @@ static char *rs_lookup_fn(void *arg, const char *name, size_t where, int *is_var
 {
     rs_lookup *lk = arg;
     cc_node *f = lk->f->root;
-    var_find vf = { name, where, NULL };
+    var_find vf = { name, where, NULL, 0 };
     cc_walk(f, find_var, &vf);
+    if (vf.other) return NULL;
+    for (int i = 0; i < lk->st->u->nmac; i++) /* a macro of that name: the text does not mean the variable */
+        if (!strcmp(lk->st->u->mac[i].name, name)) return NULL;
     cc_node *d = vf.decl;
     if (!d) { /* a parameter */
         int np = clang_Cursor_getNumArguments(f->c);
@@ -391,7 +442,7 @@ static char *rs_lookup_fn(void *arg, const char *name, size_t where, int *is_var
         !clang_isExpression(d->kid[d->nkid - 1]->kind) || cc_infer_touches(lk->st->in, f, d->c))
         return NULL;
     cc_node *init = d->kid[d->nkid - 1];
-    if (!init->in_main) return NULL;
+    if (!init->in_main || !fits(implicit_stripped(init), clang_getCursorType(d->c))) return NULL; /* `short m = lo;` */
     *is_var = 0;
     *def_where = init->b;
     return cc_src_text(&lk->st->u->ast, init->b, init->e);
@@ -462,13 +513,14 @@ static cc_lin_prob *rs_problem(rs_state *rs, rs_lookup *lk, cc_node *n)
         free(nb);
     }
     jump_find jf = { 0 };
-    cc_walk(f, find_jump, &jf); /* with goto or switch, an earlier `if (...) return;` may be jumped over */
-    for (cc_node *x = n; x && x != f && x->parent; x = x->parent) {
+    cc_walk(f, find_jump, &jf); /* with goto or switch, control may enter an if's branch, or pass an
+                                 * earlier `if (...) return;`, without its condition: no condition counts */
+    for (cc_node *x = n; x && x != f && x->parent && !jf.hit; x = x->parent) {
         cc_node *par = x->parent;
         int k = cc_kid_index(x);
         if (par->kind == CXCursor_IfStmt && (k == 1 || k == 2) && par->nkid >= 2)
             assume_cond(lk->st, p, par->kid[0], k == 2);
-        if (par->kind == CXCursor_CompoundStmt && !jf.hit)
+        if (par->kind == CXCursor_CompoundStmt)
             for (int i = 0; i < k; i++) {
                 cc_node *s = par->kid[i];
                 if (s->kind == CXCursor_IfStmt && s->nkid == 2 && ends_in_return(s->kid[1]))
@@ -541,7 +593,8 @@ static int call_meets_pre(rs_state *rs, fninfo *f, fninfo *g, cc_node *c, cc_nod
     cc_lin_prob *p = rs_problem(rs, &lk, c);
     for (int i = 0; i < n && ok; i++) {
         cc_node *A = call_arg(c, pre[i][0]), *B = call_arg(c, pre[i][1]);
-        ok = A && B && (!task_stmt || (stable_at(st, A, task_stmt) && stable_at(st, B, task_stmt)));
+        ok = A && B && arg_fits(g, c, pre[i][0]) && arg_fits(g, c, pre[i][1]) &&
+             (!task_stmt || (stable_at(st, A, task_stmt) && stable_at(st, B, task_stmt)));
         if (!ok) break;
         char *ta = cc_src_text(&st->u->ast, A->b, A->e), *tb = cc_src_text(&st->u->ast, B->b, B->e);
         cc_lin la, lb;
@@ -575,6 +628,7 @@ static int call_obligations(rs_state *rs, fninfo *f, cc_node *c, const claim *cl
         if (!use || use->nidx != cl->nidx) return 0;
         cc_node *A = call_arg(c, use->pa), *B = use->pb >= 0 ? call_arg(c, use->pb) : NULL;
         if (!A || (use->pb >= 0 && !B)) return 0;
+        if (!arg_fits(g, c, use->pa) || (B && !arg_fits(g, c, use->pb))) return 0; /* converted: another value */
         if (task_stmt && (!stable_at(st, A, task_stmt) || (B && !stable_at(st, B, task_stmt)))) return 0;
         char *ta = cc_src_text(&st->u->ast, A->b, A->e), *tb = B ? cc_src_text(&st->u->ast, B->b, B->e) : NULL;
         rs_lookup lk = { st, f };
@@ -613,6 +667,7 @@ static int claim_holds(rs_state *rs, fninfo *f, const claim *cl, int local)
         cc_lin_free(pp);
         if (contradictory) return 0;
     }
+    if (f->opaque_calls) return 0; /* a call outside its tasks that may touch blocks or submit tasks */
     for (int b = 0; b < f->nblocks; b++) { /* tamm_block outside tasks: not followed */
         cc_node *tn = f->blocks[b]->nkid >= 2 ? cc_down_wrappers(f->blocks[b]->kid[1]) : NULL;
         if (!tn || !tn->in_main) return 0;
@@ -677,6 +732,7 @@ static void claim_add(rs_state *rs, int fi, const char *key, int nidx)
     fninfo *f = &rs->st->f[fi];
     for (int i = 0; i < rs->ncl[fi]; i++)
         if (!strcmp(rs->cl[fi][i].key, key)) return;
+    if (!cc_infer_trusted_body(f->root->c)) return; /* inline or weak: another definition may run */
     int np = clang_Cursor_getNumArguments(f->root->c);
     /* candidates in order: parameters in their order before the reverse, nearer ones first */
     for (int d = 0; d < nidx; d++) {
@@ -805,7 +861,7 @@ static int call_slice(tf_state *st, fninfo *g, const need *n, cc_node *c, cc_tas
         cc_node *A = call_arg(c, pre[i][0]), *B = call_arg(c, pre[i][1]);
         ptext[i][0] = A ? cc_infer_stable_text(st->in, A, p->stmt) : NULL;
         ptext[i][1] = B ? cc_infer_stable_text(st->in, B, p->stmt) : NULL;
-        stable &= ptext[i][0] && ptext[i][1];
+        stable &= ptext[i][0] && ptext[i][1] && arg_fits(g, c, pre[i][0]) && arg_fits(g, c, pre[i][1]);
     }
     claim *any = NULL;
     for (int d = 0; d < CC_MAX_DIMS && stable; d++) {
@@ -828,11 +884,11 @@ static int call_slice(tf_state *st, fninfo *g, const need *n, cc_node *c, cc_tas
             cond = w;
         }
         char *pt = NULL;
-        if (cl->pb < 0) { /* a point */
+        if (cl->pb < 0) { /* a point: a range of one block, so that it is clamped to the tensor like the others */
             cc_node *A = call_arg(c, cl->pa);
-            pt = A ? cc_infer_stable_text(st->in, A, p->stmt) : NULL;
+            pt = A && arg_fits(g, c, cl->pa) ? cc_infer_stable_text(st->in, A, p->stmt) : NULL;
             if (pt && *cond) idx[d] = cc_fmt("((%s) ? (%s) : 0):((%s) ? (%s) + 1 : 0)", cond, pt, cond, pt);
-            else if (pt) idx[d] = strdup(pt);
+            else if (pt) idx[d] = cc_fmt("%s:(%s) + 1", pt, pt);
         } else if (lo && hi) {
             idx[d] = *cond ? cc_fmt("((%s) ? (%s) : 0):((%s) ? (%s) : 0)", cond, lo, cond, hi) : cc_fmt("%s:%s", lo, hi);
         }
@@ -930,12 +986,13 @@ int cc_taskfn_infer(cc_unit *u, cc_infer *in)
     for (int i = 0; i < u->nfns; i++) add_fn(&st, u->fns[i], 0);
     clang_visitChildren(clang_getTranslationUnitCursor(u->ast.tu), top_visit, &st);
     for (int i = 0; i < st.nf; i++) {
-        call_find cf = { &st, &st.f[i].calls, &st.f[i].ncalls, st.f[i].root, NULL, &st.f[i].blocks, &st.f[i].nblocks };
+        call_find cf = { &st, &st.f[i].calls, &st.f[i].ncalls, st.f[i].root, NULL, &st.f[i].blocks, &st.f[i].nblocks,
+                         &st.f[i].opaque_calls };
         cc_walk(st.f[i].root, find_calls, &cf);
     }
     for (int i = 0; i < u->ntasks; i++) {
         cc_task *t = u->tasks[i];
-        call_find cf = { &st, &t->tfcall, &t->ntfcall, NULL, t, NULL, NULL };
+        call_find cf = { &st, &t->tfcall, &t->ntfcall, NULL, t, NULL, NULL, NULL };
         cc_walk(t->stmt, find_calls, &cf);
         fninfo *f = fn_by_cursor(&st, t->fn->c);
         if (f) f->submits = 1;

@@ -84,6 +84,17 @@ int main(void)
     expect(1, "x < 3", "(long)x", "<", "3");
     expect(0, "x < 3", "(unsigned)x", "<", "3");
     expect(0, "x < 3", "a[x]", "<", "3");
+    /* C's ! binds tighter than <: `!hi < lo + 2` is `(!hi) < lo + 2`, not `hi >= lo + 2` */
+    expect(0, "!hi < lo + 2", "lo + 2", "<=", "hi");
+    expect(1, "!(hi < lo + 2)", "lo + 2", "<=", "hi");
+    expect(0, "!(hi) < lo + 2", "lo + 2", "<=", "hi");
+    expect(1, "!!(lo + 2 <= hi)", "lo + 2", "<=", "hi");
+    /* casts that may truncate are not the identity */
+    expect(0, "x < 3", "(int)x", "<", "3");
+    expect(0, "x < 3", "(short)x", "<", "3");
+    expect(0, "x < 3", "(int16_t)x", "<", "3");
+    expect(1, "x < 3", "(long long)x", "<", "3");
+    expect(1, "x < 3", "(int64_t)x", "<", "3");
     /* integer reasoning: 2x = 1 has no integer solution */
     expect(1, "2 * x >= 1; 2 * x <= 1", "1", "<", "0");
     printf("%s: %d failure(s)\n", failures ? "FAIL" : "ok", failures);

@@ -2167,6 +2167,24 @@ static const char *contradiction(unsigned m, unsigned s)
     return NULL;
 }
 
+/* The first access clause before t's clause i that names the block key, or NULL. */
+static const cc_ref *earlier_clause(const cc_task *t, int i, const char *key)
+{
+    for (int j = 0; j < i; j++) {
+        const cc_ref *r = &t->pr->refs[j];
+        if (r->mode & CC_PERMONLY) continue;
+        cc_ref k = *r;
+        char *idx[CC_MAX_DIMS];
+        for (int d = 0; d < r->nidx; d++) k.idx[d].s = idx[d] = r->idx[d].s ? cc_collapse(r->idx[d].s) : NULL;
+        char *rk = cc_ref_text(&k);
+        for (int d = 0; d < r->nidx; d++) free(idx[d]);
+        int same = !strcmp(rk, key);
+        free(rk);
+        if (same) return r;
+    }
+    return NULL;
+}
+
 int cc_infer_finish(cc_infer *in, cc_task *t)
 {
     int e0 = cc_error_count();
@@ -2187,16 +2205,21 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
             continue;
         }
         unsigned m = r->mode & (7u | CC_CANCEL);
+        /* two clauses with different modes on one block: say so, quoting both
+         * (checked first: the earlier clause is not something the body does) */
+        if (a->explicit_mode && (a->mode & (7u | CC_CANCEL)) != m) {
+            const cc_ref *first = earlier_clause(t, i, a->key);
+            cc_diag(in->src, r->off, CC_ERROR,
+                    "two clauses name the block %s: '%s(%s)' and the earlier '%s(%s)'; give each block one access clause",
+                    a->key, cc_mode_name(m), a->key, cc_mode_name(a->mode), a->key);
+            if (first) cc_diag(in->src, first->off, CC_NOTE, "the earlier '%s(%s)' is here", cc_mode_name(a->mode), a->key);
+            continue;
+        }
         /* a clause that contradicts the body is an error */
         const char *bad = contradiction(m, a->seen);
         if (bad) {
             cc_diag(in->src, r->off, CC_ERROR, "'%s' clause on %s, but the task body %s it (%s)", cc_mode_name(m), a->key,
                     bad, a->why ? a->why : "");
-            continue;
-        }
-        if (a->explicit_mode && (a->mode & (7u | CC_CANCEL)) != m) {
-            cc_diag(in->src, r->off, CC_ERROR, "'%s' clause on %s conflicts with an earlier '%s' clause on the same block",
-                    cc_mode_name(m), a->key, cc_mode_name(a->mode));
             continue;
         }
         a->mode = m;

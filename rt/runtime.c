@@ -38,10 +38,8 @@ int tamm_init(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    if (tamm__rt.initialised) {
-        fprintf(stderr, "tamm: error: tamm_init called twice without tamm_finalize\n");
-        return TAMM_ESTATE;
-    }
+    if (tamm__rt.initialised) /* like any other misuse: fatal, or (TAMM_ON_ERROR=return) returned and recorded */
+        return tamm__error(NULL, TAMM_ESTATE, "tamm_init called twice without tamm_finalize");
     tamm_config cfg;
     int rc = tamm__config_read(&cfg);
     if (!rc) rc = tamm__comm_init(); /* MPI, when launched by mpirun */

@@ -206,7 +206,7 @@ enum {
     X_DESTROY_TWICE, X_STREAMING_END, X_SUBMIT_BADMODE, X_SUBMIT_CREAD, X_SUBMIT_NULLARGS, X_SUBMIT_NULLFENCE,
     X_WAIT_ON_NEG, X_CREATE_DIST, X_CREATE_OWNER, X_CREATE_GRID_NEG, X_CREATE_GRID_PART, X_GATHER_NULL,
     X_RELEASE_TOP, X_SUBMIT_NULLSIGNAL, X_FENCE_STUCK, X_FENCE_DESTROY_STUCK, X_BLOCK_STUCK, X_UNDEFERRED_STUCK,
-    X_SUBMIT_DESTROYED, X_CREATE_TOO_MANY,
+    X_SUBMIT_DESTROYED, X_CREATE_TOO_MANY, X_INIT_TWICE,
     X_COUNT
 };
 /* msg as in tcases */
@@ -291,6 +291,9 @@ static const struct { const char *name; int code; int any_code; const char *msg;
     [X_SUBMIT_DESTROYED] = { "submit: a tensor whose destroy is pending", TAMM_EINVAL, 0,
                              "ref 0 names tensor 'TopT', which was destroyed" },
     [X_CREATE_TOO_MANY] = { "tensor_create: too many blocks", TAMM_EINVAL, 0, "top level: tensor 'Bad': too many blocks" },
+    /* fatal by default; under TAMM_ON_ERROR=return returned and recorded for the next wait, like any misuse */
+    [X_INIT_TWICE]      = { "tamm_init twice", TAMM_ESTATE, 0,
+                            "tamm: error: top level: tamm_init called twice without tamm_finalize" },
 };
 
 static void noop(tamm_ctx *ctx, void *vp) { (void)ctx; (void)vp; }
@@ -454,6 +457,7 @@ static int child_top_misuse(void *vp)
         atomic_store(&g_hold, 0);
         break;
     }
+    case X_INIT_TWICE: rc = tamm_init(NULL, NULL); break;
     case X_CREATE_TOO_MANY: {
         size_t big[3] = { (size_t)1 << 30, (size_t)1 << 30, (size_t)1 << 30 }, one[3] = { 1, 1, 1 };
         null_ret = tamm_tensor_create("Bad", TAMM_F64, 3, big, one) == NULL;

@@ -220,7 +220,9 @@ static const struct { const char *name; int code; int any_code; const char *msg;
     [X_TEMP_RANGE]      = { "tamm_temp: index out of range", TAMM_ERANGE, 0,
                             "tamm: error: top level: tamm_temp: block TopT[0][-3] is outside the tensor 'TopT' "
                             "(blocks 0..1 x 0..1) [block index out of range]" },
-    [X_SUBMIT_NIDX]     = { "submit: nidx does not match ndim", TAMM_EINVAL, 0 },
+    [X_SUBMIT_NIDX]     = { "submit: nidx does not match ndim", TAMM_EINVAL, 0,
+                            "ref 0 on 'TopT' has 1 indices, the tensor has 2 dimensions (2 indices expected, or 0 "
+                            "for the whole tensor)" },
     [X_SUBMIT_NULLT]    = { "submit: ref to a NULL tensor", TAMM_EINVAL, 0 },
     [X_SUBMIT_NOFN]     = { "submit: no variant", TAMM_EINVAL, 0 },
     [X_SUBMIT_NULL_TASK] = { "submit: NULL task", TAMM_EINVAL, 0 },

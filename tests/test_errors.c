@@ -207,6 +207,8 @@ enum {
     X_WAIT_ON_NEG, X_CREATE_DIST, X_CREATE_OWNER, X_CREATE_GRID_NEG, X_CREATE_GRID_PART, X_GATHER_NULL,
     X_RELEASE_TOP, X_SUBMIT_NULLSIGNAL, X_FENCE_STUCK, X_FENCE_DESTROY_STUCK, X_BLOCK_STUCK, X_UNDEFERRED_STUCK,
     X_SUBMIT_DESTROYED, X_CREATE_TOO_MANY, X_INIT_TWICE,
+    X_DESTROY_DONE_TWICE, X_SUBMIT_DONE_DESTROYED, X_BLOCK_DONE_DESTROYED, X_TEMP_DONE_DESTROYED,
+    X_GATHER_DONE_DESTROYED,
     X_COUNT
 };
 /* msg as in tcases */
@@ -296,6 +298,18 @@ static const struct { const char *name; int code; int any_code; const char *msg;
     /* fatal by default; under TAMM_ON_ERROR=return returned and recorded for the next wait, like any misuse */
     [X_INIT_TWICE]      = { "tamm_init twice", TAMM_ESTATE, 0,
                             "tamm: error: top level: tamm_init called twice without tamm_finalize" },
+    /* after a destroy has completed (its blocks are freed): the handle stays safe to pass, and every
+     * call with it reports the destroyed tensor by name (no read of freed memory; clean under ASan) */
+    [X_DESTROY_DONE_TWICE] = { "tensor_destroy twice, the first completed", TAMM_EINVAL, 0,
+                               "top level: tensor 'TopT' destroyed twice" },
+    [X_SUBMIT_DONE_DESTROYED] = { "submit: a destroyed tensor", TAMM_EINVAL, 0,
+                                  "task 'top_task' (misuse.c:749): ref 0 names tensor 'TopT', which was destroyed" },
+    [X_BLOCK_DONE_DESTROYED] = { "tamm_block: a destroyed tensor", TAMM_EINVAL, 0,
+                                 "top level: tamm_block: tensor 'TopT' was destroyed" },
+    [X_TEMP_DONE_DESTROYED] = { "tamm_temp: a destroyed tensor", TAMM_EINVAL, 0,
+                                "top level: tamm_temp: tensor 'TopT' was destroyed" },
+    [X_GATHER_DONE_DESTROYED] = { "gather: a destroyed tensor", TAMM_EINVAL, 0,
+                                  "top level: tamm_tensor_gather: tensor 'TopT' was destroyed" },
 };
 
 static void noop(tamm_ctx *ctx, void *vp) { (void)ctx; (void)vp; }
@@ -412,9 +426,8 @@ static int child_top_misuse(void *vp)
     }
     case X_TEMP_RANGE: null_ret = tamm_temp(T, 0, -3) == NULL; break;
     case X_DESTROY_TWICE: {
-        /* A task still using T keeps the first destroy deferred, so T is alive at the second.
-         * (Once a destroy has completed T is freed, and a later call on it reads freed memory:
-         * the second destroy is detected only while the first is pending.) */
+        /* A task still using T keeps the first destroy deferred, so T is alive at the second
+         * (X_DESTROY_DONE_TWICE: the same once the first has completed). */
         atomic_store(&g_hold, 1);
         tamm_ref hr = tu_ref2(T, TAMM_READ, 0, 0);
         tamm_task ht = tu_task(hold_body, &dummy, sizeof dummy, &hr, 1, "holder", LOC_FILE, 800);
@@ -460,6 +473,24 @@ static int child_top_misuse(void *vp)
         break;
     }
     case X_INIT_TWICE: rc = tamm_init(NULL, NULL); break;
+    case X_DESTROY_DONE_TWICE: case X_SUBMIT_DONE_DESTROYED: case X_BLOCK_DONE_DESTROYED: case X_TEMP_DONE_DESTROYED:
+    case X_GATHER_DONE_DESTROYED: {
+        CHECK_EQ_INT(tamm_tensor_destroy(T), TAMM_OK);
+        CHECK_EQ_INT(tamm_wait_all(), TAMM_OK); /* the destroy has completed: T's blocks are freed */
+        if (k == X_DESTROY_DONE_TWICE) rc = tamm_tensor_destroy(T);
+        if (k == X_SUBMIT_DONE_DESTROYED) rc = tamm_submit(NULL, &t);
+        if (k == X_BLOCK_DONE_DESTROYED) null_ret = tamm_block(T, 0, 0) == NULL;
+        if (k == X_TEMP_DONE_DESTROYED) null_ret = tamm_temp(T, 0, 0) == NULL;
+        if (k == X_GATHER_DONE_DESTROYED) {
+            long all[64];
+            rc = tamm_tensor_gather(T, all);
+        }
+        /* the accessors read the record, which stays until tamm_finalize */
+        CHECK_MSG(!strcmp(tamm_tensor_name(T), "TopT"), "tamm_tensor_name of a destroyed tensor: %s", tamm_tensor_name(T));
+        long b0[2] = { 0, 0 };
+        CHECK_EQ_INT(tamm_block_owner(T, b0), -1);
+        break;
+    }
     case X_CREATE_TOO_MANY: {
         size_t big[3] = { (size_t)1 << 30, (size_t)1 << 30, (size_t)1 << 30 }, one[3] = { 1, 1, 1 };
         null_ret = tamm_tensor_create("Bad", TAMM_F64, 3, big, one) == NULL;

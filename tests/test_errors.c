@@ -11,6 +11,7 @@
  * other test) that produces it; cases with a `msg` pin its text.
  */
 #include "tamm_util.h"
+#include <pthread.h>
 #include <sched.h>
 
 #define TILE 4
@@ -208,7 +209,7 @@ enum {
     X_RELEASE_TOP, X_SUBMIT_NULLSIGNAL, X_FENCE_STUCK, X_FENCE_DESTROY_STUCK, X_BLOCK_STUCK, X_UNDEFERRED_STUCK,
     X_SUBMIT_DESTROYED, X_CREATE_TOO_MANY, X_INIT_TWICE,
     X_DESTROY_DONE_TWICE, X_SUBMIT_DONE_DESTROYED, X_BLOCK_DONE_DESTROYED, X_TEMP_DONE_DESTROYED,
-    X_GATHER_DONE_DESTROYED,
+    X_GATHER_DONE_DESTROYED, X_SUBMIT_FOREIGN, X_WAIT_FOREIGN,
     X_COUNT
 };
 /* msg as in tcases */
@@ -310,9 +311,24 @@ static const struct { const char *name; int code; int any_code; const char *msg;
                                 "top level: tamm_temp: tensor 'TopT' was destroyed" },
     [X_GATHER_DONE_DESTROYED] = { "gather: a destroyed tensor", TAMM_EINVAL, 0,
                                   "top level: tamm_tensor_gather: tensor 'TopT' was destroyed" },
+    /* a thread the program started itself (not the one that called tamm_init, not a task) */
+    [X_SUBMIT_FOREIGN] = { "submit from a thread the runtime does not know", TAMM_ESTATE, 0,
+                           "top level: tamm_submit called from a thread that is neither the thread that called "
+                           "tamm_init nor a task" },
+    [X_WAIT_FOREIGN]   = { "wait_all from a thread the runtime does not know", TAMM_ESTATE, 0,
+                           "top level: tamm_wait_all called from a thread the runtime does not know" },
 };
 
 static void noop(tamm_ctx *ctx, void *vp) { (void)ctx; (void)vp; }
+
+/* X_SUBMIT_FOREIGN, X_WAIT_FOREIGN: the call made from a thread of the program's own */
+typedef struct { tamm_task *t; int wait; int rc; } foreign_call;
+static void *foreign_thread(void *vp)
+{
+    foreign_call *f = vp;
+    f->rc = f->wait ? tamm_wait_all() : tamm_submit(NULL, f->t);
+    return NULL;
+}
 
 /* X_DEADLOCK_NESTED: a parent whose child waits for a fence nobody signals */
 static tamm_fence *dl_fence;
@@ -473,6 +489,14 @@ static int child_top_misuse(void *vp)
         break;
     }
     case X_INIT_TWICE: rc = tamm_init(NULL, NULL); break;
+    case X_SUBMIT_FOREIGN: case X_WAIT_FOREIGN: {
+        foreign_call f = { &t, k == X_WAIT_FOREIGN, 12345 };
+        pthread_t th;
+        CHECK_EQ_INT(pthread_create(&th, NULL, foreign_thread, &f), 0);
+        pthread_join(th, NULL);
+        rc = f.rc;
+        break;
+    }
     case X_DESTROY_DONE_TWICE: case X_SUBMIT_DONE_DESTROYED: case X_BLOCK_DONE_DESTROYED: case X_TEMP_DONE_DESTROYED:
     case X_GATHER_DONE_DESTROYED: {
         CHECK_EQ_INT(tamm_tensor_destroy(T), TAMM_OK);

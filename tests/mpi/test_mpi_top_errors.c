@@ -4,7 +4,9 @@
  * tensor, the indices and the valid range (it said only "tamm_block on 'T':
  * block index out of range"), and the other top-level checks (NULL tensor,
  * wrong number of indices, NULL array) keep their one-rank wording, and so
- * does a call on a tensor whose destroy has completed.  Run under
+ * does a call on a tensor whose destroy has completed.  With several ranks,
+ * also the checks that only tasks running on every rank write replicated
+ * tensors.  Run under
  * TAMM_ON_ERROR=return; each rank captures its own standard error in a file
  * and checks the message there.
  */
@@ -17,6 +19,8 @@
 static int failures;
 #define CHECK(c, ...) do { if (!(c)) { failures++; fprintf(stdout, "rank %d: FAIL: ", tamm_rank()); \
     fprintf(stdout, __VA_ARGS__); fputc('\n', stdout); } } while (0)
+
+static void noop(tamm_ctx *ctx, void *va) { (void)ctx; (void)va; }
 
 static FILE *cap;
 static int saved_fd = -1;
@@ -104,6 +108,53 @@ int main(int argc, char **argv)
     CHECK(rc == TAMM_EINVAL, "gather of a destroyed tensor returned %d", rc);
     expect("gather of a destroyed tensor", e, "tamm: error: top level: tamm_tensor_gather: tensor 'Bmat' was destroyed");
     CHECK(tamm_wait_all() == TAMM_EINVAL, "the wait after gather of a destroyed tensor");
+
+    /* several ranks: a replicated tensor is written only by tasks that run on every rank */
+    if (tamm_nranks() > 1) {
+        tamm_tensor_opts ro;
+        memset(&ro, 0, sizeof ro);
+        ro.dist = TAMM_DIST_REPLICATED;
+        tamm_tensor *R = tamm_tensor_create_ex("Rep", TAMM_F64, 2, d, t, &ro);
+        CHECK(R != NULL, "create Rep");
+        tamm_ref refs[2];
+        memset(refs, 0, sizeof refs);
+        refs[0].tensor = R;
+        refs[0].nidx = 2;
+        refs[0].idx[0] = 1;
+        refs[0].idx[1] = 2;
+        refs[0].mode = TAMM_WRITE;
+        refs[1].tensor = A;
+        refs[1].nidx = 2;
+        refs[1].idx[0] = 3;
+        refs[1].idx[1] = 1;
+        refs[1].mode = TAMM_READWRITE;
+        tamm_task tk;
+        memset(&tk, 0, sizeof tk);
+        tk.cpu = noop;
+        tk.refs = refs;
+        tk.nrefs = 1;
+        tk.rank = 0;
+        tk.label = "rep_on0";
+        capture();
+        rc = tamm_submit(NULL, &tk);
+        e = captured();
+        CHECK(rc == TAMM_EINVAL, "on(0) writing a replicated tensor returned %d", rc);
+        expect("on(0) writing a replicated tensor", e,
+               "the task runs on rank 0 but modifies Rep[1,2] of replicated tensor 'Rep' (a task that writes a "
+               "replicated tensor runs on every rank: name that block first)");
+        CHECK(tamm_wait_all() == TAMM_EINVAL, "the wait after on(0) writing a replicated tensor");
+        tk.nrefs = 2;
+        tk.rank = -1;
+        tk.label = "rep_and_dist";
+        capture();
+        rc = tamm_submit(NULL, &tk);
+        e = captured();
+        CHECK(rc == TAMM_EINVAL, "writing replicated and distributed blocks returned %d", rc);
+        expect("writing replicated and distributed blocks", e,
+               "the task modifies replicated data, so it runs on every rank, but it also modifies Amat[3,1] of "
+               "distributed tensor 'Amat'");
+        CHECK(tamm_wait_all() == TAMM_EINVAL, "the wait after writing replicated and distributed blocks");
+    }
 
     /* and the run goes on: a block in range */
     double *q = tamm_block(A, 3, 2);

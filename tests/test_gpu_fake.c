@@ -329,6 +329,29 @@ static int too_big(void *arg)
     return 0;
 }
 
+/* a taskwait (tamm_cc_taskwait, as tammcc emits in a task function) from a task running on a GPU:
+ * not supported, and said so */
+int tamm_cc_taskwait(void); /* tamm_cc.h */
+static atomic_int g_gpu_wait_rc;
+static void gpu_waits(tamm_ctx *ctx, void *p)
+{
+    (void)ctx;
+    (void)p;
+    atomic_store(&g_gpu_wait_rc, tamm_cc_taskwait());
+}
+static int gpu_taskwait(void *arg)
+{
+    (void)arg;
+    tu_init();
+    tamm_task t = tu_task(NULL, NULL, 0, NULL, 0, "gpu_waiter", "g.c", 3);
+    t.cuda = gpu_waits;
+    CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_ENOTSUP);
+    CHECK_EQ_INT(atomic_load(&g_gpu_wait_rc), TAMM_ENOTSUP);
+    tamm_finalize();
+    return 0;
+}
+
 static int no_device(void *arg)
 {
     (void)arg;
@@ -592,6 +615,14 @@ int main(void)
     CHECK_CONTAINS(err, "TAMM_CUDA_MEMORY_LIMIT");
     CHECK_CONTAINS(err, "too_big");
     run_test_child("task over the limit with a CPU variant", too_big, (void *)&both, eb, 30);
+    {
+        const char *eg[] = { FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
+        CHECK_EQ_INT(run_child(gpu_taskwait, NULL, eg, 30, &st, err), 0);
+        h__merge_counts(&st);
+        CHECK_MSG(child_ok(&st), "a taskwait on a GPU: the child did not end cleanly");
+        CHECK_CONTAINS(err, "tamm: error: task 'gpu_waiter' (g.c:3): a taskwait in a function called from a task that "
+                            "runs on a GPU");
+    }
     const char *en[] = { "TAMM_NUM_GPUS=0", "TAMM_ON_ERROR=return", NULL };
     run_test_child("no device", no_device, NULL, en, 30);
 

@@ -4,6 +4,8 @@
 set -u
 tammcc=$1
 work=$2
+case $tammcc in /*) ;; *) tammcc=$(pwd)/$tammcc ;; esac
+case $work in /*) ;; *) work=$(pwd)/$work ;; esac
 here=$(cd "$(dirname "$0")" && pwd)
 inc=$here/../../include
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2

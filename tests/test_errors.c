@@ -579,6 +579,18 @@ static int child_top_misuse(void *vp)
     return 0;
 }
 
+/* an allocation of the runtime that fails (a tensor whose block table alone needs terabytes):
+ * "fatal: out of memory", exit status 1 in either mode */
+static int child_oom(void *vp)
+{
+    (void)vp;
+    tu_init();
+    size_t dims[1] = { (size_t)1 << 38 }, tile[1] = { 1 };
+    tamm_tensor *T = tamm_tensor_create("Huge", TAMM_F64, 1, dims, tile);
+    CHECK_MSG(T == NULL, "a tensor of 2^38 blocks was created");
+    return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Before tamm_init / after tamm_finalize                                */
 /* ------------------------------------------------------------------ */
@@ -766,6 +778,16 @@ static void test_top_misuse(void)
         CHECK_CONTAINS(err, "tamm: error");
         if (xcases[k].msg) CHECK_CONTAINS(err, xcases[k].msg);
     }
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) /* their allocators stop the run on such a size */
+    for (int mode = 0; mode < 2; mode++) {
+        h_context("fatal: out of memory (%s)", mode ? "TAMM_ON_ERROR=return" : "default mode");
+        const char *env[] = { "TAMM_NUM_WORKERS=2", mode ? "TAMM_ON_ERROR=return" : NULL, NULL };
+        run_child(child_oom, NULL, env, 20, &st, err);
+        if (!CHECK_MSG(child_exit_is(&st, 1), "exit status 1 (got %s)", child_how(&st, how, sizeof how)))
+            h_dump_child("oom", &st, err);
+        CHECK_CONTAINS(err, "tamm: fatal: out of memory (");
+    }
+#endif
     h_context("calls before tamm_init / after tamm_finalize");
     {
         const char *env[] = { "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };

@@ -12,6 +12,7 @@
  */
 #include "tamm_util.h"
 #include <pthread.h>
+#include <sys/resource.h>
 #include <sched.h>
 
 #define TILE 4
@@ -585,6 +586,9 @@ static int child_oom(void *vp)
 {
     (void)vp;
     tu_init();
+    /* at most 1 TiB of address space, so that the allocation fails whatever the overcommit policy */
+    struct rlimit rl = { (rlim_t)1 << 40, (rlim_t)1 << 40 };
+    CHECK_EQ_INT(setrlimit(RLIMIT_AS, &rl), 0);
     size_t dims[1] = { (size_t)1 << 38 }, tile[1] = { 1 };
     tamm_tensor *T = tamm_tensor_create("Huge", TAMM_F64, 1, dims, tile);
     CHECK_MSG(T == NULL, "a tensor of 2^38 blocks was created");

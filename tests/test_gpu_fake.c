@@ -352,6 +352,32 @@ static int gpu_taskwait(void *arg)
     return 0;
 }
 
+/* the release errors of a task that runs on a GPU: the same words as on a CPU */
+static atomic_int g_gpu_rel_rc;
+static void gpu_releases_twice(tamm_ctx *ctx, void *p)
+{
+    tamm_tensor *T = *(tamm_tensor **)p;
+    long i0[1] = { 0 };
+    void *b = tamm_get_buf_read(ctx, T, i0);
+    TCHECK(tamm_release_cancel(ctx, b) == TAMM_OK);
+    atomic_store(&g_gpu_rel_rc, tamm_release_cancel(ctx, b));
+}
+static int gpu_release_twice(void *arg)
+{
+    (void)arg;
+    tu_init();
+    tamm_tensor *T = tu_vec("R", 2, TILE);
+    tamm_ref r = tu_ref1(T, TAMM_READ, 0);
+    tamm_task t = tu_task(NULL, &T, sizeof T, &r, 1, "gpu_release", "g.c", 5);
+    t.cuda = gpu_releases_twice;
+    CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_EBUF);
+    CHECK_EQ_INT(atomic_load(&g_gpu_rel_rc), TAMM_EBUF);
+    tamm_tensor_destroy(T);
+    tamm_finalize();
+    return 0;
+}
+
 static int no_device(void *arg)
 {
     (void)arg;
@@ -622,6 +648,14 @@ int main(void)
         CHECK_MSG(child_ok(&st), "a taskwait on a GPU: the child did not end cleanly");
         CHECK_CONTAINS(err, "tamm: error: task 'gpu_waiter' (g.c:3): a taskwait in a function called from a task that "
                             "runs on a GPU");
+    }
+    {
+        const char *eg[] = { FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
+        CHECK_EQ_INT(run_child(gpu_release_twice, NULL, eg, 30, &st, err), 0);
+        h__merge_counts(&st);
+        CHECK_MSG(child_ok(&st), "a release twice on a GPU: the child did not end cleanly");
+        CHECK_CONTAINS(err, "tamm: error: task 'gpu_release' (g.c:5): tamm_release_cancel: this read buffer was "
+                            "already released");
     }
     const char *en[] = { "TAMM_NUM_GPUS=0", "TAMM_ON_ERROR=return", NULL };
     run_test_child("no device", no_device, NULL, en, 30);

@@ -362,6 +362,31 @@ static void gpu_releases_twice(tamm_ctx *ctx, void *p)
     TCHECK(tamm_release_cancel(ctx, b) == TAMM_OK);
     atomic_store(&g_gpu_rel_rc, tamm_release_cancel(ctx, b));
 }
+/* the execution state machine on a GPU: a block held for writing cannot be read in the same task */
+static void gpu_write_then_read(tamm_ctx *ctx, void *p)
+{
+    tamm_tensor *T = *(tamm_tensor **)p;
+    long i0[1] = { 0 };
+    void *w = tamm_get_buf_write(ctx, T, i0);
+    void *r = tamm_get_buf_read(ctx, T, i0);
+    if (r) tamm_release_cancel(ctx, r);
+    if (w) tamm_release_put(ctx, w);
+}
+static int gpu_fsm(void *arg)
+{
+    (void)arg;
+    tu_init();
+    tamm_tensor *T = tu_vec("F", 2, TILE);
+    tamm_ref r = tu_ref1(T, TAMM_READWRITE, 0);
+    tamm_task t = tu_task(NULL, &T, sizeof T, &r, 1, "gpu_fsm", "g.c", 6);
+    t.cuda = gpu_write_then_read;
+    CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_EFSM);
+    tamm_tensor_destroy(T);
+    tamm_finalize();
+    return 0;
+}
+
 static int gpu_release_twice(void *arg)
 {
     (void)arg;
@@ -656,6 +681,14 @@ int main(void)
         CHECK_MSG(child_ok(&st), "a release twice on a GPU: the child did not end cleanly");
         CHECK_CONTAINS(err, "tamm: error: task 'gpu_release' (g.c:5): tamm_release_cancel: this read buffer was "
                             "already released");
+    }
+    {
+        const char *eg[] = { FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
+        CHECK_EQ_INT(run_child(gpu_fsm, NULL, eg, 30, &st, err), 0);
+        h__merge_counts(&st);
+        CHECK_MSG(child_ok(&st), "write then read on a GPU: the child did not end cleanly");
+        CHECK_CONTAINS(err, "tamm: error: task 'gpu_fsm' (g.c:6): READ on F[0] (GPU 0): ");
+        CHECK_CONTAINS(err, "(a block can be held once for writing in a task)");
     }
     const char *en[] = { "TAMM_NUM_GPUS=0", "TAMM_ON_ERROR=return", NULL };
     run_test_child("no device", no_device, NULL, en, 30);

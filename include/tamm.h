@@ -97,7 +97,7 @@ typedef enum tamm_dtype { TAMM_F32 = 0, TAMM_F64 = 1, TAMM_I32 = 2, TAMM_I64 = 3
 
 typedef enum tamm_dist {
     TAMM_DIST_BLOCK_CYCLIC = 0,  /**< blocks dealt over a process grid (default) */
-    TAMM_DIST_REPLICATED   = 1,  /**< every rank holds every block */
+    TAMM_DIST_REPLICATED   = 1,  /**< every rank holds a copy of every block (any rank may modify it) */
     TAMM_DIST_LOCAL        = 2   /**< every block lives on rank `owner` */
 } tamm_dist;
 
@@ -280,8 +280,20 @@ int tamm_wait_all(void);
 /** Wait only for the tasks submitted so far that use the given blocks/slices/
  *  ranges/tensors: every one of them, readers included, whatever the refs' modes. */
 int tamm_wait_on(const tamm_ref *refs, int nrefs);
-/** Execution fence: everything submitted before completes before anything after starts. */
+/** Execution fence (`#pragma tamm fence`): everything submitted before it
+ *  completes, on every rank, before anything submitted after it starts on any
+ *  rank.  Blocking: it returns once every rank's tasks submitted before it have
+ *  completed (the calling thread runs tasks meanwhile), with the first error
+ *  recorded under TAMM_ON_ERROR=return, like tamm_wait_all.  A collective call:
+ *  every rank calls it at the same point of its submissions.  Top level only. */
 int tamm_barrier(void);
+/** The same execution fence without blocking: it returns at once, and every
+ *  top-level task submitted after it (on any rank) starts only after every task
+ *  submitted before it has completed on every rank.  No task waits for a
+ *  message per task: the ranks agree once per fence (an MPI_Ibarrier that the
+ *  progress thread runs).  A collective call like tamm_barrier; top level
+ *  only (TAMM_ESTATE otherwise).  Errors of tasks wait for the next wait. */
+int tamm_fence_submit(void);
 
 /** Fences: a fence is signalled when every task naming it in `signal` has
  *  completed; tasks naming it in `wait` start only after that. */

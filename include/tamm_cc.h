@@ -48,6 +48,11 @@ void *tamm_cc_acquire(tamm_ctx *tamm__ctx, tamm_tensor *tamm__T, const long *tam
  *  error.  (In libtammrt.) */
 int tamm_cc_taskwait(void);
 
+/** `#pragma tamm fence`: tamm_barrier(), except that an error it returns stays
+ *  for the program's next wait and its exit status (the generated code drops
+ *  the result, as a pragma program has no status to look at).  (In libtammrt.) */
+int tamm_cc_fence(void);
+
 /** Tells libtammrt that the program holds code tammcc translated, so its task bodies never run
  *  at top level: top-level tamm_block then keeps no copy of the block for tamm_cancel, which a
  *  plain build (pragmas ignored) needs (docs/runtime.md, "Cancellation").  Called by the

@@ -22,6 +22,7 @@
  * polls with a growing pause while work is in flight.
  */
 #include "error.h"
+#include "fence.h"
 #include "gpu.h"
 #include "runtime.h"
 #include "tensor.h"
@@ -411,6 +412,9 @@ static void *gpu_main(void *arg)
             if (pause_us < 100) pause_us *= 2;
             continue;
         }
+        /* idle: an execution fence armed while this thread completed the
+         * last task before it may have missed that completion (fence.h) */
+        tamm__xfence_poll();
         pthread_mutex_lock(&g->req_lock);
         int stop = atomic_load(&tamm__gpus.stop);
         if (!stop && g->nreqs == 0 && atomic_load(&g->q.n) == 0 && !g->held) {

@@ -62,6 +62,7 @@ int tamm__dist_tensor_init(tamm_tensor *T)
     D->holders = tamm__xcalloc(n, sizeof *D->holders);
     D->contrib = tamm__xcalloc(n, sizeof *D->contrib);
     D->st = tamm__xcalloc((size_t)T->nblk, 1);
+    if (D->replicated) D->src = tamm__xcalloc((size_t)T->nblk, sizeof *D->src); /* rank 0: a holder */
     for (long b = 0; b < T->nblk; b++) {
         uint64_t *h = tamm__dist_set(D->holders, D, b);
         if (D->replicated)
@@ -82,6 +83,7 @@ void tamm__dist_tensor_free(tamm_tensor *T)
     free(D->holders);
     free(D->contrib);
     free(D->st);
+    free(D->src);
     free(D->ce);
     free(D);
     T->dist = NULL;

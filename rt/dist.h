@@ -7,8 +7,10 @@
  * grid larger than the run folds onto it).  The automatic grid is P for 1-D
  * tensors and pr x pc (pr the largest divisor of P not above sqrt(P)) over the
  * first two dimensions otherwise.  TAMM_DIST_LOCAL: every block on rank
- * `owner`.  TAMM_DIST_REPLICATED: every rank holds every block (the nominal
- * owner, rank 0, only decides where read-only tasks run).
+ * `owner`.  TAMM_DIST_REPLICATED: every rank holds a copy of every block (the
+ * nominal owner, rank 0, only decides where read-only tasks run); a task on
+ * one rank that modifies a block makes the other copies stale until they are
+ * next used (mpi_flow.c).
  *
  * With several ranks each tensor also carries the per-block state of the
  * sequential task flow (mpi_flow.c), kept identical on every rank because
@@ -42,6 +44,9 @@ typedef struct tamm_dist_tensor {
     uint64_t *holders;    /* [nblk][words]: ranks whose copy is the current version */
     uint64_t *contrib;    /* [nblk][words]: ranks with a contribution in the open run */
     unsigned char *st;    /* [nblk]: TAMM_DS_* */
+    int *src;             /* [nblk], replicated tensors only: the rank whose copy is the reference (always a
+                           * holder): the last single-rank writer, or the root of the open accumulation run.
+                           * It sends the block to a rank that needs it and sums the run's contributions. */
     tamm_centry *ce;      /* [nblk][ranks] with a memory limit, else NULL */
 } tamm_dist_tensor;
 

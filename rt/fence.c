@@ -2,10 +2,12 @@
 #include "fence.h"
 #include "worker.h"
 #include "error.h"
+#include "mpi_comm.h"
 #include "mpi_flow.h"
 #include "runtime.h"
 #include "task.h"
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -164,4 +166,155 @@ int tamm__fence_waited_by(const tamm_task_s *t, char *buf, size_t n, tamm_fence 
     }
     pthread_mutex_unlock(&live_lock);
     return found;
+}
+
+/* ------------------------------------------------------------------ */
+/* execution fences (fence.h)                                           */
+/* ------------------------------------------------------------------ */
+struct tamm_xfence {
+    tamm_fence gate;               /* what the tasks after it wait for; signalled when it fires */
+    long target;                   /* top-level tasks submitted before it */
+    int reached;                   /* (xf_lock) its count was reached: agreement under way, or fired */
+    struct tamm_xfence *next;      /* (xf_lock) the queue of fences not yet fired, oldest first */
+    struct tamm_xfence *all_next;  /* (top-level thread) every fence not yet freed */
+};
+
+tamm_fence *tamm__xf_gate;
+static pthread_mutex_t xf_lock = PTHREAD_MUTEX_INITIALIZER;
+static tamm_xfence *xf_head, *xf_tail;
+static atomic_long xf_target;      /* the armed fence's target */
+static tamm_xfence *xf_all;
+
+/* Top-level tasks completed: the per-worker counts (as tamm__top_pending). */
+static long top_done_sum(void)
+{
+    long done = 0;
+    for (int i = 0; i < tamm__rt.nthreads; i++)
+        done += atomic_load_explicit(&tamm__rt.workers[i].top_done, memory_order_acquire);
+    return done;
+}
+
+static void xf_arm(tamm_xfence *x) /* under xf_lock */
+{
+    atomic_store_explicit(&xf_target, x->target, memory_order_relaxed);
+    atomic_store_explicit(&tamm__rt.xf_armed, 1, memory_order_seq_cst);
+}
+
+/* Every rank has reached x: the tasks after it may start; arm the next. */
+static void xf_fire(tamm_xfence *x)
+{
+    pthread_mutex_lock(&xf_lock);
+    xf_head = x->next;
+    if (!xf_head) xf_tail = NULL;
+    tamm_xfence *n = xf_head;
+    if (n) xf_arm(n);
+    pthread_mutex_unlock(&xf_lock);
+    tamm__fence_signal(&x->gate); /* x may be freed from here on (by the top-level thread) */
+    if (n) tamm__xfence_poll();
+}
+
+typedef struct xf_op { tamm_comm_op c; tamm_xfence *x; } xf_op;
+
+static void xf_agreed(tamm_handoff *h)
+{
+    xf_op *o = (xf_op *)h;
+    tamm_xfence *x = o->x;
+    free(o);
+    xf_fire(x);
+    /* after the fire: a waiting thread never finds the run idle in between */
+    atomic_fetch_sub_explicit(&tamm__handoff_inflight, 1, memory_order_release);
+}
+
+void tamm__xfence_poll(void)
+{
+    /* pairs with the fence of the thread that armed it (after its store of
+     * xf_armed): either it sees this thread's completion count, or this
+     * thread sees the fence armed */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!atomic_load_explicit(&tamm__rt.xf_armed, memory_order_relaxed)) return;
+    long target = atomic_load_explicit(&xf_target, memory_order_relaxed);
+    if (top_done_sum() < target) return;
+    pthread_mutex_lock(&xf_lock);
+    tamm_xfence *x = xf_head;
+    if (!x || x->reached || x->target != target) { /* another thread got there first */
+        pthread_mutex_unlock(&xf_lock);
+        return;
+    }
+    x->reached = 1;
+    atomic_store_explicit(&tamm__rt.xf_armed, 0, memory_order_relaxed);
+    pthread_mutex_unlock(&xf_lock);
+    if (tamm__flow_on) { /* several ranks: fire when every rank has reached it */
+        xf_op *o = tamm__xcalloc(1, sizeof *o);
+        o->c.h.finish = xf_agreed;
+        o->c.kind = TAMM_COP_FENCE;
+        o->x = x;
+        tamm__comm_post(&o->c);
+    } else {
+        xf_fire(x);
+    }
+}
+
+int tamm__xfence_fired(tamm_xfence *x) { return fence_reached(&x->gate); }
+
+int tamm__xfence_all_fired(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&xf_lock);
+    int none = xf_head == NULL;
+    pthread_mutex_unlock(&xf_lock);
+    return none;
+}
+
+/* Free the fences that have fired and no longer gate submissions. */
+static void xf_sweep(int all)
+{
+    for (tamm_xfence **p = &xf_all; *p;) {
+        tamm_xfence *x = *p;
+        if (all || (&x->gate != tamm__xf_gate && tamm__xfence_fired(x))) {
+            *p = x->all_next;
+            free(x->gate.waiters);
+            free(x);
+        } else {
+            p = &x->all_next;
+        }
+    }
+}
+
+tamm_xfence *tamm__xfence_new(void)
+{
+    xf_sweep(0);
+    /* several ranks: open accumulation runs close before it (their messages
+     * are tasks before it), and it is an event of the stream */
+    if (tamm__flow_on) tamm__flow_xfence();
+    tamm_xfence *x = tamm__xcalloc(1, sizeof *x);
+    tamm__spin_init(&x->gate.lock);
+    x->gate.registered = x->gate.pending = 1;
+    x->target = atomic_load_explicit(&tamm__rt.top_submitted, memory_order_relaxed);
+    x->all_next = xf_all;
+    xf_all = x;
+    pthread_mutex_lock(&xf_lock);
+    int arm = xf_head == NULL;
+    if (arm) xf_head = x;
+    else xf_tail->next = x;
+    xf_tail = x;
+    if (arm) xf_arm(x);
+    pthread_mutex_unlock(&xf_lock);
+    tamm__xf_gate = &x->gate;
+    if (arm) tamm__xfence_poll(); /* everything before it may have completed already */
+    return x;
+}
+
+void tamm__xfence_gate(tamm_task_s *t)
+{
+    if (!tamm__fence_add_waiter(tamm__xf_gate, t)) tamm__xf_gate = NULL; /* it has fired */
+}
+
+void tamm__xfence_reset(void)
+{
+    pthread_mutex_lock(&xf_lock);
+    xf_head = xf_tail = NULL;
+    atomic_store(&xf_target, 0);
+    pthread_mutex_unlock(&xf_lock);
+    tamm__xf_gate = NULL;
+    xf_sweep(1);
 }

@@ -41,4 +41,37 @@ int tamm__fence_waited_by(const struct tamm_task_s *t, char *buf, size_t n, tamm
 /** Free every fence still alive (finalize). */
 void tamm__fence_free_all(void);
 
+/*
+ * Execution fences (tamm_barrier, tamm_fence_submit; SPEC section 5): every
+ * top-level task submitted before a fence completes, on every rank, before
+ * any top-level task submitted after it starts on any rank.
+ *
+ * A fence is a hidden user fence (`gate`) that every top-level task submitted
+ * after it waits for (tamm__xfence_gate, while it is not signalled), and a
+ * target: the number of top-level tasks submitted before it.  Since no task
+ * after it can complete before it fires, the tasks before it have completed
+ * exactly when the per-worker completion counts add up to the target; no
+ * counter is written per task.  Fences fire in submission order: only the
+ * oldest unfired one is armed (tamm__rt.xf_armed); each top-level completion
+ * then checks it (tamm__xfence_poll), and so does a thread about to sleep.
+ * When its count is reached the fence fires at once in one process, or after
+ * an MPI_Ibarrier that the progress thread runs (every rank reached it), and
+ * the next one is armed.
+ */
+typedef struct tamm_xfence tamm_xfence;
+/** The newest execution fence not yet seen fired (the top-level thread only), or NULL. */
+extern tamm_fence *tamm__xf_gate;
+/** Top level: a new execution fence after everything submitted so far. */
+tamm_xfence *tamm__xfence_new(void);
+/** Whether x has fired (every rank completed what came before it). */
+int tamm__xfence_fired(tamm_xfence *x);
+/** Top-level task t (being submitted, its guard held) waits for the gate. */
+void tamm__xfence_gate(struct tamm_task_s *t);
+/** The armed fence may have been reached: check, and fire it (any thread). */
+void tamm__xfence_poll(void);
+/** Whether every execution fence has fired (tamm__help_until's condition; arg unused). */
+int tamm__xfence_all_fired(void *arg);
+/** Forget every execution fence (session start and end). */
+void tamm__xfence_reset(void);
+
 #endif

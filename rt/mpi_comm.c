@@ -51,7 +51,7 @@ static int tag_ub = 32767;
 
 /* per session */
 static MPI_Comm data_comm = MPI_COMM_NULL, ctl_comm = MPI_COMM_NULL, agree_comm = MPI_COMM_NULL,
-                leaf_comm = MPI_COMM_NULL;
+                fence_comm = MPI_COMM_NULL, leaf_comm = MPI_COMM_NULL;
 static pthread_t progress_thread;
 static int progress_running;
 static atomic_int progress_stop;
@@ -332,6 +332,9 @@ static void start_op(tamm_comm_op *op)
     case TAMM_COP_AGREE:
         rc = MPI_Ibarrier(agree_comm, &r);
         break;
+    case TAMM_COP_FENCE: /* fences reach it in one order on every rank: each is posted after the previous fired */
+        rc = MPI_Ibarrier(fence_comm, &r);
+        break;
     case TAMM_COP_SYNC: {
         sync_rec s = { (int)op->aux, (uint64_t)(uintptr_t)op->arg, (uint64_t)op->tag };
         memcpy(&s.hash, op->buf, sizeof s.hash);
@@ -355,9 +358,11 @@ static void start_op(tamm_comm_op *op)
     }
     }
     if (rc != MPI_SUCCESS)
-        comm_failed(op->kind == TAMM_COP_SEND ? "sending a block" : op->kind == TAMM_COP_RECV ? "receiving a block"
-                                                                                               : "a collective agreement",
-                    op->kind == TAMM_COP_AGREE ? -1 : op->peer, rc);
+        comm_failed(op->kind == TAMM_COP_SEND   ? "sending a block"
+                    : op->kind == TAMM_COP_RECV ? "receiving a block"
+                    : op->kind == TAMM_COP_FENCE ? "an execution fence"
+                                                 : "a collective agreement",
+                    op->kind == TAMM_COP_AGREE || op->kind == TAMM_COP_FENCE ? -1 : op->peer, rc);
     act_add(r, op);
 }
 
@@ -507,7 +512,8 @@ static void *progress_main(void *arg)
                     tamm_comm_op *op = act.op[idx[k]];
                     if (rc == MPI_ERR_IN_STATUS && sts[k].MPI_ERROR != MPI_SUCCESS)
                         comm_failed(op->kind == TAMM_COP_RECV ? "receiving a block" : "sending a message",
-                                    op->kind == TAMM_COP_AGREE ? -1 : op->peer, sts[k].MPI_ERROR);
+                                    op->kind == TAMM_COP_AGREE || op->kind == TAMM_COP_FENCE ? -1 : op->peer,
+                                    sts[k].MPI_ERROR);
                     if (op->kind == TAMM_COP_RECV) atomic_fetch_add_explicit(&bytes_recv, op->bytes, memory_order_relaxed);
                     act.op[idx[k]] = NULL;
                     if (op->h.finish) tamm__handoff_push(&op->h);
@@ -571,7 +577,8 @@ static int dup_comm(MPI_Comm *c)
 int tamm__comm_session_start(void)
 {
     if (!mpi_started) return TAMM_OK;
-    if (dup_comm(&data_comm) || dup_comm(&ctl_comm) || dup_comm(&agree_comm) || dup_comm(&leaf_comm)) {
+    if (dup_comm(&data_comm) || dup_comm(&ctl_comm) || dup_comm(&agree_comm) || dup_comm(&fence_comm) ||
+        dup_comm(&leaf_comm)) {
         fprintf(stderr, "tamm: error: rank %d: MPI_Comm_dup failed\n", world_rank);
         return TAMM_ECOMM;
     }
@@ -675,6 +682,7 @@ void tamm__comm_session_end(void)
     MPI_Comm_free(&data_comm);
     MPI_Comm_free(&ctl_comm);
     MPI_Comm_free(&agree_comm);
+    MPI_Comm_free(&fence_comm);
     MPI_Comm_free(&leaf_comm);
 }
 

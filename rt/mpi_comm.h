@@ -5,9 +5,9 @@
  * launcher (mpirun / mpiexec / srun set PMI or OMPI variables) and left alone
  * otherwise; it is finalised when the process exits (tamm_init may follow
  * tamm_finalize again in one process).  Each tamm_init..tamm_finalize session
- * duplicates MPI_COMM_WORLD four times: block data, control messages,
- * collective agreement, and the communicator collective leaves get from
- * tamm_comm().
+ * duplicates MPI_COMM_WORLD five times: block data, control messages,
+ * collective agreement, execution fences, and the communicator collective
+ * leaves get from tamm_comm().
  *
  * With more than one rank a progress thread owns every point-to-point
  * operation of the runtime: workers and the top-level thread post operations
@@ -44,7 +44,8 @@ typedef struct tamm_comm_op {
 } tamm_comm_op;
 
 enum { TAMM_COP_SEND = 1, TAMM_COP_RECV, TAMM_COP_AGREE /* Ibarrier of a collective task */,
-       TAMM_COP_SYNC /* a synchronisation record, sent to every rank */ };
+       TAMM_COP_SYNC /* a synchronisation record, sent to every rank */,
+       TAMM_COP_FENCE /* Ibarrier of an execution fence (fence.h) */ };
 
 /** Synchronisation kinds (in records and messages). */
 enum { TAMM_SYNC_WAIT = 1, TAMM_SYNC_FINAL = 2 };

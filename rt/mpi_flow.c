@@ -68,7 +68,7 @@ int tamm__flow_stream_hash(uint64_t count, uint64_t *hash)
     return 1;
 }
 
-enum { EV_TENSOR = 1, EV_TASK, EV_BLOCK, EV_GATHER, EV_SCATTER, EV_SYNC, EV_FENCE, EV_FENCE_WAIT };
+enum { EV_TENSOR = 1, EV_TASK, EV_BLOCK, EV_GATHER, EV_SCATTER, EV_SYNC, EV_FENCE, EV_FENCE_WAIT, EV_XFENCE };
 
 void tamm__flow_tensor_created(tamm_tensor *T)
 {
@@ -352,6 +352,22 @@ static blkref *runs;
 static int nruns, capruns;
 
 static void cache_stale(tamm_tensor *T, long lin, int keep);
+
+/* The rank whose copy of b is the reference: its owner, or for a replicated
+ * tensor the rank recorded in src (a holder, see dist.h). */
+static int home_rank(const tamm_tensor *T, long lin)
+{
+    const tamm_dist_tensor *D = T->dist;
+    return D->src ? D->src[lin] : T->blocks[lin].owner;
+}
+
+static void holders_all(tamm_tensor *T, long lin)
+{
+    tamm_dist_tensor *D = T->dist;
+    uint64_t *h = tamm__dist_set(D->holders, D, lin);
+    for (int r = 0; r < nranks; r++) tamm__rs_add(h, r);
+}
+
 static void holders_only(tamm_tensor *T, long lin, int a, int b)
 {
     tamm_dist_tensor *D = T->dist;
@@ -367,7 +383,7 @@ static void open_run(tamm_tensor *T, long lin)
     tamm_dist_tensor *D = T->dist;
     D->st[lin] |= TAMM_DS_RUN | TAMM_DS_WRITTEN;
     tamm__rs_clear(tamm__dist_set(D->contrib, D, lin), D->words);
-    holders_only(T, lin, T->blocks[lin].owner, -1);
+    holders_only(T, lin, home_rank(T, lin), -1);
     if (nruns == capruns) {
         capruns = capruns ? 2 * capruns : 64;
         runs = tamm__xrealloc(runs, (size_t)capruns * sizeof *runs);
@@ -383,7 +399,7 @@ static void end_run(tamm_tensor *T, long lin)
     tamm_dist_tensor *D = T->dist;
     if (!(D->st[lin] & TAMM_DS_RUN)) return;
     D->st[lin] &= (unsigned char)~TAMM_DS_RUN;
-    int o = T->blocks[lin].owner;
+    int o = home_rank(T, lin);
     uint64_t *c = tamm__dist_set(D->contrib, D, lin);
     for (int r = 0; r < nranks; r++) {
         if (r == o || !tamm__rs_has(c, r)) continue;
@@ -602,7 +618,7 @@ static void need_copy(tamm_tensor *T, long lin, int e)
     uint64_t *h = tamm__dist_set(D->holders, D, lin);
     cache_use(T, lin, e);
     if (tamm__rs_has(h, e)) return;
-    int o = T->blocks[lin].owner;
+    int o = home_rank(T, lin);
     if (D->st[lin] & TAMM_DS_WRITTEN) {
         uint32_t seq = msg_seq(o, e);
         if (me == o) pseudo(PK_SEND, T, lin, TAMM_READ, e, seq);
@@ -610,6 +626,49 @@ static void need_copy(tamm_tensor *T, long lin, int e)
     }
     /* never modified: e makes it itself (zeros, or the generator) */
     tamm__rs_add(h, e);
+}
+
+/* A block of a replicated tensor used with permission p by an operation on
+ * rank exec (EXEC_ALL: every rank, each on its own copy).  Every rank holds a
+ * copy, but only the holders' copies are current: src (a holder) sends the
+ * block to a rank that needs it (invalidate, then fetch at the next use).
+ *   - every rank: the run closes, every stale copy is brought up to date;
+ *     a modification (every rank changing its copy the same way) leaves
+ *     every copy current;
+ *   - accumulate only, one rank: the run of b (rooted at src) takes exec's
+ *     contribution as for a distributed block owned by src;
+ *   - otherwise, one rank: the run closes, exec brings its copy up to date;
+ *     a modification leaves exec the only holder, and the new src.
+ * No message goes to a rank that does not use the block. */
+static void rep_use(tamm_tensor *T, long lin, unsigned p, int exec)
+{
+    tamm_dist_tensor *D = T->dist;
+    int mod = (p & (TAMM_WRITE | TAMM_ACCUM)) != 0;
+    if (exec == EXEC_ALL) {
+        end_run(T, lin);
+        for (int r = 0; r < nranks; r++) need_copy(T, lin, r);
+        if (mod) {
+            D->st[lin] |= TAMM_DS_WRITTEN;
+            holders_all(T, lin);
+        }
+        return;
+    }
+    if (p == TAMM_ACCUM) {
+        if (!(D->st[lin] & TAMM_DS_RUN)) open_run(T, lin);
+        uint64_t *c = tamm__dist_set(D->contrib, D, lin);
+        if (exec != D->src[lin] && !tamm__rs_has(c, exec)) {
+            tamm__rs_add(c, exec);
+            if (me == exec) pseudo(PK_ZERO, T, lin, TAMM_WRITE, -1, 0);
+        }
+        return;
+    }
+    end_run(T, lin);
+    need_copy(T, lin, exec);
+    if (mod) { /* write, readwrite, read+accumulate */
+        D->st[lin] |= TAMM_DS_WRITTEN;
+        D->src[lin] = exec;
+        holders_only(T, lin, exec, -1);
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -795,10 +854,17 @@ static int submit_collective(const tamm_task *u, const tamm_task_opts *o, unsign
         long lin = fb[i].lin;
         tamm_dist_tensor *D = T->dist;
         int o2 = T->blocks[lin].owner;
-        if (fb[i].perm & (TAMM_WRITE | TAMM_ACCUM)) {
+        if (D->replicated) {
+            /* each leaf uses its rank's copy: every copy is brought up to date first */
+            rep_use(T, lin, fb[i].perm, EXEC_ALL);
+        } else {
+            /* any use closes the block's accumulation run: the owner's leaf sees
+             * the contributions of every rank (a read too) */
             end_run(T, lin);
-            D->st[lin] |= TAMM_DS_WRITTEN;
-            if (!D->replicated) holders_only(T, lin, o2, -1);
+            if (fb[i].perm & (TAMM_WRITE | TAMM_ACCUM)) {
+                D->st[lin] |= TAMM_DS_WRITTEN;
+                holders_only(T, lin, o2, -1);
+            }
         }
         if (o2 != me && !D->replicated) continue;
         tamm_ref *r = &lrefs[n++];
@@ -853,16 +919,12 @@ int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flag
         fence_signals(o, EXEC_ALL);
         return rc;
     }
-    /* replicated tensors are written by tasks that run on every rank, and only by them */
-    for (int i = 0; i < nfb && !destroy; i++) {
+    /* a task that runs on every rank (its first modified block is replicated)
+     * modifies replicated tensors only; a task on one rank may modify any */
+    for (int i = 0; i < nfb && !destroy && exec == EXEC_ALL; i++) {
         if (!(fb[i].perm & (TAMM_WRITE | TAMM_ACCUM))) continue;
-        int rep = fb[i].T->dist->replicated;
         char bn[128];
-        if (rep && exec != EXEC_ALL)
-            return tamm__error(&w, TAMM_EINVAL, "the task runs on rank %d but modifies %s of replicated tensor '%s' "
-                               "(a task that writes a replicated tensor runs on every rank: name that block first)",
-                               exec, tamm__block_name(fb[i].T, fb[i].lin, bn, sizeof bn), fb[i].T->name);
-        if (!rep && exec == EXEC_ALL)
+        if (!fb[i].T->dist->replicated)
             return tamm__error(&w, TAMM_EINVAL, "the task modifies replicated data, so it runs on every rank, but it "
                                "also modifies %s of distributed tensor '%s'",
                                tamm__block_name(fb[i].T, fb[i].lin, bn, sizeof bn), fb[i].T->name);
@@ -880,7 +942,7 @@ int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flag
             continue;
         }
         if (D->replicated) {
-            if (p & (TAMM_WRITE | TAMM_ACCUM)) D->st[lin] |= TAMM_DS_WRITTEN;
+            rep_use(T, lin, p, exec);
             continue;
         }
         if (p == TAMM_ACCUM) {
@@ -984,6 +1046,13 @@ void tamm__flow_sync(int kind)
     tamm__comm_sync(kind, tamm__flow_stream_count(), hcur);
 }
 
+void tamm__flow_xfence(void)
+{
+    end_all_runs();
+    hcur = mix64(hcur, EV_XFENCE);
+    event_done();
+}
+
 static int sentinel_ready(void *arg)
 {
     tamm_task_s *t = arg;
@@ -1028,7 +1097,11 @@ void *tamm__flow_block_at(tamm_tensor *T, const long *idx, int n)
     int ow = T->blocks[lin].owner;
     unsigned mode = TAMM_READWRITE;
     if (D->replicated) {
-        D->st[lin] |= TAMM_DS_WRITTEN; /* every rank changes its copy the same way */
+        /* every rank's copy is brought up to date and is the block; every
+         * rank changes its copy the same way */
+        cur_op++;
+        cur_task = NULL;
+        rep_use(T, lin, TAMM_READWRITE, EXEC_ALL);
     } else {
         end_run(T, lin);
         cur_op++;
@@ -1074,8 +1147,14 @@ int tamm__flow_whole(tamm_tensor *T, void *arr, int to_arr)
         for (long b = 0; b < T->nblk; b++) cache_pin(T, b, EXEC_ALL);
     for (long b = 0; b < T->nblk; b++) {
         int ow = T->blocks[b].owner;
-        if (D->replicated) {
-            if (!to_arr) D->st[b] |= TAMM_DS_WRITTEN;
+        if (D->replicated) { /* every rank reads its copy (up to date first) / writes it */
+            if (to_arr) {
+                rep_use(T, b, TAMM_READ, EXEC_ALL);
+            } else {
+                end_run(T, b);
+                D->st[b] |= TAMM_DS_WRITTEN;
+                holders_all(T, b);
+            }
             continue;
         }
         end_run(T, b);

@@ -21,6 +21,13 @@
  *     until the next read or write of b (or a synchronisation point); each
  *     contributor rank != o zeroes its copy once and sums its tasks into it;
  *     when the run closes it sends the sum, which o adds to b (AccAll).
+ * A replicated tensor's block has a copy on every rank and a reference rank
+ * src (dist.h) standing for the owner above: a task on one rank e that
+ * modifies it (after bringing e's copy up to date) leaves e the only holder
+ * and src, with no put-back; accumulations from several ranks form a run
+ * summed at src; any later use on rank r (a task, tamm_block, gather, a
+ * collective leaf, a task on every rank) first receives the block from src
+ * if r is not a holder.  Nothing is sent to ranks that do not use it.
  * Messages between a pair of ranks are tagged with that pair's count of
  * earlier messages, which both ends compute from the stream.  A rank that
  * neither runs T nor owns one of its blocks only updates the block state
@@ -57,6 +64,10 @@ void tamm__flow_fence_wait(struct tamm_fence *f);
  *  tamm_finalize (TAMM_SYNC_FINAL): close the open accumulation runs, and
  *  exchange the stream position with every rank. */
 void tamm__flow_sync(int kind);
+/** Top level: an execution fence (tamm_barrier, tamm_fence_submit; fence.h)
+ *  follows: close the open accumulation runs (their messages come before it),
+ *  and count it in the stream. */
+void tamm__flow_xfence(void);
 /** tamm_block outside a task, tamm_tensor_gather / _scatter, over the ranks. */
 void *tamm__flow_block_at(tamm_tensor *T, const long *idx, int n);
 int tamm__flow_whole(tamm_tensor *T, void *arr, int to_arr);

@@ -128,7 +128,43 @@ static int seen(int rc)
 }
 
 int tamm_wait_all(void) { return seen(wait_all()); }
-int tamm_barrier(void) { return seen(wait_all()); }
+
+static int xfence_reached(void *arg) { return tamm__xfence_fired(arg); }
+
+/* The blocking execution fence: a fence, then wait until it has fired, that
+ * is until every task submitted before it has completed on every rank. */
+static int barrier(const char *what)
+{
+    int rc = top_level_only(what);
+    if (rc) return rc;
+    if (tamm__flow_on) tamm__flow_sync(TAMM_SYNC_WAIT); /* close accumulation runs; compare streams */
+    tamm_xfence *x = tamm__xfence_new();
+    rc = tamm__help_until(xfence_reached, x);
+    atomic_store(&tamm__rt.top_waiting, 0);
+    if (rc) return tamm__error(NULL, rc, "%s: %ld tasks can never run (they wait for fences that are never signalled, "
+                                         "or for each other)", what, tamm__top_pending());
+    return tamm__error_take();
+}
+
+int tamm_barrier(void) { return seen(barrier("tamm_barrier")); }
+
+int tamm_cc_fence(void)
+{
+    /* the generated code drops the result: an error stays for the program's next wait and its exit */
+    int rc = barrier("#pragma tamm fence");
+    tamm__error_put_back(rc);
+    return rc;
+}
+
+/* The non-blocking execution fence: every top-level task submitted after it
+ * waits for it (fence.h); the submitting thread goes on at once. */
+int tamm_fence_submit(void)
+{
+    int rc = top_level_only("tamm_fence_submit");
+    if (rc) return seen(rc);
+    tamm__xfence_new();
+    return TAMM_OK;
+}
 
 
 /* every child of task p has completed: only its body is pending */
@@ -179,6 +215,12 @@ int tamm_finalize(void)
         return tamm__not_init("tamm_finalize");
     }
     int rc = wait_all();
+    /* execution fences with no task after them: every rank's agreement is
+     * under way or to come, and the progress thread must still run it (one
+     * rank stopping before its last fence fired would leave the others in the
+     * barrier); no task waits for them, so wait_all did not */
+    if (tamm__help_until(tamm__xfence_all_fired, NULL) && !rc)
+        rc = tamm__error(NULL, TAMM_EDEADLOCK, "tamm_finalize: an execution fence can never be reached");
     if (tamm__flow_on) {
         tamm__flow_sync(TAMM_SYNC_FINAL);
         int r2 = tamm__comm_wait_final();
@@ -205,6 +247,7 @@ int tamm_finalize(void)
     if (!deadlocked) tamm__tensor_free_all(); /* tasks that can never run still point at their tensors */
     coll_token = NULL;
     tamm__fence_free_all();
+    tamm__xfence_reset();
     for (int i = 0; i < tamm__rt.nthreads; i++) {
         tamm__deque_destroy(&tamm__rt.workers[i].dq);
         tamm__buf_cache_free(&tamm__rt.workers[i].bufs);

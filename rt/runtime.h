@@ -31,6 +31,7 @@ typedef struct tamm_runtime {
     atomic_int nested_waiting;     /* tasks in a taskwait of a task function (tamm_cc_taskwait) */
     atomic_int nsleepers;
     atomic_int stop;
+    atomic_int xf_armed;           /* an execution fence waits for its count of completions (fence.h) */
     /* written by wakers */
     _Alignas(TAMM_CACHELINE) atomic_uint wake_seq;   /* futex word for idle workers */
     /* written by the top-level thread on every submission */

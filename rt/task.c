@@ -392,6 +392,9 @@ static void task_complete(tamm_task_s *t, tamm_held *held)
                                   memory_order_release);
             if (atomic_load_explicit(&tamm__rt.top_waiting, memory_order_seq_cst))
                 tamm__wake_all();
+            /* an execution fence counts the completions before it (fence.h) */
+            if (TAMM_UNLIKELY(atomic_load_explicit(&tamm__rt.xf_armed, memory_order_relaxed)))
+                tamm__xfence_poll();
         }
         return;
     }
@@ -578,6 +581,7 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
         atomic_store_explicit(&tamm__rt.top_submitted,
                               atomic_load_explicit(&tamm__rt.top_submitted, memory_order_relaxed) + 1,
                               memory_order_relaxed);
+        if (TAMM_UNLIKELY(tamm__xf_gate != NULL)) tamm__xfence_gate(t); /* after an execution fence */
     }
     atomic_store_explicit(&w->nsubmitted, atomic_load_explicit(&w->nsubmitted, memory_order_relaxed) + 1,
                           memory_order_relaxed);

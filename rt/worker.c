@@ -3,6 +3,7 @@
 #include "worker.h"
 #include "handoff.h"
 #include "error.h"
+#include "fence.h"
 #include "gpu.h"
 #include "runtime.h"
 #include <limits.h>
@@ -115,6 +116,9 @@ static tamm_task_s *sleep_once(tamm_worker *w, int (*done)(void *), void *arg, i
 {
     *seq = atomic_load_explicit(&tamm__rt.wake_seq, memory_order_seq_cst);
     *others = atomic_fetch_add_explicit(&tamm__rt.nsleepers, 1, memory_order_seq_cst);
+    /* an execution fence armed while this thread completed the last task
+     * before it may have missed that completion: look before sleeping */
+    tamm__xfence_poll();
     tamm_task_s *t = NULL;
     if (!done(arg) && !(t = next_task(w))) {
         w->nsleeps++;

@@ -473,7 +473,7 @@ static int emit_edit(cc_out *o, cc_unit *u, cc_task *scope, edit *ed)
         break;
     }
     case E_CALL_POST: cc_puts(o, ")"); break;
-    case E_FENCE: cc_puts(o, "(void)tamm_barrier();  /* #pragma tamm fence */"); break;
+    case E_FENCE: cc_puts(o, "(void)tamm_cc_fence();  /* #pragma tamm fence */"); break;
     case E_STREAM_BEGIN: cc_puts(o, "{ (void)tamm_streaming_begin();  /* #pragma tamm streaming */"); break;
     case E_STREAM_END: cc_puts(o, " (void)tamm_streaming_end(); }"); break;
     case E_INCLUDE:

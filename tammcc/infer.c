@@ -244,15 +244,78 @@ static const char *param_annotation(CXCursor fn, int k)
 static ptr_info analyze_var(cc_infer *in, CXCursor var, cc_node *region, int depth);
 static void analyze_ptr(cc_infer *in, cc_node *e, cc_node *region, ptr_info *pi, int depth);
 
+/* Does an attribute of declaration d say `weak` (a strong definition elsewhere replaces it at link time)? */
+static enum CXChildVisitResult weak_visit(CXCursor c, CXCursor parent, CXClientData d)
+{
+    (void)parent;
+    int *weak = d;
+    if (!clang_isAttribute(clang_getCursorKind(c))) return CXChildVisit_Continue;
+    CXTranslationUnit tu = clang_Cursor_getTranslationUnit(c);
+    CXToken *tk;
+    unsigned n;
+    clang_tokenize(tu, clang_getCursorExtent(c), &tk, &n);
+    for (unsigned i = 0; i < n && !*weak; i++) {
+        CXString sp = clang_getTokenSpelling(tu, tk[i]);
+        const char *t = clang_getCString(sp);
+        *weak = !strcmp(t, "weak") || !strcmp(t, "__weak__") || !strcmp(t, "weakref") || !strcmp(t, "__weakref__");
+        clang_disposeString(sp);
+    }
+    clang_disposeTokens(tu, tk, n);
+    return *weak ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+static int declared_weak(CXCursor d)
+{
+    int weak = 0;
+    if (!clang_Cursor_isNull(d)) clang_visitChildren(d, weak_visit, &weak);
+    return weak;
+}
+
+/* Is any declaration of function fn in the translation unit weak?  (memoised by USR) */
+typedef struct { const char *usr; int weak; } weak_scan;
+static enum CXChildVisitResult weak_decl_visit(CXCursor c, CXCursor parent, CXClientData d)
+{
+    (void)parent;
+    weak_scan *w = d;
+    if (clang_getCursorKind(c) != CXCursor_FunctionDecl) return CXChildVisit_Continue;
+    CXString u = clang_getCursorUSR(c);
+    if (!strcmp(clang_getCString(u), w->usr)) w->weak |= declared_weak(c);
+    clang_disposeString(u);
+    return w->weak ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+static int any_decl_weak(CXCursor fn)
+{
+    static struct { char *usr; int weak; } *memo;
+    static int nmemo;
+    CXString u = clang_getCursorUSR(fn);
+    const char *usr = clang_getCString(u);
+    int r = -1;
+    for (int i = 0; i < nmemo && r < 0; i++)
+        if (!strcmp(memo[i].usr, usr)) r = memo[i].weak;
+    if (r < 0) {
+        weak_scan w = { usr, 0 };
+        clang_visitChildren(clang_getTranslationUnitCursor(clang_Cursor_getTranslationUnit(fn)), weak_decl_visit, &w);
+        r = w.weak;
+        memo = realloc(memo, (size_t)(nmemo + 1) * sizeof *memo);
+        memo[nmemo].usr = strdup(usr);
+        memo[nmemo++].weak = r;
+    }
+    clang_disposeString(u);
+    return r;
+}
+
 /* The definition of fn whose body stands for the function at run time, or a
- * null cursor: none visible, or a C99 `inline` definition (not static), which a
- * definition in another file may replace. */
+ * null cursor: none visible, a C99 `inline` definition (not static), which a
+ * definition in another file may replace, or a `weak` one (any declaration of
+ * the function says so), which a strong definition elsewhere replaces. */
 static CXCursor trusted_definition(CXCursor fn)
 {
     CXCursor def = clang_getCursorDefinition(fn);
     if (clang_Cursor_isNull(def)) return def;
     if (clang_Cursor_isFunctionInlined(def) && clang_Cursor_getStorageClass(def) != CX_SC_Static)
         return clang_getNullCursor();
+    if (any_decl_weak(def)) return clang_getNullCursor();
     return def;
 }
 
@@ -316,7 +379,7 @@ static ptr_info param_info(cc_infer *in, CXCursor fn, int k, int depth)
     if (clang_Cursor_isNull(def) || clang_Cursor_isNull(parm)) {
         see(&r, CC_SEEN_ESC, cc_fmt("escapes into %s, whose body is %s and whose parameter '%s' is not const", fname,
                                     clang_Cursor_isNull(clang_getCursorDefinition(fn))
-                                        ? "not visible" : "an inline definition that another file may replace",
+                                        ? "not visible" : "an inline or weak definition that another file may replace",
                                     pname));
         goto out;
     }

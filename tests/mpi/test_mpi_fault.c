@@ -11,6 +11,8 @@
  *   block   rank 0 alone calls tamm_block on a block rank 1 owns, then all finalize
  *   cross   rank 0 and rank 1 each wait in tamm_block for a different block
  *           (no synchronisation point is ever reached: found by the stall probe)
+ *   fence   rank 0 alone submits an execution fence (tamm_fence_submit)
+ *   barrier rank 0 alone calls tamm_barrier (it waits for ranks that never come)
  *   ok      nothing goes wrong (the script checks that this one passes)
  */
 #include <tamm.h>
@@ -79,6 +81,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(mode, "block") && me == 0) (void)tamm_block(T, 1);
     if (!strcmp(mode, "cross") && me < 2) (void)tamm_block(T, me == 0 ? 1 : 0);
+    if (!strcmp(mode, "fence") && me == 0) (void)tamm_fence_submit();
+    if (!strcmp(mode, "barrier") && me == 0) (void)tamm_barrier();
     for (long i = 0; i < 16; i++) task(T, i, -1, 0);
     tamm_wait_all();
     const int64_t *p = tamm_block(T, 7);

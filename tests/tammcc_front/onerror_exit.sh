@@ -1,7 +1,7 @@
 #!/bin/sh
 # onerror_exit.sh TAMMCC DIR — under TAMM_ON_ERROR=return an error reaches the
-# exit status of a pragma program that never takes it: the taskwait tammcc
-# generates leaves it for the program, and the program ends with status 1 (it
+# exit status of a pragma program that never takes it: the taskwait and the
+# fence tammcc generates leave it for the program, and the program ends with status 1 (it
 # ended 0 after printing the error).  A program that takes the error from a wait
 # it calls (tamm_wait_all) decides its own exit status.
 set -eu
@@ -45,6 +45,7 @@ int main(int argc, char **argv)
     return 0;
 }
 SRC
+sed 's/#pragma tamm taskwait/#pragma tamm fence/' lost.c > lost_fence.c
 export TAMMCC_NVCC=none TAMM_ON_ERROR=return
 "$tammcc" -O1 -o lost lost.c
 "$tammcc" -O1 -o taken taken.c
@@ -55,6 +56,13 @@ set -e
 [ "$rc" -ne 0 ] || { echo "FAIL: the program that never took the error exited 0"; cat lost.err; exit 1; }
 grep -q "still running" lost.out || { echo "FAIL: return mode stopped the program"; exit 1; }
 grep -q "no wait it called returned" lost.err || { echo "FAIL: no message about the exit status:"; cat lost.err; exit 1; }
+"$tammcc" -O1 -o lost_fence lost_fence.c
+set +e
+./lost_fence > lost_fence.out 2> lost_fence.err
+frc=$?
+set -e
+[ "$frc" -ne 0 ] || { echo "FAIL: the program whose #pragma tamm fence saw the error exited 0"; cat lost_fence.err; exit 1; }
+grep -q "no wait it called returned" lost_fence.err || { echo "FAIL: no message about the exit status (fence):"; cat lost_fence.err; exit 1; }
 ./taken > taken.out 2> taken.err || { echo "FAIL: the program that took the error did not exit 0"; cat taken.err; exit 1; }
 grep -q "took block index out of range" taken.out || { echo "FAIL: tamm_wait_all did not return the error:"; cat taken.out; exit 1; }
-echo "onerror_exit: OK (exit $rc when the error is never taken; 0 when the program takes it)"
+echo "onerror_exit: OK (exit $rc when the error is never taken, $frc when only a fence saw it; 0 when the program takes it)"

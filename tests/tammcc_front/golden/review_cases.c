@@ -72,3 +72,21 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
               a[i * N + j] = 0; }
 #pragma tamm taskwait
 }
+
+/* weak definitions: a strong definition in another file replaces them at link time, so their
+ * bodies are not followed (readwrite), whichever declaration carries the attribute */
+__attribute__((weak)) void weak_def(double *p) { (void)p; }
+void weak_later(double *p);
+__attribute__((weak)) void weak_later(double *p);
+void weak_later(double *p) { (void)p; }
+void strong_def(double *p) { (void)p; }
+
+void weak_cases(tamm_tensor *A)
+{
+#pragma tamm task
+    weak_def(tamm_block(A, 0));
+#pragma tamm task
+    weak_later(tamm_block(A, 1));
+#pragma tamm task
+    strong_def(tamm_block(A, 2));
+}

@@ -955,3 +955,142 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
                                  
 (void)tamm_cc_taskwait();  /* #pragma tamm taskwait */
 }
+
+/* weak definitions: a strong definition in another file replaces them at link time, so their
+ * bodies are not followed (readwrite), whichever declaration carries the attribute */
+__attribute__((weak)) void weak_def(double *p) { (void)p; }
+void weak_later(double *p);
+__attribute__((weak)) void weak_later(double *p);
+void weak_later(double *p) { (void)p; }
+void strong_def(double *p) { (void)p; }
+
+#line 968 "review_cases.tamm.c"
+void weak_cases(tamm_tensor *A);
+#line 970 "review_cases.tamm.c"
+
+/* ---- task tamm_task_weak_cases_86: review_cases.c:86, in weak_cases() ---- */
+struct tamm_task_weak_cases_86_args {
+    tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[0] */
+};
+
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_weak_cases_86_refs(const struct tamm_task_weak_cases_86_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+{
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[0]";
+    return tamm_n_;
+}
+
+static void tamm_task_weak_cases_86(tamm_ctx *tamm_ctx_, void *tamm_args_)
+{
+    struct tamm_task_weak_cases_86_args *tamm_a_ = (struct tamm_task_weak_cases_86_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[0] */
+    {
+#line 87 "review_cases.c"
+    weak_def(tamm_b0_);
+    }
+#line 995 "review_cases.tamm.c"
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
+}
+#line 998 "review_cases.tamm.c"
+
+/* ---- task tamm_task_weak_cases_88: review_cases.c:88, in weak_cases() ---- */
+struct tamm_task_weak_cases_88_args {
+    tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[1] */
+};
+
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_weak_cases_88_refs(const struct tamm_task_weak_cases_88_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+{
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "A[1]";
+    return tamm_n_;
+}
+
+static void tamm_task_weak_cases_88(tamm_ctx *tamm_ctx_, void *tamm_args_)
+{
+    struct tamm_task_weak_cases_88_args *tamm_a_ = (struct tamm_task_weak_cases_88_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[1] */
+    {
+#line 89 "review_cases.c"
+    weak_later(tamm_b0_);
+    }
+#line 1023 "review_cases.tamm.c"
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
+}
+#line 1026 "review_cases.tamm.c"
+
+/* ---- task tamm_task_weak_cases_90: review_cases.c:90, in weak_cases() ---- */
+struct tamm_task_weak_cases_90_args {
+    tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[2] */
+};
+
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_weak_cases_90_refs(const struct tamm_task_weak_cases_90_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+{
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READ);
+    tamm_s_[tamm_n_++] = "A[2]";
+    return tamm_n_;
+}
+
+static void tamm_task_weak_cases_90(tamm_ctx *tamm_ctx_, void *tamm_args_)
+{
+    struct tamm_task_weak_cases_90_args *tamm_a_ = (struct tamm_task_weak_cases_90_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[2] */
+    {
+#line 91 "review_cases.c"
+    strong_def(tamm_b0_);
+    }
+#line 1051 "review_cases.tamm.c"
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
+}
+
+#line 84 "review_cases.c"
+void weak_cases(tamm_tensor *A)
+{
+#line 86 "review_cases.c"
+{   /* #pragma tamm task (review_cases.c:86) */
+    struct tamm_task_weak_cases_86_args tamm_a_;
+    memset(&tamm_a_, 0, sizeof tamm_a_);
+    tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (0);  /* readwrite A[0] */
+    tamm_ref tamm_r_[1];
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_weak_cases_86, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_weak_cases_86_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "weak_def", 0, -1, "review_cases.c", 86, tamm_s_ };
+    (void)tamm_submit(NULL, &tamm_t_);
+}
+#line 87 "review_cases.c"
+                               
+#line 88 "review_cases.c"
+{   /* #pragma tamm task (review_cases.c:88) */
+    struct tamm_task_weak_cases_88_args tamm_a_;
+    memset(&tamm_a_, 0, sizeof tamm_a_);
+    tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (1);  /* readwrite A[1] */
+    tamm_ref tamm_r_[1];
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_weak_cases_88, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_weak_cases_88_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "weak_later", 0, -1, "review_cases.c", 88, tamm_s_ };
+    (void)tamm_submit(NULL, &tamm_t_);
+}
+#line 89 "review_cases.c"
+                                 
+#line 90 "review_cases.c"
+{   /* #pragma tamm task (review_cases.c:90) */
+    struct tamm_task_weak_cases_90_args tamm_a_;
+    memset(&tamm_a_, 0, sizeof tamm_a_);
+    tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (2);  /* read A[2] */
+    tamm_ref tamm_r_[1];
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_weak_cases_90, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_weak_cases_90_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "strong_def", 0, -1, "review_cases.c", 90, tamm_s_ };
+    (void)tamm_submit(NULL, &tamm_t_);
+}
+#line 91 "review_cases.c"
+                                 
+}

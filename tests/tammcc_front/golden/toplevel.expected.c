@@ -74,7 +74,7 @@ int main(int argc, char **argv)
 }
 #line 19 "toplevel.c"
                                               
-    (void)tamm_barrier();  /* #pragma tamm fence */
+    (void)tamm_cc_fence();  /* #pragma tamm fence */
     {   /* #pragma tamm taskwait on(...) */
     tamm_ref tamm_r_[1];
     tamm_cc_ref(&tamm_r_[0], (T), 0, NULL, TAMM_READWRITE);

@@ -8,9 +8,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+
+/* TAMM_MPI and TAMM_MPI_STALL, checked the same way with and without MPI (a
+ * value that one build rejects is rejected by both).  *stall: the seconds. */
+static int check_env(double *stall)
+{
+    const char *f = getenv("TAMM_MPI");
+    if (f && *f && strcmp(f, "0") && strcmp(f, "1")) {
+        fprintf(stderr, "tamm: error: TAMM_MPI: invalid value '%s' (expected 0 or 1)\n", f);
+        return TAMM_EINVAL;
+    }
+    const char *st = getenv("TAMM_MPI_STALL");
+    if (st && *st) {
+        char *end;
+        errno = 0;
+        double v = strtod(st, &end);
+        if (errno || *end || !(v >= 0.05 && v <= 3600)) {
+            fprintf(stderr, "tamm: error: TAMM_MPI_STALL: invalid value '%s' (expected seconds, 0.05 to 3600)\n", st);
+            return TAMM_EINVAL;
+        }
+        *stall = v;
+    }
+    return TAMM_OK;
+}
+
 #if TAMM_HAVE_MPI
 #include <mpi.h>
-#include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -164,22 +188,8 @@ static void finalize_at_exit(void)
 int tamm__comm_init(void)
 {
     if (mpi_started) return TAMM_OK;
-    const char *f = getenv("TAMM_MPI");
-    if (f && *f && strcmp(f, "0") && strcmp(f, "1")) {
-        fprintf(stderr, "tamm: error: TAMM_MPI: invalid value '%s' (expected 0 or 1)\n", f);
-        return TAMM_EINVAL;
-    }
-    const char *st = getenv("TAMM_MPI_STALL");
-    if (st && *st) {
-        char *end;
-        errno = 0;
-        double v = strtod(st, &end);
-        if (errno || *end || !(v >= 0.05 && v <= 3600)) {
-            fprintf(stderr, "tamm: error: TAMM_MPI_STALL: invalid value '%s' (expected seconds, 0.05 to 3600)\n", st);
-            return TAMM_EINVAL;
-        }
-        stall_s = v;
-    }
+    int rc = check_env(&stall_s);
+    if (rc) return rc;
     if (!launched_by_mpi()) return TAMM_OK;
     int inited = 0;
     MPI_Initialized(&inited);
@@ -738,6 +748,9 @@ void tamm__comm_world_gather(int root, const char *part, size_t n,
 
 int tamm__comm_init(void)
 {
+    double stall = 0;
+    int rc = check_env(&stall);
+    if (rc) return rc;
     const char *f = getenv("TAMM_MPI");
     if (f && !strcmp(f, "1")) {
         fprintf(stderr, "tamm: error: TAMM_MPI=1 but this libtammrt was built without MPI (TAMM_WITH_MPI=OFF)\n");

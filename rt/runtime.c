@@ -38,10 +38,8 @@ int tamm_init(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    if (tamm__rt.initialised) {
-        fprintf(stderr, "tamm: error: tamm_init called twice without tamm_finalize\n");
-        return TAMM_ESTATE;
-    }
+    if (tamm__rt.initialised) /* like any other misuse: fatal, or (TAMM_ON_ERROR=return) returned and recorded */
+        return tamm__error(NULL, TAMM_ESTATE, "tamm_init called twice without tamm_finalize");
     tamm_config cfg;
     int rc = tamm__config_read(&cfg);
     if (!rc) rc = tamm__comm_init(); /* MPI, when launched by mpirun */
@@ -391,6 +389,7 @@ void *tamm_block_at(tamm_tensor *T, const long *idx, int n)
                         T->name, n, T->ndim);
         return tamm__get_buf(w->cur_ctx, T, idx, n, TAMM_REQ_IMPLICIT);
     }
+    if (T && tamm__tensor_gone(T, "tamm_block")) return NULL;
     if (tamm__flow_on) return tamm__flow_block_at(T, idx, n); /* a synchronised copy off the owner */
     tamm_ref r;
     long lin = -1;
@@ -422,6 +421,7 @@ void *tamm_temp_at(tamm_tensor *T, const long *idx, int n)
     if (w && w->cur_ctx) return tamm__get_buf(w->cur_ctx, T, idx, n, TAMM_REQ_TMP);
     tamm_ref r;
     long lin = -1;
+    if (T && tamm__tensor_gone(T, "tamm_temp")) return NULL;
     if (block_ref(T, idx, n, TAMM_READWRITE, &r, &lin, "tamm_temp")) return NULL;
     toptemp *tt = tamm__xcalloc(1, sizeof *tt);
     tt->bytes = tamm__block_elems_lin(T, lin) * T->esize;
@@ -571,6 +571,7 @@ static int whole(tamm_tensor *T, void *arr, int to_arr, const char *what)
     int rc = top_level_only(what);
     if (rc) return rc;
     if (!T || !arr) return tamm__error(NULL, TAMM_EINVAL, "%s: %s is NULL", what, T ? "the array" : "the tensor");
+    if (tamm__tensor_gone(T, what)) return TAMM_EINVAL;
     if (tamm__flow_on) return tamm__flow_whole(T, arr, to_arr);
     tamm_ref r;
     memset(&r, 0, sizeof r);

@@ -82,6 +82,21 @@ static TAMM_NOINLINE int check_indices(const tamm_task_s *t, const tamm_ref *r, 
     return TAMM_OK;
 }
 
+/* A ref whose number of indices is not the tensor's number of dimensions; with
+ * tammcc's text of the ref (a block fetched in a pragma body: tamm_block(A, i)
+ * on a 2-D tensor), the block as written. */
+static TAMM_NOINLINE int nidx_error(const tamm_task_s *t, const tamm_ref *r, int i, const char *const *texts)
+{
+    const tamm_tensor *T = r->tensor;
+    const char *src = texts ? texts[i] : NULL;
+    if (src)
+        return tamm__error(t, TAMM_EINVAL, "block %s has %d ind%s, but the tensor '%s' has %d dimensions (write %d "
+                           "indices, one per dimension)", src, r->nidx, r->nidx == 1 ? "ex" : "ices", T->name,
+                           T->ndim, T->ndim);
+    return tamm__error(t, TAMM_EINVAL, "ref %d on '%s' has %d indices, the tensor has %d dimensions (%d indices "
+                       "expected, or 0 for the whole tensor)", i, T->name, r->nidx, T->ndim, T->ndim);
+}
+
 int tamm__valid_on(const tamm_task_s *where, int rank)
 {
     int n = tamm__comm_size();
@@ -98,9 +113,7 @@ static int check_ref(const tamm_task_s *t, const tamm_ref *r, int i, const char 
     const tamm_tensor *T = r->tensor;
     if (!allow_destroyed && atomic_load_explicit(&((tamm_tensor *)T)->destroyed, memory_order_relaxed))
         return tamm__error(t, TAMM_EINVAL, "ref %d names tensor '%s', which was destroyed", i, T->name);
-    if (r->nidx != 0 && r->nidx != T->ndim)
-        return tamm__error(t, TAMM_EINVAL, "ref %d on '%s' has %d indices, the tensor has %d dimensions", i,
-                           T->name, r->nidx, T->ndim);
+    if (r->nidx != 0 && r->nidx != T->ndim) return nidx_error(t, r, i, texts);
     /* plain blocks: one unsigned compare each; slices, ranges and errors out of line */
     int d = 0;
     while (d < r->nidx && (unsigned long)r->idx[d] < (unsigned long)T->nblocks[d]) d++;

@@ -220,12 +220,15 @@ tamm_tensor *tamm_tensor_create(const char *name, tamm_dtype dtype, int ndim, co
     return tamm_tensor_create_ex(name, dtype, ndim, dims, tile, NULL);
 }
 
-void tamm__tensor_free(tamm_tensor *T)
+/* Everything a tensor owns but its record (the struct the program's handle
+ * points to): unlinked from the live list, its blocks and their memory freed. */
+static void release_storage(tamm_tensor *T)
 {
     pthread_mutex_lock(&tamm__rt.tensors_lock);
     if (T->prev_live) T->prev_live->next_live = T->next_live;
     else tamm__rt.tensors = T->next_live;
     if (T->next_live) T->next_live->prev_live = T->prev_live;
+    T->next_live = T->prev_live = NULL;
     pthread_mutex_unlock(&tamm__rt.tensors_lock);
     tamm__dag_tensor_done(T);
     tamm__dist_tensor_free(T);
@@ -236,12 +239,65 @@ void tamm__tensor_free(tamm_tensor *T)
     free(T->undo);
     free(T->blocks);
     free(T->chains);
-    free(T);
+    T->undo = NULL;
+    T->blocks = NULL;
+    T->chains = NULL;
+    T->gpu = NULL;
+    T->dist = NULL;
+    T->nblk = 0;
+}
+
+/* Destroyed tensors' records (tombstones).  When a deferred tamm_tensor_destroy
+ * completes, the blocks are freed but the record stays, marked destroyed, until
+ * tamm_finalize: a later call with the handle (a second destroy, a task naming
+ * the tensor, tamm_block) reads valid memory and reports "tensor 'A' was
+ * destroyed" instead of reading freed memory.  The record is a few hundred
+ * bytes; past TOMB_MAX of them the oldest is freed (its handle is then
+ * undefined again).  Linked through next_live, under tensors_lock. */
+#define TOMB_MAX 65536
+static tamm_tensor *tomb_head, *tomb_tail;
+static long ntomb;
+
+void tamm__tensor_free(tamm_tensor *T)
+{
+    release_storage(T);
+    tamm_tensor *old = NULL;
+    pthread_mutex_lock(&tamm__rt.tensors_lock);
+    if (tomb_tail) tomb_tail->next_live = T;
+    else tomb_head = T;
+    tomb_tail = T;
+    if (++ntomb > TOMB_MAX) {
+        old = tomb_head;
+        tomb_head = old->next_live;
+        ntomb--;
+    }
+    pthread_mutex_unlock(&tamm__rt.tensors_lock);
+    free(old);
 }
 
 void tamm__tensor_free_all(void)
 {
-    while (tamm__rt.tensors) tamm__tensor_free(tamm__rt.tensors);
+    while (tamm__rt.tensors) {
+        tamm_tensor *T = tamm__rt.tensors;
+        release_storage(T);
+        free(T);
+    }
+    pthread_mutex_lock(&tamm__rt.tensors_lock);
+    tamm_tensor *t = tomb_head;
+    tomb_head = tomb_tail = NULL;
+    ntomb = 0;
+    pthread_mutex_unlock(&tamm__rt.tensors_lock);
+    while (t) {
+        tamm_tensor *n = t->next_live;
+        free(t);
+        t = n;
+    }
+}
+
+int tamm__tensor_gone(const tamm_tensor *T, const char *what)
+{
+    if (!atomic_load_explicit(&((tamm_tensor *)T)->destroyed, memory_order_acquire)) return TAMM_OK;
+    return tamm__error(NULL, TAMM_EINVAL, "%s: tensor '%s' was destroyed", what, T->name);
 }
 
 static void destroy_body(tamm_ctx *ctx, void *args) { (void)ctx; (void)args; }
@@ -287,7 +343,7 @@ size_t tamm_block_elems(const tamm_tensor *T, const long *idx)
 int tamm_block_owner(const tamm_tensor *T, const long *idx)
 {
     long lin = T && idx ? tamm__block_lin(T, idx, T->ndim) : -1;
-    if (lin < 0) return -1;
+    if (lin < 0 || atomic_load_explicit(&((tamm_tensor *)T)->destroyed, memory_order_acquire)) return -1;
     return T->opts.dist == TAMM_DIST_REPLICATED ? tamm_rank() : T->blocks[lin].owner;
 }
 size_t tamm_block_bytes(const tamm_tensor *T, const long *idx)

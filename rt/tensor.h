@@ -120,10 +120,15 @@ struct tamm_task_s;
  *  where it is a number like any other).  Returns TAMM_ERANGE. */
 int tamm__range_error(const struct tamm_task_s *t, const char *what, const tamm_tensor *T, const long *idx, int nidx,
                       int slice, const char *src);
-/** Free a tensor's memory now (no task may use it). */
+/** Free a destroyed tensor's blocks now (no task may use it); its record stays,
+ *  marked destroyed, until tamm__tensor_free_all. */
 void tamm__tensor_free(tamm_tensor *T);
-/** Free every live tensor (finalize). */
+/** Free every live tensor and every destroyed tensor's record (finalize). */
 void tamm__tensor_free_all(void);
+/** TAMM_OK if T has not been destroyed; else reports "WHAT: tensor 'T' was
+ *  destroyed" at top level and returns TAMM_EINVAL (T: a live tensor or the
+ *  record a completed destroy keeps, tensor.c "tombstones"). */
+int tamm__tensor_gone(const tamm_tensor *T, const char *what);
 /** Copy block lin between its buffer `home` and a whole row-major array (to_arr: block -> array). */
 void tamm__block_copy(tamm_tensor *T, long lin, void *home, void *arr, int to_arr);
 /** Bytes per element of dtype (0: not a data type). */

@@ -1801,6 +1801,62 @@ int cc_clause_covers(const cc_task *t, const char *tensor, char *const *idx, int
     return yes;
 }
 
+/* The number of dimensions of the tensor that tamm_block's first argument
+ * (call->kid[1]) names, when the program fixes it at compile time: a local
+ * variable of the enclosing function, initialised by tamm_tensor_create or
+ * tamm_tensor_create_ex with a constant rank, never assigned and its address
+ * never taken in that function.  Else 0.  *line: the creation's line. */
+typedef struct { CXCursor call; int found; } create_find;
+static enum CXChildVisitResult find_create(CXCursor c, CXCursor parent, CXClientData d)
+{
+    (void)parent;
+    create_find *f = d;
+    if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+        f->call = c;
+        f->found = 1;
+        return CXChildVisit_Break;
+    }
+    return clang_getCursorKind(c) == CXCursor_UnexposedExpr || clang_getCursorKind(c) == CXCursor_ParenExpr
+               ? CXChildVisit_Recurse : CXChildVisit_Continue;
+}
+
+static int known_rank(cc_infer *in, cc_node *call, unsigned *line, char **name)
+{
+    if (call->nkid < 2) return 0;
+    cc_node *e = cc_down_wrappers(call->kid[1]);
+    if (e->kind != CXCursor_DeclRefExpr) return 0;
+    CXCursor var = clang_getCanonicalCursor(cc_referenced(e));
+    if (clang_getCursorKind(var) != CXCursor_VarDecl ||
+        clang_getCursorKind(clang_getCursorSemanticParent(var)) != CXCursor_FunctionDecl ||
+        clang_Cursor_getStorageClass(var) == CX_SC_Static || clang_Cursor_getStorageClass(var) == CX_SC_Extern)
+        return 0;
+    cc_node *fn = call;
+    while (fn && fn->kind != CXCursor_FunctionDecl) fn = fn->parent;
+    if (!fn || touches(in, fn, var, 0)) return 0;
+    create_find f = { clang_getNullCursor(), 0 };
+    clang_visitChildren(var, find_create, &f);
+    if (!f.found || clang_Cursor_getNumArguments(f.call) < 5) return 0;
+    char *callee = cc_spelling(clang_getCursorReferenced(f.call));
+    int create = !strcmp(callee, "tamm_tensor_create") || !strcmp(callee, "tamm_tensor_create_ex");
+    free(callee);
+    if (!create) return 0;
+    CXEvalResult r = clang_Cursor_Evaluate(clang_Cursor_getArgument(f.call, 2));
+    if (!r) return 0;
+    int rank = clang_EvalResult_getKind(r) == CXEval_Int ? clang_EvalResult_getAsInt(r) : 0;
+    clang_EvalResult_dispose(r);
+    if (rank < 1 || rank > CC_MAX_DIMS) return 0;
+    unsigned l = 0;
+    clang_getExpansionLocation(clang_getCursorLocation(f.call), NULL, &l, NULL, NULL);
+    *line = l;
+    *name = NULL; /* the creation name, when it is a string literal */
+    CXEvalResult nr = clang_Cursor_Evaluate(clang_Cursor_getArgument(f.call, 0));
+    if (nr) {
+        if (clang_EvalResult_getKind(nr) == CXEval_StrLiteral) *name = strdup(clang_EvalResult_getAsStr(nr));
+        clang_EvalResult_dispose(nr);
+    }
+    return rank;
+}
+
 static int body_visit(cc_node *n, void *arg)
 {
     body_ctx *bc = arg;
@@ -1821,6 +1877,32 @@ static int body_visit(cc_node *n, void *arg)
                                           "array): it is fetched synchronously in the mode the task's permissions allow");
         return 1;
     }
+    unsigned cline = 0;
+    char *cname = NULL;
+    int rank = known_rank(in, n, &cline, &cname);
+    if (rank && rank != nargs - 1) {
+        /* the runtime would refuse the task's ref at submission: say it now */
+        char *call = NULL;
+        for (int i = 0; i < nargs; i++) {
+            char *a = cc_collapse(args[i]);
+            char *c2 = call ? cc_fmt("%s, %s", call, a) : cc_fmt("tamm_block(%s", a);
+            free(a);
+            free(call);
+            call = c2;
+        }
+        char *tn = cc_collapse(args[0]);
+        char *cn = cname ? cc_fmt("'%s', ", cname) : strdup("");
+        cc_diag(in->src, n->b, CC_ERROR, "%s) gives %d ind%s, but the tensor %s (%screated at line %u) has %d "
+                                        "dimensions: give one index per dimension", call, nargs - 1,
+                nargs == 2 ? "ex" : "ices", tn, cn, cline, rank);
+        free(cn);
+        free(tn);
+        free(cname);
+        free(call);
+        for (int i = 0; i < nargs; i++) free(args[i]);
+        return 1;
+    }
+    free(cname);
     char *idx[CC_MAX_DIMS];
     for (int i = 1; i < nargs; i++) idx[i - 1] = cc_collapse(args[i]);
     int ai = add_access(t, args[0], idx, nargs - 1, n->b);
@@ -2232,6 +2314,24 @@ static const char *contradiction(unsigned m, unsigned s)
     return NULL;
 }
 
+/* The first access clause before t's clause i that names the block key, or NULL. */
+static const cc_ref *earlier_clause(const cc_task *t, int i, const char *key)
+{
+    for (int j = 0; j < i; j++) {
+        const cc_ref *r = &t->pr->refs[j];
+        if (r->mode & CC_PERMONLY) continue;
+        cc_ref k = *r;
+        char *idx[CC_MAX_DIMS];
+        for (int d = 0; d < r->nidx; d++) k.idx[d].s = idx[d] = r->idx[d].s ? cc_collapse(r->idx[d].s) : NULL;
+        char *rk = cc_ref_text(&k);
+        for (int d = 0; d < r->nidx; d++) free(idx[d]);
+        int same = !strcmp(rk, key);
+        free(rk);
+        if (same) return r;
+    }
+    return NULL;
+}
+
 int cc_infer_finish(cc_infer *in, cc_task *t)
 {
     int e0 = cc_error_count();
@@ -2252,16 +2352,21 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
             continue;
         }
         unsigned m = r->mode & (7u | CC_CANCEL);
+        /* two clauses with different modes on one block: say so, quoting both
+         * (checked first: the earlier clause is not something the body does) */
+        if (a->explicit_mode && (a->mode & (7u | CC_CANCEL)) != m) {
+            const cc_ref *first = earlier_clause(t, i, a->key);
+            cc_diag(in->src, r->off, CC_ERROR,
+                    "two clauses name the block %s: '%s(%s)' and the earlier '%s(%s)'; give each block one access clause",
+                    a->key, cc_mode_name(m), a->key, cc_mode_name(a->mode), a->key);
+            if (first) cc_diag(in->src, first->off, CC_NOTE, "the earlier '%s(%s)' is here", cc_mode_name(a->mode), a->key);
+            continue;
+        }
         /* a clause that contradicts the body is an error */
         const char *bad = contradiction(m, a->seen);
         if (bad) {
             cc_diag(in->src, r->off, CC_ERROR, "'%s' clause on %s, but the task body %s it (%s)", cc_mode_name(m), a->key,
                     bad, a->why ? a->why : "");
-            continue;
-        }
-        if (a->explicit_mode && (a->mode & (7u | CC_CANCEL)) != m) {
-            cc_diag(in->src, r->off, CC_ERROR, "'%s' clause on %s conflicts with an earlier '%s' clause on the same block",
-                    cc_mode_name(m), a->key, cc_mode_name(a->mode));
             continue;
         }
         a->mode = m;

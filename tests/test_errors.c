@@ -11,6 +11,8 @@
  * other test) that produces it; cases with a `msg` pin its text.
  */
 #include "tamm_util.h"
+#include <pthread.h>
+#include <sys/resource.h>
 #include <sched.h>
 
 #define TILE 4
@@ -206,7 +208,9 @@ enum {
     X_DESTROY_TWICE, X_STREAMING_END, X_SUBMIT_BADMODE, X_SUBMIT_CREAD, X_SUBMIT_NULLARGS, X_SUBMIT_NULLFENCE,
     X_WAIT_ON_NEG, X_CREATE_DIST, X_CREATE_OWNER, X_CREATE_GRID_NEG, X_CREATE_GRID_PART, X_GATHER_NULL,
     X_RELEASE_TOP, X_SUBMIT_NULLSIGNAL, X_FENCE_STUCK, X_FENCE_DESTROY_STUCK, X_BLOCK_STUCK, X_UNDEFERRED_STUCK,
-    X_SUBMIT_DESTROYED, X_CREATE_TOO_MANY,
+    X_SUBMIT_DESTROYED, X_CREATE_TOO_MANY, X_INIT_TWICE,
+    X_DESTROY_DONE_TWICE, X_SUBMIT_DONE_DESTROYED, X_BLOCK_DONE_DESTROYED, X_TEMP_DONE_DESTROYED,
+    X_GATHER_DONE_DESTROYED, X_SUBMIT_FOREIGN, X_WAIT_FOREIGN,
     X_COUNT
 };
 /* msg as in tcases */
@@ -220,7 +224,9 @@ static const struct { const char *name; int code; int any_code; const char *msg;
     [X_TEMP_RANGE]      = { "tamm_temp: index out of range", TAMM_ERANGE, 0,
                             "tamm: error: top level: tamm_temp: block TopT[0][-3] is outside the tensor 'TopT' "
                             "(blocks 0..1 x 0..1) [block index out of range]" },
-    [X_SUBMIT_NIDX]     = { "submit: nidx does not match ndim", TAMM_EINVAL, 0 },
+    [X_SUBMIT_NIDX]     = { "submit: nidx does not match ndim", TAMM_EINVAL, 0,
+                            "ref 0 on 'TopT' has 1 indices, the tensor has 2 dimensions (2 indices expected, or 0 "
+                            "for the whole tensor)" },
     [X_SUBMIT_NULLT]    = { "submit: ref to a NULL tensor", TAMM_EINVAL, 0 },
     [X_SUBMIT_NOFN]     = { "submit: no variant", TAMM_EINVAL, 0 },
     [X_SUBMIT_NULL_TASK] = { "submit: NULL task", TAMM_EINVAL, 0 },
@@ -291,9 +297,39 @@ static const struct { const char *name; int code; int any_code; const char *msg;
     [X_SUBMIT_DESTROYED] = { "submit: a tensor whose destroy is pending", TAMM_EINVAL, 0,
                              "ref 0 names tensor 'TopT', which was destroyed" },
     [X_CREATE_TOO_MANY] = { "tensor_create: too many blocks", TAMM_EINVAL, 0, "top level: tensor 'Bad': too many blocks" },
+    /* fatal by default; under TAMM_ON_ERROR=return returned and recorded for the next wait, like any misuse */
+    [X_INIT_TWICE]      = { "tamm_init twice", TAMM_ESTATE, 0,
+                            "tamm: error: top level: tamm_init called twice without tamm_finalize" },
+    /* after a destroy has completed (its blocks are freed): the handle stays safe to pass, and every
+     * call with it reports the destroyed tensor by name (no read of freed memory; clean under ASan) */
+    [X_DESTROY_DONE_TWICE] = { "tensor_destroy twice, the first completed", TAMM_EINVAL, 0,
+                               "top level: tensor 'TopT' destroyed twice" },
+    [X_SUBMIT_DONE_DESTROYED] = { "submit: a destroyed tensor", TAMM_EINVAL, 0,
+                                  "task 'top_task' (misuse.c:749): ref 0 names tensor 'TopT', which was destroyed" },
+    [X_BLOCK_DONE_DESTROYED] = { "tamm_block: a destroyed tensor", TAMM_EINVAL, 0,
+                                 "top level: tamm_block: tensor 'TopT' was destroyed" },
+    [X_TEMP_DONE_DESTROYED] = { "tamm_temp: a destroyed tensor", TAMM_EINVAL, 0,
+                                "top level: tamm_temp: tensor 'TopT' was destroyed" },
+    [X_GATHER_DONE_DESTROYED] = { "gather: a destroyed tensor", TAMM_EINVAL, 0,
+                                  "top level: tamm_tensor_gather: tensor 'TopT' was destroyed" },
+    /* a thread the program started itself (not the one that called tamm_init, not a task) */
+    [X_SUBMIT_FOREIGN] = { "submit from a thread the runtime does not know", TAMM_ESTATE, 0,
+                           "top level: tamm_submit called from a thread that is neither the thread that called "
+                           "tamm_init nor a task" },
+    [X_WAIT_FOREIGN]   = { "wait_all from a thread the runtime does not know", TAMM_ESTATE, 0,
+                           "top level: tamm_wait_all called from a thread the runtime does not know" },
 };
 
 static void noop(tamm_ctx *ctx, void *vp) { (void)ctx; (void)vp; }
+
+/* X_SUBMIT_FOREIGN, X_WAIT_FOREIGN: the call made from a thread of the program's own */
+typedef struct { tamm_task *t; int wait; int rc; } foreign_call;
+static void *foreign_thread(void *vp)
+{
+    foreign_call *f = vp;
+    f->rc = f->wait ? tamm_wait_all() : tamm_submit(NULL, f->t);
+    return NULL;
+}
 
 /* X_DEADLOCK_NESTED: a parent whose child waits for a fence nobody signals */
 static tamm_fence *dl_fence;
@@ -407,9 +443,8 @@ static int child_top_misuse(void *vp)
     }
     case X_TEMP_RANGE: null_ret = tamm_temp(T, 0, -3) == NULL; break;
     case X_DESTROY_TWICE: {
-        /* A task still using T keeps the first destroy deferred, so T is alive at the second.
-         * (Once a destroy has completed T is freed, and a later call on it reads freed memory:
-         * the second destroy is detected only while the first is pending.) */
+        /* A task still using T keeps the first destroy deferred, so T is alive at the second
+         * (X_DESTROY_DONE_TWICE: the same once the first has completed). */
         atomic_store(&g_hold, 1);
         tamm_ref hr = tu_ref2(T, TAMM_READ, 0, 0);
         tamm_task ht = tu_task(hold_body, &dummy, sizeof dummy, &hr, 1, "holder", LOC_FILE, 800);
@@ -452,6 +487,33 @@ static int child_top_misuse(void *vp)
         CHECK_EQ_INT(tamm_tensor_destroy(T), TAMM_OK);
         rc = tamm_submit(NULL, &t);
         atomic_store(&g_hold, 0);
+        break;
+    }
+    case X_INIT_TWICE: rc = tamm_init(NULL, NULL); break;
+    case X_SUBMIT_FOREIGN: case X_WAIT_FOREIGN: {
+        foreign_call f = { &t, k == X_WAIT_FOREIGN, 12345 };
+        pthread_t th;
+        CHECK_EQ_INT(pthread_create(&th, NULL, foreign_thread, &f), 0);
+        pthread_join(th, NULL);
+        rc = f.rc;
+        break;
+    }
+    case X_DESTROY_DONE_TWICE: case X_SUBMIT_DONE_DESTROYED: case X_BLOCK_DONE_DESTROYED: case X_TEMP_DONE_DESTROYED:
+    case X_GATHER_DONE_DESTROYED: {
+        CHECK_EQ_INT(tamm_tensor_destroy(T), TAMM_OK);
+        CHECK_EQ_INT(tamm_wait_all(), TAMM_OK); /* the destroy has completed: T's blocks are freed */
+        if (k == X_DESTROY_DONE_TWICE) rc = tamm_tensor_destroy(T);
+        if (k == X_SUBMIT_DONE_DESTROYED) rc = tamm_submit(NULL, &t);
+        if (k == X_BLOCK_DONE_DESTROYED) null_ret = tamm_block(T, 0, 0) == NULL;
+        if (k == X_TEMP_DONE_DESTROYED) null_ret = tamm_temp(T, 0, 0) == NULL;
+        if (k == X_GATHER_DONE_DESTROYED) {
+            long all[64];
+            rc = tamm_tensor_gather(T, all);
+        }
+        /* the accessors read the record, which stays until tamm_finalize */
+        CHECK_MSG(!strcmp(tamm_tensor_name(T), "TopT"), "tamm_tensor_name of a destroyed tensor: %s", tamm_tensor_name(T));
+        long b0[2] = { 0, 0 };
+        CHECK_EQ_INT(tamm_block_owner(T, b0), -1);
         break;
     }
     case X_CREATE_TOO_MANY: {
@@ -518,6 +580,25 @@ static int child_top_misuse(void *vp)
     return 0;
 }
 
+/* an allocation of the runtime that fails (a tensor whose block table alone needs terabytes):
+ * "fatal: out of memory", exit status 1 in either mode (not under ASan or TSan: their allocators
+ * stop the run on such a size themselves) */
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#define TEST_OOM 1
+static int child_oom(void *vp)
+{
+    (void)vp;
+    tu_init();
+    /* at most 1 TiB of address space, so that the allocation fails whatever the overcommit policy */
+    struct rlimit rl = { (rlim_t)1 << 40, (rlim_t)1 << 40 };
+    CHECK_EQ_INT(setrlimit(RLIMIT_AS, &rl), 0);
+    size_t dims[1] = { (size_t)1 << 38 }, tile[1] = { 1 };
+    tamm_tensor *T = tamm_tensor_create("Huge", TAMM_F64, 1, dims, tile);
+    CHECK_MSG(T == NULL, "a tensor of 2^38 blocks was created");
+    return 0;
+}
+#endif
+
 /* ------------------------------------------------------------------ */
 /* Before tamm_init / after tamm_finalize                                */
 /* ------------------------------------------------------------------ */
@@ -563,6 +644,7 @@ static const envcase bad_env[] = {
     { "TAMM_MEMORY_LIMIT", "abc" }, { "TAMM_MEMORY_LIMIT", "-5" }, { "TAMM_CUDA_MEMORY_LIMIT", "12Q" },
     { "TAMM_NUM_GPUS", "-1" }, { "TAMM_HUGEPAGES", "on" }, { "TAMM_HUGEPAGES", "2" },
     { "TAMM_CHECK_ACCESS", "yes2" }, { "TAMM_CHECK_ACCESS", "2" },
+    { "TAMM_MPI", "2" }, { "TAMM_MPI", "yes" }, { "TAMM_MPI_STALL", "0.01" }, { "TAMM_MPI_STALL", "5s" },
 };
 static const envcase good_env[] = {
     { "TAMM_NUM_WORKERS", "1" }, { "TAMM_NUM_WORKERS", "3" }, { "TAMM_SCHED", "ws" }, { "TAMM_SCHED", "fifo" },
@@ -571,6 +653,7 @@ static const envcase good_env[] = {
     { "TAMM_MEMORY_LIMIT", "1048576" }, { "TAMM_MEMORY_LIMIT", "64K" }, { "TAMM_MEMORY_LIMIT", "64M" },
     { "TAMM_MEMORY_LIMIT", "2G" }, { "TAMM_MEMORY_LIMIT", "50%" }, { "TAMM_CUDA_MEMORY_LIMIT", "1G" },
     { "TAMM_HUGEPAGES", "0" }, { "TAMM_HUGEPAGES", "1" }, { "TAMM_CHECK_ACCESS", "0" }, { "TAMM_CHECK_ACCESS", "1" },
+    { "TAMM_MPI", "0" }, { "TAMM_MPI_STALL", "0.5" },
 };
 
 static int child_env(void *vp)
@@ -703,6 +786,16 @@ static void test_top_misuse(void)
         CHECK_CONTAINS(err, "tamm: error");
         if (xcases[k].msg) CHECK_CONTAINS(err, xcases[k].msg);
     }
+#ifdef TEST_OOM
+    for (int mode = 0; mode < 2; mode++) {
+        h_context("fatal: out of memory (%s)", mode ? "TAMM_ON_ERROR=return" : "default mode");
+        const char *env[] = { "TAMM_NUM_WORKERS=2", mode ? "TAMM_ON_ERROR=return" : NULL, NULL };
+        run_child(child_oom, NULL, env, 20, &st, err);
+        if (!CHECK_MSG(child_exit_is(&st, 1), "exit status 1 (got %s)", child_how(&st, how, sizeof how)))
+            h_dump_child("oom", &st, err);
+        CHECK_CONTAINS(err, "tamm: fatal: out of memory (");
+    }
+#endif
     h_context("calls before tamm_init / after tamm_finalize");
     {
         const char *env[] = { "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };

@@ -329,6 +329,80 @@ static int too_big(void *arg)
     return 0;
 }
 
+/* a taskwait (tamm_cc_taskwait, as tammcc emits in a task function) from a task running on a GPU:
+ * not supported, and said so */
+int tamm_cc_taskwait(void); /* tamm_cc.h */
+static atomic_int g_gpu_wait_rc;
+static void gpu_waits(tamm_ctx *ctx, void *p)
+{
+    (void)ctx;
+    (void)p;
+    atomic_store(&g_gpu_wait_rc, tamm_cc_taskwait());
+}
+static int gpu_taskwait(void *arg)
+{
+    (void)arg;
+    tu_init();
+    tamm_task t = tu_task(NULL, NULL, 0, NULL, 0, "gpu_waiter", "g.c", 3);
+    t.cuda = gpu_waits;
+    CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_ENOTSUP);
+    CHECK_EQ_INT(atomic_load(&g_gpu_wait_rc), TAMM_ENOTSUP);
+    tamm_finalize();
+    return 0;
+}
+
+/* the release errors of a task that runs on a GPU: the same words as on a CPU */
+static atomic_int g_gpu_rel_rc;
+static void gpu_releases_twice(tamm_ctx *ctx, void *p)
+{
+    tamm_tensor *T = *(tamm_tensor **)p;
+    long i0[1] = { 0 };
+    void *b = tamm_get_buf_read(ctx, T, i0);
+    TCHECK(tamm_release_cancel(ctx, b) == TAMM_OK);
+    atomic_store(&g_gpu_rel_rc, tamm_release_cancel(ctx, b));
+}
+/* the execution state machine on a GPU: a block held for writing cannot be read in the same task */
+static void gpu_write_then_read(tamm_ctx *ctx, void *p)
+{
+    tamm_tensor *T = *(tamm_tensor **)p;
+    long i0[1] = { 0 };
+    void *w = tamm_get_buf_write(ctx, T, i0);
+    void *r = tamm_get_buf_read(ctx, T, i0);
+    if (r) tamm_release_cancel(ctx, r);
+    if (w) tamm_release_put(ctx, w);
+}
+static int gpu_fsm(void *arg)
+{
+    (void)arg;
+    tu_init();
+    tamm_tensor *T = tu_vec("F", 2, TILE);
+    tamm_ref r = tu_ref1(T, TAMM_READWRITE, 0);
+    tamm_task t = tu_task(NULL, &T, sizeof T, &r, 1, "gpu_fsm", "g.c", 6);
+    t.cuda = gpu_write_then_read;
+    CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_EFSM);
+    tamm_tensor_destroy(T);
+    tamm_finalize();
+    return 0;
+}
+
+static int gpu_release_twice(void *arg)
+{
+    (void)arg;
+    tu_init();
+    tamm_tensor *T = tu_vec("R", 2, TILE);
+    tamm_ref r = tu_ref1(T, TAMM_READ, 0);
+    tamm_task t = tu_task(NULL, &T, sizeof T, &r, 1, "gpu_release", "g.c", 5);
+    t.cuda = gpu_releases_twice;
+    CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_EBUF);
+    CHECK_EQ_INT(atomic_load(&g_gpu_rel_rc), TAMM_EBUF);
+    tamm_tensor_destroy(T);
+    tamm_finalize();
+    return 0;
+}
+
 static int no_device(void *arg)
 {
     (void)arg;
@@ -592,6 +666,30 @@ int main(void)
     CHECK_CONTAINS(err, "TAMM_CUDA_MEMORY_LIMIT");
     CHECK_CONTAINS(err, "too_big");
     run_test_child("task over the limit with a CPU variant", too_big, (void *)&both, eb, 30);
+    {
+        const char *eg[] = { FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
+        CHECK_EQ_INT(run_child(gpu_taskwait, NULL, eg, 30, &st, err), 0);
+        h__merge_counts(&st);
+        CHECK_MSG(child_ok(&st), "a taskwait on a GPU: the child did not end cleanly");
+        CHECK_CONTAINS(err, "tamm: error: task 'gpu_waiter' (g.c:3): a taskwait in a function called from a task that "
+                            "runs on a GPU");
+    }
+    {
+        const char *eg[] = { FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
+        CHECK_EQ_INT(run_child(gpu_release_twice, NULL, eg, 30, &st, err), 0);
+        h__merge_counts(&st);
+        CHECK_MSG(child_ok(&st), "a release twice on a GPU: the child did not end cleanly");
+        CHECK_CONTAINS(err, "tamm: error: task 'gpu_release' (g.c:5): tamm_release_cancel: this read buffer was "
+                            "already released");
+    }
+    {
+        const char *eg[] = { FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
+        CHECK_EQ_INT(run_child(gpu_fsm, NULL, eg, 30, &st, err), 0);
+        h__merge_counts(&st);
+        CHECK_MSG(child_ok(&st), "write then read on a GPU: the child did not end cleanly");
+        CHECK_CONTAINS(err, "tamm: error: task 'gpu_fsm' (g.c:6): READ on F[0] (GPU 0): ");
+        CHECK_CONTAINS(err, "(a block can be held once for writing in a task)");
+    }
     const char *en[] = { "TAMM_NUM_GPUS=0", "TAMM_ON_ERROR=return", NULL };
     run_test_child("no device", no_device, NULL, en, 30);
 

@@ -111,6 +111,36 @@ static void scenario_errors(void)
     tamm_tensor_destroy(gV);
 }
 
+/* a taskwait whose children can never run (one waits for a fence nobody signals) is an error
+ * naming the waiting task, not a hang */
+static tamm_fence *g_never;
+static atomic_int g_stuck_rc;
+static void stuck_child(tamm_ctx *ctx, void *vp) { (void)ctx; (void)vp; }
+static void stuck_parent(tamm_ctx *ctx, void *vp)
+{
+    (void)vp;
+    tamm_task c = tu_task(stuck_child, NULL, 0, NULL, 0, "stuck_child", __FILE__, __LINE__);
+    tamm_task_opts o;
+    memset(&o, 0, sizeof o);
+    o.wait = &g_never;
+    o.nwait = 1;
+    TCHECK(tamm_submit_ex(ctx, &c, &o) == TAMM_OK);
+    atomic_store(&g_stuck_rc, tamm_cc_taskwait());
+}
+
+static int child_stuck(void *arg)
+{
+    (void)arg;
+    tu_init();
+    g_never = tamm_fence_create();
+    tamm_task p = tu_task(stuck_parent, NULL, 0, NULL, 0, "stuck_parent", "tf.c", 7);
+    CHECK_EQ_INT(tamm_submit(NULL, &p), TAMM_OK);
+    (void)tamm_wait_all(); /* the child still waits for the fence */
+    CHECK_EQ_INT(atomic_load(&g_stuck_rc), TAMM_EDEADLOCK);
+    (void)tamm_finalize();
+    return 0;
+}
+
 static int child_tree(void *arg)
 {
     (void)arg;
@@ -150,6 +180,15 @@ int main(void)
         CHECK_CONTAINS(errbuf, "nest 513 deep on one worker");
     } else {
         CHECK_MSG(0, "could not run the error child");
+    }
+    h_context("a taskwait whose children can never run");
+    if (run_child(child_stuck, NULL, env, 60, &st, errbuf) == 0) {
+        h__merge_counts(&st);
+        CHECK(child_ok(&st));
+        CHECK_CONTAINS(errbuf, "tamm: error: task 'stuck_parent' (tf.c:7): a taskwait in a task function: the task's "
+                               "children can never run");
+    } else {
+        CHECK_MSG(0, "could not run the stuck child");
     }
     return test_summary();
 }

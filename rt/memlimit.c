@@ -485,7 +485,9 @@ int tamm__ml_admit(tamm_task_s *t)
     size_t total = 0;
     int r = 0;
     pthread_mutex_lock(&mlk);
-    if (!qhead) r = try_admit(t, &total);
+    /* a nested task does not queue behind top-level ones: its parent's body may be waiting for it
+     * (tamm_cc_taskwait) with its blocks reserved, which would hold up the line for ever */
+    if (!qhead || t->parent) r = try_admit(t, &total);
     if (r == 0) { /* waits for memory, behind those already waiting */
         t->next = NULL;
         t->est_ns = (double)tamm__now_ns(); /* (no GPU under a host limit: the field is free) */

@@ -304,38 +304,43 @@ int main(int argc, char **argv)
     mkdir(spilldir, 0700);
 
     result base, plain, r;
-    run_child("TAMM_NUM_WORKERS=2", "base", &base);
+    int st = run_child("TAMM_NUM_WORKERS=2", "base", &base);
     printf("baseline (tamm_init, one tiny tensor): maxrss %ld KiB\n", base.rss_kb);
-    run_child("TAMM_NUM_WORKERS=2", "compute", &plain);
+    CHECK(st == 0, "the baseline child exited with status %d", st);
+    st = run_child("TAMM_NUM_WORKERS=2", "compute", &plain);
+    CHECK(st == 0, "the computation without a limit: the child exited with status %d", st);
     printf("no limit: rc=%d equal=%d maxrss %ld KiB\n", plain.rc, plain.equal, plain.rss_kb);
     CHECK(plain.rc == 0 && plain.equal, "the computation without a limit: rc %d, equal %d\n%s", plain.rc, plain.equal, plain.err);
     long bound_kb = (long)LIMIT_MB * 1024 + base.rss_kb + SLACK_MB * 1024;
     for (int w = 1; w <= 4; w *= 2) {
         char env[256];
         snprintf(env, sizeof env, "TAMM_NUM_WORKERS=%d TAMM_MEMORY_LIMIT=%dM TAMM_STATS=1", w, LIMIT_MB);
-        run_child(env, "compute", &r);
+        st = run_child(env, "compute", &r);
+        CHECK(st == 0, "%d workers: the child exited with status %d\n%s", w, st, r.err);
         printf("limit %d MiB, %d workers: rc=%d equal=%d maxrss %ld KiB (bound %ld KiB)\n", LIMIT_MB, w, r.rc, r.equal,
                r.rss_kb, bound_kb);
-        const char *st = strstr(r.err, "memory limit");
-        if (st) {
-            const char *e = strchr(st, '\n');
-            printf("  %.*s\n", e ? (int)(e - st) : (int)strlen(st), st);
+        const char *sl = strstr(r.err, "memory limit");
+        if (sl) {
+            const char *e = strchr(sl, '\n');
+            printf("  %.*s\n", e ? (int)(e - sl) : (int)strlen(sl), sl);
         }
         CHECK(r.rc == 0 && r.grc == 0, "%d workers: rc %d, gather %d\n%s", w, r.rc, r.grc, r.err);
         CHECK(r.equal && r.hash == plain.hash, "%d workers: results differ from the reference / the run without a limit", w);
         CHECK(r.rss_kb > 0 && r.rss_kb <= bound_kb, "%d workers: maxrss %ld KiB is over the bound %ld KiB", w, r.rss_kb,
               bound_kb);
-        CHECK(st != NULL, "%d workers: TAMM_STATS has no memory-limit line", w);
+        CHECK(sl != NULL, "%d workers: TAMM_STATS has no memory-limit line", w);
         CHECK(dir_empty(spilldir), "%d workers: the spill directory is not empty after the run", w);
     }
     /* a task larger than the limit */
-    run_child("TAMM_NUM_WORKERS=2 TAMM_MEMORY_LIMIT=1M TAMM_ON_ERROR=return", "toobig", &r);
+    st = run_child("TAMM_NUM_WORKERS=2 TAMM_MEMORY_LIMIT=1M TAMM_ON_ERROR=return", "toobig", &r);
+    CHECK(st == 0, "task over the limit: the child exited with status %d", st);
     printf("task over the limit: rc=%d; stderr: %s", r.rc, r.err);
     CHECK(r.rc == TAMM_ENOMEM, "a task reading 2 MiB under a 1 MiB limit: rc %d, expected TAMM_ENOMEM", r.rc);
     CHECK(strstr(r.err, "reads_two_mib") && strstr(r.err, "2097152") && strstr(r.err, "1048576"),
           "the error names the task and the sizes");
     /* a full disk: the file size limit stops the spill file at 2 MiB */
-    run_child("TAMM_NUM_WORKERS=2 TAMM_MEMORY_LIMIT=8M TAMM_ON_ERROR=return", "fsize", &r);
+    st = run_child("TAMM_NUM_WORKERS=2 TAMM_MEMORY_LIMIT=8M TAMM_ON_ERROR=return", "fsize", &r);
+    CHECK(st == 0, "full disk: the child exited with status %d", st);
     printf("spill file limited to 2 MiB: rc=%d equal=%d; stderr: %s", r.rc, r.equal, r.err);
     CHECK(r.rc == TAMM_ENOMEM, "full disk: rc %d, expected TAMM_ENOMEM", r.rc);
     CHECK(strstr(r.err, "spill file") != NULL, "full disk: the error names the spill file");

@@ -40,8 +40,16 @@ static int64_t fend;
 typedef struct { int64_t off; size_t len; } slot;
 static slot *freeslots;
 static int nfree, cfree;
+/* the I/O thread: reads spilled blocks back ahead of the tasks admitted to use them */
+static pthread_t io_thread;
+static int io_started, io_stop;
+static pthread_cond_t io_cond = PTHREAD_COND_INITIALIZER;  /* work for the I/O thread, or stop */
+static pthread_cond_t io_idle = PTHREAD_COND_INITIALIZER;  /* io_cur changed */
+static tamm_mblk **ioq;      /* blocks to read back, FIFO ring */
+static int ioq_head, ioq_n, ioq_cap;
+static tamm_mblk *io_cur;    /* the block the I/O thread is reading back */
 /* TAMM_STATS */
-static atomic_ullong st_spilled, st_writes, st_readback, st_reads, st_evict, st_drop, st_regen, st_waits, st_wait_ns,
+static atomic_ullong st_ahead, st_spilled, st_writes, st_readback, st_reads, st_evict, st_drop, st_regen, st_waits, st_wait_ns,
     st_over;
 
 static inline int spin_trylock(tamm_spin *l)
@@ -68,10 +76,25 @@ void tamm__ml_init(size_t lim, int nranks, int ngpus)
     atomic_store(&st_reads, 0); atomic_store(&st_evict, 0); atomic_store(&st_drop, 0);
     atomic_store(&st_regen, 0); atomic_store(&st_waits, 0); atomic_store(&st_wait_ns, 0);
     atomic_store(&st_over, 0);
+    atomic_store(&st_ahead, 0);
+    io_stop = 0;
+    ioq_head = ioq_n = 0;
+    io_cur = NULL;
 }
 
 void tamm__ml_fini(void)
 {
+    if (io_started) {
+        pthread_mutex_lock(&mlk);
+        io_stop = 1;
+        pthread_cond_signal(&io_cond);
+        pthread_mutex_unlock(&mlk);
+        pthread_join(io_thread, NULL);
+        io_started = 0;
+    }
+    free(ioq);
+    ioq = NULL;
+    ioq_cap = ioq_head = ioq_n = 0;
     if (fd >= 0) close(fd);
     fd = -1;
     free(freeslots);
@@ -88,11 +111,12 @@ void tamm__ml_stats(FILE *f, int r)
 {
     if (!tamm__ml_on) return;
     fprintf(f, "tamm stats: rank %d: memory limit %zu bytes: %llu evictions (%llu dropped clean or regenerable), "
-               "%llu bytes spilled in %llu writes, %llu bytes read back in %llu reads, %llu blocks regenerated, "
+               "%llu bytes spilled in %llu writes, %llu bytes read back in %llu reads (%llu ahead of their task, on the "
+               "I/O thread), %llu blocks regenerated, "
                "%llu tasks waited for memory (%.1f ms in all), %llu allocations over the limit (nothing evictable)\n",
             r, limit, (unsigned long long)st_evict, (unsigned long long)st_drop, (unsigned long long)st_spilled,
             (unsigned long long)st_writes, (unsigned long long)st_readback, (unsigned long long)st_reads,
-            (unsigned long long)st_regen, (unsigned long long)st_waits, (double)st_wait_ns / 1e6,
+            (unsigned long long)st_ahead, (unsigned long long)st_regen, (unsigned long long)st_waits, (double)st_wait_ns / 1e6,
             (unsigned long long)st_over);
 }
 
@@ -218,7 +242,7 @@ static int spill_write(tamm_mblk *m, const void *p, size_t bytes)
 static int evict_one(void)
 {
     for (tamm_mblk *m = lru.prev; m != &lru; m = m->prev) {
-        if (m->pins || m->toppin) continue;
+        if (m->pins || m->toppin || m == io_cur) continue;
         tamm_tensor *T = m->T;
         tamm_block_s *b = &T->blocks[m->lin];
         if (!spin_trylock(&b->lock)) continue; /* in use right now: another one */
@@ -317,6 +341,13 @@ void tamm__ml_tensor_free(tamm_tensor *T)
 {
     if (!T->ml) return;
     pthread_mutex_lock(&mlk);
+    while (io_cur && io_cur->T == T) pthread_cond_wait(&io_idle, &mlk); /* (its pins are gone: it stops soon) */
+    int keep = 0;
+    for (int i = 0; i < ioq_n; i++) { /* drop its blocks from the read-ahead queue */
+        tamm_mblk *q = ioq[(ioq_head + i) % ioq_cap];
+        if (q->T != T) ioq[(ioq_head + keep++) % ioq_cap] = q;
+    }
+    ioq_n = keep;
     for (long b = 0; b < T->nblk; b++) {
         tamm_mblk *m = &T->ml[b];
         lru_remove(m);
@@ -428,6 +459,58 @@ static inline size_t extra_of(const tamm_dep *d, size_t bytes)
     return (d->perm & (TAMM_ACCUM | TAMM_CANCELLABLE)) ? bytes : 0;
 }
 
+/* ---- read-ahead ---- */
+static void *io_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&mlk);
+    for (;;) {
+        while (!ioq_n && !io_stop) pthread_cond_wait(&io_cond, &mlk);
+        if (io_stop) break;
+        tamm_mblk *m = ioq[ioq_head];
+        ioq_head = (ioq_head + 1) % ioq_cap;
+        ioq_n--;
+        m->ioq = 0;
+        if (!m->pins || m->in_lru) continue; /* its task is done already, or it is resident */
+        io_cur = m; /* pinned: its tensor lives at least until io_cur is cleared (tensor_free waits) */
+        pthread_mutex_unlock(&mlk);
+        tamm_tensor *T = m->T;
+        tamm_block_s *b = &T->blocks[m->lin];
+        tamm__spin_lock(&b->lock);
+        int ahead = !b->home;
+        if (ahead) tamm__block_home(T, m->lin); /* the Get; the task's Allocate then finds the home */
+        tamm__spin_unlock(&b->lock);
+        if (ahead) atomic_fetch_add(&st_ahead, 1);
+        pthread_mutex_lock(&mlk);
+        io_cur = NULL;
+        pthread_cond_broadcast(&io_idle);
+    }
+    pthread_mutex_unlock(&mlk);
+    return NULL;
+}
+
+/* Queue m for read-ahead.  mlk held. */
+static void io_enqueue(tamm_mblk *m)
+{
+    if (!io_started) {
+        if (pthread_create(&io_thread, NULL, io_main, NULL)) return; /* no read-ahead: tasks read on use */
+        io_started = 1;
+    }
+    if (ioq_n == ioq_cap) {
+        int nc = ioq_cap ? 2 * ioq_cap : 64;
+        tamm_mblk **nq = tamm__xmalloc((size_t)nc * sizeof *nq);
+        for (int i = 0; i < ioq_n; i++) nq[i] = ioq[(ioq_head + i) % ioq_cap];
+        free(ioq);
+        ioq = nq;
+        ioq_cap = nc;
+        ioq_head = 0;
+    }
+    ioq[(ioq_head + ioq_n) % ioq_cap] = m;
+    ioq_n++;
+    m->ioq = 1;
+    pthread_cond_signal(&io_cond);
+}
+
 /* Try to admit t.  mlk held.  1: admitted (pinned), 0: does not fit now,
  * -1: can never fit (*total: its footprint). */
 static int try_admit(tamm_task_s *t, size_t *total)
@@ -453,6 +536,7 @@ static int try_admit(tamm_task_s *t, size_t *total)
         if (m->pins++ == 0) reserved += bytes;
         reserved += extra_of(d, bytes);
         if (m->in_lru) lru_front(m);
+        else if (m->valid && !m->ioq) io_enqueue(m); /* spilled: read it back before the task runs */
     }
     nadmitted++;
     t->flags |= TAMM_TF_MLRES;

@@ -14,7 +14,9 @@
  *
  * Admission: a task becomes runnable (task_ready) only when the blocks its
  * declared block refs name fit beside those that admitted, still running tasks
- * hold (pins); its pins are given back when its body returns.  Without a limit
+ * hold (pins); its pins are given back when its body returns.  Admission also
+ * queues the task's spilled blocks for the I/O thread, which reads them back
+ * (the FSM's Get) while the task waits in the scheduler's queues.  Without a limit
  * nothing here runs: tamm__ml_on is 0 and the callers test it only off the
  * fast paths (block_home of an absent home, private buffers, task_ready).
  */
@@ -45,6 +47,7 @@ typedef struct tamm_mblk {
     unsigned char dirty; /* the home may be newer than the spill slot (block lock) */
     unsigned char toppin;/* pinned by a top-level tamm_block (ml lock) */
     unsigned char made;  /* generated once already (block lock) */
+    unsigned char ioq;   /* queued for the I/O thread's read-ahead (ml lock) */
 } tamm_mblk;
 
 /** tamm_init: decide whether the limit applies (limit set, one rank, no GPU). */

@@ -345,6 +345,18 @@ int main(int argc, char **argv)
         CHECK(sl != NULL, "%d workers: TAMM_STATS has no memory-limit line", w);
         CHECK(dir_empty(spilldir), "%d workers: the spill directory is not empty after the run", w);
     }
+    /* a limit just above the largest task's footprint (3 blocks: 1.5 MiB): no deadlock, no livelock */
+    for (int w = 1; w <= 4; w *= 3) {
+        char env[256];
+        snprintf(env, sizeof env, "TAMM_NUM_WORKERS=%d TAMM_MEMORY_LIMIT=1600K", w);
+        st = run_child(env, "compute", &r);
+        printf("limit 1600 KiB (the largest task needs 1536 KiB), %d workers: rc=%d equal=%d maxrss %ld KiB\n", w, r.rc,
+               r.equal, r.rss_kb);
+        CHECK(st == 0 && r.rc == 0 && r.equal && r.hash == plain.hash, "limit just above a task, %d workers: status %d, "
+              "rc %d, equal %d\n%s", w, st, r.rc, r.equal, r.err);
+        CHECK(!RSS_CHECKED || r.rss_kb <= 1600 + base.rss_kb + SLACK_MB * 1024, "limit just above a task, %d workers: "
+              "maxrss %ld KiB", w, r.rss_kb);
+    }
     /* a task larger than the limit */
     st = run_child("TAMM_NUM_WORKERS=2 TAMM_MEMORY_LIMIT=1M TAMM_ON_ERROR=return", "toobig", &r);
     CHECK(st == 0, "task over the limit: the child exited with status %d", st);

@@ -1275,6 +1275,9 @@ int main(int argc, char **argv)
             long lims[] = { mb, 3 * mb, need, need > tot / 2 ? need : tot / 2, tot + need };
             for (int l = 0; l < 5; l++)
                 for (int w = 1; w <= 4; w *= 2) cfgs[nc++] = (config){ w, NULL, 0, lims[l] };
+            /* the other schedulers and the sequential mode, at the tightest limit that must pass */
+            static const char *other[] = { "fifo", "prio", NULL };
+            cfgs[nc++] = (config){ 4, other[seed % 3], seed % 3 == 2, need };
         } else if (RANDOM_MPI) {
             cfgs[nc++] = (config){1, NULL, 0, 0};
             cfgs[nc++] = (config){2, NULL, 0, 0};

@@ -4,6 +4,7 @@
 #include "check.h"
 #include "error.h"
 #include "gpu.h"
+#include "memlimit.h"
 #include "perm.h"
 #include "runtime.h"
 #include "tensor.h"
@@ -51,6 +52,8 @@ static TAMM_NOINLINE void host_actions(tamm_tensor *T, long lin, tamm_unit_state
     size_t bytes = b->bytes;
     if (actions & TAMM_ACT_ALLOCATE)
         u->buf = tamm__block_home(T, lin); /* the host unit of the owner rank is the home */
+    /* leaving _Dirty / _DirtyAcc: under a memory limit the home now differs from its spilled copy */
+    if (TAMM_UNLIKELY(T->ml) && (actions & (TAMM_ACT_ACCALL | TAMM_ACT_PUT))) tamm__ml_dirty(T, lin);
     if (actions & TAMM_ACT_ACCALL) tamm__xfer_host(TAMM_XK_COPY, b->home, u->buf, bytes, T->dtype);
     if (actions & TAMM_ACT_PUT) tamm__xfer_host(TAMM_XK_PUT, b->home, u->buf, bytes, T->dtype);
     if (actions & TAMM_ACT_GET) tamm__xfer_host(TAMM_XK_GET, u->buf, b->home, bytes, T->dtype);
@@ -125,11 +128,11 @@ static int rw_allowed(unsigned perm);
  * a top-level task with write permission is the one member of its epoch, the
  * epochs before it have completed (their releases happen before it starts)
  * and the ones after it wait; no child of t exists to share the block; and
- * with neither GPUs nor other ranks no transfer, eviction or message works on
- * the block beside the tasks. */
+ * with neither GPUs nor other ranks nor a host memory limit (T->nosole) no
+ * transfer, eviction or message works on the block beside the tasks. */
 static inline int sole_user(const tamm_task_s *t, const tamm_tensor *T, unsigned perm)
 {
-    return (perm & TAMM_WRITE) && !t->parent && !t->children && !tamm__gpus.n && !T->dist;
+    return (perm & TAMM_WRITE) && !t->parent && !t->children && !tamm__gpus.n && !T->nosole;
 }
 
 /* The common case, read / write / readwrite of a block the task may use and
@@ -312,8 +315,9 @@ static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const lon
         ptr = private_buf(ctx, bytes, 0);
         tamm__spin_lock(&b->lock);
         void *home = tamm__block_home(T, lin);
+        if (T->ml && ptr) tamm__xfer_host(TAMM_XK_GET, ptr, home, bytes, T->dtype); /* before an eviction */
         tamm__spin_unlock(&b->lock);
-        if (ptr) tamm__xfer_host(TAMM_XK_GET, ptr, home, bytes, T->dtype);
+        if (!T->ml && ptr) tamm__xfer_host(TAMM_XK_GET, ptr, home, bytes, T->dtype);
         goto record;
     default:
         kind = TAMM_BK_READ;
@@ -355,6 +359,7 @@ static void commit_private(tamm_tensor *T, long lin, const void *src, size_t byt
     tamm__spin_lock(&b->lock);
     void *home = tamm__block_home(T, lin);
     tamm__xfer_host(add ? TAMM_XK_ACCALL : TAMM_XK_PUT, home, src, bytes, T->dtype);
+    if (T->ml) tamm__ml_dirty(T, lin);
     tamm__spin_unlock(&b->lock);
 }
 

@@ -1,6 +1,7 @@
 /* pool.c — per-thread object caches with a lock-free batch exchange, and
  * size-class buffer caches (see pool.h). */
 #include "pool.h"
+#include "memlimit.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -171,6 +172,7 @@ void *tamm__buf_get(tamm_buf_cache *c, size_t bytes)
     int k = size_class(bytes);
     size_t sz = (size_t)1 << k;
     void *b;
+    if (TAMM_UNLIKELY(tamm__ml_on)) return tamm__ml_buf_get(sz); /* within TAMM_MEMORY_LIMIT, not cached */
     if (c && c->head[k]) {
         b = c->head[k];
         c->head[k] = *(void **)b;
@@ -187,6 +189,10 @@ void tamm__buf_put(tamm_buf_cache *c, void *buf, size_t bytes)
 {
     if (!buf) return;
     int k = size_class(bytes);
+    if (TAMM_UNLIKELY(tamm__ml_on)) {
+        tamm__ml_buf_put(buf, (size_t)1 << k);
+        return;
+    }
     tamm__mem_sub((size_t)1 << k);
     if (c && c->n[k] < 64) {
         *(void **)buf = c->head[k];

@@ -5,6 +5,7 @@
  * accessors.
  */
 #include "runtime.h"
+#include "memlimit.h"
 #include "buffer.h"
 #include "check.h"
 #include "error.h"
@@ -64,6 +65,7 @@ int tamm_init(int *argc, char ***argv)
     tamm__mem_reset_stats();
     rc = tamm__gpu_init(&cfg); /* before the workers: CUDA workers have entries in workers[] */
     if (rc) return init_failed(rc);
+    tamm__ml_init(cfg.memory_limit, tamm__comm_size(), tamm__gpus.n); /* host memory as a bounded unit */
     tamm__rt.initialised = 1;
     rc = tamm__workers_start(cfg.num_workers);
     if (!rc) rc = tamm__gpu_start();
@@ -246,6 +248,7 @@ int tamm_finalize(void)
     int deadlocked = tamm__top_pending() != 0;
     if (!deadlocked) tamm__tensor_free_all(); /* tasks that can never run still point at their tensors */
     coll_token = NULL;
+    tamm__ml_fini(); /* closes (and so frees) the spill file */
     tamm__fence_free_all();
     tamm__xfence_reset();
     for (int i = 0; i < tamm__rt.nthreads; i++) {
@@ -364,7 +367,8 @@ static void *top_block(tamm_tensor *T, const tamm_ref *r, long lin, int keep)
     if (sentinel_wait(r, 1, "tamm_block", &t)) return NULL;
     tamm_block_s *b = &T->blocks[lin];
     tamm__spin_lock(&b->lock);
-    void *home = tamm__block_home(T, lin);
+    void *home = tamm__block_home(T, lin); /* read back if it was spilled */
+    if (T->ml) tamm__ml_top_pin(T, lin);   /* resident while top-level code uses it */
     tamm__spin_unlock(&b->lock);
     if (keep && home) {
         size_t bytes = tamm__block_elems_lin(T, lin) * T->esize;
@@ -585,8 +589,13 @@ static int whole(tamm_tensor *T, void *arr, int to_arr, const char *what)
         tamm_block_s *blk = &T->blocks[b];
         tamm__spin_lock(&blk->lock);
         void *home = tamm__block_home(T, b);
+        if (T->ml) {
+            tamm__ml_pin(T, b); /* no eviction during the copy */
+            if (!to_arr) tamm__ml_dirty(T, b);
+        }
         tamm__spin_unlock(&blk->lock);
         tamm__block_copy(T, b, home, arr, to_arr);
+        if (T->ml) tamm__ml_unpin(T, b);
     }
     tamm__task_finish_sentinel(t);
     return tamm__error_take();

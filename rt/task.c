@@ -11,6 +11,7 @@
 #include "fence.h"
 #include "mpi_flow.h"
 #include "gpu.h"
+#include "memlimit.h"
 #include "perm.h"
 #include "runtime.h"
 #include "tensor.h"
@@ -302,6 +303,16 @@ static inline void drop_guard(tamm_task_s *t)
         task_ready(t);
 }
 
+int tamm__task_extra;
+
+static inline void task_push(tamm_task_s *t)
+{
+    tamm_worker *w = tamm__self();
+    tamm__rt.sched->push(w, t);
+    if (atomic_load_explicit(&tamm__rt.nsleepers, memory_order_seq_cst) > 0)
+        tamm__wake_one();
+}
+
 static void task_ready(tamm_task_s *t)
 {
     if (TAMM_UNLIKELY(t->flags & TAMM_TF_COLLECTIVE)) {
@@ -313,18 +324,21 @@ static void task_ready(tamm_task_s *t)
         t->est_ns = 0; /* not routed, but counted as a CPU task when GPUs exist */
         goto push;
     }
-    if (TAMM_UNLIKELY(tamm__gpus.n) && tamm__gpu_route(t)) return; /* a GPU's, or waits for a flush */
+    if (TAMM_UNLIKELY(tamm__task_extra)) {
+        if (tamm__gpus.n && tamm__gpu_route(t)) return; /* a GPU's, or waits for a flush */
+        /* under TAMM_MEMORY_LIMIT: only when its blocks fit beside those of running tasks */
+        if (tamm__ml_on && !tamm__ml_admit(t)) return;
+    }
     if (TAMM_UNLIKELY(t->flags & TAMM_TF_SENTINEL)) {
         atomic_store_explicit(&t->ready_flag, 1, memory_order_release);
         tamm__wake_all();
         return;
     }
-push:;
-    tamm_worker *w = tamm__self();
-    tamm__rt.sched->push(w, t);
-    if (atomic_load_explicit(&tamm__rt.nsleepers, memory_order_seq_cst) > 0)
-        tamm__wake_one();
+push:
+    task_push(t);
 }
+
+void tamm__task_push(tamm_task_s *t) { task_push(t); }
 
 /* ------------------------------------------------------------------ */
 /* continuations                                                         */
@@ -439,8 +453,8 @@ void tamm__task_run(tamm_worker *w, tamm_task_s *t)
     ctx.gpu = NULL;
     tamm_ctx *prev = w->cur_ctx;
     w->cur_ctx = &ctx;
-    int tracing = tamm__rt.recording, gpus = tamm__gpus.n != 0;
-    uint64_t t0 = tracing || gpus ? tamm__now_ns() : 0;
+    int tracing = tamm__rt.recording, extra = tamm__task_extra;
+    uint64_t t0 = tracing || extra ? tamm__now_ns() : 0;
     if (t->cpu) {
         t->cpu(&ctx, t->args);
     } else {
@@ -448,10 +462,11 @@ void tamm__task_run(tamm_worker *w, tamm_task_s *t)
                     tamm__gpus.why_none[0] ? tamm__gpus.why_none : "no device");
     }
     if (ctx.n) tamm__ctx_end(&ctx);
+    if (TAMM_UNLIKELY(extra) && (t->flags & TAMM_TF_MLRES)) tamm__ml_done(t); /* its pins (TAMM_MEMORY_LIMIT) */
     if (ctx.recs != ctx.inl) free(ctx.recs);
     w->cur_ctx = prev;
     if (tracing) tamm__trace_event(w, t->id, t0, tamm__now_ns());
-    if (TAMM_UNLIKELY(gpus)) tamm__gpu_cpu_ran(t, tamm__now_ns() - t0);
+    if (TAMM_UNLIKELY(extra & TAMM_EXTRA_GPUS)) tamm__gpu_cpu_ran(t, tamm__now_ns() - t0);
     atomic_store_explicit(&w->ntasks, atomic_load_explicit(&w->ntasks, memory_order_relaxed) + 1,
                           memory_order_relaxed);
     body_done_held(t, w->id < tamm__rt.nworkers ? &w->held : NULL);

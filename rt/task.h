@@ -45,7 +45,8 @@ enum {
     TAMM_TF_KSLOT1     = 1024, /* counted in its parent's kids[1] (else kids[0]) */
     TAMM_TF_INTERNAL   = 2048, /* submitted by the MPI flow itself (mpi_flow.c): not forwarded to it */
     TAMM_TF_AGREED     = 4096, /* a collective task all ranks are ready for */
-    TAMM_TF_PSEUDO     = 8192  /* the flow's side of a block message: never run inline (TAMM_SEQUENTIAL) */
+    TAMM_TF_PSEUDO     = 8192, /* the flow's side of a block message: never run inline (TAMM_SEQUENTIAL) */
+    TAMM_TF_MLRES      = 16384 /* holds pins under a host memory limit (memlimit.c) */
 };
 
 /* The armed bit of a kids slot: a continuation waits for the slot to drain. */
@@ -137,6 +138,12 @@ static inline void tamm__task_prefetch(const tamm_task_s *t)
 }
 /** Run t's variant on worker w (t is ready). */
 void tamm__task_run(struct tamm_worker *w, tamm_task_s *t);
+/** What task_ready and task_run must do beyond the plain CPU path, one word
+ *  so that the plain path tests one (set by tamm_init, memlimit.c): */
+enum { TAMM_EXTRA_GPUS = 1, TAMM_EXTRA_MEMLIMIT = 2 };
+extern int tamm__task_extra;
+/** Hand a ready task to the scheduler (task_ready past routing and admission). */
+void tamm__task_push(tamm_task_s *t);
 /** Submission shared by tamm_submit, tamm_submit_ex and internal tasks. */
 /** on(rank) is valid: -1 (the owner decides) or 0..nranks-1; else TAMM_EINVAL naming `where`. */
 int tamm__valid_on(const struct tamm_task_s *where, int rank);

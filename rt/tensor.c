@@ -5,6 +5,7 @@
 #include "dist.h"
 #include "error.h"
 #include "gpu.h"
+#include "memlimit.h"
 #include "runtime.h"
 #include "task.h"
 #include <stdio.h>
@@ -123,6 +124,7 @@ void *tamm__block_home(tamm_tensor *T, long lin)
 {
     tamm_block_s *b = &T->blocks[lin];
     if (TAMM_UNLIKELY(!b->home)) {
+        if (T->ml) return tamm__ml_home(T, lin); /* read back, regenerated or zeroed, within the limit */
         size_t bytes = b->bytes;
         b->home = tamm__home_alloc(bytes); /* zero-filled; pinned when GPUs are in use */
         if (T->opts.gen) {
@@ -207,6 +209,8 @@ tamm_tensor *tamm_tensor_create_ex(const char *name, tamm_dtype dtype, int ndim,
         return NULL;
     }
     if (tamm__gpus.n) T->gpu = tamm__tgpu_new(T, tamm__gpus.n);
+    if (tamm__ml_on) tamm__ml_tensor_init(T);
+    T->nosole = T->dist != NULL || T->ml != NULL;
     pthread_mutex_lock(&tamm__rt.tensors_lock);
     T->next_live = tamm__rt.tensors;
     if (tamm__rt.tensors) tamm__rt.tensors->prev_live = T;
@@ -233,6 +237,7 @@ static void release_storage(tamm_tensor *T)
     tamm__dag_tensor_done(T);
     tamm__dist_tensor_free(T);
     tamm__tgpu_free(T);
+    tamm__ml_tensor_free(T); /* its homes too, under a memory limit */
     for (long b = 0; b < T->nblk; b++) if (T->blocks[b].home) tamm__home_free(T->blocks[b].home, T->blocks[b].bytes);
     if (T->undo)
         for (long b = 0; b < T->nblk; b++) free(T->undo[b]);

@@ -15,6 +15,7 @@
  * arrow in the trace and its node in the DAG: no matching is needed.
  */
 #include "trace.h"
+#include "memlimit.h"
 #include "dag.h"
 #include "gpu.h"
 #include "mpi_comm.h"
@@ -442,6 +443,7 @@ static void print_stats(void)
             (unsigned long long)atomic_load(&tamm__rt.inplace_acc), (unsigned long long)atomic_load(&tamm__rt.private_acc));
     fprintf(f, "tamm stats: rank %d: peak memory: %zu bytes of blocks on the host (homes, copies of other ranks' "
                "blocks, private buffers, temps, staging)\n", r, tamm__mem_peak());
+    tamm__ml_stats(f, r); /* TAMM_MEMORY_LIMIT: spills, read-backs, evictions, waits for memory */
     tamm__gpu_stats(f);
     fprintf(f, "tamm stats: rank %d: pools: %zu task records, %zu epoch records allocated\n", r,
             atomic_load(&tamm__rt.task_pool.allocated), atomic_load(&tamm__rt.epoch_pool.allocated));

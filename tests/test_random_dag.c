@@ -42,6 +42,14 @@
  *   TAMM_RAND_MINIMIZE=1   on a failure, shrink the program's top-level step
  *                          list while it keeps failing and print the result
  *   TAMM_RAND_VERBOSE=1    one line per program
+ *   TAMM_RAND_MEMLIMIT=1   the limit variant (test_random_dag_memlimit): every
+ *                          program also runs under TAMM_MEMORY_LIMIT from one
+ *                          block's worth to all of its tensors, at 1, 2 and 4
+ *                          workers.  Where the limit is below what some task's
+ *                          refs name (twice over: a private buffer per block) a
+ *                          TAMM_ENOMEM ends the run and counts as a pass; every
+ *                          other run must equal the reference, and none may
+ *                          hang (the alarm).
  */
 #include <tamm.h>
 
@@ -876,7 +884,9 @@ static void task_body(tamm_ctx *ctx, void *va)
     a->hashes[a->id] = h;
 }
 
-typedef struct { int workers; const char *sched; int seq; } config;
+typedef struct { int workers; const char *sched; int seq; long limit; } config;
+static int g_saw_enomem;  /* a wait of the current run returned TAMM_ENOMEM */
+static int g_enomem_ok;   /* runs that ended in the expected TAMM_ENOMEM (limit variant) */
 
 static char g_cur[256];        /* what is running, for the alarm handler */
 static int g_passed, g_failed;
@@ -896,9 +906,88 @@ static void on_alarm(int sig)
 
 static void describe(char *buf, size_t n, const prog *P, const config *c)
 {
-    snprintf(buf, n, "seed=%llu workers=%d sched=%s sequential=%d (rerun: TAMM_RAND_SEED=%llu TAMM_RAND_CONFIG=%d,%s,%d)",
-             (unsigned long long)P->seed, c->workers, c->sched ? c->sched : "ws", c->seq,
-             (unsigned long long)P->seed, c->workers, c->sched ? c->sched : "ws", c->seq);
+    snprintf(buf, n, "seed=%llu workers=%d sched=%s sequential=%d limit=%ld (rerun: TAMM_RAND_SEED=%llu TAMM_RAND_CONFIG=%d,%s,%d,%ld)",
+             (unsigned long long)P->seed, c->workers, c->sched ? c->sched : "ws", c->seq, c->limit,
+             (unsigned long long)P->seed, c->workers, c->sched ? c->sched : "ws", c->seq, c->limit);
+}
+
+/* Bytes of the largest block of P. */
+static long prog_max_block(const prog *P)
+{
+    long m = 0;
+    for (int t = 0; t < P->ntens; t++) {
+        long b = 8;
+        for (int k = 0; k < P->T[t].ndim; k++) b *= (long)P->T[t].tile[k];
+        if (b > m) m = b;
+    }
+    return m;
+}
+
+/* Bytes of all of P's tensors. */
+static long prog_total(const prog *P)
+{
+    long s = 0;
+    for (int t = 0; t < P->ntens; t++) s += 8 * (long)P->T[t].nelem;
+    return s;
+}
+
+/* Bytes of block (linear number lin) of tensor d. */
+static long blk_bytes(const tdesc *d, long lin)
+{
+    long b = 8;
+    for (int k = d->ndim; k-- > 0;) {
+        long i = lin % d->nb[k];
+        lin /= d->nb[k];
+        size_t start = (size_t)i * d->tile[k], left = d->dims[k] - start;
+        b *= (long)(left < d->tile[k] ? left : d->tile[k]);
+    }
+    return b;
+}
+
+/* What the runtime reserves for the largest task of P under a memory limit
+ * (docs/runtime.md "Block memory"): every block its block and slice refs name
+ * (whole-tensor refs, and refs folded into them, are paged in on use), twice
+ * where the task may accumulate or cancel (a private buffer beside it); TEMP
+ * refs name no block.  A limit below this must end in TAMM_ENOMEM, one at or
+ * above it must give the reference's results. */
+static long prog_task_need(const prog *P)
+{
+    long need = 0;
+    for (int i = 0; i < P->nnodes; i++) {
+        const node *n = &P->nodes[i];
+        static unsigned mode[MAXT][MAXBLK * 8];
+        int whole[MAXT] = {0};
+        long nblk[MAXT];
+        for (int t = 0; t < P->ntens; t++) {
+            nblk[t] = 1;
+            for (int k = 0; k < P->T[t].ndim; k++) nblk[t] *= P->T[t].nb[k];
+            memset(mode[t], 0, (size_t)nblk[t] * sizeof mode[t][0]);
+        }
+        for (int r = 0; r < n->nrefs; r++)
+            if (!(n->refs[r].mode & TAMM_TEMP) && n->refs[r].nidx == 0) whole[n->refs[r].t] = 1;
+        for (int r = 0; r < n->nrefs; r++) {
+            const gref *g = &n->refs[r];
+            if ((g->mode & TAMM_TEMP) || g->nidx == 0 || whole[g->t]) continue;
+            const tdesc *d = &P->T[g->t];
+            for (long lin = 0; lin < nblk[g->t]; lin++) {
+                long rest = lin;
+                int in = 1;
+                for (int k = d->ndim; k-- > 0;) {
+                    long ik = rest % d->nb[k];
+                    rest /= d->nb[k];
+                    if (g->idx[k] != TAMM_ALL && g->idx[k] != ik) in = 0;
+                }
+                if (in) mode[g->t][lin] |= (g->mode & (7u | TAMM_CANCELLABLE)) | 0x100u;
+            }
+        }
+        long s = 0;
+        for (int t = 0; t < P->ntens; t++)
+            for (long lin = 0; lin < nblk[t]; lin++)
+                if (mode[t][lin])
+                    s += blk_bytes(&P->T[t], lin) * ((mode[t][lin] & (TAMM_ACCUM | TAMM_CANCELLABLE)) ? 2 : 1);
+        if (s > need) need = s;
+    }
+    return need;
 }
 
 /* Run P under configuration c and compare with the reference. 0: pass. */
@@ -912,6 +1001,10 @@ static int run_config(const prog *P, const config *c, uint64_t **ref, const uint
     setenv("TAMM_NUM_WORKERS", w, 1);
     if (c->sched) setenv("TAMM_SCHED", c->sched, 1); else unsetenv("TAMM_SCHED");
     if (c->seq) setenv("TAMM_SEQUENTIAL", "1", 1); else unsetenv("TAMM_SEQUENTIAL");
+    char lim[32];
+    snprintf(lim, sizeof lim, "%ld", c->limit);
+    if (c->limit) setenv("TAMM_MEMORY_LIMIT", lim, 1); else unsetenv("TAMM_MEMORY_LIMIT");
+    g_saw_enomem = 0;
     setenv("TAMM_ON_ERROR", "return", 1);
     __atomic_store_n(&g_body_err, 0, __ATOMIC_SEQ_CST);
     g_body_msg[0] = 0;
@@ -951,10 +1044,12 @@ static int run_config(const prog *P, const config *c, uint64_t **ref, const uint
             break;
         case TOP_WAITALL:
             rc = tamm_wait_all();
+            if (rc == TAMM_ENOMEM) g_saw_enomem = 1;
             if (rc != TAMM_OK) { fail = 1; snprintf(why, sizeof why, "tamm_wait_all (top step %d) = %d %s", i, rc, tamm_strerror(rc)); }
             break;
         case TOP_BARRIER:
             rc = tamm_barrier();
+            if (rc == TAMM_ENOMEM) g_saw_enomem = 1;
             if (rc != TAMM_OK) { fail = 1; snprintf(why, sizeof why, "tamm_barrier (top step %d) = %d %s", i, rc, tamm_strerror(rc)); }
             break;
         case TOP_HOSTMOD: {
@@ -966,6 +1061,7 @@ static int run_config(const prog *P, const config *c, uint64_t **ref, const uint
         }
     }
     rc = tamm_wait_all();
+    if (rc == TAMM_ENOMEM) g_saw_enomem = 1;
     if (!fail && rc != TAMM_OK) { fail = 1; snprintf(why, sizeof why, "final tamm_wait_all = %d %s", rc, tamm_strerror(rc)); }
     if (!fail && __atomic_load_n(&g_body_err, __ATOMIC_SEQ_CST)) {
         fail = 1;
@@ -1013,6 +1109,21 @@ out:
     rc = tamm_finalize();
     if (!fail && rc != TAMM_OK) { fail = 1; snprintf(why, sizeof why, "tamm_finalize = %d %s", rc, tamm_strerror(rc)); }
     alarm(0);
+    /* under a limit below some task's blocks, TAMM_ENOMEM is the expected outcome */
+    if (c->limit && getenv("TAMM_RAND_VERBOSE") && atoi(getenv("TAMM_RAND_VERBOSE")) > 1)
+        printf("  limit %ld (task need <= %ld, total %ld), %d workers: %s%s\n", c->limit, prog_task_need(P), prog_total(P),
+               c->workers, fail ? "failed: " : "ok", fail ? why : "");
+    if (c->limit && c->limit < prog_task_need(P)) { /* some task cannot fit: TAMM_ENOMEM, and no hang */
+        if (fail && g_saw_enomem) {
+            g_enomem_ok++;
+            return 0;
+        }
+        if (!fail) {
+            fail = 1;
+            snprintf(why, sizeof why, "limit %ld is below a task's blocks (%ld bytes), yet no TAMM_ENOMEM", c->limit,
+                     prog_task_need(P));
+        }
+    }
     if (fail && !quiet) fprintf(stderr, "%s: FAIL %s: %s\n", TEST_NAME, desc, why);
     return fail;
 }
@@ -1128,7 +1239,8 @@ int main(int argc, char **argv)
     int dump = (int)env_long("TAMM_RAND_DUMP", 0);
     int mini = (int)env_long("TAMM_RAND_MINIMIZE", 0);
     int verbose = (int)env_long("TAMM_RAND_VERBOSE", 0);
-    config only = {0, NULL, 0};
+    config only = {0, NULL, 0, 0};
+    int memlimit = (int)env_long("TAMM_RAND_MEMLIMIT", 0);
     char onlysched[16] = "";
     const char *oc = getenv("TAMM_RAND_CONFIG");
     if (oc && *oc) {
@@ -1140,6 +1252,8 @@ int main(int argc, char **argv)
         if (p && strcmp(p, "ws") != 0) { snprintf(onlysched, sizeof onlysched, "%s", p); only.sched = onlysched; }
         p = strtok(NULL, ",");
         only.seq = p ? atoi(p) : 0;
+        p = strtok(NULL, ",");
+        only.limit = p ? atol(p) : 0;
     }
     printf("%s: %ld seeds from %ld%s\n", TEST_NAME, nseeds, first, UNDER_SANITIZER ? " (sanitizer build: reduced)" : "");
     time_t t0 = time(NULL);
@@ -1152,25 +1266,33 @@ int main(int argc, char **argv)
         uint64_t **data = alloc_data(&P);
         uint64_t *refh = malloc((size_t)P.nnodes * sizeof *refh);
         ref_run(&P, data, refh);
-        config cfgs[8];
+        config cfgs[24];
         int nc = 0;
         if (only.workers) {
             cfgs[nc++] = only;
+        } else if (memlimit) {
+            long mb = prog_max_block(&P), tot = prog_total(&P), need = prog_task_need(&P);
+            long lims[] = { mb, 3 * mb, need, need > tot / 2 ? need : tot / 2, tot + need };
+            for (int l = 0; l < 5; l++)
+                for (int w = 1; w <= 4; w *= 2) cfgs[nc++] = (config){ w, NULL, 0, lims[l] };
+            /* the other schedulers and the sequential mode, at the tightest limit that must pass */
+            static const char *other[] = { "fifo", "prio", NULL };
+            cfgs[nc++] = (config){ 4, other[seed % 3], seed % 3 == 2, need };
         } else if (RANDOM_MPI) {
-            cfgs[nc++] = (config){1, NULL, 0};
-            cfgs[nc++] = (config){2, NULL, 0};
-            if (seed % 3 == 0) cfgs[nc++] = (config){2, "fifo", 0};
-            if (seed % 5 == 0) cfgs[nc++] = (config){1, NULL, 1};
+            cfgs[nc++] = (config){1, NULL, 0, 0};
+            cfgs[nc++] = (config){2, NULL, 0, 0};
+            if (seed % 3 == 0) cfgs[nc++] = (config){2, "fifo", 0, 0};
+            if (seed % 5 == 0) cfgs[nc++] = (config){1, NULL, 1, 0};
         } else {
-            cfgs[nc++] = (config){1, NULL, 0};
-            cfgs[nc++] = (config){2, NULL, 0};
-            cfgs[nc++] = (config){4, NULL, 0};
-            cfgs[nc++] = (config){8, NULL, 0};
+            cfgs[nc++] = (config){1, NULL, 0, 0};
+            cfgs[nc++] = (config){2, NULL, 0, 0};
+            cfgs[nc++] = (config){4, NULL, 0, 0};
+            cfgs[nc++] = (config){8, NULL, 0, 0};
             switch (seed % 4) {
-            case 0: cfgs[nc++] = (config){4, "fifo", 0}; break;
-            case 1: cfgs[nc++] = (config){4, "prio", 0}; break;
-            case 2: cfgs[nc++] = (config){4, NULL, 1}; break;
-            case 3: cfgs[nc++] = (config){8, "fifo", 0}; cfgs[nc++] = (config){2, "prio", 0}; break;
+            case 0: cfgs[nc++] = (config){4, "fifo", 0, 0}; break;
+            case 1: cfgs[nc++] = (config){4, "prio", 0, 0}; break;
+            case 2: cfgs[nc++] = (config){4, NULL, 1, 0}; break;
+            case 3: cfgs[nc++] = (config){8, "fifo", 0, 0}; cfgs[nc++] = (config){2, "prio", 0, 0}; break;
             }
         }
         int pf = 0;
@@ -1196,6 +1318,7 @@ int main(int argc, char **argv)
     printf("rank %d of %d: ", tamm_rank(), tamm_nranks());
     g_failed = g_failed ? g_failed : anyfail ? 1 : 0;
 #endif
+    if (memlimit) printf("%s: %d runs under a limit below some task's blocks ended in the expected TAMM_ENOMEM\n", TEST_NAME, g_enomem_ok);
     printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }

@@ -1,0 +1,659 @@
+/* memlimit.c — host memory as a bounded memory unit (see memlimit.h). */
+#include "memlimit.h"
+#include "error.h"
+#include "pool.h"
+#include "runtime.h"
+#include "task.h"
+#include "tensor.h"
+#include "util.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+int tamm__ml_on;
+
+/* Blocks of at least this size get a mapping of their own, so that freeing
+ * them gives the memory back to the system at once (malloc's arenas would keep
+ * it, one arena per worker thread).  Smaller ones come from calloc. */
+#define ML_MMAP_MIN (64u << 10)
+
+static size_t limit;
+static pthread_mutex_t mlk = PTHREAD_MUTEX_INITIALIZER; /* everything below; taken after a block lock, never before */
+static tamm_mblk lru = { .prev = &lru, .next = &lru }; /* next: most recent, prev: least */
+static size_t reserved;     /* bytes of blocks pinned by admitted tasks, and their private buffers */
+static size_t top_bytes;    /* bytes pinned by top-level tamm_block */
+static int nadmitted;       /* admitted tasks whose body has not returned */
+static tamm_task_s *qhead, *qtail; /* tasks waiting for memory, FIFO (linked by t->next) */
+static int qlen;
+static tamm_mblk **tops;    /* top-level pins, oldest first */
+static int ntops, ctops;
+/* the spill file */
+static int fd = -1;
+static int spill_broken;
+static char spill_path[512];
+static int64_t fend;
+typedef struct { int64_t off; size_t len; } slot;
+static slot *freeslots;
+static int nfree, cfree;
+/* the I/O thread: reads spilled blocks back ahead of the tasks admitted to use them */
+static pthread_t io_thread;
+static int io_started, io_stop;
+static pthread_cond_t io_cond = PTHREAD_COND_INITIALIZER;  /* work for the I/O thread, or stop */
+static pthread_cond_t io_idle = PTHREAD_COND_INITIALIZER;  /* io_cur changed */
+static tamm_mblk **ioq;      /* blocks to read back, FIFO ring */
+static int ioq_head, ioq_n, ioq_cap;
+static tamm_mblk *io_cur;    /* the block the I/O thread is reading back */
+/* TAMM_STATS */
+static atomic_ullong st_nested_over, st_ahead, st_spilled, st_writes, st_readback, st_reads, st_evict, st_drop, st_regen, st_waits, st_wait_ns,
+    st_over;
+
+static inline int spin_trylock(tamm_spin *l)
+{
+    return !atomic_load_explicit(&l->v, memory_order_relaxed) &&
+           !atomic_exchange_explicit(&l->v, 1, memory_order_acquire);
+}
+
+void tamm__ml_init(size_t lim, int nranks, int ngpus)
+{
+    tamm__ml_on = lim > 0 && nranks == 1 && ngpus == 0;
+    tamm__task_extra = (ngpus ? TAMM_EXTRA_GPUS : 0) | (tamm__ml_on ? TAMM_EXTRA_MEMLIMIT : 0);
+    limit = lim;
+    reserved = top_bytes = 0;
+    nadmitted = 0;
+    qhead = qtail = NULL;
+    qlen = 0;
+    lru.next = lru.prev = &lru;
+    spill_broken = 0;
+    fend = 0;
+    nfree = 0;
+    ntops = 0;
+    atomic_store(&st_spilled, 0); atomic_store(&st_writes, 0); atomic_store(&st_readback, 0);
+    atomic_store(&st_reads, 0); atomic_store(&st_evict, 0); atomic_store(&st_drop, 0);
+    atomic_store(&st_regen, 0); atomic_store(&st_waits, 0); atomic_store(&st_wait_ns, 0);
+    atomic_store(&st_over, 0);
+    atomic_store(&st_ahead, 0);
+    atomic_store(&st_nested_over, 0);
+    io_stop = 0;
+    ioq_head = ioq_n = 0;
+    io_cur = NULL;
+}
+
+void tamm__ml_fini(void)
+{
+    if (io_started) {
+        pthread_mutex_lock(&mlk);
+        io_stop = 1;
+        pthread_cond_signal(&io_cond);
+        pthread_mutex_unlock(&mlk);
+        pthread_join(io_thread, NULL);
+        io_started = 0;
+    }
+    free(ioq);
+    ioq = NULL;
+    ioq_cap = ioq_head = ioq_n = 0;
+    if (fd >= 0) close(fd);
+    fd = -1;
+    free(freeslots);
+    freeslots = NULL;
+    cfree = nfree = 0;
+    free(tops);
+    tops = NULL;
+    ctops = ntops = 0;
+    tamm__ml_on = 0;
+    tamm__task_extra = 0;
+}
+
+void tamm__ml_stats(FILE *f, int r)
+{
+    if (!tamm__ml_on) return;
+    fprintf(f, "tamm stats: rank %d: memory limit %zu bytes: %llu evictions (%llu dropped clean or regenerable), "
+               "%llu bytes spilled in %llu writes, %llu bytes read back in %llu reads (%llu ahead of their task, on the "
+               "I/O thread), %llu blocks regenerated, "
+               "%llu tasks waited for memory (%.1f ms in all), %llu nested tasks admitted beyond the reservations, "
+               "%llu allocations over the limit (nothing evictable)\n",
+            r, limit, (unsigned long long)st_evict, (unsigned long long)st_drop, (unsigned long long)st_spilled,
+            (unsigned long long)st_writes, (unsigned long long)st_readback, (unsigned long long)st_reads,
+            (unsigned long long)st_ahead, (unsigned long long)st_regen, (unsigned long long)st_waits, (double)st_wait_ns / 1e6,
+            (unsigned long long)st_nested_over, (unsigned long long)st_over);
+}
+
+/* ------------------------------------------------------------------ */
+/* memory                                                                */
+/* ------------------------------------------------------------------ */
+static size_t page_round(size_t n)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    return (n + page - 1) / page * page;
+}
+
+static void *raw_alloc(size_t bytes)
+{
+    if (bytes < ML_MMAP_MIN) return calloc(1, bytes ? bytes : 1);
+    void *p = mmap(NULL, page_round(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void raw_free(void *p, size_t bytes)
+{
+    if (!p) return;
+    if (bytes < ML_MMAP_MIN) free(p);
+    else munmap(p, page_round(bytes));
+}
+
+static void lru_remove(tamm_mblk *m)
+{
+    if (!m->in_lru) return;
+    m->prev->next = m->next;
+    m->next->prev = m->prev;
+    m->in_lru = 0;
+}
+
+static void lru_front(tamm_mblk *m)
+{
+    lru_remove(m);
+    m->next = lru.next;
+    m->prev = &lru;
+    lru.next->prev = m;
+    lru.next = m;
+    m->in_lru = 1;
+}
+
+/* ---- the spill file ---- */
+static int spill_open(void)
+{
+    if (fd >= 0) return 0;
+    const char *dir = getenv("TAMM_SPILL_DIR");
+    if (!dir || !*dir) dir = getenv("TMPDIR");
+    if (!dir || !*dir) dir = "/tmp";
+    snprintf(spill_path, sizeof spill_path, "%s/tamm-spill-%d-XXXXXX", dir, (int)getpid());
+    int f = mkostemp(spill_path, O_CLOEXEC);
+    if (f < 0) {
+        tamm__error(NULL, TAMM_ENOMEM, "TAMM_MEMORY_LIMIT: cannot create a spill file in %s (%s); blocks stay in "
+                    "memory, over the limit (set TAMM_SPILL_DIR to a writable directory with room)", dir, strerror(errno));
+        return -1;
+    }
+    unlink(spill_path); /* gone when the process ends, however it ends */
+    /* a file size limit (RLIMIT_FSIZE) must be a failed write, not a killed process */
+    struct sigaction old;
+    if (sigaction(SIGXFSZ, NULL, &old) == 0 && old.sa_handler == SIG_DFL) signal(SIGXFSZ, SIG_IGN);
+    fd = f;
+    return 0;
+}
+
+static int64_t slot_alloc(size_t len)
+{
+    for (int i = 0; i < nfree; i++)
+        if (freeslots[i].len == len) {
+            int64_t off = freeslots[i].off;
+            freeslots[i] = freeslots[--nfree];
+            return off;
+        }
+    int64_t off = fend;
+    fend += (int64_t)len;
+    return off;
+}
+
+static void slot_free(int64_t off, size_t len)
+{
+    if (off < 0) return;
+    if (nfree == cfree) {
+        cfree = cfree ? 2 * cfree : 64;
+        freeslots = tamm__xrealloc(freeslots, (size_t)cfree * sizeof *freeslots);
+    }
+    freeslots[nfree++] = (slot){ off, len };
+}
+
+/* Write block m (home p) to its slot.  mlk and the block lock held. 0: done. */
+static int spill_write(tamm_mblk *m, const void *p, size_t bytes)
+{
+    if (spill_broken || spill_open()) {
+        spill_broken = 1;
+        return -1;
+    }
+    if (m->off < 0) m->off = slot_alloc(bytes);
+    size_t done = 0;
+    while (done < bytes) {
+        ssize_t w = pwrite(fd, (const char *)p + done, bytes - done, (off_t)(m->off + (int64_t)done));
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            int e = w < 0 ? errno : ENOSPC;
+            char bn[128];
+            m->valid = 0; /* the slot may hold part of this write: never read it */
+            spill_broken = 1;
+            tamm__error(NULL, TAMM_ENOMEM, "TAMM_MEMORY_LIMIT: cannot write %s (%zu bytes) to the spill file in %s "
+                        "(%s); it and every block not yet spilled stay in memory, over the limit (results are not "
+                        "affected; set TAMM_SPILL_DIR to a directory with room)",
+                        tamm__block_name(m->T, m->lin, bn, sizeof bn), bytes,
+                        getenv("TAMM_SPILL_DIR") && *getenv("TAMM_SPILL_DIR") ? getenv("TAMM_SPILL_DIR") : "the temporary directory",
+                        strerror(e));
+            return -1;
+        }
+        done += (size_t)w;
+    }
+    atomic_fetch_add(&st_spilled, bytes);
+    atomic_fetch_add(&st_writes, 1);
+    return 0;
+}
+
+/* Evict the least recently used block no one holds.  mlk held.  1: evicted. */
+static int evict_one(void)
+{
+    for (tamm_mblk *m = lru.prev; m != &lru; m = m->prev) {
+        if (m->pins || m->toppin || m == io_cur) continue;
+        tamm_tensor *T = m->T;
+        tamm_block_s *b = &T->blocks[m->lin];
+        if (!spin_trylock(&b->lock)) continue; /* in use right now: another one */
+        tamm_unit_state *u = &b->units[0];
+        if (!b->home || u->rc || u->pending) {
+            tamm__spin_unlock(&b->lock);
+            continue;
+        }
+        size_t bytes = b->bytes;
+        /* FLUSH: a dirty block is written back first; EVICT: then dropped */
+        int dirty = m->dirty || u->state == TAMM_BS_DIRTY || u->state == TAMM_BS_DIRTYACC;
+        if (dirty) {
+            if (spill_write(m, b->home, bytes)) {
+                tamm__spin_unlock(&b->lock);
+                continue;
+            }
+            m->valid = 1;
+            m->dirty = 0;
+        } else {
+            atomic_fetch_add(&st_drop, 1);
+        }
+        void *p = b->home;
+        b->home = NULL;
+        u->buf = NULL;
+        u->state = TAMM_BS_UNALLOC;
+        u->rc = 0;
+        lru_remove(m);
+        tamm__spin_unlock(&b->lock);
+        raw_free(p, bytes);
+        tamm__mem_sub(bytes);
+        atomic_fetch_add(&st_evict, 1);
+        return 1;
+    }
+    return 0;
+}
+
+/* Make room for `bytes` more and count them in.  mlk held. */
+static void room(size_t bytes)
+{
+    while (tamm__mem_in_use() + bytes > limit)
+        if (!evict_one()) {
+            atomic_fetch_add(&st_over, 1);
+            break;
+        }
+    tamm__mem_add(bytes);
+}
+
+void *tamm__ml_buf_get(size_t bytes)
+{
+    pthread_mutex_lock(&mlk);
+    room(bytes);
+    pthread_mutex_unlock(&mlk);
+    void *p = bytes < ML_MMAP_MIN ? aligned_alloc(64, bytes) : raw_alloc(bytes);
+    if (!p) tamm__mem_sub(bytes);
+    return p;
+}
+
+void tamm__ml_buf_put(void *p, size_t bytes)
+{
+    tamm__mem_sub(bytes);
+    raw_free(p, bytes);
+}
+
+/* ------------------------------------------------------------------ */
+/* blocks                                                                */
+/* ------------------------------------------------------------------ */
+void tamm__ml_tensor_init(tamm_tensor *T)
+{
+    T->ml = tamm__xcalloc((size_t)T->nblk, sizeof *T->ml);
+    for (long b = 0; b < T->nblk; b++) {
+        T->ml[b].T = T;
+        T->ml[b].lin = b;
+        T->ml[b].off = -1;
+    }
+}
+
+static void top_drop_at(int i)
+{
+    tamm_mblk *m = tops[i];
+    m->toppin = 0;
+    top_bytes -= m->T->blocks[m->lin].bytes;
+    memmove(&tops[i], &tops[i + 1], (size_t)(ntops - i - 1) * sizeof *tops);
+    ntops--;
+}
+
+static void top_drop(tamm_mblk *m)
+{
+    for (int i = 0; i < ntops; i++)
+        if (tops[i] == m) {
+            top_drop_at(i);
+            return;
+        }
+}
+
+void tamm__ml_tensor_free(tamm_tensor *T)
+{
+    if (!T->ml) return;
+    pthread_mutex_lock(&mlk);
+    while (io_cur && io_cur->T == T) pthread_cond_wait(&io_idle, &mlk); /* (its pins are gone: it stops soon) */
+    int keep = 0;
+    for (int i = 0; i < ioq_n; i++) { /* drop its blocks from the read-ahead queue */
+        tamm_mblk *q = ioq[(ioq_head + i) % ioq_cap];
+        if (q->T != T) ioq[(ioq_head + keep++) % ioq_cap] = q;
+    }
+    ioq_n = keep;
+    for (long b = 0; b < T->nblk; b++) {
+        tamm_mblk *m = &T->ml[b];
+        lru_remove(m);
+        if (m->toppin) top_drop(m);
+        slot_free(m->off, T->blocks[b].bytes);
+    }
+    pthread_mutex_unlock(&mlk);
+    for (long b = 0; b < T->nblk; b++) {
+        tamm_block_s *blk = &T->blocks[b];
+        if (blk->home) {
+            raw_free(blk->home, blk->bytes);
+            tamm__mem_sub(blk->bytes);
+            blk->home = NULL;
+        }
+    }
+    free(T->ml);
+    T->ml = NULL;
+}
+
+void *tamm__ml_home(tamm_tensor *T, long lin)
+{
+    tamm_block_s *b = &T->blocks[lin];
+    tamm_mblk *m = &T->ml[lin];
+    size_t bytes = b->bytes;
+    pthread_mutex_lock(&mlk);
+    room(bytes);
+    pthread_mutex_unlock(&mlk);
+    void *p = raw_alloc(bytes);
+    if (!p) tamm__fatal_oom(bytes);
+    if (m->valid) { /* the Get: read back what was spilled */
+        size_t done = 0;
+        while (done < bytes) {
+            ssize_t r = pread(fd, (char *)p + done, bytes - done, (off_t)(m->off + (int64_t)done));
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) {
+                char bn[128];
+                tamm__error(NULL, TAMM_ENOMEM, "TAMM_MEMORY_LIMIT: cannot read %s back from the spill file (%s)",
+                            tamm__block_name(T, lin, bn, sizeof bn), r < 0 ? strerror(errno) : "short file");
+                break;
+            }
+            done += (size_t)r;
+        }
+        atomic_fetch_add(&st_readback, bytes);
+        atomic_fetch_add(&st_reads, 1);
+    } else if (T->opts.gen) { /* an on-demand block: made again rather than spilled */
+        long idx[TAMM_MAX_DIMS];
+        tamm__block_idx(T, lin, idx);
+        T->opts.gen(T, idx, p, T->opts.gen_arg);
+        if (m->made) atomic_fetch_add(&st_regen, 1);
+        m->made = 1;
+    }
+    m->dirty = 0;
+    b->home = p;
+    pthread_mutex_lock(&mlk);
+    lru_front(m);
+    pthread_mutex_unlock(&mlk);
+    return p;
+}
+
+void tamm__ml_dirty(tamm_tensor *T, long lin)
+{
+    if (T->ml) T->ml[lin].dirty = 1;
+}
+
+void tamm__ml_top_pin(tamm_tensor *T, long lin)
+{
+    if (!T->ml) return;
+    tamm_mblk *m = &T->ml[lin];
+    m->dirty = 1; /* top-level code may write through the pointer */
+    pthread_mutex_lock(&mlk);
+    if (!m->toppin) {
+        if (ntops == ctops) {
+            ctops = ctops ? 2 * ctops : 16;
+            tops = tamm__xrealloc(tops, (size_t)ctops * sizeof *tops);
+        }
+        tops[ntops++] = m;
+        m->toppin = 1;
+        top_bytes += T->blocks[lin].bytes;
+        while (top_bytes > limit / 2 && ntops > 1) top_drop_at(0); /* the oldest top-level pointer goes */
+    }
+    if (m->in_lru) lru_front(m);
+    pthread_mutex_unlock(&mlk);
+}
+
+/* gather / scatter: one block at a time, on the program's thread, so a flag suffices */
+void tamm__ml_pin(tamm_tensor *T, long lin)
+{
+    if (!T->ml) return;
+    pthread_mutex_lock(&mlk);
+    T->ml[lin].pins++;
+    pthread_mutex_unlock(&mlk);
+}
+
+void tamm__ml_unpin(tamm_tensor *T, long lin)
+{
+    if (!T->ml) return;
+    pthread_mutex_lock(&mlk);
+    T->ml[lin].pins--;
+    pthread_mutex_unlock(&mlk);
+}
+
+/* ------------------------------------------------------------------ */
+/* admission                                                             */
+/* ------------------------------------------------------------------ */
+/* A private buffer the task may need for the block beside it: an accumulation
+ * (zeroed partial sum) or a cancellable access (private copy). */
+static inline size_t extra_of(const tamm_dep *d, size_t bytes)
+{
+    return (d->perm & (TAMM_ACCUM | TAMM_CANCELLABLE)) ? bytes : 0;
+}
+
+/* ---- read-ahead ---- */
+static void *io_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&mlk);
+    for (;;) {
+        while (!ioq_n && !io_stop) pthread_cond_wait(&io_cond, &mlk);
+        if (io_stop) break;
+        tamm_mblk *m = ioq[ioq_head];
+        ioq_head = (ioq_head + 1) % ioq_cap;
+        ioq_n--;
+        m->ioq = 0;
+        if (!m->pins || m->in_lru) continue; /* its task is done already, or it is resident */
+        io_cur = m; /* pinned: its tensor lives at least until io_cur is cleared (tensor_free waits) */
+        pthread_mutex_unlock(&mlk);
+        tamm_tensor *T = m->T;
+        tamm_block_s *b = &T->blocks[m->lin];
+        tamm__spin_lock(&b->lock);
+        int ahead = !b->home;
+        if (ahead) tamm__block_home(T, m->lin); /* the Get; the task's Allocate then finds the home */
+        tamm__spin_unlock(&b->lock);
+        if (ahead) atomic_fetch_add(&st_ahead, 1);
+        pthread_mutex_lock(&mlk);
+        io_cur = NULL;
+        pthread_cond_broadcast(&io_idle);
+    }
+    pthread_mutex_unlock(&mlk);
+    return NULL;
+}
+
+/* Queue m for read-ahead.  mlk held. */
+static void io_enqueue(tamm_mblk *m)
+{
+    if (!io_started) {
+        if (pthread_create(&io_thread, NULL, io_main, NULL)) return; /* no read-ahead: tasks read on use */
+        io_started = 1;
+    }
+    if (ioq_n == ioq_cap) {
+        int nc = ioq_cap ? 2 * ioq_cap : 64;
+        tamm_mblk **nq = tamm__xmalloc((size_t)nc * sizeof *nq);
+        for (int i = 0; i < ioq_n; i++) nq[i] = ioq[(ioq_head + i) % ioq_cap];
+        free(ioq);
+        ioq = nq;
+        ioq_cap = nc;
+        ioq_head = 0;
+    }
+    ioq[(ioq_head + ioq_n) % ioq_cap] = m;
+    ioq_n++;
+    m->ioq = 1;
+    pthread_cond_signal(&io_cond);
+}
+
+/* Try to admit t.  mlk held.  1: admitted (pinned), 0: does not fit now,
+ * -1: can never fit (*total: its footprint). */
+static int try_admit(tamm_task_s *t, size_t *total)
+{
+    size_t all = 0, need = 0;
+    for (int i = 0; i < t->ndep; i++) {
+        tamm_dep *d = &t->dep[i];
+        if (d->lin < 0 || !d->T->ml) continue; /* whole-tensor accesses: paged on use, not reserved */
+        tamm_mblk *m = &d->T->ml[d->lin];
+        size_t bytes = d->T->blocks[d->lin].bytes;
+        if (m->toppin) top_drop(m); /* a task uses it now: the top-level pointer's time is over */
+        all += bytes + extra_of(d, bytes);
+        need += (m->pins ? 0 : bytes) + extra_of(d, bytes);
+    }
+    *total = all;
+    if (all > limit) return -1;
+    if (nadmitted && reserved + top_bytes + need > limit) {
+        /* A nested task never waits: its parent's body may be waiting for it with its own blocks
+         * reserved (tamm_cc_taskwait, an undeferred child, TAMM_SEQUENTIAL), and would wait for
+         * ever.  It is admitted over the reservations (its blocks still cannot be evicted while it
+         * runs); eviction keeps the rest within the limit where it can. */
+        if (!t->parent) return 0;
+        atomic_fetch_add(&st_nested_over, 1);
+    }
+    for (int i = 0; i < t->ndep; i++) {
+        tamm_dep *d = &t->dep[i];
+        if (d->lin < 0 || !d->T->ml) continue;
+        tamm_mblk *m = &d->T->ml[d->lin];
+        size_t bytes = d->T->blocks[d->lin].bytes;
+        if (m->pins++ == 0) reserved += bytes;
+        reserved += extra_of(d, bytes);
+        if (m->in_lru) lru_front(m);
+        else if (m->valid && !m->ioq) io_enqueue(m); /* spilled: read it back before the task runs */
+    }
+    nadmitted++;
+    t->flags |= TAMM_TF_MLRES;
+    return 1;
+}
+
+static TAMM_COLD void fail_task(tamm_task_s *t, size_t total)
+{
+    char list[512];
+    int o = 0, shown = 0;
+    list[0] = 0;
+    for (int i = 0; i < t->ndep && o < 400; i++) {
+        tamm_dep *d = &t->dep[i];
+        if (d->lin < 0 || !d->T->ml) continue;
+        char bn[128];
+        size_t bytes = d->T->blocks[d->lin].bytes;
+        o += snprintf(list + o, sizeof list - (size_t)o, "%s%s %zu%s", shown++ ? ", " : "",
+                      tamm__block_name(d->T, d->lin, bn, sizeof bn), bytes, extra_of(d, bytes) ? " (+ a private buffer)" : "");
+    }
+    if (o >= 400) snprintf(list + o, sizeof list - (size_t)o, ", ...");
+    tamm__error(t, TAMM_ENOMEM, "the task's blocks need %zu bytes (%s), more than TAMM_MEMORY_LIMIT of %zu bytes: "
+                "it cannot run (use smaller tiles or a larger limit)", total, list, limit);
+    atomic_fetch_add_explicit(&tamm__rt.nskipped, 1, memory_order_relaxed); /* TAMM_STATS */
+    tamm__task_body_done(t); /* skipped, so nothing waits forever */
+}
+
+int tamm__ml_admit(tamm_task_s *t)
+{
+    if ((t->flags & (TAMM_TF_SENTINEL | TAMM_TF_DESTROY | TAMM_TF_COLLECTIVE)) || !t->ndep) return 1;
+    size_t total = 0;
+    int r = 0;
+    pthread_mutex_lock(&mlk);
+    /* a nested task does not queue behind top-level ones: its parent's body may be waiting for it
+     * (tamm_cc_taskwait) with its blocks reserved, which would hold up the line for ever */
+    if (!qhead || t->parent) r = try_admit(t, &total);
+    if (r == 0) { /* waits for memory, behind those already waiting */
+        t->next = NULL;
+        t->est_ns = (double)tamm__now_ns(); /* (no GPU under a host limit: the field is free) */
+        if (qtail) qtail->next = t;
+        else qhead = t;
+        qtail = t;
+        qlen++;
+    }
+    pthread_mutex_unlock(&mlk);
+    if (r < 0) fail_task(t, total);
+    return r > 0;
+}
+
+void tamm__ml_done(tamm_task_s *t)
+{
+    tamm_task_s *go = NULL, *gotail = NULL, *bad = NULL;
+    pthread_mutex_lock(&mlk);
+    t->flags &= ~(unsigned)TAMM_TF_MLRES;
+    for (int i = 0; i < t->ndep; i++) {
+        tamm_dep *d = &t->dep[i];
+        if (d->lin < 0 || !d->T->ml) continue;
+        tamm_mblk *m = &d->T->ml[d->lin];
+        size_t bytes = d->T->blocks[d->lin].bytes;
+        if (--m->pins == 0) reserved -= bytes;
+        reserved -= extra_of(d, bytes);
+    }
+    nadmitted--;
+    uint64_t now = tamm__now_ns();
+    tamm_task_s *badtail = NULL;
+    while (qhead) {
+        size_t total = 0;
+        int r = try_admit(qhead, &total);
+        if (r == 0) break;
+        tamm_task_s *q = qhead;
+        qhead = q->next;
+        if (!qhead) qtail = NULL;
+        qlen--;
+        atomic_fetch_add(&st_waits, 1);
+        atomic_fetch_add(&st_wait_ns, now - (uint64_t)q->est_ns);
+        q->est_ns = (double)total; /* for fail_task */
+        q->next = NULL;
+        if (r < 0) {
+            if (badtail) badtail->next = q;
+            else bad = q;
+            badtail = q;
+        } else {
+            q->est_ns = 0;
+            if (gotail) gotail->next = q;
+            else go = q;
+            gotail = q;
+        }
+    }
+    pthread_mutex_unlock(&mlk);
+    while (go) {
+        tamm_task_s *n = go->next;
+        go->next = NULL;
+        tamm__task_push(go);
+        go = n;
+    }
+    while (bad) {
+        tamm_task_s *n = bad->next;
+        bad->next = NULL;
+        size_t total = (size_t)bad->est_ns;
+        bad->est_ns = 0;
+        fail_task(bad, total);
+        bad = n;
+    }
+}
+
+int tamm__ml_waiting(void)
+{
+    pthread_mutex_lock(&mlk);
+    int n = qlen;
+    pthread_mutex_unlock(&mlk);
+    return n;
+}

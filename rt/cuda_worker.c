@@ -447,8 +447,8 @@ static int cfg_error(const char *var, const char *fmt, ...)
 /* Link bandwidth, host to device and back: one 8 MiB pinned copy each way. */
 static void measure_bandwidth(tamm_gpu *g)
 {
-    g->bw_h2d = g->bw_d2h = 10.0; /* bytes per ns: the simulated device's, and the fallback */
-    if (OPS == &tamm__devops_fake) return;
+    g->bw_h2d = g->bw_d2h = 10.0; /* bytes per ns: the emulated device's, and the fallback */
+    if (OPS == &tamm__devops_emu) return;
     size_t n = (size_t)8 << 20;
     void *h = NULL, *d = NULL, *ev = NULL;
     if (OPS->host_alloc(&h, n)) return;
@@ -473,7 +473,7 @@ static void measure_bandwidth(tamm_gpu *g)
 int tamm__gpu_init(const tamm_config *cfg)
 {
     memset(&tamm__gpus, 0, sizeof tamm__gpus);
-    tamm__gpus.ops = cfg->fake_gpus ? &tamm__devops_fake : &tamm__devops_cuda;
+    tamm__gpus.ops = cfg->fake_gpus ? &tamm__devops_emu : &tamm__devops_cuda;
     tamm__perf_reset();
     if (cfg->num_gpus == 0) {
         snprintf(tamm__gpus.why_none, sizeof tamm__gpus.why_none, "TAMM_NUM_GPUS=0");

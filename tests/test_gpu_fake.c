@@ -1,14 +1,15 @@
 /*
- * test_gpu_fake.c — the GPU code paths of the runtime on a simulated device
- * (TAMM_CUDA_FAKE=n: host memory stands in for device memory, events complete
- * a few polls late; rt/devops_fake.c).  Everything above the device interface
+ * test_gpu_fake.c — the GPU code paths of the runtime on the emulated device
+ * (TAMM_CUDA_EMU=n, rt/devops_emu.c: one host thread per stream, asynchronous
+ * copies, events and stream waits as CUDA defines them, random delays; GPU
+ * variants enqueue their work with tamm_emu_launch).  Everything above the device interface
  * is the real code: dispatch and flushes (cuda_worker.c), the execution FSM in
  * a GPU's memory with LRU eviction and write-back (cuda_unit.c), the CUDA
  * worker's streams, records and progress, and the policies (sched_gpu.c).
  *
  *   random_dag   random tasks (write / readwrite / accumulate, CPU-only,
  *                CUDA-only or both variants) checked against a sequential
- *                evaluation, top-level reads in between; 1 and 2 simulated GPUs,
+ *                evaluation, top-level reads in between; 1 and 2 emulated GPUs,
  *                every policy, and a memory limit of a few blocks (evictions of
  *                dirty blocks must happen and be written back);
  *   private      temps, cancellable writes and concurrent accumulations into
@@ -18,7 +19,9 @@
  *                clear error, never a hang; with a CPU variant it runs on the CPU;
  *   no_device    TAMM_NUM_GPUS=0: CPU variants run, a CUDA-only task is an error;
  *   config       invalid TAMM_NUM_GPUS / TAMM_SCHED / TAMM_CUDA_MEMORY_LIMIT /
- *                TAMM_CUDA_FAKE are rejected naming the variable.
+ *                TAMM_CUDA_FAKE are rejected naming the variable;
+ *   skip_wait    the same random DAG with every stream wait dropped by the emulator
+ *                (TAMM_CUDA_EMU_SKIP_WAIT=all) must fail.
  * Each case runs in a child process.
  *
  * The same file, built with -DTAMM_TEST_REAL_GPU and tests/gpu/kernels.cu
@@ -30,9 +33,8 @@
 #include "gpu.h"
 #include "tensor.h"
 
-long tamm__fake_live_allocs(void);
 
-/* What a GPU variant does to its buffers: host loops on the simulated device,
+/* What a GPU variant does to its buffers: host loops enqueued on the emulated device,
  * kernels on tamm_cuda_stream() on a real one (tests/gpu/kernels.cu). */
 static void apply(uint64_t *dst, const uint64_t *src, int kind, uint64_t k, size_t n);
 static void fill(uint64_t *x, uint64_t v, int plus_index, size_t n)
@@ -50,12 +52,25 @@ void tg_axpb_dev(uint64_t *x, uint64_t a, uint64_t b, size_t n, void *stream);
 #define DEV_APPLY(d, s, kind, k, n) tg_apply_dev(d, s, kind, k, n, tamm_cuda_stream())
 #define DEV_FILL(x, v, pi, n) tg_fill_dev(x, v, pi, n, tamm_cuda_stream())
 #define DEV_AXPB(x, a, b, n) tg_axpb_dev(x, a, b, n, tamm_cuda_stream())
-#define FAKE_ENV(e) "TAMM_CUDA_FAKE" /* unset: the real devices */
+#define FAKE_ENV(e) "TAMM_CUDA_EMU" /* unset: the real devices */
 int tg_dgemm_dev(void *cublas, int n, const double *a, const double *b, double *c); /* c += a b, 0 on success */
 #else
-#define DEV_APPLY(d, s, kind, k, n) apply(d, s, kind, k, n)
-#define DEV_FILL(x, v, pi, n) fill(x, v, pi, n)
-#define DEV_AXPB(x, a, b, n) axpb(x, a, b, n)
+/* on the emulated device: the host loops, enqueued on the task's stream (run by its thread in stream order) */
+typedef struct { int op; uint64_t *x; const uint64_t *src; int kind; uint64_t a, b; size_t n; } dev_job;
+static atomic_int dev_bad; /* a check made on the device failed */
+static void dev_run(void *p)
+{
+    dev_job *j = p;
+    if (j->op == 0) apply(j->x, j->src, j->kind, j->a, j->n);
+    else if (j->op == 1) fill(j->x, j->a, j->kind, j->n);
+    else if (j->op == 2) axpb(j->x, j->a, j->b, j->n);
+    else if (j->src[0] != j->a) atomic_fetch_add(&dev_bad, 1); /* op 3: src[0] == a */
+}
+static void dev_launch(dev_job j) { TCHECK(tamm_emu_launch(tamm_cuda_stream(), dev_run, &j, sizeof j) == TAMM_OK); }
+#define DEV_APPLY(d, s, kd, k, nn) dev_launch((dev_job){ .op = 0, .x = (d), .src = (s), .kind = (kd), .a = (k), .n = (nn) })
+#define DEV_FILL(xx, v, pi, nn) dev_launch((dev_job){ .op = 1, .x = (xx), .kind = (pi), .a = (v), .n = (nn) })
+#define DEV_AXPB(xx, aa, bb, nn) dev_launch((dev_job){ .op = 2, .x = (xx), .a = (aa), .b = (bb), .n = (nn) })
+#define DEV_CHECK0(s, v) dev_launch((dev_job){ .op = 3, .src = (s), .a = (v) })
 #define FAKE_ENV(e) e
 #endif
 
@@ -134,7 +149,7 @@ static int random_dag(void *arg)
     for (int b = 0; b < NBLK && bad < 0; b++)
         if (memcmp(&all[b * TILE], ref[b], sizeof ref[b])) bad = b;
     CHECK_MSG(bad < 0, "block X[%d] differs from the sequential evaluation", bad);
-    CHECK_MSG(atomic_load(&gpu_runs) > 0, "no task ran on the (simulated) GPU");
+    CHECK_MSG(atomic_load(&gpu_runs) > 0, "no task ran on the (emulated) GPU");
     if (c->expect_evict) {
         unsigned long long ev = 0;
         for (int g = 0; g < tamm__gpus.n; g++) ev += atomic_load(&tamm__gpus.g[g].nevict);
@@ -147,7 +162,7 @@ static int random_dag(void *arg)
     tamm_tensor_destroy(T);
     TU_FINALIZE();
 #ifndef TAMM_TEST_REAL_GPU
-    CHECK_EQ_INT(tamm__fake_live_allocs(), 0);
+    CHECK_EQ_INT(tamm__emu_live_allocs(), 0);
 #endif
     return 0;
 }
@@ -229,7 +244,7 @@ static int private_bufs(void *arg)
     tamm_tensor_destroy(T);
     TU_FINALIZE();
 #ifndef TAMM_TEST_REAL_GPU
-    CHECK_EQ_INT(tamm__fake_live_allocs(), 0);
+    CHECK_EQ_INT(tamm__emu_live_allocs(), 0);
 #endif
     return 0;
 }
@@ -425,7 +440,7 @@ static int has_gpu(void *arg)
 
 #ifndef TAMM_TEST_REAL_GPU
 /* ------------------------------------------------------------------ */
-/* LRU order and write-back, step by step (one simulated GPU, room for 3 blocks) */
+/* LRU order and write-back, step by step (one emulated GPU, room for 3 blocks) */
 /* ------------------------------------------------------------------ */
 typedef struct { tamm_tensor *T; long b; int write; uint64_t v; } lru_args;
 static void lru_gpu(tamm_ctx *ctx, void *p)
@@ -434,13 +449,12 @@ static void lru_gpu(tamm_ctx *ctx, void *p)
     long i[1] = { a->b };
     if (a->write) {
         uint64_t *x = tamm_get_buf_write(ctx, a->T, i);
-        fill(x, a->v, 1, TILE);
+        DEV_FILL(x, a->v, 1, TILE);
         tamm_release_put(ctx, x);
     } else {
         const uint64_t *x = tamm_get_buf_read(ctx, a->T, i);
         TCHECK(x != NULL);
-        if (x && a->v) TCHECK_MSG(x[0] == a->v, "GPU read of L[%ld]: %llu, expected %llu", a->b,
-                                  (unsigned long long)x[0], (unsigned long long)a->v);
+        if (x && a->v) DEV_CHECK0(x, a->v); /* counted in dev_bad when the read is not what was written */
         tamm_release_cancel(ctx, (void *)x);
     }
 }
@@ -514,7 +528,8 @@ static int lru(void *arg)
     CHECK_TASKS_OK();
     tamm_tensor_destroy(T);
     TU_FINALIZE();
-    CHECK_EQ_INT(tamm__fake_live_allocs(), 0);
+    CHECK_EQ_INT(tamm__emu_live_allocs(), 0);
+    CHECK_EQ_INT(atomic_load(&dev_bad), 0);
     return 0;
 }
 #endif
@@ -548,13 +563,17 @@ int main(void)
     {
         h_status hs;
         static char herr[H_ERRBUF_SIZE];
-        if (run_child(has_gpu, NULL, (const char *[]){ "TAMM_CUDA_FAKE", NULL }, 60, &hs, herr) || !child_ok(&hs)) {
+        if (run_child(has_gpu, NULL, (const char *[]){ "TAMM_CUDA_FAKE", "TAMM_CUDA_EMU", NULL }, 60, &hs, herr) || !child_ok(&hs)) {
             printf("no CUDA device: skipped\n%s", herr);
             return 77;
         }
     }
-    const char *ed[] = { "TAMM_CUDA_FAKE", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
+    const char *ed[] = { "TAMM_CUDA_FAKE", "TAMM_CUDA_EMU", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
     run_test_child("tiled DGEMM through cuBLAS", dgemm_cublas, NULL, ed, 120);
+#endif
+#ifndef TAMM_TEST_REAL_GPU
+    /* every stream operation of the emulated devices waits a random 0..20 us (children inherit it) */
+    if (!getenv("TAMM_CUDA_EMU_DELAY")) setenv("TAMM_CUDA_EMU_DELAY", "20", 1);
 #endif
     static const dag_cfg d1 = { 1, 400, 0, 0 }, d2 = { 2, 400, 0, 0 }, dlim = { 3, 400, 1, 0 }, dlim2 = { 4, 400, 1, 1 };
     const char *e1[] = { FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_NUM_WORKERS=3", "TAMM_ON_ERROR=return", NULL };
@@ -565,22 +584,40 @@ int main(void)
         char sched[64], name[96];
         snprintf(sched, sizeof sched, "TAMM_SCHED=%s", pols[i]);
         snprintf(name, sizeof name, "random_dag 2 GPUs %s", pols[i]);
-        const char *e[] = { FAKE_ENV("TAMM_CUDA_FAKE=2"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", sched, NULL };
+        const char *e[] = { FAKE_ENV("TAMM_CUDA_EMU=2"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", sched, NULL };
         run_test_child(name, random_dag, (void *)&d2, e, 120);
     }
     /* a limit of 3 blocks of 128 bytes: dirty blocks are evicted and written back */
-    const char *el[] = { FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_MEMORY_LIMIT=384", NULL };
+    const char *el[] = { FAKE_ENV("TAMM_CUDA_EMU=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_MEMORY_LIMIT=384", NULL };
     run_test_child("random_dag limit 384 B", random_dag, (void *)&dlim, el, 120);
-    const char *el2[] = { FAKE_ENV("TAMM_CUDA_FAKE=2"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_MEMORY_LIMIT=300",
+    const char *el2[] = { FAKE_ENV("TAMM_CUDA_EMU=2"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_MEMORY_LIMIT=300",
                           "TAMM_SCHED=round-robin", NULL };
     run_test_child("random_dag 2 GPUs limit 300 B", random_dag, (void *)&dlim2, el2, 120);
 #ifndef TAMM_TEST_REAL_GPU
-    const char *elru[] = { "TAMM_CUDA_FAKE=1", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_MEMORY_LIMIT=384", NULL };
+    {   /* the runtime's stream waits matter: with every cudaStreamWaitEvent dropped (a test hook of the
+         * emulator), results are wrong or ThreadSanitizer reports a race; the simulated device this
+         * emulator replaced ignored stream waits altogether, so it could never show this */
+        const char *es[] = { "TAMM_CUDA_EMU=2", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_EMU_SKIP_WAIT=all",
+                             "TAMM_CUDA_EMU_DELAY=300", NULL };
+        h_status ss;
+        static char serr[H_ERRBUF_SIZE];
+        int failed = 0, tries = 0;
+        for (unsigned seed = 11; seed < 21 && !failed; seed++, tries++) { /* a few DAGs: the first fails nearly always */
+            dag_cfg ds = { seed, 400, 0, 0 };
+            CHECK_EQ_INT(run_child(random_dag, &ds, es, 120, &ss, serr), 0);
+            failed = !child_ok(&ss);
+        }
+        CHECK_MSG(failed, "random_dag passed %d times with every stream wait dropped: the emulator hides missing ordering", tries);
+        char *nl = strchr(serr, '\n');
+        if (nl) *nl = 0;
+        printf("random_dag 2 GPUs with TAMM_CUDA_EMU_SKIP_WAIT=all fails as it must: %s\n", serr);
+    }
+    const char *elru[] = { "TAMM_CUDA_EMU=1", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_MEMORY_LIMIT=384", NULL };
     run_test_child("LRU eviction and write-back", lru, NULL, elru, 60);
 #endif
-    const char *ep[] = { FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
+    const char *ep[] = { FAKE_ENV("TAMM_CUDA_EMU=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
     run_test_child("private device buffers", private_bufs, NULL, ep, 60);
-    const char *em[] = { FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_SCHED=eft", NULL };
+    const char *em[] = { FAKE_ENV("TAMM_CUDA_EMU=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_SCHED=eft", NULL };
     run_test_child("CPU and GPU at once", mixed, NULL, em, 60);
 
     static const big_cfg only = { 0 }, both = { 1 };

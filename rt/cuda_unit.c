@@ -40,10 +40,13 @@ static inline void *task_stream(tamm_gpu *g, tamm_pend *rec) { return rec->strea
 /* pinned host memory: homes and staging buffers                         */
 /* ------------------------------------------------------------------ */
 /* A pinned buffer starts with this header; freed buffers are kept for reuse
- * (cudaFreeHost synchronises the device) and released at shutdown. */
-typedef struct pinned { struct pinned *next_free, *next_all; size_t cap; char pad[40]; } pinned;
+ * (cudaFreeHost synchronises the device) and released at shutdown.  When the
+ * device cannot pin more memory, pageable host memory is used instead (copies
+ * from it are slower, never wrong): a failed cudaHostAlloc is not an error. */
+typedef struct pinned { struct pinned *next_free, *next_all; size_t cap; int pageable; char pad[36]; } pinned;
 static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
 static pinned *pin_free, *pin_all;
+static atomic_int pin_warned;
 
 static void *pinned_get(size_t bytes, int zero)
 {
@@ -58,12 +61,17 @@ static void *pinned_get(size_t bytes, int zero)
     pthread_mutex_unlock(&pin_lock);
     if (!p) {
         void *m = NULL;
+        int pageable = 0;
         if (OPS->host_alloc(&m, sizeof(pinned) + bytes)) {
-            fprintf(stderr, "tamm: error: cannot allocate %zu bytes of pinned host memory: %s\n", bytes, OPS->error());
-            exit(1);
+            if (!atomic_exchange(&pin_warned, 1))
+                fprintf(stderr, "tamm: warning: cannot allocate %zu bytes of pinned host memory (%s): using pageable "
+                                "memory for it and later such failures (slower copies)\n", bytes, OPS->error());
+            m = tamm__xmalloc(sizeof(pinned) + bytes);
+            pageable = 1;
         }
         p = m;
         p->cap = bytes;
+        p->pageable = pageable;
         pthread_mutex_lock(&pin_lock);
         p->next_all = pin_all;
         pin_all = p;
@@ -111,7 +119,8 @@ static void pinned_release_all(void)
     pthread_mutex_unlock(&pin_lock);
     while (p) {
         pinned *n = p->next_all;
-        OPS->host_free(p);
+        if (p->pageable) free(p);
+        else OPS->host_free(p);
         p = n;
     }
 }

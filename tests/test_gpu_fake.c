@@ -615,6 +615,15 @@ int main(void)
     const char *elru[] = { "TAMM_CUDA_EMU=1", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_MEMORY_LIMIT=384", NULL };
     run_test_child("LRU eviction and write-back", lru, NULL, elru, 60);
 #endif
+#ifndef TAMM_TEST_REAL_GPU
+    {   /* the device cannot pin host memory (the 1st and 5th cudaHostAlloc fail): homes and staging fall
+         * back to pageable memory, the results are the same (it used to exit(1)) */
+        static const dag_cfg dp = { 5, 300, 0, 0 };
+        const char *epin[] = { "TAMM_CUDA_EMU=2", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return",
+                               "TAMM_CUDA_EMU_FAIL=host_alloc:1,host_alloc:5", NULL };
+        run_test_child("random_dag, pinned memory fails", random_dag, (void *)&dp, epin, 120);
+    }
+#endif
     const char *ep[] = { FAKE_ENV("TAMM_CUDA_EMU=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
     run_test_child("private device buffers", private_bufs, NULL, ep, 60);
     const char *em[] = { FAKE_ENV("TAMM_CUDA_EMU=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_SCHED=eft", NULL };

@@ -272,9 +272,16 @@ static void complete(tamm_gpu *g, tamm_pend *r, int k)
 
 /* Finish every record whose event has fired.  A failed query is reported and
  * the record finished anyway: results are then wrong, but nothing hangs. */
+static int inflight(tamm_gpu *g);
 static int poll(tamm_gpu *g)
 {
     int did = 0;
+    if (TAMM_UNLIKELY(g->fatal) && inflight(g)) {
+        /* the GPU failed: its records are finished without their events, but only once the work
+         * already issued has stopped touching homes and staging (it still runs after an error) */
+        for (int k = 0; k < g->nstreams; k++) OPS->sync(g->stream[k]);
+        OPS->sync(g->copy_stream);
+    }
     for (int k = 0; k <= TAMM_GPU_STREAMS; k++) {
         tamm_pend *r;
         while ((r = g->fifo_head[k])) {

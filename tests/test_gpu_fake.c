@@ -534,6 +534,45 @@ static int lru(void *arg)
 }
 #endif
 
+#ifndef TAMM_TEST_REAL_GPU
+/* ------------------------------------------------------------------ */
+/* a failing device (TAMM_CUDA_EMU_FAIL): errors, never a hang           */
+/* ------------------------------------------------------------------ */
+static void fault_gpu(tamm_ctx *ctx, void *p)
+{
+    lru_args *a = p;
+    long i[1] = { a->b };
+    uint64_t *x = tamm_get_buf_readwrite(ctx, a->T, i);
+    if (!x) return;
+    dev_job j = { .op = 2, .x = x, .a = 1, .b = 1, .n = TILE };
+    if (tamm_emu_launch(tamm_cuda_stream(), dev_run, &j, sizeof j) != TAMM_OK)
+        fprintf(stderr, "tamm_emu_launch failed: %s\n", "injected");
+    tamm_release_put(ctx, x);
+}
+
+static int device_fault(void *arg)
+{
+    (void)arg;
+    tu_init();
+    tamm_tensor *T = tu_vec("F", 4, TILE);
+    for (int rep = 0; rep < 6; rep++)
+        for (long b = 0; b < 4; b++) {
+            lru_args a = { T, b, 1, 0 };
+            tamm_ref r = tu_ref1(T, TAMM_READWRITE, b);
+            tamm_task t = tu_task(NULL, &a, sizeof a, &r, 1, "fault", __FILE__, __LINE__);
+            t.cuda = fault_gpu;
+            CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+        }
+    int rc = tamm_wait_all();
+    tamm_tensor_destroy(T);
+    tamm_finalize();
+    /* the launch failure is the variant's to report (today it cannot: issue 20); the others fail the GPU */
+    if (getenv("TAMM_CUDA_EMU_FAIL") && strstr(getenv("TAMM_CUDA_EMU_FAIL"), "launch")) return 0;
+    CHECK_EQ_INT(rc, TAMM_ENOTSUP);
+    return 0;
+}
+#endif
+
 static int init_only(void *arg)
 {
     (void)arg;
@@ -587,6 +626,37 @@ int main(void)
         const char *e[] = { FAKE_ENV("TAMM_CUDA_EMU=2"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", sched, NULL };
         run_test_child(name, random_dag, (void *)&d2, e, 120);
     }
+#ifndef TAMM_TEST_REAL_GPU
+    /* the differential matrix: 1 and 2 emulated GPUs, every device policy, a tight memory limit
+     * (3 blocks of 128 bytes; 2 GPUs: with cuda-only tasks too), 1 and 2 task streams */
+    for (int ng = 1; ng <= 2; ng++)
+        for (size_t i = 0; i < sizeof pols / sizeof pols[0]; i++) {
+            char sched[64], name[128], ngs[32];
+            snprintf(sched, sizeof sched, "TAMM_SCHED=%s", pols[i]);
+            snprintf(ngs, sizeof ngs, "TAMM_CUDA_EMU=%d", ng);
+            snprintf(name, sizeof name, "random_dag %d GPU%s %s limit 384 B", ng, ng > 1 ? "s" : "", pols[i]);
+            dag_cfg dm = { 100 + (unsigned)(ng * 16 + (int)i), 250, 0, (int)(i % 2) };
+            const char *e[] = { ngs, "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", sched, "TAMM_CUDA_MEMORY_LIMIT=384",
+                                i % 2 ? "TAMM_CUDA_STREAMS=2" : "TAMM_CUDA_STREAMS=4", NULL };
+            run_test_child(name, random_dag, &dm, e, 120);
+        }
+    {   /* a failed device call (an injected copy failure; a sticky fault) is a task error, the GPU takes
+         * no more work, its pending tasks are skipped: an error, never a hang */
+        static const char *fails[] = { "TAMM_CUDA_EMU_FAIL=h2d:3", "TAMM_CUDA_EMU_FAIL=h2d:2:sticky",
+                                       "TAMM_CUDA_EMU_FAIL=record:4", "TAMM_CUDA_EMU_FAIL=launch:3" };
+        for (size_t i = 0; i < sizeof fails / sizeof fails[0]; i++) {
+            const char *ef[] = { "TAMM_CUDA_EMU=1", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", fails[i], NULL };
+            h_status fs;
+            static char ferr[H_ERRBUF_SIZE];
+            h_context("device fault %s", fails[i]);
+            CHECK_EQ_INT(run_child(device_fault, NULL, ef, 60, &fs, ferr), 0);
+            CHECK_MSG(child_ok(&fs), "the child did not end cleanly (exit %d, signal %d, timeout %d)", fs.code,
+                      fs.signaled, fs.timed_out);
+            CHECK_CONTAINS(ferr, i == 3 ? "tamm_emu_launch" : "emulated device");
+            h_context(NULL);
+        }
+    }
+#endif
     /* a limit of 3 blocks of 128 bytes: dirty blocks are evicted and written back */
     const char *el[] = { FAKE_ENV("TAMM_CUDA_EMU=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_MEMORY_LIMIT=384", NULL };
     run_test_child("random_dag limit 384 B", random_dag, (void *)&dlim, el, 120);
@@ -604,7 +674,9 @@ int main(void)
         int failed = 0, tries = 0;
         for (unsigned seed = 11; seed < 21 && !failed; seed++, tries++) { /* a few DAGs: the first fails nearly always */
             dag_cfg ds = { seed, 400, 0, 0 };
+            h_sanitizer_expected = 1; /* under TSan: a race report */
             CHECK_EQ_INT(run_child(random_dag, &ds, es, 120, &ss, serr), 0);
+            h_sanitizer_expected = 0;
             failed = !child_ok(&ss);
         }
         CHECK_MSG(failed, "random_dag passed %d times with every stream wait dropped: the emulator hides missing ordering", tries);

@@ -93,6 +93,8 @@ typedef struct tamm_gblk {
     atomic_uint ver;
 } tamm_gblk;
 
+#define TAMM_GPU_STREAMS 8       /* task streams per GPU, at most (TAMM_CUDA_STREAMS, default 4) */
+
 /** One block in one GPU's memory.  Guarded by the unit's lock. */
 typedef struct tamm_ublk {
     unsigned char state;          /* tamm_blk_state */
@@ -100,8 +102,11 @@ typedef struct tamm_ublk {
     int rc;
     unsigned ver;                 /* the home version a Ready copy holds */
     void *buf;                    /* device memory, NULL when Unalloc */
-    struct tamm_pend *use;        /* the in-flight record that last touched buf ... */
+    struct tamm_pend *use;        /* the in-flight record that last wrote buf (or freed, committed) ... */
     uint64_t use_seq;             /* ... while its seq still equals this */
+    struct tamm_pend *rd[TAMM_GPU_STREAMS + 1]; /* per stream ([STREAMS]: copy), the last record that
+                                                   only read buf since that write */
+    uint64_t rd_seq[TAMM_GPU_STREAMS + 1];
     struct tamm_pend *flush;      /* the in-flight record whose completion makes the home current */
     uint64_t flush_seq;
     struct tamm_ublk *prev, *next;/* LRU list of resident unreferenced copies */

@@ -536,6 +536,54 @@ static int lru(void *arg)
 
 #ifndef TAMM_TEST_REAL_GPU
 /* ------------------------------------------------------------------ */
+/* read sharing: tasks that only read a block are not ordered on streams */
+/* ------------------------------------------------------------------ */
+static atomic_int slow_done, fast_saw = -1;
+typedef struct { const uint64_t *x; int slow; } rs_job;
+static void rs_run(void *p)
+{
+    rs_job *j = p;
+    if (j->slow) { usleep(300000); atomic_store(&slow_done, 1); }
+    else atomic_store(&fast_saw, atomic_load(&slow_done));
+    (void)j->x[0];
+}
+typedef struct { tamm_tensor *T; int slow; } rs_args;
+static void rs_gpu(tamm_ctx *ctx, void *p)
+{
+    rs_args *a = p;
+    long i[1] = { 0 };
+    const uint64_t *x = tamm_get_buf_read(ctx, a->T, i);
+    rs_job j = { x, a->slow };
+    if (x && a->slow >= 0) TCHECK(tamm_emu_launch(tamm_cuda_stream(), rs_run, &j, sizeof j) == TAMM_OK);
+    tamm_release_cancel(ctx, (void *)x);
+}
+static void rs_submit(tamm_tensor *T, int slow)
+{
+    rs_args a = { T, slow };
+    tamm_ref r = tu_ref1(T, TAMM_READ, 0);
+    tamm_task t = tu_task(NULL, &a, sizeof a, &r, 1, "reader", __FILE__, __LINE__);
+    t.cuda = rs_gpu;
+    CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+}
+static int read_sharing(void *arg)
+{
+    (void)arg;
+    tu_init();
+    tamm_tensor *T = tu_vec("R", 1, TILE);
+    rs_submit(T, -1); /* brings R[0] to the GPU */
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+    rs_submit(T, 1);  /* a slow reader on one stream ... */
+    rs_submit(T, 0);  /* ... and a fast one on another: it must not wait for the slow one */
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+    CHECK_MSG(atomic_load(&fast_saw) == 0, "the second reader of R[0] ran after the first one's kernel (%d): reads "
+              "of one block are ordered across streams", atomic_load(&fast_saw));
+    CHECK_TASKS_OK();
+    tamm_tensor_destroy(T);
+    TU_FINALIZE();
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* a failing device (TAMM_CUDA_EMU_FAIL): errors, never a hang           */
 /* ------------------------------------------------------------------ */
 static void fault_gpu(tamm_ctx *ctx, void *p)
@@ -640,6 +688,8 @@ int main(void)
                                 i % 2 ? "TAMM_CUDA_STREAMS=2" : "TAMM_CUDA_STREAMS=4", NULL };
             run_test_child(name, random_dag, &dm, e, 120);
         }
+    const char *ers[] = { "TAMM_CUDA_EMU=1", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_STREAMS=2", NULL };
+    run_test_child("readers of one block on two streams run at once", read_sharing, NULL, ers, 60);
     {   /* a failed device call (an injected copy failure; a sticky fault) is a task error, the GPU takes
          * no more work, its pending tasks are skipped: an error, never a hang */
         static const char *fails[] = { "TAMM_CUDA_EMU_FAIL=h2d:3", "TAMM_CUDA_EMU_FAIL=h2d:2:sticky",

@@ -299,14 +299,17 @@ static int e_alloc(void **p, size_t n, void *sp)
 static int e_free(void *p, void *sp)
 {
     if (!p) return 0;
-    if (enter(C_FREE, "cudaFreeAsync")) return -1;
+    int rc = enter(C_FREE, "cudaFreeAsync");
     emu_stream *s = S(sp, "cudaFreeAsync");
     if (!s) return -1;
     if (((emu_blk *)p - 1)->magic != EMU_MAGIC) return fail_msg("cudaFreeAsync", "invalid argument (not device memory)");
+    if (rc && !atomic_load(&sticky)) return rc; /* an injected failure: nothing freed */
+    /* after a sticky fault the call fails, but the memory goes back (as when the dead context is destroyed) */
     emu_op *o = op_new(OP_FREE);
     if (!o) return fail_msg("cudaFreeAsync", "out of memory (host)");
     o->dst = p;
-    return enqueue(s, o);
+    enqueue(s, o);
+    return rc;
 }
 
 static int e_host_alloc(void **p, size_t n)

@@ -176,12 +176,16 @@ static int faults(void *arg)
     CHECK_EQ_INT(other_err[0], 0);
     CHECK_EQ_INT(OPS->h2d(d, src, 64, s), 0);
     CHECK_EQ_INT(OPS->zero(d, 64, s), 0);
-    CHECK_EQ_INT(OPS->zero(d, 64, s), -1);   /* sticky from here on */
+    CHECK_EQ_INT(OPS->free(d, s), 0);
+    CHECK_EQ_INT(OPS->sync(s), 0);
+    CHECK_EQ_INT(OPS->zero(src, 64, s), -1);   /* sticky from here on */
     CHECK_CONTAINS(OPS->error(), "sticky");
-    CHECK_EQ_INT(OPS->h2d(d, src, 64, s), -1);
+    CHECK_EQ_INT(OPS->h2d(src, src, 64, s), -1);
     CHECK_EQ_INT(OPS->record(ev, s), -1);
     CHECK_EQ_INT(OPS->query(ev), -1);
     CHECK_EQ_INT(OPS->sync(s), -1);
+    OPS->event_destroy(ev);
+    OPS->stream_destroy(s);
     return 0;
 }
 

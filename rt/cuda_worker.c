@@ -50,8 +50,9 @@ void *tamm__gpu_get_buf(tamm_ctx *ctx, tamm_tensor *T, long lin, int req, int im
 
 void tamm__gpu_fail(tamm_gpu *g, const tamm_task_s *t, const char *what)
 {
-    g->fatal = 1;
+    /* the cause first: tasks routed once fatal is seen report theirs after it */
     tamm__error(t, TAMM_ENOTSUP, "GPU %d (%s): %s: %s", g->id, g->info.name, what, OPS->error());
+    g->fatal = 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -166,9 +167,11 @@ int tamm__gpu_route(tamm_task_s *t)
         tamm__gpu_pick_input(t, fp, &in);
         unit = tamm__gpu_pick(tamm__rt.cfg.gpu_sched, &in);
         if (unit < 0) {
-            tamm__error(t, TAMM_ENOMEM, "the task has only a CUDA variant and no GPU can take it: its blocks need %zu "
-                        "bytes, TAMM_CUDA_MEMORY_LIMIT allows %zu%s", fp, tamm__gpus.g[0].limit,
-                        tamm__gpus.g[0].fatal ? " (and the GPU failed)" : "");
+            int failed = 0; /* a GPU that could hold it failed: not a lack of memory */
+            for (int i = 0; i < tamm__gpus.n; i++) failed |= tamm__gpus.g[i].fatal && fp <= tamm__gpus.g[i].limit;
+            tamm__error(t, failed ? TAMM_ENOTSUP : TAMM_ENOMEM, "the task has only a CUDA variant and no GPU can take "
+                        "it: its blocks need %zu bytes, TAMM_CUDA_MEMORY_LIMIT allows %zu%s", fp, tamm__gpus.g[0].limit,
+                        failed ? " (and the GPU failed)" : "");
             atomic_fetch_add_explicit(&tamm__rt.nskipped, 1, memory_order_relaxed); /* TAMM_STATS */
             tamm__task_body_done(t); /* under TAMM_ON_ERROR=return: skipped, so nothing waits forever */
             return 1;

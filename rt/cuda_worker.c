@@ -483,7 +483,9 @@ static void measure_bandwidth(tamm_gpu *g)
 int tamm__gpu_init(const tamm_config *cfg)
 {
     memset(&tamm__gpus, 0, sizeof tamm__gpus);
-    tamm__gpus.ops = cfg->fake_gpus ? &tamm__devops_emu : &tamm__devops_cuda;
+    /* TAMM_CUDA_TEST_LIBDIR (tests): the CUDA backend over a stand-in libcudart, whose devices TAMM_CUDA_EMU counts */
+    const char *td = getenv("TAMM_CUDA_TEST_LIBDIR");
+    tamm__gpus.ops = cfg->fake_gpus && !(td && *td) ? &tamm__devops_emu : &tamm__devops_cuda;
     tamm__perf_reset();
     if (cfg->num_gpus == 0) {
         snprintf(tamm__gpus.why_none, sizeof tamm__gpus.why_none, "TAMM_NUM_GPUS=0");

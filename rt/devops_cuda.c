@@ -15,6 +15,7 @@
  */
 #include "memunit.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Why there is no device, in words a user without a GPU understands (the
@@ -77,6 +78,12 @@ static void *open_lib(const char *base, int major)
 {
     char p[512];
     void *h = NULL;
+    /* tests only: the stand-in CUDA runtime and cuBLAS over the emulated device (tests/cudart_emu) */
+    const char *test_dir = getenv("TAMM_CUDA_TEST_LIBDIR");
+    if (test_dir && *test_dir) {
+        snprintf(p, sizeof p, "%s/%s.so.%d", test_dir, base, major);
+        return dlopen(p, RTLD_NOW | RTLD_GLOBAL);
+    }
 #ifdef TAMM_CUDA_LIBDIR
     snprintf(p, sizeof p, "%s/%s.so.%d", TAMM_CUDA_LIBDIR, base, major);
     h = dlopen(p, RTLD_NOW | RTLD_GLOBAL);

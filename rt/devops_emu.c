@@ -123,15 +123,32 @@ int tamm__emu_parse_fail(const char *s, int apply)
     return 0;
 }
 
+#ifndef TAMM_EMU_STANDALONE
+static int ndevs;
 static void read_cfg(void)
 {
     const tamm_config *c = &tamm__rt.cfg;
+    ndevs = c->fake_gpus;
     delay_us = c->emu_delay_us;
     seed = c->emu_seed;
     capacity = c->emu_memory ? c->emu_memory : (size_t)1 << 30;
     skip_wait = c->emu_skip_wait;
     tamm__emu_parse_fail(getenv("TAMM_CUDA_EMU_FAIL"), 1); /* validated by config.c */
 }
+#else
+/* built into the stand-in CUDA runtime (tests/cudart_emu): the same variables, read here */
+static int ndevs;
+static void read_cfg(void)
+{
+    const char *v;
+    ndevs = (v = getenv("TAMM_CUDA_EMU")) ? atoi(v) : 1;
+    delay_us = (v = getenv("TAMM_CUDA_EMU_DELAY")) ? (unsigned)atoi(v) : 0;
+    seed = (v = getenv("TAMM_CUDA_EMU_SEED")) ? (unsigned long long)atoll(v) : 0;
+    capacity = (v = getenv("TAMM_CUDA_EMU_MEMORY")) && atoll(v) > 0 ? (size_t)atoll(v) : (size_t)1 << 30;
+    skip_wait = (v = getenv("TAMM_CUDA_EMU_SKIP_WAIT")) ? (!strcmp(v, "all") ? -1 : atol(v)) : 0;
+    tamm__emu_parse_fail(getenv("TAMM_CUDA_EMU_FAIL"), 1);
+}
+#endif
 
 static int fail_msg(const char *what, const char *why)
 {
@@ -181,7 +198,7 @@ static void *stream_main(void *arg)
         switch (o->kind) {
         case OP_COPY: memcpy(o->dst, o->src, o->n); break;
         case OP_ZERO: memset(o->dst, 0, o->n); break;
-        case OP_LAUNCH: o->fn(o->dst); free(o->dst); break;
+        case OP_LAUNCH: o->fn(o->dst); if (o->n) free(o->dst); break;
         case OP_FREE: {
             emu_blk *b = (emu_blk *)o->dst - 1;
             pthread_mutex_lock(&mem_mu);
@@ -246,7 +263,7 @@ static emu_op *op_new(int kind)
 static int e_count(void)
 {
     pthread_once(&cfg_once, read_cfg);
-    int n = tamm__rt.cfg.fake_gpus;
+    int n = ndevs < 0 ? 0 : ndevs;
     return n > TAMM_MAX_GPUS ? TAMM_MAX_GPUS : n;
 }
 
@@ -468,21 +485,31 @@ static const char *e_error(void) { return err; }
 
 long tamm__emu_live_allocs(void) { return atomic_load(&live_allocs); }
 
-int tamm_emu_launch(void *stream, void (*fn)(void *), const void *arg, size_t size)
+/* fn(arg) in stream order; arg is a malloc'd copy (freed after the call) when own */
+static int emu_launch(void *stream, void (*fn)(void *), void *arg, int own, const char *what)
 {
-    if (tamm__gpus.ops != &tamm__devops_emu) return TAMM_ENOTSUP;
-    if (enter(C_LAUNCH, "cudaLaunchKernel")) return TAMM_ENOTSUP;
-    emu_stream *s = S(stream, "cudaLaunchKernel");
-    if (!s || !fn) return TAMM_EINVAL;
+    if (enter(C_LAUNCH, what)) { if (own) free(arg); return TAMM_ENOTSUP; }
+    emu_stream *s = S(stream, what);
+    if (!s || !fn) { if (own) free(arg); return TAMM_EINVAL; }
     emu_op *o = op_new(OP_LAUNCH);
-    void *a = malloc(size ? size : 1);
-    if (!o || !a) { free(o); free(a); fail_msg("cudaLaunchKernel", "out of memory (host)"); return TAMM_ENOMEM; }
-    if (size) memcpy(a, arg, size);
+    if (!o) { if (own) free(arg); fail_msg(what, "out of memory (host)"); return TAMM_ENOMEM; }
     o->fn = fn;
-    o->dst = a;
+    o->dst = arg;
+    o->n = (size_t)own;
     enqueue(s, o);
     return TAMM_OK;
 }
+
+#ifndef TAMM_EMU_STANDALONE
+int tamm_emu_launch(void *stream, void (*fn)(void *), const void *arg, size_t size)
+{
+    if (tamm__gpus.ops != &tamm__devops_emu) return TAMM_ENOTSUP;
+    void *a = malloc(size ? size : 1);
+    if (!a) return TAMM_ENOMEM;
+    if (size) memcpy(a, arg, size);
+    return emu_launch(stream, fn, a, 1, "cudaLaunchKernel");
+}
+#endif
 
 const tamm_devops tamm__devops_emu = {
     "emu", e_count, e_info, e_bind, e_alloc, e_free, e_host_alloc, e_host_free, e_stream_create, e_stream_destroy,

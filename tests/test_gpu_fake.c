@@ -55,6 +55,35 @@ void tg_axpb_dev(uint64_t *x, uint64_t a, uint64_t b, size_t n, void *stream);
 #define FAKE_ENV(e) "TAMM_CUDA_EMU" /* unset: the real devices */
 int tg_dgemm_dev(void *cublas, int n, const double *a, const double *b, double *c); /* c += a b, 0 on success */
 #else
+#ifdef TAMM_TEST_CUDART_EMU
+/* test_gpu_cudart: the CUDA backend (devops_cuda.c) over the stand-in libcudart (tests/cudart_emu):
+ * device work is a host function in stream order (cudaLaunchHostFunc), cuBLAS the stand-in's */
+#include <dlfcn.h>
+typedef struct { void (*fn)(void *); size_t size; max_align_t pad[]; } hf_job;
+static void hf_run(void *p) { hf_job *j = p; j->fn(j->pad); free(j); }
+static int EMU_LAUNCH(void *stream, void (*fn)(void *), const void *arg, size_t size)
+{
+    int (*launch)(void *, void (*)(void *), void *) = (int (*)(void *, void (*)(void *), void *))dlsym(RTLD_DEFAULT, "cudaLaunchHostFunc");
+    hf_job *j = malloc(sizeof *j + size);
+    if (!launch || !j) { free(j); return TAMM_ENOTSUP; }
+    j->fn = fn;
+    j->size = size;
+    memcpy(j->pad, arg, size);
+    if (launch(stream, hf_run, j)) { free(j); return TAMM_ENOTSUP; }
+    return TAMM_OK;
+}
+/* c += a b for n x n row-major tiles: column-major cuBLAS computes c^T += b^T a^T */
+static int tg_dgemm_dev(void *cublas, int n, const double *a, const double *b, double *c)
+{
+    typedef int (*gemm_fn)(void *, int, int, int, int, int, const double *, const double *, int, const double *, int,
+                           const double *, double *, int);
+    gemm_fn gemm = (gemm_fn)dlsym(RTLD_DEFAULT, "cublasDgemm_v2");
+    const double one = 1.0;
+    return gemm && gemm(cublas, 0, 0, n, n, n, &one, b, n, a, n, &one, c, n) == 0 ? 0 : -1;
+}
+#else
+#define EMU_LAUNCH tamm_emu_launch
+#endif
 /* on the emulated device: the host loops, enqueued on the task's stream (run by its thread in stream order) */
 typedef struct { int op; uint64_t *x; const uint64_t *src; int kind; uint64_t a, b; size_t n; } dev_job;
 static atomic_int dev_bad; /* a check made on the device failed */
@@ -66,7 +95,7 @@ static void dev_run(void *p)
     else if (j->op == 2) axpb(j->x, j->a, j->b, j->n);
     else if (j->src[0] != j->a) atomic_fetch_add(&dev_bad, 1); /* op 3: src[0] == a */
 }
-static void dev_launch(dev_job j) { TCHECK(tamm_emu_launch(tamm_cuda_stream(), dev_run, &j, sizeof j) == TAMM_OK); }
+static void dev_launch(dev_job j) { TCHECK(EMU_LAUNCH(tamm_cuda_stream(), dev_run, &j, sizeof j) == TAMM_OK); }
 #define DEV_APPLY(d, s, kd, k, nn) dev_launch((dev_job){ .op = 0, .x = (d), .src = (s), .kind = (kd), .a = (k), .n = (nn) })
 #define DEV_FILL(xx, v, pi, nn) dev_launch((dev_job){ .op = 1, .x = (xx), .kind = (pi), .a = (v), .n = (nn) })
 #define DEV_AXPB(xx, aa, bb, nn) dev_launch((dev_job){ .op = 2, .x = (xx), .a = (aa), .b = (bb), .n = (nn) })
@@ -368,7 +397,7 @@ static int no_device(void *arg)
     return 0;
 }
 
-#ifdef TAMM_TEST_REAL_GPU
+#if defined(TAMM_TEST_REAL_GPU) || defined(TAMM_TEST_CUDART_EMU)
 /* ------------------------------------------------------------------ */
 /* cuBLAS through tamm_cublas_handle(): a tiled DGEMM                    */
 /* ------------------------------------------------------------------ */
@@ -428,6 +457,8 @@ static int dgemm_cublas(void *arg)
     return 0;
 }
 
+#endif
+#ifdef TAMM_TEST_REAL_GPU
 static int has_gpu(void *arg)
 {
     (void)arg;
@@ -554,7 +585,7 @@ static void rs_gpu(tamm_ctx *ctx, void *p)
     long i[1] = { 0 };
     const uint64_t *x = tamm_get_buf_read(ctx, a->T, i);
     rs_job j = { x, a->slow };
-    if (x && a->slow >= 0) TCHECK(tamm_emu_launch(tamm_cuda_stream(), rs_run, &j, sizeof j) == TAMM_OK);
+    if (x && a->slow >= 0) TCHECK(EMU_LAUNCH(tamm_cuda_stream(), rs_run, &j, sizeof j) == TAMM_OK);
     tamm_release_cancel(ctx, (void *)x);
 }
 static void rs_submit(tamm_tensor *T, int slow)
@@ -593,7 +624,7 @@ static void fault_gpu(tamm_ctx *ctx, void *p)
     uint64_t *x = tamm_get_buf_readwrite(ctx, a->T, i);
     if (!x) return;
     dev_job j = { .op = 2, .x = x, .a = 1, .b = 1, .n = TILE };
-    if (tamm_emu_launch(tamm_cuda_stream(), dev_run, &j, sizeof j) != TAMM_OK)
+    if (EMU_LAUNCH(tamm_cuda_stream(), dev_run, &j, sizeof j) != TAMM_OK)
         fprintf(stderr, "tamm_emu_launch failed: %s\n", "injected");
     tamm_release_put(ctx, x);
 }
@@ -658,6 +689,13 @@ int main(void)
     const char *ed[] = { "TAMM_CUDA_FAKE", "TAMM_CUDA_EMU", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
     run_test_child("tiled DGEMM through cuBLAS", dgemm_cublas, NULL, ed, 120);
 #endif
+#ifdef TAMM_TEST_CUDART_EMU
+    {   /* devops_cuda.c over the stand-in libcudart: TAMM_CUDA_TEST_LIBDIR (set by ctest) */
+        if (!getenv("TAMM_CUDA_TEST_LIBDIR")) { printf("TAMM_CUDA_TEST_LIBDIR is not set: skipped\n"); return 77; }
+        const char *ed[] = { "TAMM_CUDA_EMU=2", "TAMM_CUDA_EMU_DELAY=20", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
+        run_test_child("tiled DGEMM through the stand-in cuBLAS", dgemm_cublas, NULL, ed, 120);
+    }
+#endif
 #ifndef TAMM_TEST_REAL_GPU
     /* every stream operation of the emulated devices waits a random 0..20 us (children inherit it) */
     if (!getenv("TAMM_CUDA_EMU_DELAY")) setenv("TAMM_CUDA_EMU_DELAY", "20", 1);
@@ -703,6 +741,7 @@ int main(void)
             CHECK_MSG(child_ok(&fs), "the child did not end cleanly (exit %d, signal %d, timeout %d)", fs.code,
                       fs.signaled, fs.timed_out);
             CHECK_CONTAINS(ferr, i == 3 ? "tamm_emu_launch" : "emulated device");
+            if (!child_ok(&fs)) fprintf(stderr, "%s\n", strlen(ferr) > 1500 ? ferr + strlen(ferr) - 1500 : ferr);
             h_context(NULL);
         }
     }
@@ -771,6 +810,6 @@ int main(void)
     expect_config_error((const char *[]){ "TAMM_SCHED=eft,round-robin", NULL }, "TAMM_SCHED");
     expect_config_error((const char *[]){ "TAMM_CUDA_MEMORY_LIMIT=12Q", NULL }, "TAMM_CUDA_MEMORY_LIMIT");
     expect_config_error((const char *[]){ FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_CUDA_MEMORY_LIMIT=900T", NULL }, "TAMM_CUDA_MEMORY_LIMIT");
-    expect_config_error((const char *[]){ "TAMM_CUDA_FAKE=x", NULL }, "TAMM_CUDA_FAKE");
+    expect_config_error((const char *[]){ "TAMM_CUDA_EMU", "TAMM_CUDA_FAKE=x", NULL }, "TAMM_CUDA_FAKE");
     return test_summary();
 }

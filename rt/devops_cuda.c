@@ -164,9 +164,18 @@ static int c_info(int dev, tamm_devinfo *di)
     return check(p_cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr), "cudaMemPoolSetAttribute");
 }
 
-static int c_alloc(void **p, size_t n, void *s) { return check(p_cudaMallocAsync(p, n ? n : 1, (cudaStream_t)s), "cudaMallocAsync"); }
+/* An allocation failure is not sticky and the runtime recovers from it (eviction, pageable memory):
+ * clear the thread's last error, or the next kernel launch check of a variant would see it. */
+static int alloc_check(cudaError_t e, const char *what)
+{
+    if (e == cudaSuccess) return 0;
+    check(e, what);
+    if (e == cudaErrorMemoryAllocation) p_cudaGetLastError();
+    return -1;
+}
+static int c_alloc(void **p, size_t n, void *s) { return alloc_check(p_cudaMallocAsync(p, n ? n : 1, (cudaStream_t)s), "cudaMallocAsync"); }
 static int c_free(void *p, void *s) { return p ? check(p_cudaFreeAsync(p, (cudaStream_t)s), "cudaFreeAsync") : 0; }
-static int c_host_alloc(void **p, size_t n) { return check(p_cudaHostAlloc(p, n ? n : 1, cudaHostAllocPortable), "cudaHostAlloc"); }
+static int c_host_alloc(void **p, size_t n) { return alloc_check(p_cudaHostAlloc(p, n ? n : 1, cudaHostAllocPortable), "cudaHostAlloc"); }
 static void c_host_free(void *p) { if (p) check(p_cudaFreeHost(p), "cudaFreeHost"); }
 static int c_stream_create(void **s) { return check(p_cudaStreamCreateWithFlags((cudaStream_t *)s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"); }
 static void c_stream_destroy(void *s) { if (s) check(p_cudaStreamDestroy((cudaStream_t)s), "cudaStreamDestroy"); }

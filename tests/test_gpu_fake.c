@@ -652,6 +652,46 @@ static int device_fault(void *arg)
 }
 #endif
 
+#ifdef TAMM_TEST_CUDART_EMU
+/* ------------------------------------------------------------------ */
+/* a recovered allocation failure leaves no stale CUDA error behind      */
+/* ------------------------------------------------------------------ */
+static atomic_int last_err = -1;
+static void le_gpu(tamm_ctx *ctx, void *p)
+{
+    lru_args *a = p;
+    long i[1] = { a->b };
+    const uint64_t *x = tamm_get_buf_read(ctx, a->T, i);
+    TCHECK(x != NULL);
+    if (a->v) { /* what a generated kernel's launch check asks */
+        int (*gle)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "cudaGetLastError");
+        atomic_store(&last_err, gle ? gle() : -2);
+    }
+    tamm_release_cancel(ctx, (void *)x);
+}
+static int stale_error(void *arg)
+{
+    (void)arg;
+    tu_init();
+    tamm_tensor *T = tu_vec("E", 3, TILE);
+    for (long b = 0; b < 3; b++) { /* allocations 2, 3, 4 (1: the bandwidth probe); the 4th fails once */
+        lru_args a = { T, b, 0, b == 2 };
+        tamm_ref r = tu_ref1(T, TAMM_READ, b);
+        tamm_task t = tu_task(NULL, &a, sizeof a, &r, 1, "le", __FILE__, __LINE__);
+        t.cuda = le_gpu;
+        CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+        CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+    }
+    CHECK_MSG(atomic_load(&tamm__gpus.g[0].nevict) >= 1, "the failed allocation was not recovered by an eviction");
+    CHECK_MSG(atomic_load(&last_err) == 0, "cudaGetLastError in the task after a recovered allocation failure: %d "
+              "(a stale error would fail the task's kernel launch check)", atomic_load(&last_err));
+    CHECK_TASKS_OK();
+    tamm_tensor_destroy(T);
+    TU_FINALIZE();
+    return 0;
+}
+#endif
+
 static int init_only(void *arg)
 {
     (void)arg;
@@ -694,6 +734,8 @@ int main(void)
         if (!getenv("TAMM_CUDA_TEST_LIBDIR")) { printf("TAMM_CUDA_TEST_LIBDIR is not set: skipped\n"); return 77; }
         const char *ed[] = { "TAMM_CUDA_EMU=2", "TAMM_CUDA_EMU_DELAY=20", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
         run_test_child("tiled DGEMM through the stand-in cuBLAS", dgemm_cublas, NULL, ed, 120);
+        const char *ele[] = { "TAMM_CUDA_EMU=1", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_EMU_FAIL=alloc:4", NULL };
+        run_test_child("no stale last error after a recovered allocation failure", stale_error, NULL, ele, 60);
     }
 #endif
 #ifndef TAMM_TEST_REAL_GPU

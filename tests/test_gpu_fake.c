@@ -574,8 +574,12 @@ typedef struct { const uint64_t *x; int slow; } rs_job;
 static void rs_run(void *p)
 {
     rs_job *j = p;
-    if (j->slow) { usleep(300000); atomic_store(&slow_done, 1); }
-    else atomic_store(&fast_saw, atomic_load(&slow_done));
+    if (j->slow) { /* until the other reader has run (it runs meanwhile unless ordered after this), at most 5 s */
+        for (int i = 0; i < 5000 && atomic_load(&fast_saw) < 0; i++) usleep(1000);
+        atomic_store(&slow_done, 1);
+    } else {
+        atomic_store(&fast_saw, atomic_load(&slow_done));
+    }
     (void)j->x[0];
 }
 typedef struct { tamm_tensor *T; int slow; } rs_args;
@@ -603,7 +607,7 @@ static int read_sharing(void *arg)
     tamm_tensor *T = tu_vec("R", 1, TILE);
     rs_submit(T, -1); /* brings R[0] to the GPU */
     CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
-    rs_submit(T, 1);  /* a slow reader on one stream ... */
+    rs_submit(T, 1);  /* a slow reader on one stream (it waits for the other one's kernel, 5 s at most) ... */
     rs_submit(T, 0);  /* ... and a fast one on another: it must not wait for the slow one */
     CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
     CHECK_MSG(atomic_load(&fast_saw) == 0, "the second reader of R[0] ran after the first one's kernel (%d): reads "

@@ -246,13 +246,14 @@ int tamm__gpu_busy(void)
 /* ------------------------------------------------------------------ */
 static void complete(tamm_gpu *g, tamm_pend *r, int k)
 {
-    tamm__unit_complete(g, r);
     tamm_task_s *t = r->task;
     /* a stream runs its records in order: r ran from its issue, or the previous one's completion, to now */
     uint64_t now = tamm__now_ns();
     uint64_t from = r->t_issue > g->last_done[k] ? r->t_issue : g->last_done[k];
     g->last_done[k] = now;
+    /* recorded before the record's waiters run: one may destroy a tensor its copies name */
     if (TAMM_UNLIKELY(tamm__rt.recording)) tamm__trace_gpu_record(g, r, from, now);
+    tamm__unit_complete(g, r);
     if (t) {
         g->inflight[k]--;
         pthread_mutex_lock(&g->lock);

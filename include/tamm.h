@@ -266,6 +266,12 @@ void *tamm_cuda_stream(void);
 /** A cuBLAS handle (a cublasHandle_t) bound to tamm_cuda_stream(), for CUDA
  *  variants that call cuBLAS; NULL on CPU or when cuBLAS is not available. */
 void *tamm_cublas_handle(void);
+/** On an emulated GPU (TAMM_CUDA_EMU=n, tests): enqueue fn(copy of the size
+ *  bytes at arg) on stream (tamm_cuda_stream()), to run in stream order on the
+ *  stream's thread, as a kernel launch would; what host-compiled kernels and
+ *  tests use instead of <<<...>>>.  TAMM_OK, or TAMM_ENOTSUP when the devices
+ *  are not emulated (or an injected launch failure), TAMM_EINVAL for a bad stream. */
+int tamm_emu_launch(void *stream, void (*fn)(void *), const void *arg, size_t size);
 /** GPUs the runtime uses (0: none found, TAMM_NUM_GPUS=0, or built without CUDA). */
 int tamm_num_gpus(void);
 /** The communicator (an MPI_Comm, as a pointer to it) inside a collective task; NULL otherwise. */

@@ -1,6 +1,7 @@
 /* config.c — reading and validating the TAMM_* environment variables. */
 #include "config.h"
 #include "error.h"
+#include "memunit.h"
 #include <tamm.h>
 #include <ctype.h>
 #include <errno.h>
@@ -140,10 +141,34 @@ int tamm__config_read(tamm_config *cfg)
         if (parse_int(s, 1, 8, &v)) return bad("TAMM_CUDA_STREAMS", s, "an integer from 1 to 8");
         cfg->cuda_streams = (int)v;
     }
-    if ((s = getenv("TAMM_CUDA_FAKE"))) {
-        if (parse_int(s, 0, 8, &v)) return bad("TAMM_CUDA_FAKE", s, "an integer from 0 to 8 (simulated GPUs, for tests)");
-        cfg->fake_gpus = (int)v;
+    {   /* TAMM_CUDA_EMU; TAMM_CUDA_FAKE is its old name */
+        const char *var = getenv("TAMM_CUDA_EMU") ? "TAMM_CUDA_EMU" : "TAMM_CUDA_FAKE";
+        if ((s = getenv(var))) {
+            if (parse_int(s, 0, 8, &v)) return bad(var, s, "an integer from 0 to 8 (emulated GPUs, for tests)");
+            cfg->fake_gpus = (int)v;
+        }
     }
+    if ((s = getenv("TAMM_CUDA_EMU_DELAY"))) {
+        if (parse_int(s, 0, 1000000, &v)) return bad("TAMM_CUDA_EMU_DELAY", s, "microseconds from 0 to 1000000");
+        cfg->emu_delay_us = (unsigned)v;
+    }
+    if ((s = getenv("TAMM_CUDA_EMU_SEED"))) {
+        if (parse_int(s, 0, 2147483647L, &v)) return bad("TAMM_CUDA_EMU_SEED", s, "an integer from 0 to 2147483647");
+        cfg->emu_seed = (unsigned long long)v;
+    }
+    if ((s = getenv("TAMM_CUDA_EMU_MEMORY")) && *s) {
+        double pct = 0;
+        if (tamm__parse_size(s, &cfg->emu_memory, &pct) || pct > 0 || cfg->emu_memory == 0)
+            return bad("TAMM_CUDA_EMU_MEMORY", s, "bytes (more than 0), with an optional K/M/G suffix");
+    }
+    if ((s = getenv("TAMM_CUDA_EMU_SKIP_WAIT")) && *s) {
+        if (!strcmp(s, "all")) cfg->emu_skip_wait = -1;
+        else if (parse_int(s, 0, 2147483647L, &v)) return bad("TAMM_CUDA_EMU_SKIP_WAIT", s, "all, or n: drop the n-th stream wait (a test hook)");
+        else cfg->emu_skip_wait = v;
+    }
+    if ((s = getenv("TAMM_CUDA_EMU_FAIL")) && tamm__emu_parse_fail(s, 0))
+        return bad("TAMM_CUDA_EMU_FAIL", s, "call:n[:sticky],... with call one of alloc free host_alloc stream_create "
+                   "event_create h2d d2h d2d zero record wait query launch blas_create");
     if ((rc = parse_bool("TAMM_SEQUENTIAL", &cfg->sequential))) return rc;
     if ((s = getenv("TAMM_ON_ERROR"))) {
         if (!strcmp(s, "abort") || !strcmp(s, "")) cfg->on_error = TAMM_ONERR_ABORT;

@@ -18,7 +18,11 @@ typedef struct tamm_config {
     int num_gpus;              /* TAMM_NUM_GPUS (-1: all found) */
     tamm_sched_kind sched;     /* TAMM_SCHED: the CPU queueing policy */
     tamm_gpu_policy gpu_sched; /* TAMM_SCHED: the device-selection policy */
-    int fake_gpus;             /* TAMM_CUDA_FAKE: host memory stands in for GPUs (tests) */
+    int fake_gpus;             /* TAMM_CUDA_EMU (alias TAMM_CUDA_FAKE): emulated GPUs (tests, devops_emu.c) */
+    unsigned emu_delay_us;     /* TAMM_CUDA_EMU_DELAY: random delay before each stream operation, 0..us */
+    unsigned long long emu_seed; /* TAMM_CUDA_EMU_SEED */
+    size_t emu_memory;         /* TAMM_CUDA_EMU_MEMORY: each emulated device's memory (0: 1 GiB) */
+    long emu_skip_wait;        /* TAMM_CUDA_EMU_SKIP_WAIT: 0 none, n the n-th stream wait, -1 all (test hook) */
     int cuda_streams;          /* TAMM_CUDA_STREAMS: task streams per GPU (default 4) */
     int sequential;            /* TAMM_SEQUENTIAL */
     tamm_onerr_kind on_error;  /* TAMM_ON_ERROR */

@@ -15,8 +15,9 @@
  *
  * Releases are applied when the task's event has been recorded, so a copy
  * is unreferenced (evictable) only once every stream operation on it is
- * behind an event; whoever touches a buffer next on another stream waits for
- * that event first (use_wait).  Everything here runs on g's worker thread,
+ * behind an event; whoever writes a buffer next on another stream waits for
+ * the events of its last writer and readers first, a reader only for its last
+ * writer's (use_write, use_read).  Everything here runs on g's worker thread,
  * except tamm__tgpu_free and the home allocator.
  */
 #include "error.h"
@@ -40,10 +41,13 @@ static inline void *task_stream(tamm_gpu *g, tamm_pend *rec) { return rec->strea
 /* pinned host memory: homes and staging buffers                         */
 /* ------------------------------------------------------------------ */
 /* A pinned buffer starts with this header; freed buffers are kept for reuse
- * (cudaFreeHost synchronises the device) and released at shutdown. */
-typedef struct pinned { struct pinned *next_free, *next_all; size_t cap; char pad[40]; } pinned;
+ * (cudaFreeHost synchronises the device) and released at shutdown.  When the
+ * device cannot pin more memory, pageable host memory is used instead (copies
+ * from it are slower, never wrong): a failed cudaHostAlloc is not an error. */
+typedef struct pinned { struct pinned *next_free, *next_all; size_t cap; int pageable; char pad[36]; } pinned;
 static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
 static pinned *pin_free, *pin_all;
+static atomic_int pin_warned;
 
 static void *pinned_get(size_t bytes, int zero)
 {
@@ -58,12 +62,17 @@ static void *pinned_get(size_t bytes, int zero)
     pthread_mutex_unlock(&pin_lock);
     if (!p) {
         void *m = NULL;
+        int pageable = 0;
         if (OPS->host_alloc(&m, sizeof(pinned) + bytes)) {
-            fprintf(stderr, "tamm: error: cannot allocate %zu bytes of pinned host memory: %s\n", bytes, OPS->error());
-            exit(1);
+            if (!atomic_exchange(&pin_warned, 1))
+                fprintf(stderr, "tamm: warning: cannot allocate %zu bytes of pinned host memory (%s): using pageable "
+                                "memory for it and later such failures (slower copies)\n", bytes, OPS->error());
+            m = tamm__xmalloc(sizeof(pinned) + bytes);
+            pageable = 1;
         }
         p = m;
         p->cap = bytes;
+        p->pageable = pageable;
         pthread_mutex_lock(&pin_lock);
         p->next_all = pin_all;
         pin_all = p;
@@ -111,7 +120,8 @@ static void pinned_release_all(void)
     pthread_mutex_unlock(&pin_lock);
     while (p) {
         pinned *n = p->next_all;
-        OPS->host_free(p);
+        if (p->pageable) free(p);
+        else OPS->host_free(p);
         p = n;
     }
 }
@@ -249,17 +259,48 @@ void tamm__unit_close_batch(tamm_gpu *g)
     g->fifo_tail[s] = r;
 }
 
-/* Before rec's stream touches u->buf: wait for the last record that touched it
- * on another stream; rec becomes its last user.  Unit lock held. */
-static void use_wait(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
+/* Order rec's stream after record p (another stream's) unless p is done. */
+static void wait_rec(tamm_gpu *g, tamm_pend *p, uint64_t seq, tamm_pend *rec)
 {
-    tamm_pend *p = u->use;
-    if (live(p, u->use_seq) && p != rec && p->stream != rec->stream) {
-        if (!p->closed) tamm__unit_close_batch(g); /* only the open batch can be unrecorded */
-        if (OPS->wait(task_stream(g, rec), p->ev)) tamm__gpu_fail(g, rec->task, "ordering streams (cudaStreamWaitEvent)");
+    if (!live(p, seq) || p == rec || p->stream == rec->stream) return;
+    if (!p->closed) tamm__unit_close_batch(g); /* only the open batch can be unrecorded */
+    if (OPS->wait(task_stream(g, rec), p->ev)) tamm__gpu_fail(g, rec->task, "ordering streams (cudaStreamWaitEvent)");
+}
+
+static inline int sidx(const tamm_pend *rec) { return rec->stream < 0 ? TAMM_GPU_STREAMS : rec->stream; }
+
+/* Before rec's stream reads u->buf: wait for the last record that wrote it on
+ * another stream; rec becomes a reader.  Readers on different streams are not
+ * ordered with each other (read-read sharing).  Unit lock held. */
+static void use_read(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
+{
+    wait_rec(g, u->use, u->use_seq, rec);
+    int k = sidx(rec);
+    u->rd[k] = rec;
+    u->rd_seq[k] = rec->seq;
+}
+
+/* Before rec's stream writes (or frees) u->buf: wait for the last writer and
+ * for every reader since, on other streams; rec becomes the last writer.
+ * Unit lock held. */
+static void use_write(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
+{
+    wait_rec(g, u->use, u->use_seq, rec);
+    for (int k = 0; k <= TAMM_GPU_STREAMS; k++) {
+        if (u->rd[k]) wait_rec(g, u->rd[k], u->rd_seq[k], rec);
+        u->rd[k] = NULL;
     }
     u->use = rec;
     u->use_seq = rec->seq;
+}
+
+/* rec (a task being issued: its event is not recorded yet) has touched u->buf */
+static int touched_unrecorded(const tamm_ublk *u)
+{
+    if (live(u->use, u->use_seq) && u->use->task && !u->use->closed) return 1;
+    for (int k = 0; k <= TAMM_GPU_STREAMS; k++)
+        if (u->rd[k] && live(u->rd[k], u->rd_seq[k]) && u->rd[k]->task && !u->rd[k]->closed) return 1;
+    return 0;
 }
 
 static void lru_remove(tamm_gpu *g, tamm_ublk *u)
@@ -316,7 +357,7 @@ static void flush_locked(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
     size_t bytes = T->blocks[u->lin].bytes;
     void *s = task_stream(g, rec);
     if (u->state != TAMM_BS_DIRTY && u->state != TAMM_BS_DIRTYACC) return;
-    use_wait(g, u, rec);
+    use_read(g, u, rec);
     if (u->state == TAMM_BS_DIRTY) {
         if (OPS->d2h(home_of(T, u->lin), u->buf, bytes, s)) tamm__gpu_fail(g, rec->task, "writing a block back (Put)");
         trace_copy(rec, TAMM_CP_D2H, T, u->lin, bytes);
@@ -342,12 +383,12 @@ static void flush_locked(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
 static int evict_one(tamm_gpu *g)
 {
     tamm_ublk *u = g->lru.next;
-    while (u != &g->lru && live(u->use, u->use_seq) && u->use->task && !u->use->closed) u = u->next;
+    while (u != &g->lru && touched_unrecorded(u)) u = u->next;
     if (u == &g->lru) return -1;
     lru_remove(g, u);
     tamm_pend *b = batch(g);
     flush_locked(g, u, b);
-    use_wait(g, u, b);
+    use_write(g, u, b);
     if (OPS->free(u->buf, g->copy_stream)) tamm__gpu_fail(g, NULL, "freeing an evicted block");
     g->used -= u->T->blocks[u->lin].bytes;
     u->buf = NULL;
@@ -452,7 +493,7 @@ void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T,
         if (out && req == TAMM_REQ_CRW) {
             int r;
             if (u->state == TAMM_BS_DIRTY) { /* this GPU holds the newest value */
-                use_wait(g, u, rec);
+                use_read(g, u, rec);
                 r = OPS->d2d(out, u->buf, bytes, s);
                 trace_copy(rec, TAMM_CP_D2D, T, lin, bytes);
             } else {
@@ -482,7 +523,10 @@ void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T,
     }
     unsigned char from = u->state;
     int got = 0;
-    if (u->buf) use_wait(g, u, rec);
+    if (u->buf) {
+        if (op == TAMM_BOP_READ) use_read(g, u, rec); /* a Get below makes it a write */
+        else use_write(g, u, rec);
+    }
     for (;;) {
         tamm_blk_step st = tamm__blk_step((tamm_blk_state)u->state, u->rc, 0, op);
         if (st.result != TAMM_BLK_OK) {
@@ -500,7 +544,7 @@ void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T,
                 pthread_mutex_unlock(&g->lock);
                 return NULL;
             }
-            use_wait(g, u, rec);
+            use_write(g, u, rec);
         }
         if (st.actions & TAMM_ACT_PUT) {
             if (OPS->d2h(home_of(T, lin), u->buf, bytes, s)) tamm__gpu_fail(g, ctx->task, "writing a block back (Put)");
@@ -511,6 +555,7 @@ void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T,
             atomic_fetch_add_explicit(&g->bytes_d2h, bytes, memory_order_relaxed);
         }
         if (st.actions & TAMM_ACT_GET) {
+            if (op == TAMM_BOP_READ) use_write(g, u, rec); /* replaces what earlier readers may still read */
             if (OPS->h2d(u->buf, home_of(T, lin), bytes, s)) tamm__gpu_fail(g, ctx->task, "fetching a block (Get)");
             trace_copy(rec, TAMM_CP_H2D, T, lin, bytes);
             atomic_fetch_add_explicit(&g->bytes_h2d, bytes, memory_order_relaxed);
@@ -630,7 +675,7 @@ static void commit_private(tamm_gpu *g, tamm_pend *rec, tamm_bufrec *r, int add)
             u->state = TAMM_BS_UNI;
             if (!live(u->flush, u->flush_seq)) atomic_fetch_and(&GB(r->T, r->lin)->dirty_w, ~BIT(g));
         }
-        if (u->buf) use_wait(g, u, rec);         /* after an in-flight write-back of it */
+        if (u->buf) use_write(g, u, rec);        /* after an in-flight write-back of it */
     }
     void *st = pinned_get(r->bytes, 0);
     if (OPS->d2h(st, r->ptr, r->bytes, s)) tamm__gpu_fail(g, rec->task, "reading a private buffer back");

@@ -51,8 +51,9 @@ void *tamm__gpu_get_buf(tamm_ctx *ctx, tamm_tensor *T, long lin, int req, int im
 
 void tamm__gpu_fail(tamm_gpu *g, const tamm_task_s *t, const char *what)
 {
-    g->fatal = 1;
+    /* the cause first: tasks routed once fatal is seen report theirs after it */
     tamm__error(t, TAMM_ENOTSUP, "GPU %d (%s): %s: %s", g->id, g->info.name, what, OPS->error());
+    g->fatal = 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -167,9 +168,11 @@ int tamm__gpu_route(tamm_task_s *t)
         tamm__gpu_pick_input(t, fp, &in);
         unit = tamm__gpu_pick(tamm__rt.cfg.gpu_sched, &in);
         if (unit < 0) {
-            tamm__error(t, TAMM_ENOMEM, "the task has only a CUDA variant and no GPU can take it: its blocks need %zu "
-                        "bytes, TAMM_CUDA_MEMORY_LIMIT allows %zu%s", fp, tamm__gpus.g[0].limit,
-                        tamm__gpus.g[0].fatal ? " (and the GPU failed)" : "");
+            int failed = 0; /* a GPU that could hold it failed: not a lack of memory */
+            for (int i = 0; i < tamm__gpus.n; i++) failed |= tamm__gpus.g[i].fatal && fp <= tamm__gpus.g[i].limit;
+            tamm__error(t, failed ? TAMM_ENOTSUP : TAMM_ENOMEM, "the task has only a CUDA variant and no GPU can take "
+                        "it: its blocks need %zu bytes, TAMM_CUDA_MEMORY_LIMIT allows %zu%s", fp, tamm__gpus.g[0].limit,
+                        failed ? " (and the GPU failed)" : "");
             atomic_fetch_add_explicit(&tamm__rt.nskipped, 1, memory_order_relaxed); /* TAMM_STATS */
             tamm__task_body_done(t); /* under TAMM_ON_ERROR=return: skipped, so nothing waits forever */
             return 1;
@@ -244,13 +247,14 @@ int tamm__gpu_busy(void)
 /* ------------------------------------------------------------------ */
 static void complete(tamm_gpu *g, tamm_pend *r, int k)
 {
-    tamm__unit_complete(g, r);
     tamm_task_s *t = r->task;
     /* a stream runs its records in order: r ran from its issue, or the previous one's completion, to now */
     uint64_t now = tamm__now_ns();
     uint64_t from = r->t_issue > g->last_done[k] ? r->t_issue : g->last_done[k];
     g->last_done[k] = now;
+    /* recorded before the record's waiters run: one may destroy a tensor its copies name */
     if (TAMM_UNLIKELY(tamm__rt.recording)) tamm__trace_gpu_record(g, r, from, now);
+    tamm__unit_complete(g, r);
     if (t) {
         g->inflight[k]--;
         pthread_mutex_lock(&g->lock);
@@ -273,9 +277,16 @@ static void complete(tamm_gpu *g, tamm_pend *r, int k)
 
 /* Finish every record whose event has fired.  A failed query is reported and
  * the record finished anyway: results are then wrong, but nothing hangs. */
+static int inflight(tamm_gpu *g);
 static int poll(tamm_gpu *g)
 {
     int did = 0;
+    if (TAMM_UNLIKELY(g->fatal) && inflight(g)) {
+        /* the GPU failed: its records are finished without their events, but only once the work
+         * already issued has stopped touching homes and staging (it still runs after an error) */
+        for (int k = 0; k < g->nstreams; k++) OPS->sync(g->stream[k]);
+        OPS->sync(g->copy_stream);
+    }
     for (int k = 0; k <= TAMM_GPU_STREAMS; k++) {
         tamm_pend *r;
         while ((r = g->fifo_head[k])) {
@@ -451,8 +462,8 @@ static int cfg_error(const char *var, const char *fmt, ...)
 /* Link bandwidth, host to device and back: one 8 MiB pinned copy each way. */
 static void measure_bandwidth(tamm_gpu *g)
 {
-    g->bw_h2d = g->bw_d2h = 10.0; /* bytes per ns: the simulated device's, and the fallback */
-    if (OPS == &tamm__devops_fake) return;
+    g->bw_h2d = g->bw_d2h = 10.0; /* bytes per ns: the emulated device's, and the fallback */
+    if (OPS == &tamm__devops_emu) return;
     size_t n = (size_t)8 << 20;
     void *h = NULL, *d = NULL, *ev = NULL;
     if (OPS->host_alloc(&h, n)) return;
@@ -477,7 +488,9 @@ static void measure_bandwidth(tamm_gpu *g)
 int tamm__gpu_init(const tamm_config *cfg)
 {
     memset(&tamm__gpus, 0, sizeof tamm__gpus);
-    tamm__gpus.ops = cfg->fake_gpus ? &tamm__devops_fake : &tamm__devops_cuda;
+    /* TAMM_CUDA_TEST_LIBDIR (tests): the CUDA backend over a stand-in libcudart, whose devices TAMM_CUDA_EMU counts */
+    const char *td = getenv("TAMM_CUDA_TEST_LIBDIR");
+    tamm__gpus.ops = cfg->fake_gpus && !(td && *td) ? &tamm__devops_emu : &tamm__devops_cuda;
     tamm__perf_reset();
     if (cfg->num_gpus == 0) {
         snprintf(tamm__gpus.why_none, sizeof tamm__gpus.why_none, "TAMM_NUM_GPUS=0");

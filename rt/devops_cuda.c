@@ -15,6 +15,7 @@
  */
 #include "memunit.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Why there is no device, in words a user without a GPU understands (the
@@ -77,6 +78,12 @@ static void *open_lib(const char *base, int major)
 {
     char p[512];
     void *h = NULL;
+    /* tests only: the stand-in CUDA runtime and cuBLAS over the emulated device (tests/cudart_emu) */
+    const char *test_dir = getenv("TAMM_CUDA_TEST_LIBDIR");
+    if (test_dir && *test_dir) {
+        snprintf(p, sizeof p, "%s/%s.so.%d", test_dir, base, major);
+        return dlopen(p, RTLD_NOW | RTLD_GLOBAL);
+    }
 #ifdef TAMM_CUDA_LIBDIR
     snprintf(p, sizeof p, "%s/%s.so.%d", TAMM_CUDA_LIBDIR, base, major);
     h = dlopen(p, RTLD_NOW | RTLD_GLOBAL);
@@ -157,9 +164,18 @@ static int c_info(int dev, tamm_devinfo *di)
     return check(p_cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr), "cudaMemPoolSetAttribute");
 }
 
-static int c_alloc(void **p, size_t n, void *s) { return check(p_cudaMallocAsync(p, n ? n : 1, (cudaStream_t)s), "cudaMallocAsync"); }
+/* An allocation failure is not sticky and the runtime recovers from it (eviction, pageable memory):
+ * clear the thread's last error, or the next kernel launch check of a variant would see it. */
+static int alloc_check(cudaError_t e, const char *what)
+{
+    if (e == cudaSuccess) return 0;
+    check(e, what);
+    if (e == cudaErrorMemoryAllocation) p_cudaGetLastError();
+    return -1;
+}
+static int c_alloc(void **p, size_t n, void *s) { return alloc_check(p_cudaMallocAsync(p, n ? n : 1, (cudaStream_t)s), "cudaMallocAsync"); }
 static int c_free(void *p, void *s) { return p ? check(p_cudaFreeAsync(p, (cudaStream_t)s), "cudaFreeAsync") : 0; }
-static int c_host_alloc(void **p, size_t n) { return check(p_cudaHostAlloc(p, n ? n : 1, cudaHostAllocPortable), "cudaHostAlloc"); }
+static int c_host_alloc(void **p, size_t n) { return alloc_check(p_cudaHostAlloc(p, n ? n : 1, cudaHostAllocPortable), "cudaHostAlloc"); }
 static void c_host_free(void *p) { if (p) check(p_cudaFreeHost(p), "cudaFreeHost"); }
 static int c_stream_create(void **s) { return check(p_cudaStreamCreateWithFlags((cudaStream_t *)s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"); }
 static void c_stream_destroy(void *s) { if (s) check(p_cudaStreamDestroy((cudaStream_t)s), "cudaStreamDestroy"); }

@@ -22,7 +22,6 @@
 #include <stdio.h>
 
 #define TAMM_MAX_GPUS 8
-#define TAMM_GPU_STREAMS 8       /* task streams per GPU, at most (TAMM_CUDA_STREAMS, default 4) */
 #define TAMM_GPU_PER_STREAM 2    /* tasks in flight per stream */
 
 /* deferred release of a GPU buffer record (tamm_bufrec.flags, beside TAMM_BR_*) */

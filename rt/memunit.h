@@ -6,8 +6,8 @@
  * The device interface (tamm_devops) is the only place that knows CUDA: a
  * stream-ordered allocator, asynchronous copies, events, pinned host memory.
  * devops_cuda.c implements it over the CUDA runtime (loaded at tamm_init);
- * devops_fake.c implements it over host memory with events that complete a
- * few polls late (TAMM_CUDA_FAKE=n, for tests), so everything above it — the
+ * devops_emu.c emulates a CUDA device with host threads, one per stream,
+ * following CUDA's ordering rules (TAMM_CUDA_EMU=n, for tests), so everything above it — the
  * execution FSM per GPU, LRU eviction with write-back, flushes, coherence with
  * the host, the CUDA worker and the device-selection policies — runs and is
  * tested on machines without a GPU.
@@ -36,7 +36,7 @@ typedef struct tamm_devinfo {
 
 /** Every call returns 0 on success, -1 on failure (then error() says why). */
 typedef struct tamm_devops {
-    const char *kind;                                   /* "cuda" or "fake" */
+    const char *kind;                                   /* "cuda" or "emu" */
     int (*count)(void);                                 /* devices present (0: none) */
     int (*info)(int dev, tamm_devinfo *di);
     int (*bind)(int dev);                               /* make dev the calling thread's device */
@@ -61,7 +61,11 @@ typedef struct tamm_devops {
     const char *(*error)(void);                         /* the calling thread's last failure */
 } tamm_devops;
 
-extern const tamm_devops tamm__devops_cuda, tamm__devops_fake;
+extern const tamm_devops tamm__devops_cuda, tamm__devops_emu;
+/** Validate (apply = 0) or load (apply = 1) a TAMM_CUDA_EMU_FAIL value; 0 or -1. */
+int tamm__emu_parse_fail(const char *s, int apply);
+/** Device allocations of the emulated device not yet freed (tests). */
+long tamm__emu_live_allocs(void);
 
 /* The CUDA runtime's codes for "no driver / driver too old" and "no device"
  * (cudaErrorInsufficientDriver, cudaErrorNoDevice; checked against the
@@ -89,6 +93,8 @@ typedef struct tamm_gblk {
     atomic_uint ver;
 } tamm_gblk;
 
+#define TAMM_GPU_STREAMS 8       /* task streams per GPU, at most (TAMM_CUDA_STREAMS, default 4) */
+
 /** One block in one GPU's memory.  Guarded by the unit's lock. */
 typedef struct tamm_ublk {
     unsigned char state;          /* tamm_blk_state */
@@ -96,8 +102,11 @@ typedef struct tamm_ublk {
     int rc;
     unsigned ver;                 /* the home version a Ready copy holds */
     void *buf;                    /* device memory, NULL when Unalloc */
-    struct tamm_pend *use;        /* the in-flight record that last touched buf ... */
+    struct tamm_pend *use;        /* the in-flight record that last wrote buf (or freed, committed) ... */
     uint64_t use_seq;             /* ... while its seq still equals this */
+    struct tamm_pend *rd[TAMM_GPU_STREAMS + 1]; /* per stream ([STREAMS]: copy), the last record that
+                                                   only read buf since that write */
+    uint64_t rd_seq[TAMM_GPU_STREAMS + 1];
     struct tamm_pend *flush;      /* the in-flight record whose completion makes the home current */
     uint64_t flush_seq;
     struct tamm_ublk *prev, *next;/* LRU list of resident unreferenced copies */

@@ -92,8 +92,8 @@ void tamm__trace_event(tamm_worker *w, uint64_t id, uint64_t t0, uint64_t t1)
  * operations in order, so each starts when issued or when the one before it
  * ended, whichever is later; the host does not see when a copy runs on the
  * device, so its duration is estimated from the link bandwidth measured at
- * start (a device-to-device copy: a tenth of that).  The simulated device
- * copies when the copy is issued. */
+ * start (a device-to-device copy: a tenth of that; the emulated device's
+ * nominal link is 10 GB/s). */
 void tamm__trace_gpu_record(tamm_gpu *g, tamm_pend *r, uint64_t from, uint64_t to)
 {
     tamm_trace_ev *e = ev_push(g->w); /* the copies' events follow: e is not used after them */

@@ -6,7 +6,7 @@
  *
  *   flush        FLUSH ("flush local changes in a block to remote ... to ensure
  *                ordering and completion semantics"): a task writes a block on a
- *                simulated GPU (TAMM_CUDA_FAKE=1) and the device copy stays Dirty
+ *                emulated GPU (TAMM_CUDA_EMU=1) and the device copy stays Dirty
  *                after the task (lazy write-back: the block's home still holds
  *                the old value).  Every observer that could see the home flushes
  *                it first: a CPU task ordered after the writer (ordering), a
@@ -32,12 +32,21 @@
 /* ------------------------------------------------------------------ */
 typedef struct { tamm_tensor *T; int64_t v; } fl_args;
 
+/* the device work of the GPU variants, enqueued on the task's stream of the emulated device */
+typedef struct { int64_t *x; int64_t v; int add; } dev_args;
+static void dev_body(void *p)
+{
+    dev_args *d = p;
+    for (int e = 0; e < TILE; e++) d->x[e] = d->add ? d->x[e] + d->v : d->v + e;
+}
+
 static void gpu_write(tamm_ctx *ctx, void *p)
 {
     fl_args *a = p;
     long i[1] = { 0 };
     int64_t *x = tamm_get_buf_write(ctx, a->T, i);
-    for (int e = 0; e < TILE; e++) x[e] = a->v + e;
+    dev_args d = { x, a->v, 0 };
+    TCHECK(tamm_emu_launch(tamm_cuda_stream(), dev_body, &d, sizeof d) == TAMM_OK);
     tamm_release_put(ctx, x);
 }
 
@@ -46,7 +55,8 @@ static void gpu_accum(tamm_ctx *ctx, void *p)
     fl_args *a = p;
     long i[1] = { 0 };
     int64_t *x = tamm_get_buf_accum(ctx, a->T, i);
-    for (int e = 0; e < TILE; e++) x[e] += a->v;
+    dev_args d = { x, a->v, 1 };
+    TCHECK(tamm_emu_launch(tamm_cuda_stream(), dev_body, &d, sizeof d) == TAMM_OK);
     tamm_release_add(ctx, x);
 }
 
@@ -65,7 +75,7 @@ static void submit_gpu(tamm_tensor *T, tamm_fn fn, unsigned mode, int64_t v, con
     fl_args a = { T, v };
     tamm_ref r = tu_ref1(T, mode, 0);
     tamm_task t = tu_task(NULL, &a, sizeof a, &r, 1, label, __FILE__, __LINE__);
-    t.cuda = fn; /* a CUDA-only task: it runs on the (simulated) GPU */
+    t.cuda = fn; /* a CUDA-only task: it runs on the (emulated) GPU */
     CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
 }
 
@@ -197,7 +207,7 @@ static int t_done_waiting(void *vp)
 
 int main(void)
 {
-    const char *ef[] = { "TAMM_CUDA_FAKE=1", "TAMM_NUM_WORKERS=2", NULL };
+    const char *ef[] = { "TAMM_CUDA_EMU=1", "TAMM_CUDA_EMU_DELAY=50", "TAMM_NUM_WORKERS=2", NULL };
     const char *ew[] = { "TAMM_NUM_WORKERS=1", NULL };
     run_test_child("flush: pending on the GPU until an observer needs the home", t_flush, NULL, ef, 60);
     run_test_child("done_waiting: a continuation, never a blocked worker", t_done_waiting, NULL, ew, 30);

@@ -1,14 +1,15 @@
 /*
- * test_gpu_fake.c — the GPU code paths of the runtime on a simulated device
- * (TAMM_CUDA_FAKE=n: host memory stands in for device memory, events complete
- * a few polls late; rt/devops_fake.c).  Everything above the device interface
+ * test_gpu_fake.c — the GPU code paths of the runtime on the emulated device
+ * (TAMM_CUDA_EMU=n, rt/devops_emu.c: one host thread per stream, asynchronous
+ * copies, events and stream waits as CUDA defines them, random delays; GPU
+ * variants enqueue their work with tamm_emu_launch).  Everything above the device interface
  * is the real code: dispatch and flushes (cuda_worker.c), the execution FSM in
  * a GPU's memory with LRU eviction and write-back (cuda_unit.c), the CUDA
  * worker's streams, records and progress, and the policies (sched_gpu.c).
  *
  *   random_dag   random tasks (write / readwrite / accumulate, CPU-only,
  *                CUDA-only or both variants) checked against a sequential
- *                evaluation, top-level reads in between; 1 and 2 simulated GPUs,
+ *                evaluation, top-level reads in between; 1 and 2 emulated GPUs,
  *                every policy, and a memory limit of a few blocks (evictions of
  *                dirty blocks must happen and be written back);
  *   private      temps, cancellable writes and concurrent accumulations into
@@ -18,7 +19,9 @@
  *                clear error, never a hang; with a CPU variant it runs on the CPU;
  *   no_device    TAMM_NUM_GPUS=0: CPU variants run, a CUDA-only task is an error;
  *   config       invalid TAMM_NUM_GPUS / TAMM_SCHED / TAMM_CUDA_MEMORY_LIMIT /
- *                TAMM_CUDA_FAKE are rejected naming the variable.
+ *                TAMM_CUDA_FAKE are rejected naming the variable;
+ *   skip_wait    the same random DAG with every stream wait dropped by the emulator
+ *                (TAMM_CUDA_EMU_SKIP_WAIT=all) must fail.
  * Each case runs in a child process.
  *
  * The same file, built with -DTAMM_TEST_REAL_GPU and tests/gpu/kernels.cu
@@ -30,9 +33,8 @@
 #include "gpu.h"
 #include "tensor.h"
 
-long tamm__fake_live_allocs(void);
 
-/* What a GPU variant does to its buffers: host loops on the simulated device,
+/* What a GPU variant does to its buffers: host loops enqueued on the emulated device,
  * kernels on tamm_cuda_stream() on a real one (tests/gpu/kernels.cu). */
 static void apply(uint64_t *dst, const uint64_t *src, int kind, uint64_t k, size_t n);
 static void fill(uint64_t *x, uint64_t v, int plus_index, size_t n)
@@ -50,12 +52,54 @@ void tg_axpb_dev(uint64_t *x, uint64_t a, uint64_t b, size_t n, void *stream);
 #define DEV_APPLY(d, s, kind, k, n) tg_apply_dev(d, s, kind, k, n, tamm_cuda_stream())
 #define DEV_FILL(x, v, pi, n) tg_fill_dev(x, v, pi, n, tamm_cuda_stream())
 #define DEV_AXPB(x, a, b, n) tg_axpb_dev(x, a, b, n, tamm_cuda_stream())
-#define FAKE_ENV(e) "TAMM_CUDA_FAKE" /* unset: the real devices */
+#define FAKE_ENV(e) "TAMM_CUDA_EMU" /* unset: the real devices */
 int tg_dgemm_dev(void *cublas, int n, const double *a, const double *b, double *c); /* c += a b, 0 on success */
 #else
-#define DEV_APPLY(d, s, kind, k, n) apply(d, s, kind, k, n)
-#define DEV_FILL(x, v, pi, n) fill(x, v, pi, n)
-#define DEV_AXPB(x, a, b, n) axpb(x, a, b, n)
+#ifdef TAMM_TEST_CUDART_EMU
+/* test_gpu_cudart: the CUDA backend (devops_cuda.c) over the stand-in libcudart (tests/cudart_emu):
+ * device work is a host function in stream order (cudaLaunchHostFunc), cuBLAS the stand-in's */
+#include <dlfcn.h>
+typedef struct { void (*fn)(void *); size_t size; max_align_t pad[]; } hf_job;
+static void hf_run(void *p) { hf_job *j = p; j->fn(j->pad); free(j); }
+static int EMU_LAUNCH(void *stream, void (*fn)(void *), const void *arg, size_t size)
+{
+    int (*launch)(void *, void (*)(void *), void *) = (int (*)(void *, void (*)(void *), void *))dlsym(RTLD_DEFAULT, "cudaLaunchHostFunc");
+    hf_job *j = malloc(sizeof *j + size);
+    if (!launch || !j) { free(j); return TAMM_ENOTSUP; }
+    j->fn = fn;
+    j->size = size;
+    memcpy(j->pad, arg, size);
+    if (launch(stream, hf_run, j)) { free(j); return TAMM_ENOTSUP; }
+    return TAMM_OK;
+}
+/* c += a b for n x n row-major tiles: column-major cuBLAS computes c^T += b^T a^T */
+static int tg_dgemm_dev(void *cublas, int n, const double *a, const double *b, double *c)
+{
+    typedef int (*gemm_fn)(void *, int, int, int, int, int, const double *, const double *, int, const double *, int,
+                           const double *, double *, int);
+    gemm_fn gemm = (gemm_fn)dlsym(RTLD_DEFAULT, "cublasDgemm_v2");
+    const double one = 1.0;
+    return gemm && gemm(cublas, 0, 0, n, n, n, &one, b, n, a, n, &one, c, n) == 0 ? 0 : -1;
+}
+#else
+#define EMU_LAUNCH tamm_emu_launch
+#endif
+/* on the emulated device: the host loops, enqueued on the task's stream (run by its thread in stream order) */
+typedef struct { int op; uint64_t *x; const uint64_t *src; int kind; uint64_t a, b; size_t n; } dev_job;
+static atomic_int dev_bad; /* a check made on the device failed */
+static void dev_run(void *p)
+{
+    dev_job *j = p;
+    if (j->op == 0) apply(j->x, j->src, j->kind, j->a, j->n);
+    else if (j->op == 1) fill(j->x, j->a, j->kind, j->n);
+    else if (j->op == 2) axpb(j->x, j->a, j->b, j->n);
+    else if (j->src[0] != j->a) atomic_fetch_add(&dev_bad, 1); /* op 3: src[0] == a */
+}
+static void dev_launch(dev_job j) { TCHECK(EMU_LAUNCH(tamm_cuda_stream(), dev_run, &j, sizeof j) == TAMM_OK); }
+#define DEV_APPLY(d, s, kd, k, nn) dev_launch((dev_job){ .op = 0, .x = (d), .src = (s), .kind = (kd), .a = (k), .n = (nn) })
+#define DEV_FILL(xx, v, pi, nn) dev_launch((dev_job){ .op = 1, .x = (xx), .kind = (pi), .a = (v), .n = (nn) })
+#define DEV_AXPB(xx, aa, bb, nn) dev_launch((dev_job){ .op = 2, .x = (xx), .a = (aa), .b = (bb), .n = (nn) })
+#define DEV_CHECK0(s, v) dev_launch((dev_job){ .op = 3, .src = (s), .a = (v) })
 #define FAKE_ENV(e) e
 #endif
 
@@ -134,7 +178,7 @@ static int random_dag(void *arg)
     for (int b = 0; b < NBLK && bad < 0; b++)
         if (memcmp(&all[b * TILE], ref[b], sizeof ref[b])) bad = b;
     CHECK_MSG(bad < 0, "block X[%d] differs from the sequential evaluation", bad);
-    CHECK_MSG(atomic_load(&gpu_runs) > 0, "no task ran on the (simulated) GPU");
+    CHECK_MSG(atomic_load(&gpu_runs) > 0, "no task ran on the (emulated) GPU");
     if (c->expect_evict) {
         unsigned long long ev = 0;
         for (int g = 0; g < tamm__gpus.n; g++) ev += atomic_load(&tamm__gpus.g[g].nevict);
@@ -147,7 +191,7 @@ static int random_dag(void *arg)
     tamm_tensor_destroy(T);
     TU_FINALIZE();
 #ifndef TAMM_TEST_REAL_GPU
-    CHECK_EQ_INT(tamm__fake_live_allocs(), 0);
+    CHECK_EQ_INT(tamm__emu_live_allocs(), 0);
 #endif
     return 0;
 }
@@ -229,7 +273,7 @@ static int private_bufs(void *arg)
     tamm_tensor_destroy(T);
     TU_FINALIZE();
 #ifndef TAMM_TEST_REAL_GPU
-    CHECK_EQ_INT(tamm__fake_live_allocs(), 0);
+    CHECK_EQ_INT(tamm__emu_live_allocs(), 0);
 #endif
     return 0;
 }
@@ -427,7 +471,7 @@ static int no_device(void *arg)
     return 0;
 }
 
-#ifdef TAMM_TEST_REAL_GPU
+#if defined(TAMM_TEST_REAL_GPU) || defined(TAMM_TEST_CUDART_EMU)
 /* ------------------------------------------------------------------ */
 /* cuBLAS through tamm_cublas_handle(): a tiled DGEMM                    */
 /* ------------------------------------------------------------------ */
@@ -487,6 +531,8 @@ static int dgemm_cublas(void *arg)
     return 0;
 }
 
+#endif
+#ifdef TAMM_TEST_REAL_GPU
 static int has_gpu(void *arg)
 {
     (void)arg;
@@ -499,7 +545,7 @@ static int has_gpu(void *arg)
 
 #ifndef TAMM_TEST_REAL_GPU
 /* ------------------------------------------------------------------ */
-/* LRU order and write-back, step by step (one simulated GPU, room for 3 blocks) */
+/* LRU order and write-back, step by step (one emulated GPU, room for 3 blocks) */
 /* ------------------------------------------------------------------ */
 typedef struct { tamm_tensor *T; long b; int write; uint64_t v; } lru_args;
 static void lru_gpu(tamm_ctx *ctx, void *p)
@@ -508,13 +554,12 @@ static void lru_gpu(tamm_ctx *ctx, void *p)
     long i[1] = { a->b };
     if (a->write) {
         uint64_t *x = tamm_get_buf_write(ctx, a->T, i);
-        fill(x, a->v, 1, TILE);
+        DEV_FILL(x, a->v, 1, TILE);
         tamm_release_put(ctx, x);
     } else {
         const uint64_t *x = tamm_get_buf_read(ctx, a->T, i);
         TCHECK(x != NULL);
-        if (x && a->v) TCHECK_MSG(x[0] == a->v, "GPU read of L[%ld]: %llu, expected %llu", a->b,
-                                  (unsigned long long)x[0], (unsigned long long)a->v);
+        if (x && a->v) DEV_CHECK0(x, a->v); /* counted in dev_bad when the read is not what was written */
         tamm_release_cancel(ctx, (void *)x);
     }
 }
@@ -588,7 +633,139 @@ static int lru(void *arg)
     CHECK_TASKS_OK();
     tamm_tensor_destroy(T);
     TU_FINALIZE();
-    CHECK_EQ_INT(tamm__fake_live_allocs(), 0);
+    CHECK_EQ_INT(tamm__emu_live_allocs(), 0);
+    CHECK_EQ_INT(atomic_load(&dev_bad), 0);
+    return 0;
+}
+#endif
+
+#ifndef TAMM_TEST_REAL_GPU
+/* ------------------------------------------------------------------ */
+/* read sharing: tasks that only read a block are not ordered on streams */
+/* ------------------------------------------------------------------ */
+static atomic_int slow_done, fast_saw = -1;
+typedef struct { const uint64_t *x; int slow; } rs_job;
+static void rs_run(void *p)
+{
+    rs_job *j = p;
+    if (j->slow) { /* until the other reader has run (it runs meanwhile unless ordered after this), at most 5 s */
+        for (int i = 0; i < 5000 && atomic_load(&fast_saw) < 0; i++) usleep(1000);
+        atomic_store(&slow_done, 1);
+    } else {
+        atomic_store(&fast_saw, atomic_load(&slow_done));
+    }
+    (void)j->x[0];
+}
+typedef struct { tamm_tensor *T; int slow; } rs_args;
+static void rs_gpu(tamm_ctx *ctx, void *p)
+{
+    rs_args *a = p;
+    long i[1] = { 0 };
+    const uint64_t *x = tamm_get_buf_read(ctx, a->T, i);
+    rs_job j = { x, a->slow };
+    if (x && a->slow >= 0) TCHECK(EMU_LAUNCH(tamm_cuda_stream(), rs_run, &j, sizeof j) == TAMM_OK);
+    tamm_release_cancel(ctx, (void *)x);
+}
+static void rs_submit(tamm_tensor *T, int slow)
+{
+    rs_args a = { T, slow };
+    tamm_ref r = tu_ref1(T, TAMM_READ, 0);
+    tamm_task t = tu_task(NULL, &a, sizeof a, &r, 1, "reader", __FILE__, __LINE__);
+    t.cuda = rs_gpu;
+    CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+}
+static int read_sharing(void *arg)
+{
+    (void)arg;
+    tu_init();
+    tamm_tensor *T = tu_vec("R", 1, TILE);
+    rs_submit(T, -1); /* brings R[0] to the GPU */
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+    rs_submit(T, 1);  /* a slow reader on one stream (it waits for the other one's kernel, 5 s at most) ... */
+    rs_submit(T, 0);  /* ... and a fast one on another: it must not wait for the slow one */
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+    CHECK_MSG(atomic_load(&fast_saw) == 0, "the second reader of R[0] ran after the first one's kernel (%d): reads "
+              "of one block are ordered across streams", atomic_load(&fast_saw));
+    CHECK_TASKS_OK();
+    tamm_tensor_destroy(T);
+    TU_FINALIZE();
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* a failing device (TAMM_CUDA_EMU_FAIL): errors, never a hang           */
+/* ------------------------------------------------------------------ */
+static void fault_gpu(tamm_ctx *ctx, void *p)
+{
+    lru_args *a = p;
+    long i[1] = { a->b };
+    uint64_t *x = tamm_get_buf_readwrite(ctx, a->T, i);
+    if (!x) return;
+    dev_job j = { .op = 2, .x = x, .a = 1, .b = 1, .n = TILE };
+    if (EMU_LAUNCH(tamm_cuda_stream(), dev_run, &j, sizeof j) != TAMM_OK)
+        fprintf(stderr, "tamm_emu_launch failed: %s\n", "injected");
+    tamm_release_put(ctx, x);
+}
+
+static int device_fault(void *arg)
+{
+    (void)arg;
+    tu_init();
+    tamm_tensor *T = tu_vec("F", 4, TILE);
+    for (int rep = 0; rep < 6; rep++)
+        for (long b = 0; b < 4; b++) {
+            lru_args a = { T, b, 1, 0 };
+            tamm_ref r = tu_ref1(T, TAMM_READWRITE, b);
+            tamm_task t = tu_task(NULL, &a, sizeof a, &r, 1, "fault", __FILE__, __LINE__);
+            t.cuda = fault_gpu;
+            CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+        }
+    int rc = tamm_wait_all();
+    tamm_tensor_destroy(T);
+    tamm_finalize();
+    /* the launch failure is the variant's to report (today it cannot: issue 20); the others fail the GPU */
+    if (getenv("TAMM_CUDA_EMU_FAIL") && strstr(getenv("TAMM_CUDA_EMU_FAIL"), "launch")) return 0;
+    CHECK_EQ_INT(rc, TAMM_ENOTSUP);
+    return 0;
+}
+#endif
+
+#ifdef TAMM_TEST_CUDART_EMU
+/* ------------------------------------------------------------------ */
+/* a recovered allocation failure leaves no stale CUDA error behind      */
+/* ------------------------------------------------------------------ */
+static atomic_int last_err = -1;
+static void le_gpu(tamm_ctx *ctx, void *p)
+{
+    lru_args *a = p;
+    long i[1] = { a->b };
+    const uint64_t *x = tamm_get_buf_read(ctx, a->T, i);
+    TCHECK(x != NULL);
+    if (a->v) { /* what a generated kernel's launch check asks */
+        int (*gle)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "cudaGetLastError");
+        atomic_store(&last_err, gle ? gle() : -2);
+    }
+    tamm_release_cancel(ctx, (void *)x);
+}
+static int stale_error(void *arg)
+{
+    (void)arg;
+    tu_init();
+    tamm_tensor *T = tu_vec("E", 3, TILE);
+    for (long b = 0; b < 3; b++) { /* allocations 2, 3, 4 (1: the bandwidth probe); the 4th fails once */
+        lru_args a = { T, b, 0, b == 2 };
+        tamm_ref r = tu_ref1(T, TAMM_READ, b);
+        tamm_task t = tu_task(NULL, &a, sizeof a, &r, 1, "le", __FILE__, __LINE__);
+        t.cuda = le_gpu;
+        CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+        CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+    }
+    CHECK_MSG(atomic_load(&tamm__gpus.g[0].nevict) >= 1, "the failed allocation was not recovered by an eviction");
+    CHECK_MSG(atomic_load(&last_err) == 0, "cudaGetLastError in the task after a recovered allocation failure: %d "
+              "(a stale error would fail the task's kernel launch check)", atomic_load(&last_err));
+    CHECK_TASKS_OK();
+    tamm_tensor_destroy(T);
+    TU_FINALIZE();
     return 0;
 }
 #endif
@@ -622,13 +799,26 @@ int main(void)
     {
         h_status hs;
         static char herr[H_ERRBUF_SIZE];
-        if (run_child(has_gpu, NULL, (const char *[]){ "TAMM_CUDA_FAKE", NULL }, 60, &hs, herr) || !child_ok(&hs)) {
+        if (run_child(has_gpu, NULL, (const char *[]){ "TAMM_CUDA_FAKE", "TAMM_CUDA_EMU", NULL }, 60, &hs, herr) || !child_ok(&hs)) {
             printf("no CUDA device: skipped\n%s", herr);
             return 77;
         }
     }
-    const char *ed[] = { "TAMM_CUDA_FAKE", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
+    const char *ed[] = { "TAMM_CUDA_FAKE", "TAMM_CUDA_EMU", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
     run_test_child("tiled DGEMM through cuBLAS", dgemm_cublas, NULL, ed, 120);
+#endif
+#ifdef TAMM_TEST_CUDART_EMU
+    {   /* devops_cuda.c over the stand-in libcudart: TAMM_CUDA_TEST_LIBDIR (set by ctest) */
+        if (!getenv("TAMM_CUDA_TEST_LIBDIR")) { printf("TAMM_CUDA_TEST_LIBDIR is not set: skipped\n"); return 77; }
+        const char *ed[] = { "TAMM_CUDA_EMU=2", "TAMM_CUDA_EMU_DELAY=20", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
+        run_test_child("tiled DGEMM through the stand-in cuBLAS", dgemm_cublas, NULL, ed, 120);
+        const char *ele[] = { "TAMM_CUDA_EMU=1", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_EMU_FAIL=alloc:4", NULL };
+        run_test_child("no stale last error after a recovered allocation failure", stale_error, NULL, ele, 60);
+    }
+#endif
+#ifndef TAMM_TEST_REAL_GPU
+    /* every stream operation of the emulated devices waits a random 0..20 us (children inherit it) */
+    if (!getenv("TAMM_CUDA_EMU_DELAY")) setenv("TAMM_CUDA_EMU_DELAY", "20", 1);
 #endif
     static const dag_cfg d1 = { 1, 400, 0, 0 }, d2 = { 2, 400, 0, 0 }, dlim = { 3, 400, 1, 0 }, dlim2 = { 4, 400, 1, 1 };
     const char *e1[] = { FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_NUM_WORKERS=3", "TAMM_ON_ERROR=return", NULL };
@@ -639,22 +829,85 @@ int main(void)
         char sched[64], name[96];
         snprintf(sched, sizeof sched, "TAMM_SCHED=%s", pols[i]);
         snprintf(name, sizeof name, "random_dag 2 GPUs %s", pols[i]);
-        const char *e[] = { FAKE_ENV("TAMM_CUDA_FAKE=2"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", sched, NULL };
+        const char *e[] = { FAKE_ENV("TAMM_CUDA_EMU=2"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", sched, NULL };
         run_test_child(name, random_dag, (void *)&d2, e, 120);
     }
+#ifndef TAMM_TEST_REAL_GPU
+    /* the differential matrix: 1 and 2 emulated GPUs, every device policy, a tight memory limit
+     * (3 blocks of 128 bytes; 2 GPUs: with cuda-only tasks too), 1 and 2 task streams */
+    for (int ng = 1; ng <= 2; ng++)
+        for (size_t i = 0; i < sizeof pols / sizeof pols[0]; i++) {
+            char sched[64], name[128], ngs[32];
+            snprintf(sched, sizeof sched, "TAMM_SCHED=%s", pols[i]);
+            snprintf(ngs, sizeof ngs, "TAMM_CUDA_EMU=%d", ng);
+            snprintf(name, sizeof name, "random_dag %d GPU%s %s limit 384 B", ng, ng > 1 ? "s" : "", pols[i]);
+            dag_cfg dm = { 100 + (unsigned)(ng * 16 + (int)i), 250, 0, (int)(i % 2) };
+            const char *e[] = { ngs, "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", sched, "TAMM_CUDA_MEMORY_LIMIT=384",
+                                i % 2 ? "TAMM_CUDA_STREAMS=2" : "TAMM_CUDA_STREAMS=4", NULL };
+            run_test_child(name, random_dag, &dm, e, 120);
+        }
+    const char *ers[] = { "TAMM_CUDA_EMU=1", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_STREAMS=2", NULL };
+    run_test_child("readers of one block on two streams run at once", read_sharing, NULL, ers, 60);
+    {   /* a failed device call (an injected copy failure; a sticky fault) is a task error, the GPU takes
+         * no more work, its pending tasks are skipped: an error, never a hang */
+        static const char *fails[] = { "TAMM_CUDA_EMU_FAIL=h2d:3", "TAMM_CUDA_EMU_FAIL=h2d:2:sticky",
+                                       "TAMM_CUDA_EMU_FAIL=record:4", "TAMM_CUDA_EMU_FAIL=launch:3" };
+        for (size_t i = 0; i < sizeof fails / sizeof fails[0]; i++) {
+            const char *ef[] = { "TAMM_CUDA_EMU=1", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", fails[i], NULL };
+            h_status fs;
+            static char ferr[H_ERRBUF_SIZE];
+            h_context("device fault %s", fails[i]);
+            CHECK_EQ_INT(run_child(device_fault, NULL, ef, 60, &fs, ferr), 0);
+            CHECK_MSG(child_ok(&fs), "the child did not end cleanly (exit %d, signal %d, timeout %d)", fs.code,
+                      fs.signaled, fs.timed_out);
+            CHECK_CONTAINS(ferr, i == 3 ? "tamm_emu_launch" : "emulated device");
+            if (!child_ok(&fs)) fprintf(stderr, "%s\n", strlen(ferr) > 1500 ? ferr + strlen(ferr) - 1500 : ferr);
+            h_context(NULL);
+        }
+    }
+#endif
     /* a limit of 3 blocks of 128 bytes: dirty blocks are evicted and written back */
-    const char *el[] = { FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_MEMORY_LIMIT=384", NULL };
+    const char *el[] = { FAKE_ENV("TAMM_CUDA_EMU=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_MEMORY_LIMIT=384", NULL };
     run_test_child("random_dag limit 384 B", random_dag, (void *)&dlim, el, 120);
-    const char *el2[] = { FAKE_ENV("TAMM_CUDA_FAKE=2"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_MEMORY_LIMIT=300",
+    const char *el2[] = { FAKE_ENV("TAMM_CUDA_EMU=2"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_MEMORY_LIMIT=300",
                           "TAMM_SCHED=round-robin", NULL };
     run_test_child("random_dag 2 GPUs limit 300 B", random_dag, (void *)&dlim2, el2, 120);
 #ifndef TAMM_TEST_REAL_GPU
-    const char *elru[] = { "TAMM_CUDA_FAKE=1", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_MEMORY_LIMIT=384", NULL };
+    {   /* the runtime's stream waits matter: with every cudaStreamWaitEvent dropped (a test hook of the
+         * emulator), results are wrong or ThreadSanitizer reports a race; the simulated device this
+         * emulator replaced ignored stream waits altogether, so it could never show this */
+        const char *es[] = { "TAMM_CUDA_EMU=2", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_EMU_SKIP_WAIT=all",
+                             "TAMM_CUDA_EMU_DELAY=300", NULL };
+        h_status ss;
+        static char serr[H_ERRBUF_SIZE];
+        int failed = 0, tries = 0;
+        for (unsigned seed = 11; seed < 21 && !failed; seed++, tries++) { /* a few DAGs: the first fails nearly always */
+            dag_cfg ds = { seed, 400, 0, 0 };
+            h_sanitizer_expected = 1; /* under TSan: a race report */
+            CHECK_EQ_INT(run_child(random_dag, &ds, es, 120, &ss, serr), 0);
+            h_sanitizer_expected = 0;
+            failed = !child_ok(&ss);
+        }
+        CHECK_MSG(failed, "random_dag passed %d times with every stream wait dropped: the emulator hides missing ordering", tries);
+        char *nl = strchr(serr, '\n');
+        if (nl) *nl = 0;
+        printf("random_dag 2 GPUs with TAMM_CUDA_EMU_SKIP_WAIT=all fails as it must: %s\n", serr);
+    }
+    const char *elru[] = { "TAMM_CUDA_EMU=1", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_MEMORY_LIMIT=384", NULL };
     run_test_child("LRU eviction and write-back", lru, NULL, elru, 60);
 #endif
-    const char *ep[] = { FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
+#ifndef TAMM_TEST_REAL_GPU
+    {   /* the device cannot pin host memory (the 1st and 5th cudaHostAlloc fail): homes and staging fall
+         * back to pageable memory, the results are the same (it used to exit(1)) */
+        static const dag_cfg dp = { 5, 300, 0, 0 };
+        const char *epin[] = { "TAMM_CUDA_EMU=2", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return",
+                               "TAMM_CUDA_EMU_FAIL=host_alloc:1,host_alloc:5", NULL };
+        run_test_child("random_dag, pinned memory fails", random_dag, (void *)&dp, epin, 120);
+    }
+#endif
+    const char *ep[] = { FAKE_ENV("TAMM_CUDA_EMU=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
     run_test_child("private device buffers", private_bufs, NULL, ep, 60);
-    const char *em[] = { FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_SCHED=eft", NULL };
+    const char *em[] = { FAKE_ENV("TAMM_CUDA_EMU=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_SCHED=eft", NULL };
     run_test_child("CPU and GPU at once", mixed, NULL, em, 60);
 
     static const big_cfg only = { 0 }, both = { 1 };
@@ -701,6 +954,6 @@ int main(void)
     expect_config_error((const char *[]){ "TAMM_SCHED=eft,round-robin", NULL }, "TAMM_SCHED");
     expect_config_error((const char *[]){ "TAMM_CUDA_MEMORY_LIMIT=12Q", NULL }, "TAMM_CUDA_MEMORY_LIMIT");
     expect_config_error((const char *[]){ FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_CUDA_MEMORY_LIMIT=900T", NULL }, "TAMM_CUDA_MEMORY_LIMIT");
-    expect_config_error((const char *[]){ "TAMM_CUDA_FAKE=x", NULL }, "TAMM_CUDA_FAKE");
+    expect_config_error((const char *[]){ "TAMM_CUDA_EMU", "TAMM_CUDA_FAKE=x", NULL }, "TAMM_CUDA_FAKE");
     return test_summary();
 }

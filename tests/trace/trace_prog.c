@@ -7,8 +7,8 @@
  *                    then a ring of tasks each reading a block another rank
  *                    owns (block messages between ranks), accumulations from
  *                    every rank into one block, a gather;
- *   trace_prog gpu   with TAMM_CUDA_FAKE=n: CPU tasks write blocks, tasks with
- *                    only a CUDA variant update them on the (simulated) GPUs
+ *   trace_prog gpu   with TAMM_CUDA_EMU=n: CPU tasks write blocks, tasks with
+ *                    only a CUDA variant update them on the (emulated) GPUs
  *                    (host-to-device copies on several streams), a gather
  *                    brings the dirty copies back (device-to-host copies);
  *   trace_prog mem   tensors of known size, every block written: prints
@@ -91,14 +91,22 @@ static void acc(tamm_ctx *ctx, void *va)
     tamm_release_add(ctx, p);
 }
 
-/* block i := block i * 3 + v (the "CUDA variant": on the simulated device its buffers are host memory) */
+/* block i := block i * 3 + v (the "CUDA variant": on the emulated device it enqueues host code on its stream) */
+/* the device work, enqueued on the task's stream of the emulated device */
+typedef struct { double *p; size_t n; double v; } scale_job;
+static void scale_run(void *j)
+{
+    scale_job *s = j;
+    for (size_t e = 0; e < s->n; e++) s->p[e] = s->p[e] * 3 + s->v;
+}
+
 static void scale_dev(tamm_ctx *ctx, void *va)
 {
     args_t *a = va;
     long idx[1] = { a->i };
     double *p = tamm_get_buf_readwrite(ctx, a->T, idx);
-    size_t n = tamm_block_elems(a->T, idx);
-    for (size_t e = 0; e < n; e++) p[e] = p[e] * 3 + a->v;
+    scale_job j = { p, tamm_block_elems(a->T, idx), (double)a->v };
+    if (tamm_emu_launch(tamm_cuda_stream(), scale_run, &j, sizeof j) != TAMM_OK) abort();
     tamm_release_put(ctx, p);
 }
 

@@ -1,0 +1,518 @@
+/*
+ * devops_emu.c — an emulated CUDA device behind the device interface
+ * (memunit.h), for tests on machines without a GPU: TAMM_CUDA_EMU=n devices
+ * (TAMM_CUDA_FAKE=n is the old name of the same thing).
+ *
+ * It follows CUDA's documented semantics, so that missing ordering shows up as
+ * wrong results (and as ThreadSanitizer / AddressSanitizer reports) instead of
+ * being hidden by a device that does everything at issue time:
+ *  - each stream is a host thread executing its queue in order; the issuing
+ *    thread only enqueues (copies, memsets, frees, launches run later);
+ *  - every operation may be delayed by a random 0..TAMM_CUDA_EMU_DELAY us
+ *    (seeded by TAMM_CUDA_EMU_SEED, per stream), so streams interleave freely;
+ *  - events are stream markers: a record completes when its stream reaches it;
+ *    query reports the most recent record; a stream wait (cudaStreamWaitEvent)
+ *    blocks that stream's thread until the record captured at issue completes,
+ *    and is the only thing ordering two streams (happens-before for TSan too);
+ *  - stream-ordered allocation within TAMM_CUDA_EMU_MEMORY bytes per device
+ *    (default 1 GiB): an allocation over it fails with "out of memory"; new
+ *    memory is filled with garbage (0xA5), a free returns it when its stream
+ *    reaches the free (the host memory is released then: a use after it is
+ *    an ASan report);
+ *  - errors: the calling thread's last error (error()); sticky errors (a
+ *    "device fault": every later call fails, as after an illegal address);
+ *  - fault injection: TAMM_CUDA_EMU_FAIL=call:n[:sticky],... makes the n-th
+ *    call of that name fail (call: alloc free host_alloc stream_create
+ *    event_create h2d d2h d2h d2d zero record wait query launch blas_create);
+ *  - TAMM_CUDA_EMU_SKIP_WAIT=n|all drops the n-th (or every) stream wait: a
+ *    test hook proving that the runtime's waits matter.
+ * Work is enqueued on a stream from the host with tamm_emu_launch (what test
+ * variants and host-compiled kernels use instead of a kernel launch).
+ */
+#include "gpu.h"
+#include "memunit.h"
+#include "runtime.h"
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define EMU_MAGIC 0x454d5553u /* "EMUS" */
+
+typedef struct emu_event {
+    uint64_t recorded;  /* generation of the most recent record issued (ev_mu) */
+    uint64_t completed; /* highest generation its stream has reached (ev_mu) */
+} emu_event;
+
+enum { OP_COPY, OP_ZERO, OP_RECORD, OP_WAIT, OP_FREE, OP_LAUNCH, OP_STOP };
+typedef struct emu_op {
+    struct emu_op *next;
+    int kind;
+    void *dst;
+    const void *src;
+    size_t n;
+    emu_event *ev;
+    uint64_t gen;
+    void (*fn)(void *);
+} emu_op;
+
+typedef struct emu_stream {
+    unsigned magic;
+    int dev;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    emu_op *head, *tail;
+    uint64_t issued, done; /* mu */
+    uint64_t rng;          /* the stream thread's */
+} emu_stream;
+
+/* a device allocation: header before the memory */
+typedef struct emu_blk { size_t n; int dev; unsigned magic; char pad[48]; } emu_blk;
+
+static pthread_mutex_t ev_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ev_cv = PTHREAD_COND_INITIALIZER;
+static pthread_mutex_t mem_mu = PTHREAD_MUTEX_INITIALIZER;
+static size_t mem_used[TAMM_MAX_GPUS];
+static atomic_long live_allocs;
+static atomic_int sticky;           /* a device fault happened: every call fails */
+static atomic_uint stream_seq;
+static _Thread_local char err[200];
+static _Thread_local int cur_dev;
+
+/* ---- configuration (read once, at count()) ---- */
+static pthread_once_t cfg_once = PTHREAD_ONCE_INIT;
+enum { C_ALLOC, C_FREE, C_HOST_ALLOC, C_STREAM_CREATE, C_EVENT_CREATE, C_H2D, C_D2H, C_D2D, C_ZERO, C_RECORD,
+       C_WAIT, C_QUERY, C_LAUNCH, C_BLAS_CREATE, C_NCALLS };
+static const char *const call_names[C_NCALLS] = { "alloc", "free", "host_alloc", "stream_create", "event_create",
+                                                  "h2d", "d2h", "d2d", "zero", "record", "wait", "query",
+                                                  "launch", "blas_create" };
+#define EMU_MAX_FAULTS 16
+static struct { int call; long nth; int sticky; } faults[EMU_MAX_FAULTS];
+static int nfaults;
+static atomic_long ncalls[C_NCALLS];
+static long skip_wait;  /* 0: none, -1: all, n: the n-th */
+static unsigned delay_us;
+static unsigned long long seed;
+static size_t capacity;
+
+/** Parse TAMM_CUDA_EMU_FAIL ("call:n[:sticky],..."); fills the table when apply. 0 or -1. */
+int tamm__emu_parse_fail(const char *s, int apply)
+{
+    int n = 0;
+    while (s && *s) {
+        const char *c = strchr(s, ':');
+        if (!c) return -1;
+        int call = -1;
+        for (int i = 0; i < C_NCALLS; i++)
+            if (strlen(call_names[i]) == (size_t)(c - s) && !strncmp(s, call_names[i], (size_t)(c - s))) call = i;
+        if (call < 0) return -1;
+        char *e;
+        long nth = strtol(c + 1, &e, 10);
+        if (e == c + 1 || nth < 1) return -1;
+        int st = 0;
+        if (!strncmp(e, ":sticky", 7)) { st = 1; e += 7; }
+        if (*e && *e != ',') return -1;
+        if (n == EMU_MAX_FAULTS) return -1;
+        if (apply) { faults[n].call = call; faults[n].nth = nth; faults[n].sticky = st; }
+        n++;
+        s = *e ? e + 1 : e;
+    }
+    if (apply) nfaults = n;
+    return 0;
+}
+
+#ifndef TAMM_EMU_STANDALONE
+static int ndevs;
+static void read_cfg(void)
+{
+    const tamm_config *c = &tamm__rt.cfg;
+    ndevs = c->fake_gpus;
+    delay_us = c->emu_delay_us;
+    seed = c->emu_seed;
+    capacity = c->emu_memory ? c->emu_memory : (size_t)1 << 30;
+    skip_wait = c->emu_skip_wait;
+    tamm__emu_parse_fail(getenv("TAMM_CUDA_EMU_FAIL"), 1); /* validated by config.c */
+}
+#else
+/* built into the stand-in CUDA runtime (tests/cudart_emu): the same variables, read here */
+static int ndevs;
+static void read_cfg(void)
+{
+    const char *v;
+    ndevs = (v = getenv("TAMM_CUDA_EMU")) ? atoi(v) : 1;
+    delay_us = (v = getenv("TAMM_CUDA_EMU_DELAY")) ? (unsigned)atoi(v) : 0;
+    seed = (v = getenv("TAMM_CUDA_EMU_SEED")) ? (unsigned long long)atoll(v) : 0;
+    capacity = (v = getenv("TAMM_CUDA_EMU_MEMORY")) && atoll(v) > 0 ? (size_t)atoll(v) : (size_t)1 << 30;
+    skip_wait = (v = getenv("TAMM_CUDA_EMU_SKIP_WAIT")) ? (!strcmp(v, "all") ? -1 : atol(v)) : 0;
+    tamm__emu_parse_fail(getenv("TAMM_CUDA_EMU_FAIL"), 1);
+}
+#endif
+
+static int fail_msg(const char *what, const char *why)
+{
+    snprintf(err, sizeof err, "%s: %s (emulated device)", what, why);
+    return -1;
+}
+
+/* Every call goes through here: a sticky fault, or an injected one. */
+static int enter(int call, const char *what)
+{
+    if (atomic_load(&sticky)) return fail_msg(what, "an illegal memory access was encountered (sticky)");
+    long k = atomic_fetch_add(&ncalls[call], 1) + 1;
+    for (int i = 0; i < nfaults; i++)
+        if (faults[i].call == call && faults[i].nth == k) {
+            if (faults[i].sticky) {
+                atomic_store(&sticky, 1);
+                return fail_msg(what, "an illegal memory access was encountered (injected, sticky)");
+            }
+            return fail_msg(what, call == C_ALLOC || call == C_HOST_ALLOC ? "out of memory (injected)"
+                                                                         : "injected failure");
+        }
+    return 0;
+}
+
+/* ---- streams ---- */
+static uint64_t rnd(uint64_t *s) { *s ^= *s << 13; *s ^= *s >> 7; *s ^= *s << 17; return *s; }
+
+static void op_delay(emu_stream *s)
+{
+    if (!delay_us) return;
+    unsigned us = (unsigned)(rnd(&s->rng) % (delay_us + 1));
+    if (!us) return;
+    struct timespec ts = { 0, (long)us * 1000L };
+    nanosleep(&ts, NULL);
+}
+
+static void *stream_main(void *arg)
+{
+    emu_stream *s = arg;
+    for (;;) {
+        pthread_mutex_lock(&s->mu);
+        while (!s->head) pthread_cond_wait(&s->cv, &s->mu);
+        emu_op *o = s->head;
+        pthread_mutex_unlock(&s->mu);
+        int stop = o->kind == OP_STOP;
+        if (o->kind != OP_WAIT && o->kind != OP_STOP) op_delay(s);
+        switch (o->kind) {
+        case OP_COPY: memcpy(o->dst, o->src, o->n); break;
+        case OP_ZERO: memset(o->dst, 0, o->n); break;
+        case OP_LAUNCH: o->fn(o->dst); if (o->n) free(o->dst); break;
+        case OP_FREE: {
+            emu_blk *b = (emu_blk *)o->dst - 1;
+            pthread_mutex_lock(&mem_mu);
+            mem_used[b->dev] -= b->n;
+            pthread_mutex_unlock(&mem_mu);
+            b->magic = 0;
+            free(b);
+            atomic_fetch_sub(&live_allocs, 1);
+            break;
+        }
+        case OP_RECORD:
+            pthread_mutex_lock(&ev_mu);
+            if (o->gen > o->ev->completed) o->ev->completed = o->gen;
+            pthread_cond_broadcast(&ev_cv);
+            pthread_mutex_unlock(&ev_mu);
+            break;
+        case OP_WAIT:
+            pthread_mutex_lock(&ev_mu);
+            while (o->ev->completed < o->gen) pthread_cond_wait(&ev_cv, &ev_mu);
+            pthread_mutex_unlock(&ev_mu);
+            break;
+        default: break;
+        }
+        pthread_mutex_lock(&s->mu);
+        s->head = o->next;
+        if (!s->head) s->tail = NULL;
+        s->done++;
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+        free(o);
+        if (stop) return NULL;
+    }
+}
+
+static emu_stream *S(void *p, const char *what)
+{
+    emu_stream *s = p;
+    if (!s || s->magic != EMU_MAGIC) { fail_msg(what, "invalid resource handle (not a stream)"); return NULL; }
+    return s;
+}
+
+static int enqueue(emu_stream *s, emu_op *o)
+{
+    o->next = NULL;
+    pthread_mutex_lock(&s->mu);
+    if (s->tail) s->tail->next = o; else s->head = o;
+    s->tail = o;
+    s->issued++;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    return 0;
+}
+
+static emu_op *op_new(int kind)
+{
+    emu_op *o = calloc(1, sizeof *o);
+    if (o) o->kind = kind;
+    return o;
+}
+
+/* ---- the device interface ---- */
+static int e_count(void)
+{
+    pthread_once(&cfg_once, read_cfg);
+    int n = ndevs < 0 ? 0 : ndevs;
+    return n > TAMM_MAX_GPUS ? TAMM_MAX_GPUS : n;
+}
+
+static int e_info(int dev, tamm_devinfo *di)
+{
+    snprintf(di->name, sizeof di->name, "emulated GPU %d (host threads)", dev);
+    pthread_mutex_lock(&mem_mu);
+    di->total = capacity;
+    di->free = capacity - mem_used[dev];
+    pthread_mutex_unlock(&mem_mu);
+    return 0;
+}
+
+static int e_bind(int dev)
+{
+    if (atomic_load(&sticky)) return fail_msg("cudaSetDevice", "an illegal memory access was encountered (sticky)");
+    if (dev < 0 || dev >= e_count()) return fail_msg("cudaSetDevice", "invalid device ordinal");
+    cur_dev = dev;
+    return 0;
+}
+
+static int e_alloc(void **p, size_t n, void *sp)
+{
+    *p = NULL;
+    if (enter(C_ALLOC, "cudaMallocAsync")) return -1;
+    emu_stream *s = S(sp, "cudaMallocAsync");
+    if (!s) return -1;
+    if (!n) n = 1;
+    pthread_mutex_lock(&mem_mu);
+    int over = n > capacity - mem_used[s->dev];
+    if (!over) mem_used[s->dev] += n;
+    pthread_mutex_unlock(&mem_mu);
+    if (over) return fail_msg("cudaMallocAsync", "out of memory");
+    emu_blk *b = malloc(sizeof *b + n);
+    if (!b) {
+        pthread_mutex_lock(&mem_mu);
+        mem_used[s->dev] -= n;
+        pthread_mutex_unlock(&mem_mu);
+        return fail_msg("cudaMallocAsync", "out of memory (host)");
+    }
+    b->n = n;
+    b->dev = s->dev;
+    b->magic = EMU_MAGIC;
+    memset(b + 1, 0xA5, n); /* uninitialised device memory */
+    atomic_fetch_add(&live_allocs, 1);
+    *p = b + 1;
+    return 0;
+}
+
+static int e_free(void *p, void *sp)
+{
+    if (!p) return 0;
+    int rc = enter(C_FREE, "cudaFreeAsync");
+    emu_stream *s = S(sp, "cudaFreeAsync");
+    if (!s) return -1;
+    if (((emu_blk *)p - 1)->magic != EMU_MAGIC) return fail_msg("cudaFreeAsync", "invalid argument (not device memory)");
+    if (rc && !atomic_load(&sticky)) return rc; /* an injected failure: nothing freed */
+    /* after a sticky fault the call fails, but the memory goes back (as when the dead context is destroyed) */
+    emu_op *o = op_new(OP_FREE);
+    if (!o) return fail_msg("cudaFreeAsync", "out of memory (host)");
+    o->dst = p;
+    enqueue(s, o);
+    return rc;
+}
+
+static int e_host_alloc(void **p, size_t n)
+{
+    *p = NULL;
+    if (enter(C_HOST_ALLOC, "cudaHostAlloc")) return -1;
+    *p = malloc(n ? n : 1);
+    return *p ? 0 : fail_msg("cudaHostAlloc", "out of memory");
+}
+
+static void e_host_free(void *p) { free(p); }
+
+static int e_stream_create(void **sp)
+{
+    *sp = NULL;
+    if (enter(C_STREAM_CREATE, "cudaStreamCreateWithFlags")) return -1;
+    emu_stream *s = calloc(1, sizeof *s);
+    if (!s) return fail_msg("cudaStreamCreateWithFlags", "out of memory");
+    s->magic = EMU_MAGIC;
+    s->dev = cur_dev;
+    s->rng = (seed ? seed : 0x9E3779B97F4A7C15ull) ^ ((uint64_t)(atomic_fetch_add(&stream_seq, 1) + 1) * 0xD1B54A32D192ED03ull);
+    if (!s->rng) s->rng = 1;
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
+    if (pthread_create(&s->th, NULL, stream_main, s)) {
+        pthread_mutex_destroy(&s->mu);
+        pthread_cond_destroy(&s->cv);
+        free(s);
+        return fail_msg("cudaStreamCreateWithFlags", "cannot start the stream's thread");
+    }
+    *sp = s;
+    return 0;
+}
+
+static int e_sync(void *sp)
+{
+    emu_stream *s = S(sp, "cudaStreamSynchronize");
+    if (!s) return -1;
+    pthread_mutex_lock(&s->mu);
+    while (s->done != s->issued) pthread_cond_wait(&s->cv, &s->mu);
+    pthread_mutex_unlock(&s->mu);
+    return atomic_load(&sticky) ? fail_msg("cudaStreamSynchronize", "an illegal memory access was encountered (sticky)") : 0;
+}
+
+static void e_stream_destroy(void *sp)
+{
+    emu_stream *s = S(sp, "cudaStreamDestroy");
+    if (!s) return;
+    emu_op *o = op_new(OP_STOP);
+    if (!o) return; /* leaked rather than destroyed with work pending */
+    enqueue(s, o); /* pending work completes first, as with CUDA */
+    pthread_join(s->th, NULL);
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->cv);
+    s->magic = 0;
+    free(s);
+}
+
+static int e_event_create(void **e)
+{
+    *e = NULL;
+    if (enter(C_EVENT_CREATE, "cudaEventCreateWithFlags")) return -1;
+    emu_event *ev = calloc(1, sizeof *ev);
+    if (!ev) return fail_msg("cudaEventCreateWithFlags", "out of memory");
+    *e = ev;
+    return 0;
+}
+
+static void e_event_destroy(void *e) { free(e); }
+
+static int copy_op(int call, const char *what, void *dst, const void *src, size_t n, void *sp)
+{
+    if (enter(call, what)) return -1;
+    emu_stream *s = S(sp, what);
+    if (!s) return -1;
+    if (!n) return 0;
+    if (!dst || !src) return fail_msg(what, "invalid argument (NULL pointer)");
+    emu_op *o = op_new(OP_COPY);
+    if (!o) return fail_msg(what, "out of memory (host)");
+    o->dst = dst;
+    o->src = src;
+    o->n = n;
+    return enqueue(s, o);
+}
+
+static int e_h2d(void *d, const void *s, size_t n, void *st) { return copy_op(C_H2D, "cudaMemcpyAsync (host to device)", d, s, n, st); }
+static int e_d2h(void *d, const void *s, size_t n, void *st) { return copy_op(C_D2H, "cudaMemcpyAsync (device to host)", d, s, n, st); }
+static int e_d2d(void *d, const void *s, size_t n, void *st) { return copy_op(C_D2D, "cudaMemcpyAsync (device to device)", d, s, n, st); }
+
+static int e_zero(void *dst, size_t n, void *sp)
+{
+    if (enter(C_ZERO, "cudaMemsetAsync")) return -1;
+    emu_stream *s = S(sp, "cudaMemsetAsync");
+    if (!s) return -1;
+    if (!n) return 0;
+    emu_op *o = op_new(OP_ZERO);
+    if (!o) return fail_msg("cudaMemsetAsync", "out of memory (host)");
+    o->dst = dst;
+    o->n = n;
+    return enqueue(s, o);
+}
+
+static int e_record(void *e, void *sp)
+{
+    if (enter(C_RECORD, "cudaEventRecord")) return -1;
+    emu_stream *s = S(sp, "cudaEventRecord");
+    if (!s) return -1;
+    emu_event *ev = e;
+    emu_op *o = op_new(OP_RECORD);
+    if (!o) return fail_msg("cudaEventRecord", "out of memory (host)");
+    pthread_mutex_lock(&ev_mu);
+    o->gen = ++ev->recorded;
+    pthread_mutex_unlock(&ev_mu);
+    o->ev = ev;
+    return enqueue(s, o);
+}
+
+static int e_wait(void *sp, void *e)
+{
+    if (enter(C_WAIT, "cudaStreamWaitEvent")) return -1;
+    emu_stream *s = S(sp, "cudaStreamWaitEvent");
+    if (!s) return -1;
+    long k = atomic_load(&ncalls[C_WAIT]);
+    if (skip_wait < 0 || skip_wait == k) return 0; /* TAMM_CUDA_EMU_SKIP_WAIT: dropped on purpose */
+    emu_event *ev = e;
+    pthread_mutex_lock(&ev_mu);
+    uint64_t gen = ev->recorded; /* the record captured now; a never recorded event: nothing to wait for */
+    pthread_mutex_unlock(&ev_mu);
+    if (!gen) return 0;
+    emu_op *o = op_new(OP_WAIT);
+    if (!o) return fail_msg("cudaStreamWaitEvent", "out of memory (host)");
+    o->ev = ev;
+    o->gen = gen;
+    return enqueue(s, o);
+}
+
+static int e_query(void *e)
+{
+    if (enter(C_QUERY, "cudaEventQuery")) return -1;
+    emu_event *ev = e;
+    pthread_mutex_lock(&ev_mu);
+    int done = ev->completed >= ev->recorded;
+    pthread_mutex_unlock(&ev_mu);
+    return done;
+}
+
+static int e_blas_create(void **h, void *s)
+{
+    (void)s;
+    *h = NULL;
+    if (enter(C_BLAS_CREATE, "cublasCreate")) return -1;
+    return fail_msg("cublasCreate", "the emulated device has no cuBLAS");
+}
+static void e_blas_destroy(void *h) { (void)h; }
+static const char *e_error(void) { return err; }
+
+long tamm__emu_live_allocs(void) { return atomic_load(&live_allocs); }
+
+/* fn(arg) in stream order; arg is a malloc'd copy (freed after the call) when own */
+static int emu_launch(void *stream, void (*fn)(void *), void *arg, int own, const char *what)
+{
+    if (enter(C_LAUNCH, what)) { if (own) free(arg); return TAMM_ENOTSUP; }
+    emu_stream *s = S(stream, what);
+    if (!s || !fn) { if (own) free(arg); return TAMM_EINVAL; }
+    emu_op *o = op_new(OP_LAUNCH);
+    if (!o) { if (own) free(arg); fail_msg(what, "out of memory (host)"); return TAMM_ENOMEM; }
+    o->fn = fn;
+    o->dst = arg;
+    o->n = (size_t)own;
+    enqueue(s, o);
+    return TAMM_OK;
+}
+
+#ifndef TAMM_EMU_STANDALONE
+int tamm_emu_launch(void *stream, void (*fn)(void *), const void *arg, size_t size)
+{
+    if (tamm__gpus.ops != &tamm__devops_emu) return TAMM_ENOTSUP;
+    void *a = malloc(size ? size : 1);
+    if (!a) return TAMM_ENOMEM;
+    if (size) memcpy(a, arg, size);
+    return emu_launch(stream, fn, a, 1, "cudaLaunchKernel");
+}
+#endif
+
+const tamm_devops tamm__devops_emu = {
+    "emu", e_count, e_info, e_bind, e_alloc, e_free, e_host_alloc, e_host_free, e_stream_create, e_stream_destroy,
+    e_event_create, e_event_destroy, e_h2d, e_d2h, e_d2d, e_zero, e_record, e_wait, e_query, e_sync, e_blas_create,
+    e_blas_destroy, e_error,
+};

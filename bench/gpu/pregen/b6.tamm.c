@@ -51,6 +51,7 @@ extern void tamm_task_main_40_cuda(tamm_ctx *, void *) __attribute__((weak));
 static void tamm_task_main_40(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_40_args *tamm_a_ = (struct tamm_task_main_40_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long m = tamm_a_->m;
     long nf = tamm_a_->nf;
     long off = tamm_a_->off;
@@ -64,10 +65,10 @@ static void tamm_task_main_40(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 for (long j = 0; j < nf; j++) x[i * nf + j] = (float)((off + i + 3 * j) % 17) / 16;
         }
     }
-#line 68 "b6.tamm.c"
+#line 69 "b6.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 71 "b6.tamm.c"
+#line 72 "b6.tamm.c"
 
 /* ---- task tamm_task_main_52: bench/gpu/b6.c:52, in main() ---- */
 struct tamm_task_main_52_args {
@@ -92,6 +93,7 @@ extern void tamm_task_main_52_cuda(tamm_ctx *, void *) __attribute__((weak));
 static void tamm_task_main_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_52_args *tamm_a_ = (struct tamm_task_main_52_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long m = tamm_a_->m;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* R1[b] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* R2[b] */
@@ -103,11 +105,11 @@ static void tamm_task_main_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 for (long i = 0; i < m; i++) { r1[i] = 0; r2[i] = 0; }
             }
     }
-#line 107 "b6.tamm.c"
+#line 109 "b6.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 111 "b6.tamm.c"
+#line 113 "b6.tamm.c"
 
 /* ---- task tamm_task_main_57: bench/gpu/b6.c:57, in main() ---- */
 struct tamm_task_main_57_args {
@@ -136,6 +138,7 @@ extern void tamm_task_main_57_cuda(tamm_ctx *, void *) __attribute__((weak));
 static void tamm_task_main_57(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_57_args *tamm_a_ = (struct tamm_task_main_57_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long m = tamm_a_->m;
     long nf = tamm_a_->nf;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* X[b][0] */
@@ -151,12 +154,12 @@ static void tamm_task_main_57(tamm_ctx *tamm_ctx_, void *tamm_args_)
                     for (long j = 0; j < nf; j++) r[i] += x[i * nf + j] * w[j];
             }
     }
-#line 155 "b6.tamm.c"
+#line 158 "b6.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 160 "b6.tamm.c"
+#line 163 "b6.tamm.c"
 
 /* ---- task tamm_task_main_64: bench/gpu/b6.c:64, in main() ---- */
 struct tamm_task_main_64_args {
@@ -185,6 +188,7 @@ extern void tamm_task_main_64_cuda(tamm_ctx *, void *) __attribute__((weak));
 static void tamm_task_main_64(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_64_args *tamm_a_ = (struct tamm_task_main_64_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long m = tamm_a_->m;
     long nf = tamm_a_->nf;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* X[b][0] */
@@ -200,12 +204,12 @@ static void tamm_task_main_64(tamm_ctx *tamm_ctx_, void *tamm_args_)
                     for (long j = 0; j < nf; j++) r[i] += x[i * nf + j] * w[j];
             }
     }
-#line 204 "b6.tamm.c"
+#line 208 "b6.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 209 "b6.tamm.c"
+#line 213 "b6.tamm.c"
 
 /* ---- task tamm_task_main_71: bench/gpu/b6.c:71, in main() ---- */
 struct tamm_task_main_71_args {
@@ -227,6 +231,7 @@ extern void tamm_task_main_71_cuda(tamm_ctx *, void *) __attribute__((weak));
 static void tamm_task_main_71(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_71_args *tamm_a_ = (struct tamm_task_main_71_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long m = tamm_a_->m;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* R1[b] */
     (void)m;
@@ -237,10 +242,10 @@ static void tamm_task_main_71(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 for (long i = 0; i < m; i++) r[i] = r[i] / (1.0f + (r[i] < 0 ? -r[i] : r[i]));
             }
     }
-#line 241 "b6.tamm.c"
+#line 246 "b6.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 244 "b6.tamm.c"
+#line 249 "b6.tamm.c"
 
 /* ---- task tamm_task_main_76: bench/gpu/b6.c:76, in main() ---- */
 struct tamm_task_main_76_args {
@@ -262,6 +267,7 @@ extern void tamm_task_main_76_cuda(tamm_ctx *, void *) __attribute__((weak));
 static void tamm_task_main_76(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_76_args *tamm_a_ = (struct tamm_task_main_76_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long m = tamm_a_->m;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* R2[b] */
     (void)m;
@@ -272,10 +278,10 @@ static void tamm_task_main_76(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 for (long i = 0; i < m; i++) r[i] = r[i] / (1.0f + (r[i] < 0 ? -r[i] : r[i]));
             }
     }
-#line 276 "b6.tamm.c"
+#line 282 "b6.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 279 "b6.tamm.c"
+#line 285 "b6.tamm.c"
 
 /* ---- task tamm_task_main_81: bench/gpu/b6.c:81, in main() ---- */
 struct tamm_task_main_81_args {
@@ -303,6 +309,7 @@ extern void tamm_task_main_81_cuda(tamm_ctx *, void *) __attribute__((weak));
 static void tamm_task_main_81(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_81_args *tamm_a_ = (struct tamm_task_main_81_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long m = tamm_a_->m;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* R1[b] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* R2[b] */
@@ -316,7 +323,7 @@ static void tamm_task_main_81(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 for (long i = 0; i < m; i++) o[i] = r1[i] >= r2[i] ? 0 : 1;
             }
     }
-#line 320 "b6.tamm.c"
+#line 327 "b6.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, tamm_a_->tamm_m2);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);

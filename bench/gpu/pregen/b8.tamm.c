@@ -55,6 +55,7 @@ extern void tamm_task_main_39_cuda(tamm_ctx *, void *) __attribute__((weak));
 static void tamm_task_main_39(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_39_args *tamm_a_ = (struct tamm_task_main_39_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long h = tamm_a_->h;
     long w = tamm_a_->w;
     long bi = tamm_a_->bi;
@@ -69,10 +70,10 @@ static void tamm_task_main_39(tamm_ctx *tamm_ctx_, void *tamm_args_)
                     for (long j = 0; j < w; j++) img[i * w + j] = (float)(((bi * 131 + i) * (bj * 71 + j)) % 255) / 255.0f;
             }
     }
-#line 73 "b8.tamm.c"
+#line 74 "b8.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 76 "b8.tamm.c"
+#line 77 "b8.tamm.c"
 
 /* ---- task tamm_task_main_52: bench/gpu/b8.c:52, in main() ---- */
 struct tamm_task_main_52_args {
@@ -98,6 +99,7 @@ extern void tamm_task_main_52_cuda(tamm_ctx *, void *) __attribute__((weak));
 static void tamm_task_main_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_52_args *tamm_a_ = (struct tamm_task_main_52_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long h = tamm_a_->h;
     long w = tamm_a_->w;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* I[bi][bj] */
@@ -114,11 +116,11 @@ static void tamm_task_main_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
                                             img[i * w + CL(j + 1, w)] + 4 * img[i * w + j]) / 8;
                 }
     }
-#line 118 "b8.tamm.c"
+#line 120 "b8.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 122 "b8.tamm.c"
+#line 124 "b8.tamm.c"
 
 /* ---- task tamm_task_main_61: bench/gpu/b8.c:61, in main() ---- */
 struct tamm_task_main_61_args {
@@ -144,6 +146,7 @@ extern void tamm_task_main_61_cuda(tamm_ctx *, void *) __attribute__((weak));
 static void tamm_task_main_61(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_61_args *tamm_a_ = (struct tamm_task_main_61_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long h = tamm_a_->h;
     long w = tamm_a_->w;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* I[bi][bj] */
@@ -163,11 +166,11 @@ static void tamm_task_main_61(tamm_ctx *tamm_ctx_, void *tamm_args_)
                                             img[i * w + j]) / 13;
                 }
     }
-#line 167 "b8.tamm.c"
+#line 170 "b8.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 171 "b8.tamm.c"
+#line 174 "b8.tamm.c"
 
 /* ---- task tamm_task_main_73: bench/gpu/b8.c:73, in main() ---- */
 struct tamm_task_main_73_args {
@@ -193,6 +196,7 @@ extern void tamm_task_main_73_cuda(tamm_ctx *, void *) __attribute__((weak));
 static void tamm_task_main_73(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_73_args *tamm_a_ = (struct tamm_task_main_73_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long h = tamm_a_->h;
     long w = tamm_a_->w;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* S[bi][bj] */
@@ -211,11 +215,11 @@ static void tamm_task_main_73(tamm_ctx *tamm_ctx_, void *tamm_args_)
                                                (s[i * w + CL(j + 1, w)] - s[i * w + CL(j - 1, w)]) > 0.01f ? 1.0f : 0.0f;
                 }
     }
-#line 215 "b8.tamm.c"
+#line 219 "b8.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 219 "b8.tamm.c"
+#line 223 "b8.tamm.c"
 
 /* ---- task tamm_task_main_84: bench/gpu/b8.c:84, in main() ---- */
 struct tamm_task_main_84_args {
@@ -244,6 +248,7 @@ extern void tamm_task_main_84_cuda(tamm_ctx *, void *) __attribute__((weak));
 static void tamm_task_main_84(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_84_args *tamm_a_ = (struct tamm_task_main_84_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long h = tamm_a_->h;
     long w = tamm_a_->w;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* I[bi][bj] */
@@ -259,12 +264,12 @@ static void tamm_task_main_84(tamm_ctx *tamm_ctx_, void *tamm_args_)
                         for (long j = 0; j < w; j++) u[i * w + j] = img[i * w + j] + 0.5f * (img[i * w + j] - l[i * w + j]);
                 }
     }
-#line 263 "b8.tamm.c"
+#line 268 "b8.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, tamm_a_->tamm_m2);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 268 "b8.tamm.c"
+#line 273 "b8.tamm.c"
 
 /* ---- task tamm_task_main_91: bench/gpu/b8.c:91, in main() ---- */
 struct tamm_task_main_91_args {
@@ -296,6 +301,7 @@ extern void tamm_task_main_91_cuda(tamm_ctx *, void *) __attribute__((weak));
 static void tamm_task_main_91(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_91_args *tamm_a_ = (struct tamm_task_main_91_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long h = tamm_a_->h;
     long w = tamm_a_->w;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* U[bi][bj] */
@@ -313,7 +319,7 @@ static void tamm_task_main_91(tamm_ctx *tamm_ctx_, void *tamm_args_)
                             o[i * w + j] = m[i * w + j] * u[i * w + j] + (1 - m[i * w + j]) * s[i * w + j];
                 }
     }
-#line 317 "b8.tamm.c"
+#line 323 "b8.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b3_, tamm_a_->tamm_m3);
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);

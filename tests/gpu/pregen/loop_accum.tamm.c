@@ -44,6 +44,7 @@ extern void tamm_task_main_25_cuda(tamm_ctx *, void *) __attribute__((weak));
 static void tamm_task_main_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_25_args *tamm_a_ = (struct tamm_task_main_25_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int nb = tamm_a_->nb;
     long bi = tamm_a_->bi;
     long bj = tamm_a_->bj;
@@ -58,10 +59,10 @@ static void tamm_task_main_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
                         a[i * nb + j] = (double)((bi * nb + i + 3 * (bj * nb + j)) % 13) - 6.0;
             }
     }
-#line 62 "loop_accum.tamm.c"
+#line 63 "loop_accum.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 65 "loop_accum.tamm.c"
+#line 66 "loop_accum.tamm.c"
 
 /* ---- task tamm_task_main_37: tests/tammcc_cuda/loop_accum.c:37, in main() ---- */
 struct tamm_task_main_37_args {
@@ -87,6 +88,7 @@ extern void tamm_task_main_37_cuda(tamm_ctx *, void *) __attribute__((weak));
 static void tamm_task_main_37(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_37_args *tamm_a_ = (struct tamm_task_main_37_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int nb = tamm_a_->nb;
     int rep = tamm_a_->rep;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[bi][bj] */
@@ -102,11 +104,11 @@ static void tamm_task_main_37(tamm_ctx *tamm_ctx_, void *tamm_args_)
                             r[i] += a[i * nb + j] * (rep + 1);
                 }
     }
-#line 106 "loop_accum.tamm.c"
+#line 108 "loop_accum.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 110 "loop_accum.tamm.c"
+#line 112 "loop_accum.tamm.c"
 
 /* ---- task tamm_task_main_45: tests/tammcc_cuda/loop_accum.c:45, in main() ---- */
 struct tamm_task_main_45_args {
@@ -132,6 +134,7 @@ extern void tamm_task_main_45_cuda(tamm_ctx *, void *) __attribute__((weak));
 static void tamm_task_main_45(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_45_args *tamm_a_ = (struct tamm_task_main_45_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int nb = tamm_a_->nb;
     int rep = tamm_a_->rep;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[bi][bj] */
@@ -147,7 +150,7 @@ static void tamm_task_main_45(tamm_ctx *tamm_ctx_, void *tamm_args_)
                             h[(i + j) % nb] -= (int)a[i * nb + j] + rep;
                 }
     }
-#line 151 "loop_accum.tamm.c"
+#line 154 "loop_accum.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }

@@ -1262,14 +1262,21 @@ static void emit_call(cc_out *o, plan *p)
     emit_host_epilogue(o, t);
 }
 
-static void emit_loop_header(cc_out *o, plan *p, const loop *l, char axis)
+/* A grid-stride loop.  It counts in a 64-bit index, whatever the loop variable's type: the
+ * stride blockDim * gridDim converted to a char or short can be zero or negative (an endless
+ * kernel), and an int index can overflow past the bound.  The loop variable is that index
+ * converted back, once per iteration. */
+static void emit_loop_header(cc_out *o, plan *p, const loop *l, int k, char axis)
 {
-    cc_printf(o, "for (%s %s = (%s)(", l->type, l->name, l->type);
+    const char *W = !strcmp(l->type, "unsigned long") || !strcmp(l->type, "unsigned long long") ? "unsigned long long"
+                                                                                                 : "long long";
+    cc_printf(o, "for (%s tamm_k%d_ = (%s)(", W, k, W);
     emit_text(o, p, l->lb->b, l->lb->e);
-    cc_printf(o, ") + (%s)(blockIdx.%c * blockDim.%c + threadIdx.%c); %s %s (", l->type, axis, axis, axis, l->name,
-              l->le ? "<=" : "<");
+    cc_printf(o, ") + (%s)(blockIdx.%c * blockDim.%c + threadIdx.%c); tamm_k%d_ %s (%s)(", W, axis, axis, axis, k,
+              l->le ? "<=" : "<", W);
     emit_text(o, p, l->ub->b, l->ub->e);
-    cc_printf(o, "); %s += (%s)(blockDim.%c * gridDim.%c))", l->name, l->type, axis, axis);
+    cc_printf(o, "); tamm_k%d_ += (%s)blockDim.%c * gridDim.%c) { %s %s = (%s)tamm_k%d_;", k, W, axis, axis, l->type,
+              l->name, l->type, k);
 }
 
 static void emit_nest(cc_out *o, plan *p)
@@ -1302,18 +1309,18 @@ static void emit_nest(cc_out *o, plan *p)
     const loop *l0 = &p->lp[0], *l1 = p->nmap > 1 ? &p->lp[1] : NULL;
     cc_line_to(o, cc_line_of(&u->src, l0->f->b), u->src.name);
     indent_to(o, p, l0->f->b);
-    emit_loop_header(o, p, l0, l1 ? 'y' : 'x');
+    emit_loop_header(o, p, l0, 0, l1 ? 'y' : 'x');
     if (l1) {
         cc_line_to(o, cc_line_of(&u->src, l1->f->b), u->src.name);
         indent_to(o, p, l1->f->b);
-        emit_loop_header(o, p, l1, 'x');
+        emit_loop_header(o, p, l1, 1, 'x');
     }
     cc_node *body = (l1 ? l1 : l0)->body;
     cc_line_to(o, cc_line_of(&u->src, body->b), u->src.name);
     indent_to(o, p, body->b);
     emit_text(o, p, body->b, cc_stmt_end(u, body));
     cc_line_self(o);
-    cc_puts(o, "}\n\n");
+    cc_puts(o, l1 ? "    }}\n}\n\n" : "    }\n}\n\n");
     /* the host variant */
     emit_host_prologue(o, t);
     cc_printf(o, "    {   /* the loop over %s%s%s%s on the grid */\n", l0->name, l1 ? " (y) and over " : "", l1 ? l1->name : "",

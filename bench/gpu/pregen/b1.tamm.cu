@@ -30,13 +30,14 @@ static __global__ void tamm_task_main_37_kernel(long m, long off, void *tamm_b0_
     float *y = (float *)tamm_b1_;
     (void)y;
 #line 40 "bench/gpu/b1.c"
-            for (long i = (long)(0) + (long)(blockIdx.x * blockDim.x + threadIdx.x); i < (m); i += (long)(blockDim.x * gridDim.x))
+            for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 40 "bench/gpu/b1.c"
                                          {
                 x[i] = 1.0f / (float)(off + i + 1);
                 y[i] = 2.0f / (float)(off + i + 1);
             }
 #line 40 "b1.tamm.cu"
+    }
 }
 
 extern "C" void tamm_task_main_37_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -77,10 +78,11 @@ static __global__ void tamm_task_main_54_kernel(long m, void *tamm_b0_, void *ta
     float *x2 = (float *)tamm_b1_;
     (void)x2;
 #line 58 "bench/gpu/b1.c"
-                for (long i = (long)(0) + (long)(blockIdx.x * blockDim.x + threadIdx.x); i < (m); i += (long)(blockDim.x * gridDim.x))
+                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 58 "bench/gpu/b1.c"
                                              x2[i] = x[i] * x[i];
-#line 84 "b1.tamm.cu"
+#line 85 "b1.tamm.cu"
+    }
 }
 
 extern "C" void tamm_task_main_54_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -120,10 +122,11 @@ static __global__ void tamm_task_main_60_kernel(long m, void *tamm_b0_, void *ta
     float *y2 = (float *)tamm_b1_;
     (void)y2;
 #line 64 "bench/gpu/b1.c"
-                for (long i = (long)(0) + (long)(blockIdx.x * blockDim.x + threadIdx.x); i < (m); i += (long)(blockDim.x * gridDim.x))
+                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 64 "bench/gpu/b1.c"
                                              y2[i] = y[i] * y[i];
-#line 127 "b1.tamm.cu"
+#line 129 "b1.tamm.cu"
+    }
 }
 
 extern "C" void tamm_task_main_60_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -166,10 +169,11 @@ static __global__ void tamm_task_main_66_kernel(long m, void *tamm_b0_, void *ta
     float *zz = (float *)tamm_b2_;
     (void)zz;
 #line 70 "bench/gpu/b1.c"
-                for (long i = (long)(0) + (long)(blockIdx.x * blockDim.x + threadIdx.x); i < (m); i += (long)(blockDim.x * gridDim.x))
+                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 70 "bench/gpu/b1.c"
                                              atomicAdd(&(zz[0]), (float)(x2[i] - y2[i]));
-#line 173 "b1.tamm.cu"
+#line 176 "b1.tamm.cu"
+    }
 }
 
 extern "C" void tamm_task_main_66_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)

@@ -36,10 +36,11 @@ static __global__ void tamm_task_main_42_kernel(long m, long off, int k, void *t
     double *s = (double *)tamm_b0_;
     (void)s;
 #line 45 "bench/gpu/b5.c"
-                for (long i = (long)(0) + (long)(blockIdx.x * blockDim.x + threadIdx.x); i < (m); i += (long)(blockDim.x * gridDim.x))
+                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 45 "bench/gpu/b5.c"
                                              s[i] = 30.0 + (double)((off + i + 7 * k) % 61);
 #line 43 "b5.tamm.cu"
+    }
 }
 
 extern "C" void tamm_task_main_42_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -79,12 +80,13 @@ static __global__ void tamm_task_main_55_kernel(long m, void *tamm_b0_, void *ta
     double *c = (double *)tamm_b1_;
     (void)c;
 #line 59 "bench/gpu/b5.c"
-                    for (long i = (long)(0) + (long)(blockIdx.x * blockDim.x + threadIdx.x); i < (m); i += (long)(blockDim.x * gridDim.x))
+                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 60 "bench/gpu/b5.c"
                         c[i] = s[i] * 0.5 * erfc((double)(-((log((double)(s[i] / KS)) + (R + 0.5 * V * V) * TT) / (V * sqrt((double)(TT)))) / sqrt((double)(2.0)))) -
                                KS * exp((double)(-R * TT)) * 0.5 *
                                    erfc((double)(-((log((double)(s[i] / KS)) + (R - 0.5 * V * V) * TT) / (V * sqrt((double)(TT)))) / sqrt((double)(2.0))));
-#line 88 "b5.tamm.cu"
+#line 89 "b5.tamm.cu"
+    }
 }
 
 extern "C" void tamm_task_main_55_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)

@@ -28,12 +28,13 @@ static __global__ void tamm_task_main_40_kernel(long m, long nf, long off, void 
     float *x = (float *)tamm_b0_;
     (void)x;
 #line 43 "bench/gpu/b6.c"
-            for (long i = (long)(0) + (long)(blockIdx.y * blockDim.y + threadIdx.y); i < (m); i += (long)(blockDim.y * gridDim.y))
+            for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 44 "bench/gpu/b6.c"
-                for (long j = (long)(0) + (long)(blockIdx.x * blockDim.x + threadIdx.x); j < (nf); j += (long)(blockDim.x * gridDim.x))
+                for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nf); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 44 "bench/gpu/b6.c"
                                               x[i * nf + j] = (float)((off + i + 3 * j) % 17) / 16;
 #line 37 "b6.tamm.cu"
+    }}
 }
 
 extern "C" void tamm_task_main_40_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -75,10 +76,11 @@ static __global__ void tamm_task_main_52_kernel(long m, void *tamm_b0_, void *ta
     float *r2 = (float *)tamm_b1_;
     (void)r2;
 #line 55 "bench/gpu/b6.c"
-                for (long i = (long)(0) + (long)(blockIdx.x * blockDim.x + threadIdx.x); i < (m); i += (long)(blockDim.x * gridDim.x))
+                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 55 "bench/gpu/b6.c"
                                              { r1[i] = 0; r2[i] = 0; }
-#line 82 "b6.tamm.cu"
+#line 83 "b6.tamm.cu"
+    }
 }
 
 extern "C" void tamm_task_main_52_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -122,12 +124,13 @@ static __global__ void tamm_task_main_57_kernel(long m, long nf, void *tamm_b0_,
     float *r = (float *)tamm_b2_;
     (void)r;
 #line 61 "bench/gpu/b6.c"
-                for (long i = (long)(0) + (long)(blockIdx.y * blockDim.y + threadIdx.y); i < (m); i += (long)(blockDim.y * gridDim.y))
+                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 62 "bench/gpu/b6.c"
-                    for (long j = (long)(0) + (long)(blockIdx.x * blockDim.x + threadIdx.x); j < (nf); j += (long)(blockDim.x * gridDim.x))
+                    for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nf); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 62 "bench/gpu/b6.c"
                                                   atomicAdd(&(r[i]), (float)(x[i * nf + j] * w[j]));
-#line 131 "b6.tamm.cu"
+#line 133 "b6.tamm.cu"
+    }}
 }
 
 extern "C" void tamm_task_main_57_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -176,12 +179,13 @@ static __global__ void tamm_task_main_64_kernel(long m, long nf, void *tamm_b0_,
     float *r = (float *)tamm_b2_;
     (void)r;
 #line 68 "bench/gpu/b6.c"
-                for (long i = (long)(0) + (long)(blockIdx.y * blockDim.y + threadIdx.y); i < (m); i += (long)(blockDim.y * gridDim.y))
+                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 69 "bench/gpu/b6.c"
-                    for (long j = (long)(0) + (long)(blockIdx.x * blockDim.x + threadIdx.x); j < (nf); j += (long)(blockDim.x * gridDim.x))
+                    for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nf); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 69 "bench/gpu/b6.c"
                                                   atomicAdd(&(r[i]), (float)(x[i * nf + j] * w[j]));
-#line 185 "b6.tamm.cu"
+#line 188 "b6.tamm.cu"
+    }}
 }
 
 extern "C" void tamm_task_main_64_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -223,10 +227,11 @@ static __global__ void tamm_task_main_71_kernel(long m, void *tamm_b0_)
     float *r = (float *)tamm_b0_;
     (void)r;
 #line 74 "bench/gpu/b6.c"
-                for (long i = (long)(0) + (long)(blockIdx.x * blockDim.x + threadIdx.x); i < (m); i += (long)(blockDim.x * gridDim.x))
+                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 74 "bench/gpu/b6.c"
                                              r[i] = r[i] / (1.0f + (r[i] < 0 ? -r[i] : r[i]));
-#line 230 "b6.tamm.cu"
+#line 234 "b6.tamm.cu"
+    }
 }
 
 extern "C" void tamm_task_main_71_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -261,10 +266,11 @@ static __global__ void tamm_task_main_76_kernel(long m, void *tamm_b0_)
     float *r = (float *)tamm_b0_;
     (void)r;
 #line 79 "bench/gpu/b6.c"
-                for (long i = (long)(0) + (long)(blockIdx.x * blockDim.x + threadIdx.x); i < (m); i += (long)(blockDim.x * gridDim.x))
+                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 79 "bench/gpu/b6.c"
                                              r[i] = r[i] / (1.0f + (r[i] < 0 ? -r[i] : r[i]));
-#line 268 "b6.tamm.cu"
+#line 273 "b6.tamm.cu"
+    }
 }
 
 extern "C" void tamm_task_main_76_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -305,10 +311,11 @@ static __global__ void tamm_task_main_81_kernel(long m, void *tamm_b0_, void *ta
     int *o = (int *)tamm_b2_;
     (void)o;
 #line 85 "bench/gpu/b6.c"
-                for (long i = (long)(0) + (long)(blockIdx.x * blockDim.x + threadIdx.x); i < (m); i += (long)(blockDim.x * gridDim.x))
+                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 85 "bench/gpu/b6.c"
                                              o[i] = r1[i] >= r2[i] ? 0 : 1;
-#line 312 "b6.tamm.cu"
+#line 318 "b6.tamm.cu"
+    }
 }
 
 extern "C" void tamm_task_main_81_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)

@@ -31,12 +31,13 @@ static __global__ void tamm_task_main_39_kernel(long h, long w, long bi, long bj
     float *img = (float *)tamm_b0_;
     (void)img;
 #line 42 "bench/gpu/b8.c"
-                for (long i = (long)(0) + (long)(blockIdx.y * blockDim.y + threadIdx.y); i < (h); i += (long)(blockDim.y * gridDim.y))
+                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 43 "bench/gpu/b8.c"
-                    for (long j = (long)(0) + (long)(blockIdx.x * blockDim.x + threadIdx.x); j < (w); j += (long)(blockDim.x * gridDim.x))
+                    for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 43 "bench/gpu/b8.c"
                                                  img[i * w + j] = (float)(((bi * 131 + i) * (bj * 71 + j)) % 255) / 255.0f;
 #line 40 "b8.tamm.cu"
+    }}
 }
 
 extern "C" void tamm_task_main_39_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -80,13 +81,14 @@ static __global__ void tamm_task_main_52_kernel(long h, long w, void *tamm_b0_, 
     float *s = (float *)tamm_b1_;
     (void)s;
 #line 56 "bench/gpu/b8.c"
-                    for (long i = (long)(0) + (long)(blockIdx.y * blockDim.y + threadIdx.y); i < (h); i += (long)(blockDim.y * gridDim.y))
+                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 57 "bench/gpu/b8.c"
-                        for (long j = (long)(0) + (long)(blockIdx.x * blockDim.x + threadIdx.x); j < (w); j += (long)(blockDim.x * gridDim.x))
+                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 58 "bench/gpu/b8.c"
                             s[i * w + j] = (img[CL(i - 1, h) * w + j] + img[CL(i + 1, h) * w + j] + img[i * w + CL(j - 1, w)] +
                                             img[i * w + CL(j + 1, w)] + 4 * img[i * w + j]) / 8;
-#line 90 "b8.tamm.cu"
+#line 91 "b8.tamm.cu"
+    }}
 }
 
 extern "C" void tamm_task_main_52_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -130,16 +132,17 @@ static __global__ void tamm_task_main_61_kernel(long h, long w, void *tamm_b0_, 
     float *l = (float *)tamm_b1_;
     (void)l;
 #line 65 "bench/gpu/b8.c"
-                    for (long i = (long)(0) + (long)(blockIdx.y * blockDim.y + threadIdx.y); i < (h); i += (long)(blockDim.y * gridDim.y))
+                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 66 "bench/gpu/b8.c"
-                        for (long j = (long)(0) + (long)(blockIdx.x * blockDim.x + threadIdx.x); j < (w); j += (long)(blockDim.x * gridDim.x))
+                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 67 "bench/gpu/b8.c"
                             l[i * w + j] = (img[CL(i - 3, h) * w + j] + img[CL(i - 2, h) * w + j] + img[CL(i - 1, h) * w + j] +
                                             img[CL(i + 1, h) * w + j] + img[CL(i + 2, h) * w + j] + img[CL(i + 3, h) * w + j] +
                                             img[i * w + CL(j - 3, w)] + img[i * w + CL(j - 2, w)] + img[i * w + CL(j - 1, w)] +
                                             img[i * w + CL(j + 1, w)] + img[i * w + CL(j + 2, w)] + img[i * w + CL(j + 3, w)] +
                                             img[i * w + j]) / 13;
-#line 143 "b8.tamm.cu"
+#line 145 "b8.tamm.cu"
+    }}
 }
 
 extern "C" void tamm_task_main_61_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -183,15 +186,16 @@ static __global__ void tamm_task_main_73_kernel(long h, long w, void *tamm_b0_, 
     float *m = (float *)tamm_b1_;
     (void)m;
 #line 77 "bench/gpu/b8.c"
-                    for (long i = (long)(0) + (long)(blockIdx.y * blockDim.y + threadIdx.y); i < (h); i += (long)(blockDim.y * gridDim.y))
+                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 78 "bench/gpu/b8.c"
-                        for (long j = (long)(0) + (long)(blockIdx.x * blockDim.x + threadIdx.x); j < (w); j += (long)(blockDim.x * gridDim.x))
+                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 79 "bench/gpu/b8.c"
                             m[i * w + j] = (s[CL(i + 1, h) * w + j] - s[CL(i - 1, h) * w + j]) *
                                                (s[CL(i + 1, h) * w + j] - s[CL(i - 1, h) * w + j]) +
                                            (s[i * w + CL(j + 1, w)] - s[i * w + CL(j - 1, w)]) *
                                                (s[i * w + CL(j + 1, w)] - s[i * w + CL(j - 1, w)]) > 0.01f ? 1.0f : 0.0f;
-#line 195 "b8.tamm.cu"
+#line 198 "b8.tamm.cu"
+    }}
 }
 
 extern "C" void tamm_task_main_73_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -238,12 +242,13 @@ static __global__ void tamm_task_main_84_kernel(long h, long w, void *tamm_b0_, 
     float *u = (float *)tamm_b2_;
     (void)u;
 #line 88 "bench/gpu/b8.c"
-                    for (long i = (long)(0) + (long)(blockIdx.y * blockDim.y + threadIdx.y); i < (h); i += (long)(blockDim.y * gridDim.y))
+                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 89 "bench/gpu/b8.c"
-                        for (long j = (long)(0) + (long)(blockIdx.x * blockDim.x + threadIdx.x); j < (w); j += (long)(blockDim.x * gridDim.x))
+                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 89 "bench/gpu/b8.c"
                                                      u[i * w + j] = img[i * w + j] + 0.5f * (img[i * w + j] - l[i * w + j]);
-#line 247 "b8.tamm.cu"
+#line 251 "b8.tamm.cu"
+    }}
 }
 
 extern "C" void tamm_task_main_84_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -295,12 +300,13 @@ static __global__ void tamm_task_main_91_kernel(long h, long w, void *tamm_b0_, 
     float *o = (float *)tamm_b3_;
     (void)o;
 #line 95 "bench/gpu/b8.c"
-                    for (long i = (long)(0) + (long)(blockIdx.y * blockDim.y + threadIdx.y); i < (h); i += (long)(blockDim.y * gridDim.y))
+                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 96 "bench/gpu/b8.c"
-                        for (long j = (long)(0) + (long)(blockIdx.x * blockDim.x + threadIdx.x); j < (w); j += (long)(blockDim.x * gridDim.x))
+                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 97 "bench/gpu/b8.c"
                             o[i * w + j] = m[i * w + j] * u[i * w + j] + (1 - m[i * w + j]) * s[i * w + j];
-#line 304 "b8.tamm.cu"
+#line 309 "b8.tamm.cu"
+    }}
 }
 
 extern "C" void tamm_task_main_91_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)

@@ -27,10 +27,11 @@ static __global__ void tamm_task_main_23_kernel(void *tamm_b0_)
     int *v = (int *)tamm_b0_;
     (void)v;
 #line 26 "tests/tammcc_cuda/cpu_only.c"
-            for (int i = (int)(0) + (int)(blockIdx.x * blockDim.x + threadIdx.x); i < (NB); i += (int)(blockDim.x * gridDim.x))
+            for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
 #line 26 "tests/tammcc_cuda/cpu_only.c"
                                          v[i] = v[i] * v[i] + 1;
 #line 34 "cpu_only.tamm.cu"
+    }
 }
 
 extern "C" void tamm_task_main_23_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)

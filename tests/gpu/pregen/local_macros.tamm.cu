@@ -45,10 +45,11 @@ static __global__ void tamm_task_main_25_kernel(long b, void *tamm_b0_)
     double *a = (double *)tamm_b0_;
     (void)a;
 #line 28 "tests/tammcc_cuda/local_macros.c"
-            for (int i = (int)(0) + (int)(blockIdx.x * blockDim.x + threadIdx.x); i < (NB); i += (int)(blockDim.x * gridDim.x))
+            for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
 #line 29 "tests/tammcc_cuda/local_macros.c"
                 a[i] = VAL(b, i) + SHIFT;
 #line 52 "local_macros.tamm.cu"
+    }
 }
 
 extern "C" void tamm_task_main_25_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -88,7 +89,7 @@ extern "C" void tamm_task_main_25_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #undef SHIFT
 #line 33 "tests/tammcc_cuda/local_macros.c"
 #define SHIFT 3.0
-#line 92 "local_macros.tamm.cu"
+#line 93 "local_macros.tamm.cu"
 struct tamm_task_main_35_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[b] */
 };
@@ -98,10 +99,11 @@ static __global__ void tamm_task_main_35_kernel(void *tamm_b0_)
     double *a = (double *)tamm_b0_;
     (void)a;
 #line 38 "tests/tammcc_cuda/local_macros.c"
-            for (int i = (int)(0) + (int)(blockIdx.x * blockDim.x + threadIdx.x); i < (NB); i += (int)(blockDim.x * gridDim.x))
+            for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
 #line 39 "tests/tammcc_cuda/local_macros.c"
                 a[i] = a[i] * SHIFT;
-#line 105 "local_macros.tamm.cu"
+#line 106 "local_macros.tamm.cu"
+    }
 }
 
 extern "C" void tamm_task_main_35_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)

@@ -32,12 +32,13 @@ static __global__ void tamm_task_main_25_kernel(int nb, long bi, long bj, void *
     double *a = (double *)tamm_b0_;
     (void)a;
 #line 28 "tests/tammcc_cuda/loop_accum.c"
-                for (int i = (int)(0) + (int)(blockIdx.y * blockDim.y + threadIdx.y); i < (nb); i += (int)(blockDim.y * gridDim.y))
+                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(nb); tamm_k0_ += (long long)blockDim.y * gridDim.y) { int i = (int)tamm_k0_;
 #line 29 "tests/tammcc_cuda/loop_accum.c"
-                    for (int j = (int)(0) + (int)(blockIdx.x * blockDim.x + threadIdx.x); j < (nb); j += (int)(blockDim.x * gridDim.x))
+                    for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nb); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
 #line 30 "tests/tammcc_cuda/loop_accum.c"
                         a[i * nb + j] = (double)((bi * nb + i + 3 * (bj * nb + j)) % 13) - 6.0;
 #line 41 "loop_accum.tamm.cu"
+    }}
 }
 
 extern "C" void tamm_task_main_25_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -80,12 +81,13 @@ static __global__ void tamm_task_main_37_kernel(int nb, int rep, void *tamm_b0_,
     double *r = (double *)tamm_b1_;
     (void)r;
 #line 41 "tests/tammcc_cuda/loop_accum.c"
-                    for (int i = (int)(0) + (int)(blockIdx.y * blockDim.y + threadIdx.y); i < (nb); i += (int)(blockDim.y * gridDim.y))
+                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(nb); tamm_k0_ += (long long)blockDim.y * gridDim.y) { int i = (int)tamm_k0_;
 #line 42 "tests/tammcc_cuda/loop_accum.c"
-                        for (int j = (int)(0) + (int)(blockIdx.x * blockDim.x + threadIdx.x); j < (nb); j += (int)(blockDim.x * gridDim.x))
+                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nb); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
 #line 43 "tests/tammcc_cuda/loop_accum.c"
                             atomicAdd(&(r[i]), (double)(a[i * nb + j] * (rep + 1)));
-#line 89 "loop_accum.tamm.cu"
+#line 90 "loop_accum.tamm.cu"
+    }}
 }
 
 extern "C" void tamm_task_main_37_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -129,12 +131,13 @@ static __global__ void tamm_task_main_45_kernel(int nb, int rep, void *tamm_b0_,
     int *h = (int *)tamm_b1_;
     (void)h;
 #line 49 "tests/tammcc_cuda/loop_accum.c"
-                    for (int i = (int)(0) + (int)(blockIdx.y * blockDim.y + threadIdx.y); i < (nb); i += (int)(blockDim.y * gridDim.y))
+                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(nb); tamm_k0_ += (long long)blockDim.y * gridDim.y) { int i = (int)tamm_k0_;
 #line 50 "tests/tammcc_cuda/loop_accum.c"
-                        for (int j = (int)(0) + (int)(blockIdx.x * blockDim.x + threadIdx.x); j < (nb); j += (int)(blockDim.x * gridDim.x))
+                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nb); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
 #line 51 "tests/tammcc_cuda/loop_accum.c"
                             atomicSub(&(h[(i + j) % nb]), (int)((int)a[i * nb + j] + rep));
-#line 138 "loop_accum.tamm.cu"
+#line 140 "loop_accum.tamm.cu"
+    }}
 }
 
 extern "C" void tamm_task_main_45_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)

@@ -39,12 +39,13 @@ static __global__ void tamm_task_main_29_kernel(double off, long bi, long bj, vo
     double *a = (double *)tamm_b0_;
     (void)a;
 #line 32 "tests/tammcc_cuda/loop_write.c"
-                for (int i = (int)(0) + (int)(blockIdx.y * blockDim.y + threadIdx.y); i < (NB); i += (int)(blockDim.y * gridDim.y))
+                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.y * gridDim.y) { int i = (int)tamm_k0_;
 #line 33 "tests/tammcc_cuda/loop_write.c"
-                    for (int j = (int)(0) + (int)(blockIdx.x * blockDim.x + threadIdx.x); j < (NB); j += (int)(blockDim.x * gridDim.x))
+                    for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(NB); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
 #line 34 "tests/tammcc_cuda/loop_write.c"
                         a[AT(i, j)] = off + (double)((bi * NB + i) * N + bj * NB + j) / N;
 #line 48 "loop_write.tamm.cu"
+    }}
 }
 
 extern "C" void tamm_task_main_29_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -85,7 +86,7 @@ static __global__ void tamm_task_main_36_kernel(void *tamm_b0_, void *tamm_b1_)
     double *b = (double *)tamm_b1_;
     (void)b;
 #line 40 "tests/tammcc_cuda/loop_write.c"
-                for (int i = (int)(0) + (int)(blockIdx.x * blockDim.x + threadIdx.x); i < (NB); i += (int)(blockDim.x * gridDim.x))
+                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
 #line 40 "tests/tammcc_cuda/loop_write.c"
                                              {
                     double r = (double)i / NB;
@@ -94,7 +95,8 @@ static __global__ void tamm_task_main_36_kernel(void *tamm_b0_, void *tamm_b1_)
                         b[i * NB + j] = SCALE * sqrt((double)(x)) + fmax((double)(r), (double)(0.25)) - fabs((double)(sin((double)(x)) * cos((double)(x))));
                     }
                 }
-#line 98 "loop_write.tamm.cu"
+#line 99 "loop_write.tamm.cu"
+    }
 }
 
 extern "C" void tamm_task_main_36_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -128,10 +130,11 @@ struct tamm_task_main_48_args {
 static __global__ void tamm_task_main_48_kernel(long bi, long bj, void *tamm_b0_)
 {
 #line 49 "tests/tammcc_cuda/loop_write.c"
-            for (long i = (long)(0) + (long)(blockIdx.x * blockDim.x + threadIdx.x); i < (NB * NB); i += (long)(blockDim.x * gridDim.x))
+            for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB * NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 50 "tests/tammcc_cuda/loop_write.c"
                 ((long *)tamm_b0_)[i] = (bi + 1) * 1000000 + bj * 1000 + i % 977;
-#line 135 "loop_write.tamm.cu"
+#line 137 "loop_write.tamm.cu"
+    }
 }
 
 extern "C" void tamm_task_main_48_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)

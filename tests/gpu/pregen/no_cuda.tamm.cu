@@ -27,10 +27,11 @@ static __global__ void tamm_task_main_51_kernel(void *tamm_b0_)
     double *x = (double *)tamm_b0_;
     (void)x;
 #line 54 "tests/tammcc_cuda/no_cuda.c"
-                for (int i = (int)(0) + (int)(blockIdx.x * blockDim.x + threadIdx.x); i < (NB); i += (int)(blockDim.x * gridDim.x))
+                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
 #line 55 "tests/tammcc_cuda/no_cuda.c"
                     atomicAdd(&(x[i]), (double)(1.0));
 #line 34 "no_cuda.tamm.cu"
+    }
 }
 
 extern "C" void tamm_task_main_51_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)

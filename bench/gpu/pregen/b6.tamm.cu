@@ -50,9 +50,18 @@ extern "C" void tamm_task_main_40_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
         long long tamm_n1_ = (long long)(nf) - (long long)(0);
         if (tamm_n0_ > 0 && tamm_n1_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(32, 8);
-            dim3 tamm_grd_((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535),
-                           (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)nf) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)nf) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)nf) != 0)); else i if tamm_cc_abs((long long)nf) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)nf) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread */
+            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
+            if ((tamm_cc_abs((long long)nf) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)nf) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)nf) != 0))) {
+                tamm_blk_ = dim3(32, 8);
+                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            } else if (tamm_cc_abs((long long)nf) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) {
+                tamm_blk_ = dim3(1, 256);
+                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            } else if (1 > tamm_cc_abs((long long)nf) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) {
+                tamm_blk_ = dim3(256, 1);
+                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
+            }
             TAMM_CUDA_LAUNCH(tamm_task_main_40_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, nf, off, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess)
@@ -79,7 +88,7 @@ static __global__ void tamm_task_main_52_kernel(long m, void *tamm_b0_, void *ta
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 55 "bench/gpu/b6.c"
                                              { r1[i] = 0; r2[i] = 0; }
-#line 83 "b6.tamm.cu"
+#line 92 "b6.tamm.cu"
     }
 }
 
@@ -129,7 +138,7 @@ static __global__ void tamm_task_main_57_kernel(long m, long nf, void *tamm_b0_,
                     for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nf); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 62 "bench/gpu/b6.c"
                                                   atomicAdd(&(r[i]), (float)(x[i * nf + j] * w[j]));
-#line 133 "b6.tamm.cu"
+#line 142 "b6.tamm.cu"
     }}
 }
 
@@ -184,7 +193,7 @@ static __global__ void tamm_task_main_64_kernel(long m, long nf, void *tamm_b0_,
                     for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nf); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 69 "bench/gpu/b6.c"
                                                   atomicAdd(&(r[i]), (float)(x[i * nf + j] * w[j]));
-#line 188 "b6.tamm.cu"
+#line 197 "b6.tamm.cu"
     }}
 }
 
@@ -230,7 +239,7 @@ static __global__ void tamm_task_main_71_kernel(long m, void *tamm_b0_)
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 74 "bench/gpu/b6.c"
                                              r[i] = r[i] / (1.0f + (r[i] < 0 ? -r[i] : r[i]));
-#line 234 "b6.tamm.cu"
+#line 243 "b6.tamm.cu"
     }
 }
 
@@ -269,7 +278,7 @@ static __global__ void tamm_task_main_76_kernel(long m, void *tamm_b0_)
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 79 "bench/gpu/b6.c"
                                              r[i] = r[i] / (1.0f + (r[i] < 0 ? -r[i] : r[i]));
-#line 273 "b6.tamm.cu"
+#line 282 "b6.tamm.cu"
     }
 }
 
@@ -314,7 +323,7 @@ static __global__ void tamm_task_main_81_kernel(long m, void *tamm_b0_, void *ta
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 85 "bench/gpu/b6.c"
                                              o[i] = r1[i] >= r2[i] ? 0 : 1;
-#line 318 "b6.tamm.cu"
+#line 327 "b6.tamm.cu"
     }
 }
 

@@ -54,9 +54,18 @@ extern "C" void tamm_task_main_39_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
         long long tamm_n1_ = (long long)(w) - (long long)(0);
         if (tamm_n0_ > 0 && tamm_n1_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(32, 8);
-            dim3 tamm_grd_((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535),
-                           (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread */
+            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
+            if ((tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0))) {
+                tamm_blk_ = dim3(32, 8);
+                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            } else if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) {
+                tamm_blk_ = dim3(1, 256);
+                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            } else if (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) {
+                tamm_blk_ = dim3(256, 1);
+                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
+            }
             TAMM_CUDA_LAUNCH(tamm_task_main_39_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, bi, bj, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess)
@@ -87,7 +96,7 @@ static __global__ void tamm_task_main_52_kernel(long h, long w, void *tamm_b0_, 
 #line 58 "bench/gpu/b8.c"
                             s[i * w + j] = (img[CL(i - 1, h) * w + j] + img[CL(i + 1, h) * w + j] + img[i * w + CL(j - 1, w)] +
                                             img[i * w + CL(j + 1, w)] + 4 * img[i * w + j]) / 8;
-#line 91 "b8.tamm.cu"
+#line 100 "b8.tamm.cu"
     }}
 }
 
@@ -104,9 +113,18 @@ extern "C" void tamm_task_main_52_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
         long long tamm_n1_ = (long long)(w) - (long long)(0);
         if (tamm_n0_ > 0 && tamm_n1_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(32, 8);
-            dim3 tamm_grd_((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535),
-                           (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread */
+            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
+            if ((tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0))) {
+                tamm_blk_ = dim3(32, 8);
+                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            } else if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) {
+                tamm_blk_ = dim3(1, 256);
+                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            } else if (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) {
+                tamm_blk_ = dim3(256, 1);
+                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
+            }
             TAMM_CUDA_LAUNCH(tamm_task_main_52_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess)
@@ -141,7 +159,7 @@ static __global__ void tamm_task_main_61_kernel(long h, long w, void *tamm_b0_, 
                                             img[i * w + CL(j - 3, w)] + img[i * w + CL(j - 2, w)] + img[i * w + CL(j - 1, w)] +
                                             img[i * w + CL(j + 1, w)] + img[i * w + CL(j + 2, w)] + img[i * w + CL(j + 3, w)] +
                                             img[i * w + j]) / 13;
-#line 145 "b8.tamm.cu"
+#line 163 "b8.tamm.cu"
     }}
 }
 
@@ -158,9 +176,18 @@ extern "C" void tamm_task_main_61_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
         long long tamm_n1_ = (long long)(w) - (long long)(0);
         if (tamm_n0_ > 0 && tamm_n1_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(32, 8);
-            dim3 tamm_grd_((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535),
-                           (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread */
+            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
+            if ((tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0))) {
+                tamm_blk_ = dim3(32, 8);
+                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            } else if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) {
+                tamm_blk_ = dim3(1, 256);
+                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            } else if (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) {
+                tamm_blk_ = dim3(256, 1);
+                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
+            }
             TAMM_CUDA_LAUNCH(tamm_task_main_61_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess)
@@ -194,7 +221,7 @@ static __global__ void tamm_task_main_73_kernel(long h, long w, void *tamm_b0_, 
                                                (s[CL(i + 1, h) * w + j] - s[CL(i - 1, h) * w + j]) +
                                            (s[i * w + CL(j + 1, w)] - s[i * w + CL(j - 1, w)]) *
                                                (s[i * w + CL(j + 1, w)] - s[i * w + CL(j - 1, w)]) > 0.01f ? 1.0f : 0.0f;
-#line 198 "b8.tamm.cu"
+#line 225 "b8.tamm.cu"
     }}
 }
 
@@ -211,9 +238,18 @@ extern "C" void tamm_task_main_73_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
         long long tamm_n1_ = (long long)(w) - (long long)(0);
         if (tamm_n0_ > 0 && tamm_n1_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(32, 8);
-            dim3 tamm_grd_((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535),
-                           (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread */
+            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
+            if ((tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0))) {
+                tamm_blk_ = dim3(32, 8);
+                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            } else if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) {
+                tamm_blk_ = dim3(1, 256);
+                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            } else if (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) {
+                tamm_blk_ = dim3(256, 1);
+                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
+            }
             TAMM_CUDA_LAUNCH(tamm_task_main_73_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess)
@@ -247,7 +283,7 @@ static __global__ void tamm_task_main_84_kernel(long h, long w, void *tamm_b0_, 
                         for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 89 "bench/gpu/b8.c"
                                                      u[i * w + j] = img[i * w + j] + 0.5f * (img[i * w + j] - l[i * w + j]);
-#line 251 "b8.tamm.cu"
+#line 287 "b8.tamm.cu"
     }}
 }
 
@@ -265,9 +301,18 @@ extern "C" void tamm_task_main_84_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
         long long tamm_n1_ = (long long)(w) - (long long)(0);
         if (tamm_n0_ > 0 && tamm_n1_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(32, 8);
-            dim3 tamm_grd_((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535),
-                           (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread */
+            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
+            if ((tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0))) {
+                tamm_blk_ = dim3(32, 8);
+                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            } else if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) {
+                tamm_blk_ = dim3(1, 256);
+                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            } else if (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) {
+                tamm_blk_ = dim3(256, 1);
+                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
+            }
             TAMM_CUDA_LAUNCH(tamm_task_main_84_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_, tamm_b2_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess)
@@ -305,7 +350,7 @@ static __global__ void tamm_task_main_91_kernel(long h, long w, void *tamm_b0_, 
                         for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 97 "bench/gpu/b8.c"
                             o[i * w + j] = m[i * w + j] * u[i * w + j] + (1 - m[i * w + j]) * s[i * w + j];
-#line 309 "b8.tamm.cu"
+#line 354 "b8.tamm.cu"
     }}
 }
 
@@ -324,9 +369,18 @@ extern "C" void tamm_task_main_91_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
         long long tamm_n1_ = (long long)(w) - (long long)(0);
         if (tamm_n0_ > 0 && tamm_n1_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(32, 8);
-            dim3 tamm_grd_((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535),
-                           (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread */
+            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
+            if ((tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0))) {
+                tamm_blk_ = dim3(32, 8);
+                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            } else if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) {
+                tamm_blk_ = dim3(1, 256);
+                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            } else if (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) {
+                tamm_blk_ = dim3(256, 1);
+                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
+            }
             TAMM_CUDA_LAUNCH(tamm_task_main_91_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_, tamm_b2_, tamm_b3_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess)

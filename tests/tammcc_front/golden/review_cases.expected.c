@@ -642,8 +642,6 @@ static int tamm_task_f_66_refs(const struct tamm_task_f_66_args *tamm_p_, tamm_r
     return tamm_n_;
 }
 
-extern void tamm_task_f_66_cuda(tamm_ctx *, void *) __attribute__((weak));
-
 static void tamm_task_f_66(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_66_args *tamm_a_ = (struct tamm_task_f_66_args *)tamm_args_;
@@ -658,7 +656,7 @@ static void tamm_task_f_66(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #define N 2
               a[i * N + j] = 0; }
     }
-#line 662 "review_cases.tamm.c"
+#line 660 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
 #pragma pop_macro("N")
@@ -944,7 +942,7 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (20);  /* readwrite A[20] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_f_66, tamm_task_f_66_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_66_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_f_66, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_66_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "f:66", 0, -1, "review_cases.c", 66, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }

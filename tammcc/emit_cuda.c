@@ -1728,7 +1728,7 @@ static void emit_args_struct(cc_out *o, cc_task *t)
 
 static void emit_host_prologue(cc_out *o, cc_task *t)
 {
-    cc_printf(o, "extern \"C\" void %s_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)\n{\n", t->name);
+    cc_printf(o, "extern \"C\" void %s(tamm_ctx *tamm_ctx_, void *tamm_args_)\n{\n", t->cuda_sym);
     for (int i = 0; i < t->npre; i++) cc_printf(o, "    %s;  /* from %s() */\n", t->pre[i], t->fname);
     cc_printf(o, "    struct %s_args *tamm_a_ = (struct %s_args *)tamm_args_;\n", t->name, t->name);
     for (int i = 0; i < t->ncap; i++) {

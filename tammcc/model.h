@@ -69,6 +69,7 @@ typedef struct cc_task {
     char *fname;
     unsigned line;              /* of the pragma */
     char name[160];             /* tamm_task_<fn>_<line>[_n] */
+    char cuda_sym[192];         /* its CUDA variant's (global) symbol: <name>_cuda_<hash of the file> */
     cc_access *acc; int nacc;
     cc_use *use; int nuse;
     cc_var *cap; int ncap;      /* captured at submission */

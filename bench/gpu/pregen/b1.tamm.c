@@ -48,7 +48,7 @@ static int tamm_task_main_37_refs(const struct tamm_task_main_37_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_37_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_37_cuda_dc39e9c8(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_37(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -93,7 +93,7 @@ static int tamm_task_main_54_refs(const struct tamm_task_main_54_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_54_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_54_cuda_dc39e9c8(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_54(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -135,7 +135,7 @@ static int tamm_task_main_60_refs(const struct tamm_task_main_60_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_60_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_60_cuda_dc39e9c8(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_60(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -180,7 +180,7 @@ static int tamm_task_main_66_refs(const struct tamm_task_main_66_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_66_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_66_cuda_dc39e9c8(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_66(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -234,7 +234,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_37_cuda ? NULL : tamm_task_main_37, tamm_task_main_37_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_37_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_37_cuda_dc39e9c8 ? NULL : tamm_task_main_37, tamm_task_main_37_cuda_dc39e9c8, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_37_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "main:37", 0, -1, "bench/gpu/b1.c", 37, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -260,7 +260,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_54_cuda ? NULL : tamm_task_main_54, tamm_task_main_54_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_54_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_54_cuda_dc39e9c8 ? NULL : tamm_task_main_54, tamm_task_main_54_cuda_dc39e9c8, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_54_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "square", 0, -1, "bench/gpu/b1.c", 54, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -277,7 +277,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_60_cuda ? NULL : tamm_task_main_60, tamm_task_main_60_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_60_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_60_cuda_dc39e9c8 ? NULL : tamm_task_main_60, tamm_task_main_60_cuda_dc39e9c8, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_60_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "square", 0, -1, "bench/gpu/b1.c", 60, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -294,7 +294,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T2 = (Z); tamm_a_.tamm_i2[0] = (0);  /* accum Z[0] */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_66_cuda ? NULL : tamm_task_main_66, tamm_task_main_66_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_66_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_66_cuda_dc39e9c8 ? NULL : tamm_task_main_66, tamm_task_main_66_cuda_dc39e9c8, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_66_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "reduce", 0, -1, "bench/gpu/b1.c", 66, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }

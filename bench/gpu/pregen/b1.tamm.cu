@@ -40,7 +40,7 @@ static __global__ void tamm_task_main_37_kernel(long m, long off, void *tamm_b0_
     }
 }
 
-extern "C" void tamm_task_main_37_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_37_cuda_dc39e9c8(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_37_args *tamm_a_ = (struct tamm_task_main_37_args *)tamm_args_;
     long m = tamm_a_->m;
@@ -85,7 +85,7 @@ static __global__ void tamm_task_main_54_kernel(long m, void *tamm_b0_, void *ta
     }
 }
 
-extern "C" void tamm_task_main_54_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_54_cuda_dc39e9c8(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_54_args *tamm_a_ = (struct tamm_task_main_54_args *)tamm_args_;
     long m = tamm_a_->m;
@@ -129,7 +129,7 @@ static __global__ void tamm_task_main_60_kernel(long m, void *tamm_b0_, void *ta
     }
 }
 
-extern "C" void tamm_task_main_60_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_60_cuda_dc39e9c8(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_60_args *tamm_a_ = (struct tamm_task_main_60_args *)tamm_args_;
     long m = tamm_a_->m;
@@ -176,7 +176,7 @@ static __global__ void tamm_task_main_66_kernel(long m, void *tamm_b0_, void *ta
     }
 }
 
-extern "C" void tamm_task_main_66_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_66_cuda_dc39e9c8(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_66_args *tamm_a_ = (struct tamm_task_main_66_args *)tamm_args_;
     long m = tamm_a_->m;

@@ -51,7 +51,7 @@ static int tamm_task_main_42_refs(const struct tamm_task_main_42_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_42_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_42_cuda_90a56704(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_42(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -92,7 +92,7 @@ static int tamm_task_main_55_refs(const struct tamm_task_main_55_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_55_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_55_cuda_90a56704(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_55(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -146,7 +146,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(m)*8);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_42_cuda ? NULL : tamm_task_main_42, tamm_task_main_42_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_42_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_42_cuda_90a56704 ? NULL : tamm_task_main_42, tamm_task_main_42_cuda_90a56704, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_42_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "init", 0, -1, "bench/gpu/b5.c", 42, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -171,7 +171,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(m)*8);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_55_cuda ? NULL : tamm_task_main_55, tamm_task_main_55_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_55_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_55_cuda_90a56704 ? NULL : tamm_task_main_55, tamm_task_main_55_cuda_90a56704, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_55_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "black_scholes", 0, -1, "bench/gpu/b5.c", 55, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }

@@ -43,7 +43,7 @@ static __global__ void tamm_task_main_42_kernel(long m, long off, int k, void *t
     }
 }
 
-extern "C" void tamm_task_main_42_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_42_cuda_90a56704(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_42_args *tamm_a_ = (struct tamm_task_main_42_args *)tamm_args_;
     long m = tamm_a_->m;
@@ -89,7 +89,7 @@ static __global__ void tamm_task_main_55_kernel(long m, void *tamm_b0_, void *ta
     }
 }
 
-extern "C" void tamm_task_main_55_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_55_cuda_90a56704(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_55_args *tamm_a_ = (struct tamm_task_main_55_args *)tamm_args_;
     long m = tamm_a_->m;

@@ -46,7 +46,7 @@ static int tamm_task_main_40_refs(const struct tamm_task_main_40_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_40_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_40_cuda_466390b9(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_40(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -88,7 +88,7 @@ static int tamm_task_main_52_refs(const struct tamm_task_main_52_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_52_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_52_cuda_466390b9(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -133,7 +133,7 @@ static int tamm_task_main_57_refs(const struct tamm_task_main_57_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_57_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_57_cuda_466390b9(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_57(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -183,7 +183,7 @@ static int tamm_task_main_64_refs(const struct tamm_task_main_64_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_64_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_64_cuda_466390b9(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_64(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -226,7 +226,7 @@ static int tamm_task_main_71_refs(const struct tamm_task_main_71_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_71_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_71_cuda_466390b9(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_71(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -262,7 +262,7 @@ static int tamm_task_main_76_refs(const struct tamm_task_main_76_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_76_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_76_cuda_466390b9(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_76(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -304,7 +304,7 @@ static int tamm_task_main_81_refs(const struct tamm_task_main_81_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_81_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_81_cuda_466390b9(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_81(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -360,7 +360,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(m)*TAMM_CC_COUNT(nf)*4);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_40_cuda ? NULL : tamm_task_main_40, tamm_task_main_40_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_40_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_40_cuda_466390b9 ? NULL : tamm_task_main_40, tamm_task_main_40_cuda_466390b9, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_40_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "init", 0, -1, "bench/gpu/b6.c", 40, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -384,7 +384,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_52_cuda ? NULL : tamm_task_main_52, tamm_task_main_52_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_52_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_52_cuda_466390b9 ? NULL : tamm_task_main_52, tamm_task_main_52_cuda_466390b9, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_52_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "zero", 0, -1, "bench/gpu/b6.c", 52, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -402,7 +402,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T2 = (R1); tamm_a_.tamm_i2[0] = (b);  /* accum R1[b] */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_57_cuda ? NULL : tamm_task_main_57, tamm_task_main_57_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_57_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_57_cuda_466390b9 ? NULL : tamm_task_main_57, tamm_task_main_57_cuda_466390b9, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_57_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "branch1", 0, -1, "bench/gpu/b6.c", 57, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -420,7 +420,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T2 = (R2); tamm_a_.tamm_i2[0] = (b);  /* accum R2[b] */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_64_cuda ? NULL : tamm_task_main_64, tamm_task_main_64_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_64_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_64_cuda_466390b9 ? NULL : tamm_task_main_64, tamm_task_main_64_cuda_466390b9, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_64_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "branch2", 0, -1, "bench/gpu/b6.c", 64, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -435,7 +435,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (R1); tamm_a_.tamm_i0[0] = (b);  /* readwrite R1[b] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_71_cuda ? NULL : tamm_task_main_71, tamm_task_main_71_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_71_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_71_cuda_466390b9 ? NULL : tamm_task_main_71, tamm_task_main_71_cuda_466390b9, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_71_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "normalise", 0, -1, "bench/gpu/b6.c", 71, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -450,7 +450,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (R2); tamm_a_.tamm_i0[0] = (b);  /* readwrite R2[b] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_76_cuda ? NULL : tamm_task_main_76, tamm_task_main_76_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_76_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_76_cuda_466390b9 ? NULL : tamm_task_main_76, tamm_task_main_76_cuda_466390b9, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_76_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "normalise", 0, -1, "bench/gpu/b6.c", 76, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -468,7 +468,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m2 = tamm_cc_write_mode(tamm_a_.tamm_T2, tamm_a_.tamm_i2, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_81_cuda ? NULL : tamm_task_main_81, tamm_task_main_81_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_81_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_81_cuda_466390b9 ? NULL : tamm_task_main_81, tamm_task_main_81_cuda_466390b9, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_81_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "argmax", 0, -1, "bench/gpu/b6.c", 81, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }

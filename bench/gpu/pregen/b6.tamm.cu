@@ -37,7 +37,7 @@ static __global__ void tamm_task_main_40_kernel(long m, long nf, long off, void 
     }}
 }
 
-extern "C" void tamm_task_main_40_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_40_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_40_args *tamm_a_ = (struct tamm_task_main_40_args *)tamm_args_;
     long m = tamm_a_->m;
@@ -92,7 +92,7 @@ static __global__ void tamm_task_main_52_kernel(long m, void *tamm_b0_, void *ta
     }
 }
 
-extern "C" void tamm_task_main_52_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_52_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_52_args *tamm_a_ = (struct tamm_task_main_52_args *)tamm_args_;
     long m = tamm_a_->m;
@@ -142,7 +142,7 @@ static __global__ void tamm_task_main_57_kernel(long m, long nf, void *tamm_b0_,
     }}
 }
 
-extern "C" void tamm_task_main_57_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_57_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_57_args *tamm_a_ = (struct tamm_task_main_57_args *)tamm_args_;
     long m = tamm_a_->m;
@@ -197,7 +197,7 @@ static __global__ void tamm_task_main_64_kernel(long m, long nf, void *tamm_b0_,
     }}
 }
 
-extern "C" void tamm_task_main_64_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_64_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_64_args *tamm_a_ = (struct tamm_task_main_64_args *)tamm_args_;
     long m = tamm_a_->m;
@@ -243,7 +243,7 @@ static __global__ void tamm_task_main_71_kernel(long m, void *tamm_b0_)
     }
 }
 
-extern "C" void tamm_task_main_71_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_71_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_71_args *tamm_a_ = (struct tamm_task_main_71_args *)tamm_args_;
     long m = tamm_a_->m;
@@ -282,7 +282,7 @@ static __global__ void tamm_task_main_76_kernel(long m, void *tamm_b0_)
     }
 }
 
-extern "C" void tamm_task_main_76_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_76_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_76_args *tamm_a_ = (struct tamm_task_main_76_args *)tamm_args_;
     long m = tamm_a_->m;
@@ -327,7 +327,7 @@ static __global__ void tamm_task_main_81_kernel(long m, void *tamm_b0_, void *ta
     }
 }
 
-extern "C" void tamm_task_main_81_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_81_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_81_args *tamm_a_ = (struct tamm_task_main_81_args *)tamm_args_;
     long m = tamm_a_->m;

@@ -50,7 +50,7 @@ static int tamm_task_main_39_refs(const struct tamm_task_main_39_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_39_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_39_cuda_09918545(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_39(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -94,7 +94,7 @@ static int tamm_task_main_52_refs(const struct tamm_task_main_52_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_52_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_52_cuda_09918545(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -141,7 +141,7 @@ static int tamm_task_main_61_refs(const struct tamm_task_main_61_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_61_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_61_cuda_09918545(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_61(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -191,7 +191,7 @@ static int tamm_task_main_73_refs(const struct tamm_task_main_73_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_73_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_73_cuda_09918545(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_73(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -243,7 +243,7 @@ static int tamm_task_main_84_refs(const struct tamm_task_main_84_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_84_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_84_cuda_09918545(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_84(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -296,7 +296,7 @@ static int tamm_task_main_91_refs(const struct tamm_task_main_91_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_91_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_91_cuda_09918545(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_91(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -354,7 +354,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_39_cuda ? NULL : tamm_task_main_39, tamm_task_main_39_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_39_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_39_cuda_09918545 ? NULL : tamm_task_main_39, tamm_task_main_39_cuda_09918545, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_39_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "init", 0, -1, "bench/gpu/b8.c", 39, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -379,7 +379,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_52_cuda ? NULL : tamm_task_main_52, tamm_task_main_52_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_52_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_52_cuda_09918545 ? NULL : tamm_task_main_52, tamm_task_main_52_cuda_09918545, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_52_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "blur_small", 0, -1, "bench/gpu/b8.c", 52, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -397,7 +397,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_61_cuda ? NULL : tamm_task_main_61, tamm_task_main_61_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_61_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_61_cuda_09918545 ? NULL : tamm_task_main_61, tamm_task_main_61_cuda_09918545, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_61_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "blur_large", 0, -1, "bench/gpu/b8.c", 61, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -415,7 +415,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_73_cuda ? NULL : tamm_task_main_73, tamm_task_main_73_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_73_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_73_cuda_09918545 ? NULL : tamm_task_main_73, tamm_task_main_73_cuda_09918545, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_73_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "edges", 0, -1, "bench/gpu/b8.c", 73, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -434,7 +434,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m2 = tamm_cc_write_mode(tamm_a_.tamm_T2, tamm_a_.tamm_i2, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_84_cuda ? NULL : tamm_task_main_84, tamm_task_main_84_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_84_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_84_cuda_09918545 ? NULL : tamm_task_main_84, tamm_task_main_84_cuda_09918545, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_84_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "unsharpen", 0, -1, "bench/gpu/b8.c", 84, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -454,7 +454,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m3 = tamm_cc_write_mode(tamm_a_.tamm_T3, tamm_a_.tamm_i3, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[4];
     const char *tamm_s_[4];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_91_cuda ? NULL : tamm_task_main_91, tamm_task_main_91_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_91_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_91_cuda_09918545 ? NULL : tamm_task_main_91, tamm_task_main_91_cuda_09918545, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_91_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "combine", 0, -1, "bench/gpu/b8.c", 91, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }

@@ -40,7 +40,7 @@ static __global__ void tamm_task_main_39_kernel(long h, long w, long bi, long bj
     }}
 }
 
-extern "C" void tamm_task_main_39_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_39_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_39_args *tamm_a_ = (struct tamm_task_main_39_args *)tamm_args_;
     long h = tamm_a_->h;
@@ -100,7 +100,7 @@ static __global__ void tamm_task_main_52_kernel(long h, long w, void *tamm_b0_, 
     }}
 }
 
-extern "C" void tamm_task_main_52_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_52_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_52_args *tamm_a_ = (struct tamm_task_main_52_args *)tamm_args_;
     long h = tamm_a_->h;
@@ -163,7 +163,7 @@ static __global__ void tamm_task_main_61_kernel(long h, long w, void *tamm_b0_, 
     }}
 }
 
-extern "C" void tamm_task_main_61_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_61_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_61_args *tamm_a_ = (struct tamm_task_main_61_args *)tamm_args_;
     long h = tamm_a_->h;
@@ -225,7 +225,7 @@ static __global__ void tamm_task_main_73_kernel(long h, long w, void *tamm_b0_, 
     }}
 }
 
-extern "C" void tamm_task_main_73_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_73_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_73_args *tamm_a_ = (struct tamm_task_main_73_args *)tamm_args_;
     long h = tamm_a_->h;
@@ -287,7 +287,7 @@ static __global__ void tamm_task_main_84_kernel(long h, long w, void *tamm_b0_, 
     }}
 }
 
-extern "C" void tamm_task_main_84_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_84_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_84_args *tamm_a_ = (struct tamm_task_main_84_args *)tamm_args_;
     long h = tamm_a_->h;
@@ -354,7 +354,7 @@ static __global__ void tamm_task_main_91_kernel(long h, long w, void *tamm_b0_, 
     }}
 }
 
-extern "C" void tamm_task_main_91_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_91_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_91_args *tamm_a_ = (struct tamm_task_main_91_args *)tamm_args_;
     long h = tamm_a_->h;

@@ -67,7 +67,7 @@ static int tamm_task_main_23_refs(const struct tamm_task_main_23_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_23_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_23_cuda_e2f06eea(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_23(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -116,7 +116,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (V); tamm_a_.tamm_i0[0] = (b);  /* readwrite V[b] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_23, tamm_task_main_23_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_23_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_23, tamm_task_main_23_cuda_e2f06eea, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_23_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "square", 0, -1, "tests/tammcc_cuda/cpu_only.c", 23, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }

@@ -34,7 +34,7 @@ static __global__ void tamm_task_main_23_kernel(void *tamm_b0_)
     }
 }
 
-extern "C" void tamm_task_main_23_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_23_cuda_e2f06eea(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_23_args *tamm_a_ = (struct tamm_task_main_23_args *)tamm_args_;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* V[b] */

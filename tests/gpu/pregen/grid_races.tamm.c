@@ -40,7 +40,7 @@ static int tamm_task_main_27_refs(const struct tamm_task_main_27_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_27_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_27_cuda_3137d60a(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_27(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -78,7 +78,7 @@ static int tamm_task_main_34_refs(const struct tamm_task_main_34_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_34_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_34_cuda_3137d60a(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_34(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -114,7 +114,7 @@ static int tamm_task_main_41_refs(const struct tamm_task_main_41_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_41_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_41_cuda_3137d60a(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_41(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -153,7 +153,7 @@ static int tamm_task_main_48_refs(const struct tamm_task_main_48_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_48_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_48_cuda_3137d60a(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_48(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -197,7 +197,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (b);  /* readwrite A[b] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_27, tamm_task_main_27_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_27_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_27, tamm_task_main_27_cuda_3137d60a, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_27_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "main:27", 0, -1, "tests/tammcc_cuda/grid_races.c", 27, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -212,7 +212,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(16)*8);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_34, tamm_task_main_34_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_34_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_34, tamm_task_main_34_cuda_3137d60a, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_34_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "main:34", 0, -1, "tests/tammcc_cuda/grid_races.c", 34, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -229,7 +229,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (H); tamm_a_.tamm_i0[0] = (b);  /* readwrite H[b] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_41, tamm_task_main_41_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_41_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_41, tamm_task_main_41_cuda_3137d60a, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_41_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "main:41", 0, -1, "tests/tammcc_cuda/grid_races.c", 41, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -247,7 +247,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(2)*TAMM_CC_COUNT(m)*8);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_48, tamm_task_main_48_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_48_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_48, tamm_task_main_48_cuda_3137d60a, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_48_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "main:48", 0, -1, "tests/tammcc_cuda/grid_races.c", 48, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }

@@ -38,7 +38,7 @@ static __global__ void tamm_task_main_27_kernel(int m, long b, void *tamm_b0_)
     }}
 }
 
-extern "C" void tamm_task_main_27_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_27_cuda_3137d60a(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_27_args *tamm_a_ = (struct tamm_task_main_27_args *)tamm_args_;
     int m = tamm_a_->m;
@@ -88,7 +88,7 @@ static __global__ void tamm_task_main_34_kernel(void *tamm_b0_)
     }
 }
 
-extern "C" void tamm_task_main_34_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_34_cuda_3137d60a(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_34_args *tamm_a_ = (struct tamm_task_main_34_args *)tamm_args_;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* H[b] */
@@ -126,7 +126,7 @@ static __global__ void tamm_task_main_41_kernel(int k, long b, void *tamm_b0_)
     }
 }
 
-extern "C" void tamm_task_main_41_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_41_cuda_3137d60a(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_41_args *tamm_a_ = (struct tamm_task_main_41_args *)tamm_args_;
     int k = tamm_a_->k;
@@ -173,7 +173,7 @@ static __global__ void tamm_task_main_48_kernel(int m, long b, void *tamm_b0_)
     }}
 }
 
-extern "C" void tamm_task_main_48_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_48_cuda_3137d60a(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_48_args *tamm_a_ = (struct tamm_task_main_48_args *)tamm_args_;
     int m = tamm_a_->m;

@@ -44,7 +44,7 @@ static int tamm_task_main_25_refs(const struct tamm_task_main_25_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_25_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_25_cuda_8f5dfed7(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -83,7 +83,7 @@ static int tamm_task_main_35_refs(const struct tamm_task_main_35_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_35_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_35_cuda_8f5dfed7(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_35(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -123,7 +123,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(16)*8);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_25, tamm_task_main_25_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_25_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_25, tamm_task_main_25_cuda_8f5dfed7, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_25_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "main:25", 0, -1, "tests/tammcc_cuda/local_macros.c", 25, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -141,7 +141,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (b);  /* readwrite A[b] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_35, tamm_task_main_35_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_35_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_35, tamm_task_main_35_cuda_8f5dfed7, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_35_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "main:35", 0, -1, "tests/tammcc_cuda/local_macros.c", 35, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }

@@ -52,7 +52,7 @@ static __global__ void tamm_task_main_25_kernel(long b, void *tamm_b0_)
     }
 }
 
-extern "C" void tamm_task_main_25_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_25_cuda_8f5dfed7(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_25_args *tamm_a_ = (struct tamm_task_main_25_args *)tamm_args_;
     long b = tamm_a_->b;
@@ -106,7 +106,7 @@ static __global__ void tamm_task_main_35_kernel(void *tamm_b0_)
     }
 }
 
-extern "C" void tamm_task_main_35_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_35_cuda_8f5dfed7(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_35_args *tamm_a_ = (struct tamm_task_main_35_args *)tamm_args_;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[b] */

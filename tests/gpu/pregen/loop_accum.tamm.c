@@ -39,7 +39,7 @@ static int tamm_task_main_25_refs(const struct tamm_task_main_25_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_25_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_25_cuda_9699981b(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -83,7 +83,7 @@ static int tamm_task_main_37_refs(const struct tamm_task_main_37_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_37_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_37_cuda_9699981b(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_37(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -129,7 +129,7 @@ static int tamm_task_main_45_refs(const struct tamm_task_main_45_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_45_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_45_cuda_9699981b(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_45(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -178,7 +178,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(nb)*TAMM_CC_COUNT(nb)*8);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_25, tamm_task_main_25_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_25_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_25, tamm_task_main_25_cuda_9699981b, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_25_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "main:25", 0, -1, "tests/tammcc_cuda/loop_accum.c", 25, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -200,7 +200,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (R); tamm_a_.tamm_i1[0] = (bi);  /* accum R[bi] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_main_37, tamm_task_main_37_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_37_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_37, tamm_task_main_37_cuda_9699981b, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_37_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "main:37", 0, -1, "tests/tammcc_cuda/loop_accum.c", 37, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -217,7 +217,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (H); tamm_a_.tamm_i1[0] = (bj);  /* accum H[bj] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_main_45, tamm_task_main_45_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_45_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_45, tamm_task_main_45_cuda_9699981b, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_45_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "main:45", 0, -1, "tests/tammcc_cuda/loop_accum.c", 45, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }

@@ -41,7 +41,7 @@ static __global__ void tamm_task_main_25_kernel(int nb, long bi, long bj, void *
     }}
 }
 
-extern "C" void tamm_task_main_25_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_25_cuda_9699981b(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_25_args *tamm_a_ = (struct tamm_task_main_25_args *)tamm_args_;
     int nb = tamm_a_->nb;
@@ -99,7 +99,7 @@ static __global__ void tamm_task_main_37_kernel(int nb, int rep, void *tamm_b0_,
     }}
 }
 
-extern "C" void tamm_task_main_37_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_37_cuda_9699981b(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_37_args *tamm_a_ = (struct tamm_task_main_37_args *)tamm_args_;
     int nb = tamm_a_->nb;
@@ -149,7 +149,7 @@ static __global__ void tamm_task_main_45_kernel(int nb, int rep, void *tamm_b0_,
     }}
 }
 
-extern "C" void tamm_task_main_45_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_45_cuda_9699981b(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_45_args *tamm_a_ = (struct tamm_task_main_45_args *)tamm_args_;
     int nb = tamm_a_->nb;

@@ -43,7 +43,7 @@ static int tamm_task_main_29_refs(const struct tamm_task_main_29_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_29_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_29_cuda_50bd7357(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_29(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -85,7 +85,7 @@ static int tamm_task_main_36_refs(const struct tamm_task_main_36_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_36_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_36_cuda_50bd7357(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_36(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -129,7 +129,7 @@ static int tamm_task_main_48_refs(const struct tamm_task_main_48_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_48_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_48_cuda_50bd7357(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_48(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -170,7 +170,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* readwrite A[bi][bj] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_29, tamm_task_main_29_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_29_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_29, tamm_task_main_29_cuda_50bd7357, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_29_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "main:29", 0, -1, "tests/tammcc_cuda/loop_write.c", 29, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -186,7 +186,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(32)*TAMM_CC_COUNT(32)*8);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_main_36, tamm_task_main_36_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_36_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_36, tamm_task_main_36_cuda_50bd7357, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_36_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "main:36", 0, -1, "tests/tammcc_cuda/loop_write.c", 36, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -203,7 +203,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(1024)*8);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_48, tamm_task_main_48_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_48_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_48, tamm_task_main_48_cuda_50bd7357, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_48_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "main:48", 0, -1, "tests/tammcc_cuda/loop_write.c", 48, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }

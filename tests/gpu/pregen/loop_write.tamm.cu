@@ -48,7 +48,7 @@ static __global__ void tamm_task_main_29_kernel(double off, long bi, long bj, vo
     }}
 }
 
-extern "C" void tamm_task_main_29_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_29_cuda_50bd7357(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_29_args *tamm_a_ = (struct tamm_task_main_29_args *)tamm_args_;
     double off = tamm_a_->off;
@@ -99,7 +99,7 @@ static __global__ void tamm_task_main_36_kernel(void *tamm_b0_, void *tamm_b1_)
     }
 }
 
-extern "C" void tamm_task_main_36_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_36_cuda_50bd7357(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_36_args *tamm_a_ = (struct tamm_task_main_36_args *)tamm_args_;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[bi][bj] */
@@ -137,7 +137,7 @@ static __global__ void tamm_task_main_48_kernel(long bi, long bj, void *tamm_b0_
     }
 }
 
-extern "C" void tamm_task_main_48_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_48_cuda_50bd7357(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_48_args *tamm_a_ = (struct tamm_task_main_48_args *)tamm_args_;
     long bi = tamm_a_->bi;

@@ -37,7 +37,7 @@ static int tamm_task_main_23_refs(const struct tamm_task_main_23_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_23_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_23_cuda_61e0a263(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_23(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -75,7 +75,7 @@ static int tamm_task_main_30_refs(const struct tamm_task_main_30_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_30_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_30_cuda_61e0a263(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_30(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -114,7 +114,7 @@ static int tamm_task_main_37_refs(const struct tamm_task_main_37_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_37_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_37_cuda_61e0a263(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_37(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -155,7 +155,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(100)*8);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_23, tamm_task_main_23_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_23_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_23, tamm_task_main_23_cuda_61e0a263, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_23_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "main:23", 0, -1, "tests/tammcc_cuda/narrow_loops.c", 23, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -173,7 +173,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(100)*TAMM_CC_COUNT(100)*8);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_30, tamm_task_main_30_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_30_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_30, tamm_task_main_30_cuda_61e0a263, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_30_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "main:30", 0, -1, "tests/tammcc_cuda/narrow_loops.c", 30, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -189,7 +189,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(100)*TAMM_CC_COUNT(100)*4);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_37, tamm_task_main_37_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_37_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_37, tamm_task_main_37_cuda_61e0a263, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_37_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "main:37", 0, -1, "tests/tammcc_cuda/narrow_loops.c", 37, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }

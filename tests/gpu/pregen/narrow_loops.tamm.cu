@@ -35,7 +35,7 @@ static __global__ void tamm_task_main_23_kernel(long b, void *tamm_b0_)
     }
 }
 
-extern "C" void tamm_task_main_23_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_23_cuda_61e0a263(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_23_args *tamm_a_ = (struct tamm_task_main_23_args *)tamm_args_;
     long b = tamm_a_->b;
@@ -77,7 +77,7 @@ static __global__ void tamm_task_main_30_kernel(long b, long b2, void *tamm_b0_)
     }}
 }
 
-extern "C" void tamm_task_main_30_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_30_cuda_61e0a263(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_30_args *tamm_a_ = (struct tamm_task_main_30_args *)tamm_args_;
     long b = tamm_a_->b;
@@ -121,7 +121,7 @@ static __global__ void tamm_task_main_37_kernel(long b2, void *tamm_b0_)
     }}
 }
 
-extern "C" void tamm_task_main_37_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_37_cuda_61e0a263(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_37_args *tamm_a_ = (struct tamm_task_main_37_args *)tamm_args_;
     long b2 = tamm_a_->b2;

@@ -171,7 +171,7 @@ static int tamm_task_main_51_refs(const struct tamm_task_main_51_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_51_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_51_cuda_a17c175a(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_51(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -225,7 +225,7 @@ static void tamm_task_main_49(tamm_ctx *tamm_ctx_, void *tamm_args_)
     tamm_c_.tamm_T0 = (X); tamm_c_.tamm_i0[0] = (b);  /* accum X[b] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_51, tamm_task_main_51_cuda, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_main_51_refs(&tamm_c_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_51, tamm_task_main_51_cuda_a17c175a, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_main_51_refs(&tamm_c_, tamm_r_, tamm_s_),
                           "main:51", 0, -1, "tests/tammcc_cuda/no_cuda.c", 51, tamm_s_ };
     (void)tamm_submit(tamm_ctx_, &tamm_t_);
 }

@@ -1917,7 +1917,22 @@ static void emit_nest(cc_out *o, plan *p)
     emit_host_epilogue(o, t);
 }
 
-/* the user's file-scope #define lines (the code copied into the kernels may use them) */
+/* The user's #define lines, in the order the preprocessor met them: the main file's, and those of
+ * the headers it includes that are not system headers (the code copied into the kernels may use
+ * any of them; the .cu does not include the user's headers, which may not be C++).  Macros of
+ * tamm.h (TAMM_, tamm_) and reserved names (__) are left to the headers the .cu includes. */
+static void emit_define(cc_out *o, const char *nm, const char *txt, size_t b, size_t len)
+{
+    size_t x = b; /* the extent may stop before the last token of the body: take the rest of the line */
+    while (x < len && txt[x] != '\n') {
+        if (txt[x] == '\\' && x + 1 < len && txt[x + 1] == '\n') x++;
+        x++;
+    }
+    cc_printf(o, "#undef %s\n#define ", nm);
+    cc_putn(o, txt + b, x - b);
+    cc_puts(o, "\n");
+}
+
 static enum CXChildVisitResult macro_visit(CXCursor c, CXCursor parent, CXClientData d)
 {
     (void)parent;
@@ -1926,19 +1941,18 @@ static enum CXChildVisitResult macro_visit(CXCursor c, CXCursor parent, CXClient
     cc_out *o = a[1];
     if (clang_getCursorKind(c) != CXCursor_MacroDefinition || clang_Cursor_isMacroBuiltin(c)) return CXChildVisit_Continue;
     size_t b, e;
-    if (!cc_extent(&u->ast, c, &b, &e) || e <= b) return CXChildVisit_Continue;
     char *nm = cc_spelling(c);
-    char *txt = cc_src_text(&u->ast, b, e);
-    /* the extent may stop before the last token of the body: take the rest of the line */
-    size_t x = e;
-    while (x < u->ast.len && u->ast.text[x] != '\n') {
-        if (u->ast.text[x] == '\\' && x + 1 < u->ast.len && u->ast.text[x + 1] == '\n') x++;
-        x++;
+    if (cc_extent(&u->ast, c, &b, &e)) {
+        if (e > b) emit_define(o, nm, u->ast.text, b, u->ast.len);
+    } else if (strncmp(nm, "TAMM_", 5) && strncmp(nm, "tamm_", 5) && strncmp(nm, "__", 2)) {
+        CXSourceLocation l = clang_getRangeStart(clang_getCursorExtent(c));
+        CXFile f;
+        unsigned off;
+        size_t len;
+        clang_getFileLocation(l, &f, NULL, NULL, &off);
+        const char *txt = f && !clang_Location_isInSystemHeader(l) ? clang_getFileContents(u->ast.tu, f, &len) : NULL;
+        if (txt && off < len) emit_define(o, nm, txt, off, len);
     }
-    free(txt);
-    txt = cc_src_text(&u->ast, b, x);
-    cc_printf(o, "#undef %s\n#define %s\n", nm, txt);
-    free(txt);
     free(nm);
     return CXChildVisit_Continue;
 }
@@ -1962,7 +1976,7 @@ int cc_emit_cuda(cc_unit *u, cc_out *o)
     /* nvcc: the CUDA runtime; a host C++ compiler: the emulation that runs the kernels on the host */
     cc_puts(o, "#ifdef __CUDACC__\n#include <cuda_runtime.h>\n#else\n#include <tamm_cuda_emu.h>\n#endif\n"
                "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <tamm_cc.h>\n\n");
-    cc_puts(o, "/* the #define lines of the source file */\n");
+    cc_puts(o, "/* the #define lines of the source file and of its own (non-system) headers */\n");
     void *a[2] = { u, o };
     clang_visitChildren(clang_getTranslationUnitCursor(u->ast.tu), macro_visit, a);
     /* file-scope enums the variants use, in source order */

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <tamm_cc.h>
 
-/* the #define lines of the source file */
+/* the #define lines of the source file and of its own (non-system) headers */
 #undef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
 #undef R

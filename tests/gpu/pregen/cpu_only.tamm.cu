@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <tamm_cc.h>
 
-/* the #define lines of the source file */
+/* the #define lines of the source file and of its own (non-system) headers */
 #undef N
 #define N 32
 #undef NB

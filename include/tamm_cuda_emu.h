@@ -6,7 +6,8 @@
  * the same file is verified without a GPU: __global__ functions are host
  * functions, a launch (TAMM_CUDA_LAUNCH) runs every thread of every block to
  * completion before it returns, in a shuffled order, on several host threads
- * (TAMM_CUDA_EMU_THREADS, default 4; TAMM_CUDA_EMU_SEED for the order), so
+ * (TAMM_CUDA_EMU_THREADS, default 4; TAMM_CUDA_EMU_SEED for the order;
+ * TAMM_CUDA_EMU_FAIL_LAUNCH=k makes the k-th launch fail, for tests), so
  * that two CUDA threads storing to one element race under ThreadSanitizer and
  * give order-dependent results.  Device memory is whatever the runtime hands
  * the variant (host memory under TAMM_CUDA_FAKE).
@@ -123,7 +124,7 @@ static inline void __threadfence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST)
 
 /* ---- launches counted; TAMM_CUDA_EMU_REPORT=1 prints the count at exit (tests check kernels ran) */
 inline struct tamm_cuda_emu_report_t {
-    unsigned long launches = 0, threads = 0;
+    unsigned long launches = 0, threads = 0, calls = 0;
     ~tamm_cuda_emu_report_t()
     {
         if (getenv("TAMM_CUDA_EMU_REPORT"))
@@ -146,9 +147,16 @@ template <class K, class... A> static void tamm_cuda_emu_launch(dim3 grid, dim3 
         tamm_cuda_emu_last_error = cudaErrorInvalidConfiguration;
         return;
     }
-    static uint64_t launches; /* a different order for each launch, reproducible from the seed */
-    uint64_t seed = tamm_cuda_emu_env("TAMM_CUDA_EMU_SEED", 1) * 0x9E3779B97F4A7C15ull + __atomic_fetch_add(&launches, 1, __ATOMIC_RELAXED);
+    /* a different order for each launch, reproducible from the seed */
+    uint64_t seed = tamm_cuda_emu_env("TAMM_CUDA_EMU_SEED", 1) * 0x9E3779B97F4A7C15ull +
+                    __atomic_load_n(&tamm_cuda_emu_report.launches, __ATOMIC_RELAXED);
     uint64_t n = nb * nt;
+    /* TAMM_CUDA_EMU_FAIL_LAUNCH=k: the k-th launch of the process fails (tests) */
+    unsigned long call = __atomic_add_fetch(&tamm_cuda_emu_report.calls, 1, __ATOMIC_RELAXED);
+    if (call == tamm_cuda_emu_env("TAMM_CUDA_EMU_FAIL_LAUNCH", 0)) {
+        tamm_cuda_emu_last_error = cudaErrorLaunchFailure;
+        return;
+    }
     __atomic_fetch_add(&tamm_cuda_emu_report.launches, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&tamm_cuda_emu_report.threads, (unsigned long)n, __ATOMIC_RELAXED);
     std::vector<uint64_t> order(n);

@@ -1899,21 +1899,20 @@ static void emit_nest(cc_out *o, plan *p)
         if (c->st == 1) { opened = 2; cc_puts(o, "\n"); break; }
     }
     if (opened == 1) cc_puts(o, "\n");
+    cc_puts(o, "            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */\n");
     cc_printf(o, "            TAMM_CUDA_LAUNCH(%s_kernel, tamm_grd_, tamm_blk_, tamm_s_", t->name);
     for (int i = 0; i < t->ncap; i++)
         if (p->capuse[i]) cc_printf(o, ", %s", t->cap[i].name);
     for (int i = 0; i < t->nacc; i++)
         if (t->acc[i].fetched) cc_printf(o, ", tamm_b%d_", i);
     cc_puts(o, ");\n");
-    cc_puts(o, "            cudaError_t tamm_e_ = cudaGetLastError();\n");
-    cc_printf(o, "            if (tamm_e_ != cudaSuccess)\n"
-                 "                fprintf(stderr, \"tamm: task %%s (%%s:%%d): kernel launch failed: %%s\\n\", \"%s\", ", t->name);
-    cc_puts(o, "\"");
-    for (const char *c = u->src.name; *c; c++) {
-        if (*c == '"' || *c == '\\') cc_puts(o, "\\");
-        cc_putn(o, c, 1);
-    }
-    cc_printf(o, "\", %u, cudaGetErrorString(tamm_e_));\n        }\n    }\n", t->line);
+    /* a failed launch is the task's error (docs/errors.md, TAMM_EDEVICE), not a line on stderr */
+    cc_puts(o, "            cudaError_t tamm_e_ = cudaGetLastError();\n"
+               "            if (tamm_e_ != cudaSuccess) {\n"
+               "                char tamm_m_[256];\n"
+               "                snprintf(tamm_m_, sizeof tamm_m_, \"kernel launch failed: %s\", cudaGetErrorString(tamm_e_));\n"
+               "                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);\n"
+               "            }\n        }\n    }\n");
     emit_host_epilogue(o, t);
 }
 

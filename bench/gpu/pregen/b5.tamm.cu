@@ -57,10 +57,14 @@ extern "C" void tamm_task_main_42_cuda_90a56704(tamm_ctx *tamm_ctx_, void *tamm_
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
             dim3 tamm_blk_(256);
             dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_42_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, off, k, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
-            if (tamm_e_ != cudaSuccess)
-                fprintf(stderr, "tamm: task %s (%s:%d): kernel launch failed: %s\n", "tamm_task_main_42", "bench/gpu/b5.c", 42, cudaGetErrorString(tamm_e_));
+            if (tamm_e_ != cudaSuccess) {
+                char tamm_m_[256];
+                snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));
+                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);
+            }
         }
     }
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
@@ -85,7 +89,7 @@ static __global__ void tamm_task_main_55_kernel(long m, void *tamm_b0_, void *ta
                         c[i] = s[i] * 0.5 * erfc((double)(-((log((double)(s[i] / KS)) + (R + 0.5 * V * V) * TT) / (V * sqrt((double)(TT)))) / sqrt((double)(2.0)))) -
                                KS * exp((double)(-R * TT)) * 0.5 *
                                    erfc((double)(-((log((double)(s[i] / KS)) + (R - 0.5 * V * V) * TT) / (V * sqrt((double)(TT)))) / sqrt((double)(2.0))));
-#line 89 "b5.tamm.cu"
+#line 93 "b5.tamm.cu"
     }
 }
 
@@ -102,10 +106,14 @@ extern "C" void tamm_task_main_55_cuda_90a56704(tamm_ctx *tamm_ctx_, void *tamm_
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
             dim3 tamm_blk_(256);
             dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_55_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
-            if (tamm_e_ != cudaSuccess)
-                fprintf(stderr, "tamm: task %s (%s:%d): kernel launch failed: %s\n", "tamm_task_main_55", "bench/gpu/b5.c", 55, cudaGetErrorString(tamm_e_));
+            if (tamm_e_ != cudaSuccess) {
+                char tamm_m_[256];
+                snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));
+                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);
+            }
         }
     }
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);

@@ -62,10 +62,14 @@ extern "C" void tamm_task_main_27_cuda_3137d60a(tamm_ctx *tamm_ctx_, void *tamm_
                 tamm_blk_ = dim3(256, 1);
                 tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
             }
+            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_27_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, b, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
-            if (tamm_e_ != cudaSuccess)
-                fprintf(stderr, "tamm: task %s (%s:%d): kernel launch failed: %s\n", "tamm_task_main_27", "tests/tammcc_cuda/grid_races.c", 27, cudaGetErrorString(tamm_e_));
+            if (tamm_e_ != cudaSuccess) {
+                char tamm_m_[256];
+                snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));
+                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);
+            }
         }
     }
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
@@ -84,7 +88,7 @@ static __global__ void tamm_task_main_34_kernel(void *tamm_b0_)
             for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
 #line 38 "tests/tammcc_cuda/grid_races.c"
                 h[i] = -i;
-#line 88 "grid_races.tamm.cu"
+#line 92 "grid_races.tamm.cu"
     }
 }
 
@@ -98,10 +102,14 @@ extern "C" void tamm_task_main_34_cuda_3137d60a(tamm_ctx *tamm_ctx_, void *tamm_
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
             dim3 tamm_blk_(256);
             dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_34_kernel, tamm_grd_, tamm_blk_, tamm_s_, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
-            if (tamm_e_ != cudaSuccess)
-                fprintf(stderr, "tamm: task %s (%s:%d): kernel launch failed: %s\n", "tamm_task_main_34", "tests/tammcc_cuda/grid_races.c", 34, cudaGetErrorString(tamm_e_));
+            if (tamm_e_ != cudaSuccess) {
+                char tamm_m_[256];
+                snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));
+                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);
+            }
         }
     }
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
@@ -122,7 +130,7 @@ static __global__ void tamm_task_main_41_kernel(int k, long b, void *tamm_b0_)
             for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
 #line 45 "tests/tammcc_cuda/grid_races.c"
                 h[i * k] = b * 100 + i;
-#line 126 "grid_races.tamm.cu"
+#line 134 "grid_races.tamm.cu"
     }
 }
 
@@ -143,10 +151,14 @@ extern "C" void tamm_task_main_41_cuda_3137d60a(tamm_ctx *tamm_ctx_, void *tamm_
                 tamm_blk_ = dim3(256);
                 tamm_grd_ = dim3((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
             }
+            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_41_kernel, tamm_grd_, tamm_blk_, tamm_s_, k, b, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
-            if (tamm_e_ != cudaSuccess)
-                fprintf(stderr, "tamm: task %s (%s:%d): kernel launch failed: %s\n", "tamm_task_main_41", "tests/tammcc_cuda/grid_races.c", 41, cudaGetErrorString(tamm_e_));
+            if (tamm_e_ != cudaSuccess) {
+                char tamm_m_[256];
+                snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));
+                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);
+            }
         }
     }
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
@@ -169,7 +181,7 @@ static __global__ void tamm_task_main_48_kernel(int m, long b, void *tamm_b0_)
                 for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(m); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
 #line 53 "tests/tammcc_cuda/grid_races.c"
                     g[i * m + j] = (double)(b + i * j);
-#line 173 "grid_races.tamm.cu"
+#line 185 "grid_races.tamm.cu"
     }}
 }
 
@@ -197,10 +209,14 @@ extern "C" void tamm_task_main_48_cuda_3137d60a(tamm_ctx *tamm_ctx_, void *tamm_
                 tamm_blk_ = dim3(256, 1);
                 tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
             }
+            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_48_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, b, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
-            if (tamm_e_ != cudaSuccess)
-                fprintf(stderr, "tamm: task %s (%s:%d): kernel launch failed: %s\n", "tamm_task_main_48", "tests/tammcc_cuda/grid_races.c", 48, cudaGetErrorString(tamm_e_));
+            if (tamm_e_ != cudaSuccess) {
+                char tamm_m_[256];
+                snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));
+                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);
+            }
         }
     }
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);

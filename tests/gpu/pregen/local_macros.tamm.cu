@@ -64,10 +64,14 @@ extern "C" void tamm_task_main_25_cuda_8f5dfed7(tamm_ctx *tamm_ctx_, void *tamm_
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
             dim3 tamm_blk_(256);
             dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_25_kernel, tamm_grd_, tamm_blk_, tamm_s_, b, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
-            if (tamm_e_ != cudaSuccess)
-                fprintf(stderr, "tamm: task %s (%s:%d): kernel launch failed: %s\n", "tamm_task_main_25", "tests/tammcc_cuda/local_macros.c", 25, cudaGetErrorString(tamm_e_));
+            if (tamm_e_ != cudaSuccess) {
+                char tamm_m_[256];
+                snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));
+                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);
+            }
         }
     }
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
@@ -89,7 +93,7 @@ extern "C" void tamm_task_main_25_cuda_8f5dfed7(tamm_ctx *tamm_ctx_, void *tamm_
 #undef SHIFT
 #line 33 "tests/tammcc_cuda/local_macros.c"
 #define SHIFT 3.0
-#line 93 "local_macros.tamm.cu"
+#line 97 "local_macros.tamm.cu"
 struct tamm_task_main_35_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[b] */
 };
@@ -102,7 +106,7 @@ static __global__ void tamm_task_main_35_kernel(void *tamm_b0_)
             for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
 #line 39 "tests/tammcc_cuda/local_macros.c"
                 a[i] = a[i] * SHIFT;
-#line 106 "local_macros.tamm.cu"
+#line 110 "local_macros.tamm.cu"
     }
 }
 
@@ -116,10 +120,14 @@ extern "C" void tamm_task_main_35_cuda_8f5dfed7(tamm_ctx *tamm_ctx_, void *tamm_
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
             dim3 tamm_blk_(256);
             dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_35_kernel, tamm_grd_, tamm_blk_, tamm_s_, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
-            if (tamm_e_ != cudaSuccess)
-                fprintf(stderr, "tamm: task %s (%s:%d): kernel launch failed: %s\n", "tamm_task_main_35", "tests/tammcc_cuda/local_macros.c", 35, cudaGetErrorString(tamm_e_));
+            if (tamm_e_ != cudaSuccess) {
+                char tamm_m_[256];
+                snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));
+                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);
+            }
         }
     }
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);

@@ -66,10 +66,14 @@ extern "C" void tamm_task_main_25_cuda_9699981b(tamm_ctx *tamm_ctx_, void *tamm_
                 tamm_blk_ = dim3(256, 1);
                 tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
             }
+            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_25_kernel, tamm_grd_, tamm_blk_, tamm_s_, nb, bi, bj, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
-            if (tamm_e_ != cudaSuccess)
-                fprintf(stderr, "tamm: task %s (%s:%d): kernel launch failed: %s\n", "tamm_task_main_25", "tests/tammcc_cuda/loop_accum.c", 25, cudaGetErrorString(tamm_e_));
+            if (tamm_e_ != cudaSuccess) {
+                char tamm_m_[256];
+                snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));
+                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);
+            }
         }
     }
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
@@ -95,7 +99,7 @@ static __global__ void tamm_task_main_37_kernel(int nb, int rep, void *tamm_b0_,
                         for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nb); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
 #line 43 "tests/tammcc_cuda/loop_accum.c"
                             atomicAdd(&(r[i]), (double)(a[i * nb + j] * (rep + 1)));
-#line 99 "loop_accum.tamm.cu"
+#line 103 "loop_accum.tamm.cu"
     }}
 }
 
@@ -115,10 +119,14 @@ extern "C" void tamm_task_main_37_cuda_9699981b(tamm_ctx *tamm_ctx_, void *tamm_
             dim3 tamm_blk_(32, 8);
             dim3 tamm_grd_((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535),
                            (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_37_kernel, tamm_grd_, tamm_blk_, tamm_s_, nb, rep, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
-            if (tamm_e_ != cudaSuccess)
-                fprintf(stderr, "tamm: task %s (%s:%d): kernel launch failed: %s\n", "tamm_task_main_37", "tests/tammcc_cuda/loop_accum.c", 37, cudaGetErrorString(tamm_e_));
+            if (tamm_e_ != cudaSuccess) {
+                char tamm_m_[256];
+                snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));
+                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);
+            }
         }
     }
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
@@ -145,7 +153,7 @@ static __global__ void tamm_task_main_45_kernel(int nb, int rep, void *tamm_b0_,
                         for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nb); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
 #line 51 "tests/tammcc_cuda/loop_accum.c"
                             atomicSub(&(h[(i + j) % nb]), (int)((int)a[i * nb + j] + rep));
-#line 149 "loop_accum.tamm.cu"
+#line 157 "loop_accum.tamm.cu"
     }}
 }
 
@@ -165,10 +173,14 @@ extern "C" void tamm_task_main_45_cuda_9699981b(tamm_ctx *tamm_ctx_, void *tamm_
             dim3 tamm_blk_(32, 8);
             dim3 tamm_grd_((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535),
                            (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_45_kernel, tamm_grd_, tamm_blk_, tamm_s_, nb, rep, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
-            if (tamm_e_ != cudaSuccess)
-                fprintf(stderr, "tamm: task %s (%s:%d): kernel launch failed: %s\n", "tamm_task_main_45", "tests/tammcc_cuda/loop_accum.c", 45, cudaGetErrorString(tamm_e_));
+            if (tamm_e_ != cudaSuccess) {
+                char tamm_m_[256];
+                snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));
+                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);
+            }
         }
     }
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);

@@ -64,10 +64,14 @@ extern "C" void tamm_task_main_29_cuda_50bd7357(tamm_ctx *tamm_ctx_, void *tamm_
             dim3 tamm_blk_(32, 8);
             dim3 tamm_grd_((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535),
                            (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_29_kernel, tamm_grd_, tamm_blk_, tamm_s_, off, bi, bj, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
-            if (tamm_e_ != cudaSuccess)
-                fprintf(stderr, "tamm: task %s (%s:%d): kernel launch failed: %s\n", "tamm_task_main_29", "tests/tammcc_cuda/loop_write.c", 29, cudaGetErrorString(tamm_e_));
+            if (tamm_e_ != cudaSuccess) {
+                char tamm_m_[256];
+                snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));
+                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);
+            }
         }
     }
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
@@ -95,7 +99,7 @@ static __global__ void tamm_task_main_36_kernel(void *tamm_b0_, void *tamm_b1_)
                         b[i * NB + j] = SCALE * sqrt((double)(x)) + fmax((double)(r), (double)(0.25)) - fabs((double)(sin((double)(x)) * cos((double)(x))));
                     }
                 }
-#line 99 "loop_write.tamm.cu"
+#line 103 "loop_write.tamm.cu"
     }
 }
 
@@ -110,10 +114,14 @@ extern "C" void tamm_task_main_36_cuda_50bd7357(tamm_ctx *tamm_ctx_, void *tamm_
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
             dim3 tamm_blk_(256);
             dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_36_kernel, tamm_grd_, tamm_blk_, tamm_s_, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
-            if (tamm_e_ != cudaSuccess)
-                fprintf(stderr, "tamm: task %s (%s:%d): kernel launch failed: %s\n", "tamm_task_main_36", "tests/tammcc_cuda/loop_write.c", 36, cudaGetErrorString(tamm_e_));
+            if (tamm_e_ != cudaSuccess) {
+                char tamm_m_[256];
+                snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));
+                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);
+            }
         }
     }
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
@@ -133,7 +141,7 @@ static __global__ void tamm_task_main_48_kernel(long bi, long bj, void *tamm_b0_
             for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB * NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 50 "tests/tammcc_cuda/loop_write.c"
                 ((long *)tamm_b0_)[i] = (bi + 1) * 1000000 + bj * 1000 + i % 977;
-#line 137 "loop_write.tamm.cu"
+#line 145 "loop_write.tamm.cu"
     }
 }
 
@@ -150,10 +158,14 @@ extern "C" void tamm_task_main_48_cuda_50bd7357(tamm_ctx *tamm_ctx_, void *tamm_
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
             dim3 tamm_blk_(256);
             dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_48_kernel, tamm_grd_, tamm_blk_, tamm_s_, bi, bj, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
-            if (tamm_e_ != cudaSuccess)
-                fprintf(stderr, "tamm: task %s (%s:%d): kernel launch failed: %s\n", "tamm_task_main_48", "tests/tammcc_cuda/loop_write.c", 48, cudaGetErrorString(tamm_e_));
+            if (tamm_e_ != cudaSuccess) {
+                char tamm_m_[256];
+                snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));
+                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);
+            }
         }
     }
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);

@@ -47,10 +47,14 @@ extern "C" void tamm_task_main_23_cuda_61e0a263(tamm_ctx *tamm_ctx_, void *tamm_
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
             dim3 tamm_blk_(256);
             dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_23_kernel, tamm_grd_, tamm_blk_, tamm_s_, b, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
-            if (tamm_e_ != cudaSuccess)
-                fprintf(stderr, "tamm: task %s (%s:%d): kernel launch failed: %s\n", "tamm_task_main_23", "tests/tammcc_cuda/narrow_loops.c", 23, cudaGetErrorString(tamm_e_));
+            if (tamm_e_ != cudaSuccess) {
+                char tamm_m_[256];
+                snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));
+                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);
+            }
         }
     }
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
@@ -73,7 +77,7 @@ static __global__ void tamm_task_main_30_kernel(long b, long b2, void *tamm_b0_)
                     for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(NB); tamm_k1_ += (long long)blockDim.x * gridDim.x) { signed char j = (signed char)tamm_k1_;
 #line 35 "tests/tammcc_cuda/narrow_loops.c"
                         y[i * NB + j] = (double)(i - j) + (double)(b * 10 + b2);
-#line 77 "narrow_loops.tamm.cu"
+#line 81 "narrow_loops.tamm.cu"
     }}
 }
 
@@ -92,10 +96,14 @@ extern "C" void tamm_task_main_30_cuda_61e0a263(tamm_ctx *tamm_ctx_, void *tamm_
             dim3 tamm_blk_(32, 8);
             dim3 tamm_grd_((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535),
                            (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_30_kernel, tamm_grd_, tamm_blk_, tamm_s_, b, b2, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
-            if (tamm_e_ != cudaSuccess)
-                fprintf(stderr, "tamm: task %s (%s:%d): kernel launch failed: %s\n", "tamm_task_main_30", "tests/tammcc_cuda/narrow_loops.c", 30, cudaGetErrorString(tamm_e_));
+            if (tamm_e_ != cudaSuccess) {
+                char tamm_m_[256];
+                snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));
+                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);
+            }
         }
     }
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
@@ -117,7 +125,7 @@ static __global__ void tamm_task_main_37_kernel(long b2, void *tamm_b0_)
                     for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(NB); tamm_k1_ += (long long)blockDim.x * gridDim.x) { unsigned short j = (unsigned short)tamm_k1_;
 #line 42 "tests/tammcc_cuda/narrow_loops.c"
                         z[i * NB + j] = i * 3 + j + (int)b2;
-#line 121 "narrow_loops.tamm.cu"
+#line 129 "narrow_loops.tamm.cu"
     }}
 }
 
@@ -135,10 +143,14 @@ extern "C" void tamm_task_main_37_cuda_61e0a263(tamm_ctx *tamm_ctx_, void *tamm_
             dim3 tamm_blk_(32, 8);
             dim3 tamm_grd_((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535),
                            (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_37_kernel, tamm_grd_, tamm_blk_, tamm_s_, b2, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
-            if (tamm_e_ != cudaSuccess)
-                fprintf(stderr, "tamm: task %s (%s:%d): kernel launch failed: %s\n", "tamm_task_main_37", "tests/tammcc_cuda/narrow_loops.c", 37, cudaGetErrorString(tamm_e_));
+            if (tamm_e_ != cudaSuccess) {
+                char tamm_m_[256];
+                snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));
+                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);
+            }
         }
     }
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);

@@ -196,6 +196,7 @@ typedef struct plan {
     /* the grid: option 2 both mapped loops, 1 the outer only, 3 the inner only, each under a
      * condition (st 1: always, 0: never, -1: the C expression s, evaluated at launch); else one thread */
     struct gcond { int st; char *s; } opt[4];
+    struct gcond alias;        /* no two accesses of the nest share a block (else one thread) */
     char *grid_why;            /* --explain: which loops go on the grid, when, and why */
     elem *el; int nel;
     cc_node **brk; int nbrk;    /* break statements whose target is a for */
@@ -217,6 +218,7 @@ static void plan_free(plan *p)
     free(p->pl);
     for (int i = 0; i < 2; i++) free(p->lp[i].name);
     for (int i = 0; i < 4; i++) free(p->opt[i].s);
+    free(p->alias.s);
     free(p->grid_why);
     for (int i = 0; i < p->nel; i++) { free(p->el[i].key); free(p->el[i].ix); }
     free(p->el);
@@ -1438,6 +1440,22 @@ static void grid_options(plan *p, int two, char **why)
         p->opt[2] = gc_bin(a, b, 0);
         p->opt[3] = distinct_cond(&g, &p->lp[0], 1, 0, NULL);
     }
+    /* Two accesses are the same block when their indices are equal at run time (tamm_cc_get serves
+     * one buffer): the analysis above is per access, so such a pair, one of them stored to, must
+     * not share a buffer on the grid (else one thread, in the CPU variant's order). */
+    int kinds[64] = { 0 };
+    for (int i = 0; i < p->nel; i++)
+        if (p->el[i].acc < 64 && cc_within(p->el[i].at, p->lp[0].body)) kinds[p->el[i].acc] |= p->el[i].kind;
+    gcond alias = gc_const(1);
+    for (int a = 0; a < t->nacc && a < 64; a++)
+        for (int b = a + 1; b < t->nacc && b < 64; b++) {
+            int k = kinds[a] | kinds[b];
+            if (!kinds[a] || !kinds[b] || !t->acc[a].fetched || !t->acc[b].fetched) continue;
+            if (!(k & K_STORE) && !((k & K_ACC) && (k & K_READ))) continue;
+            alias = gc_bin(alias, (gcond){ -1, cc_fmt("tamm_b%d_ != tamm_b%d_", a, b) }, 1);
+        }
+    free(p->alias.s);
+    p->alias = alias;
     for (int i = 0; i < g.n; i++) { free(g.name[i]); free(g.trip[i]); }
 }
 
@@ -1564,6 +1582,12 @@ static int plan_nest(plan *p)
     }
     if (!settled) {
         char *t = cc_fmt("%s; else one thread", g);
+        free(g);
+        g = t;
+    }
+    if (p->alias.st == -1) {
+        char *t = cc_fmt("%s (only if %s: two accesses that reach one block at run time share its buffer; else one thread)", g,
+                         p->alias.s);
         free(g);
         g = t;
     }
@@ -1867,8 +1891,10 @@ static void emit_nest(cc_out *o, plan *p)
     static const int order[3] = { 2, 1, 3 };
     int opened = 0;
     for (int k = 0; k < 3; k++) {
-        const struct gcond *c = &p->opt[order[k]];
-        if (c->st == 0 || (order[k] != 1 && !l1)) continue;
+        struct gcond both = gc_bin((gcond){ p->alias.st, p->alias.s ? strdup(p->alias.s) : NULL },
+                                   (gcond){ p->opt[order[k]].st, p->opt[order[k]].s ? strdup(p->opt[order[k]].s) : NULL }, 1);
+        struct gcond *c = &both;
+        if (c->st == 0 || (order[k] != 1 && !l1)) { free(both.s); continue; }
         char gx[96], gy[96];
         int bx = order[k] == 2 ? 32 : order[k] == 3 ? 256 : l1 ? 1 : 256, by = order[k] == 2 ? 8 : order[k] == 1 && l1 ? 256 : 1;
         const char *nx = l1 ? "tamm_n1_" : "tamm_n0_";
@@ -1881,6 +1907,7 @@ static void emit_nest(cc_out *o, plan *p)
                               bx, by, gx, gy);
             else cc_printf(o, "            dim3 tamm_blk_(%d);\n            dim3 tamm_grd_(%s);\n", bx, gx);
             opened = 2;
+            free(both.s);
             break;
         }
         if (!opened) {
@@ -1896,7 +1923,9 @@ static void emit_nest(cc_out *o, plan *p)
         if (l1) cc_printf(o, "                tamm_blk_ = dim3(%d, %d);\n                tamm_grd_ = dim3(%s, %s);\n", bx, by, gx, gy);
         else cc_printf(o, "                tamm_blk_ = dim3(%d);\n                tamm_grd_ = dim3(%s);\n", bx, gx);
         cc_puts(o, "            }");
-        if (c->st == 1) { opened = 2; cc_puts(o, "\n"); break; }
+        int last = c->st == 1;
+        free(both.s);
+        if (last) { opened = 2; cc_puts(o, "\n"); break; }
     }
     if (opened == 1) cc_puts(o, "\n");
     cc_puts(o, "            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */\n");

@@ -52,8 +52,12 @@ extern "C" void tamm_task_main_37_cuda_dc39e9c8(tamm_ctx *tamm_ctx_, void *tamm_
         long long tamm_n0_ = (long long)(m) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(256);
-            dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            /* on the grid: i (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
+            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
+            if (tamm_b0_ != tamm_b1_) {
+                tamm_blk_ = dim3(256);
+                tamm_grd_ = dim3((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            }
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_37_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, off, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -85,7 +89,7 @@ static __global__ void tamm_task_main_54_kernel(long m, void *tamm_b0_, void *ta
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 58 "bench/gpu/b1.c"
                                              x2[i] = x[i] * x[i];
-#line 89 "b1.tamm.cu"
+#line 93 "b1.tamm.cu"
     }
 }
 
@@ -100,8 +104,12 @@ extern "C" void tamm_task_main_54_cuda_dc39e9c8(tamm_ctx *tamm_ctx_, void *tamm_
         long long tamm_n0_ = (long long)(m) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(256);
-            dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            /* on the grid: i (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
+            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
+            if (tamm_b0_ != tamm_b1_) {
+                tamm_blk_ = dim3(256);
+                tamm_grd_ = dim3((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            }
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_54_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -133,7 +141,7 @@ static __global__ void tamm_task_main_60_kernel(long m, void *tamm_b0_, void *ta
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 64 "bench/gpu/b1.c"
                                              y2[i] = y[i] * y[i];
-#line 137 "b1.tamm.cu"
+#line 145 "b1.tamm.cu"
     }
 }
 
@@ -148,8 +156,12 @@ extern "C" void tamm_task_main_60_cuda_dc39e9c8(tamm_ctx *tamm_ctx_, void *tamm_
         long long tamm_n0_ = (long long)(m) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(256);
-            dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            /* on the grid: i (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
+            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
+            if (tamm_b0_ != tamm_b1_) {
+                tamm_blk_ = dim3(256);
+                tamm_grd_ = dim3((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            }
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_60_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -184,7 +196,7 @@ static __global__ void tamm_task_main_66_kernel(long m, void *tamm_b0_, void *ta
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 70 "bench/gpu/b1.c"
                                              atomicAdd(&(zz[0]), (float)(x2[i] - y2[i]));
-#line 188 "b1.tamm.cu"
+#line 200 "b1.tamm.cu"
     }
 }
 
@@ -200,8 +212,12 @@ extern "C" void tamm_task_main_66_cuda_dc39e9c8(tamm_ctx *tamm_ctx_, void *tamm_
         long long tamm_n0_ = (long long)(m) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(256);
-            dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            /* on the grid: i (only if (tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_): two accesses that reach one block at run time share its buffer; else one thread) */
+            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
+            if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
+                tamm_blk_ = dim3(256);
+                tamm_grd_ = dim3((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            }
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_66_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_, tamm_b1_, tamm_b2_);
             cudaError_t tamm_e_ = cudaGetLastError();

@@ -107,8 +107,12 @@ extern "C" void tamm_task_main_52_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
         long long tamm_n0_ = (long long)(m) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(256);
-            dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            /* on the grid: i (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
+            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
+            if (tamm_b0_ != tamm_b1_) {
+                tamm_blk_ = dim3(256);
+                tamm_grd_ = dim3((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            }
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_52_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -146,7 +150,7 @@ static __global__ void tamm_task_main_57_kernel(long m, long nf, void *tamm_b0_,
                     for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nf); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 62 "bench/gpu/b6.c"
                                                   atomicAdd(&(r[i]), (float)(x[i * nf + j] * w[j]));
-#line 150 "b6.tamm.cu"
+#line 154 "b6.tamm.cu"
     }}
 }
 
@@ -164,9 +168,18 @@ extern "C" void tamm_task_main_57_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
         long long tamm_n1_ = (long long)(nf) - (long long)(0);
         if (tamm_n0_ > 0 && tamm_n1_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(32, 8);
-            dim3 tamm_grd_((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535),
-                           (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            /* on the grid: i (y) and j (x) (only if (tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_): two accesses that reach one block at run time share its buffer; else one thread) */
+            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
+            if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
+                tamm_blk_ = dim3(32, 8);
+                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            } else if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
+                tamm_blk_ = dim3(1, 256);
+                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            } else if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
+                tamm_blk_ = dim3(256, 1);
+                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
+            }
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_57_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, nf, tamm_b0_, tamm_b1_, tamm_b2_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -205,7 +218,7 @@ static __global__ void tamm_task_main_64_kernel(long m, long nf, void *tamm_b0_,
                     for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nf); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 69 "bench/gpu/b6.c"
                                                   atomicAdd(&(r[i]), (float)(x[i * nf + j] * w[j]));
-#line 209 "b6.tamm.cu"
+#line 222 "b6.tamm.cu"
     }}
 }
 
@@ -223,9 +236,18 @@ extern "C" void tamm_task_main_64_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
         long long tamm_n1_ = (long long)(nf) - (long long)(0);
         if (tamm_n0_ > 0 && tamm_n1_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(32, 8);
-            dim3 tamm_grd_((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535),
-                           (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            /* on the grid: i (y) and j (x) (only if (tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_): two accesses that reach one block at run time share its buffer; else one thread) */
+            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
+            if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
+                tamm_blk_ = dim3(32, 8);
+                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            } else if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
+                tamm_blk_ = dim3(1, 256);
+                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            } else if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
+                tamm_blk_ = dim3(256, 1);
+                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
+            }
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_64_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, nf, tamm_b0_, tamm_b1_, tamm_b2_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -255,7 +277,7 @@ static __global__ void tamm_task_main_71_kernel(long m, void *tamm_b0_)
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 74 "bench/gpu/b6.c"
                                              r[i] = r[i] / (1.0f + (r[i] < 0 ? -r[i] : r[i]));
-#line 259 "b6.tamm.cu"
+#line 281 "b6.tamm.cu"
     }
 }
 
@@ -298,7 +320,7 @@ static __global__ void tamm_task_main_76_kernel(long m, void *tamm_b0_)
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 79 "bench/gpu/b6.c"
                                              r[i] = r[i] / (1.0f + (r[i] < 0 ? -r[i] : r[i]));
-#line 302 "b6.tamm.cu"
+#line 324 "b6.tamm.cu"
     }
 }
 
@@ -347,7 +369,7 @@ static __global__ void tamm_task_main_81_kernel(long m, void *tamm_b0_, void *ta
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 85 "bench/gpu/b6.c"
                                              o[i] = r1[i] >= r2[i] ? 0 : 1;
-#line 351 "b6.tamm.cu"
+#line 373 "b6.tamm.cu"
     }
 }
 
@@ -363,8 +385,12 @@ extern "C" void tamm_task_main_81_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
         long long tamm_n0_ = (long long)(m) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(256);
-            dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            /* on the grid: i (only if (tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_): two accesses that reach one block at run time share its buffer; else one thread) */
+            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
+            if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
+                tamm_blk_ = dim3(256);
+                tamm_grd_ = dim3((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            }
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_81_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_, tamm_b1_, tamm_b2_);
             cudaError_t tamm_e_ = cudaGetLastError();

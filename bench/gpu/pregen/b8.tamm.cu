@@ -117,15 +117,15 @@ extern "C" void tamm_task_main_52_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
         long long tamm_n1_ = (long long)(w) - (long long)(0);
         if (tamm_n0_ > 0 && tamm_n1_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread */
+            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
             dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0))) {
+            if ((tamm_b0_ != tamm_b1_ && (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)))) {
                 tamm_blk_ = dim3(32, 8);
                 tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) {
+            } else if ((tamm_b0_ != tamm_b1_ && tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0))) {
                 tamm_blk_ = dim3(1, 256);
                 tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) {
+            } else if ((tamm_b0_ != tamm_b1_ && 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0))) {
                 tamm_blk_ = dim3(256, 1);
                 tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
             }
@@ -184,15 +184,15 @@ extern "C" void tamm_task_main_61_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
         long long tamm_n1_ = (long long)(w) - (long long)(0);
         if (tamm_n0_ > 0 && tamm_n1_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread */
+            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
             dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0))) {
+            if ((tamm_b0_ != tamm_b1_ && (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)))) {
                 tamm_blk_ = dim3(32, 8);
                 tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) {
+            } else if ((tamm_b0_ != tamm_b1_ && tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0))) {
                 tamm_blk_ = dim3(1, 256);
                 tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) {
+            } else if ((tamm_b0_ != tamm_b1_ && 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0))) {
                 tamm_blk_ = dim3(256, 1);
                 tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
             }
@@ -250,15 +250,15 @@ extern "C" void tamm_task_main_73_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
         long long tamm_n1_ = (long long)(w) - (long long)(0);
         if (tamm_n0_ > 0 && tamm_n1_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread */
+            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
             dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0))) {
+            if ((tamm_b0_ != tamm_b1_ && (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)))) {
                 tamm_blk_ = dim3(32, 8);
                 tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) {
+            } else if ((tamm_b0_ != tamm_b1_ && tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0))) {
                 tamm_blk_ = dim3(1, 256);
                 tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) {
+            } else if ((tamm_b0_ != tamm_b1_ && 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0))) {
                 tamm_blk_ = dim3(256, 1);
                 tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
             }
@@ -317,15 +317,15 @@ extern "C" void tamm_task_main_84_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
         long long tamm_n1_ = (long long)(w) - (long long)(0);
         if (tamm_n0_ > 0 && tamm_n1_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread */
+            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread (only if (tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_): two accesses that reach one block at run time share its buffer; else one thread) */
             dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0))) {
+            if (((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_) && (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)))) {
                 tamm_blk_ = dim3(32, 8);
                 tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) {
+            } else if (((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_) && tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0))) {
                 tamm_blk_ = dim3(1, 256);
                 tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) {
+            } else if (((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_) && 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0))) {
                 tamm_blk_ = dim3(256, 1);
                 tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
             }
@@ -389,15 +389,15 @@ extern "C" void tamm_task_main_91_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
         long long tamm_n1_ = (long long)(w) - (long long)(0);
         if (tamm_n0_ > 0 && tamm_n1_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread */
+            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread (only if ((tamm_b0_ != tamm_b3_ && tamm_b1_ != tamm_b3_) && tamm_b2_ != tamm_b3_): two accesses that reach one block at run time share its buffer; else one thread) */
             dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0))) {
+            if ((((tamm_b0_ != tamm_b3_ && tamm_b1_ != tamm_b3_) && tamm_b2_ != tamm_b3_) && (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)))) {
                 tamm_blk_ = dim3(32, 8);
                 tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) {
+            } else if ((((tamm_b0_ != tamm_b3_ && tamm_b1_ != tamm_b3_) && tamm_b2_ != tamm_b3_) && tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0))) {
                 tamm_blk_ = dim3(1, 256);
                 tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) {
+            } else if ((((tamm_b0_ != tamm_b3_ && tamm_b1_ != tamm_b3_) && tamm_b2_ != tamm_b3_) && 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0))) {
                 tamm_blk_ = dim3(256, 1);
                 tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
             }

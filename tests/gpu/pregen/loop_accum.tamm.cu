@@ -116,9 +116,18 @@ extern "C" void tamm_task_main_37_cuda_9699981b(tamm_ctx *tamm_ctx_, void *tamm_
         long long tamm_n1_ = (long long)(nb) - (long long)(0);
         if (tamm_n0_ > 0 && tamm_n1_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(32, 8);
-            dim3 tamm_grd_((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535),
-                           (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            /* on the grid: i (y) and j (x) (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
+            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
+            if (tamm_b0_ != tamm_b1_) {
+                tamm_blk_ = dim3(32, 8);
+                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            } else if (tamm_b0_ != tamm_b1_) {
+                tamm_blk_ = dim3(1, 256);
+                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            } else if (tamm_b0_ != tamm_b1_) {
+                tamm_blk_ = dim3(256, 1);
+                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
+            }
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_37_kernel, tamm_grd_, tamm_blk_, tamm_s_, nb, rep, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -153,7 +162,7 @@ static __global__ void tamm_task_main_45_kernel(int nb, int rep, void *tamm_b0_,
                         for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nb); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
 #line 51 "tests/tammcc_cuda/loop_accum.c"
                             atomicSub(&(h[(i + j) % nb]), (int)((int)a[i * nb + j] + rep));
-#line 157 "loop_accum.tamm.cu"
+#line 166 "loop_accum.tamm.cu"
     }}
 }
 
@@ -170,9 +179,18 @@ extern "C" void tamm_task_main_45_cuda_9699981b(tamm_ctx *tamm_ctx_, void *tamm_
         long long tamm_n1_ = (long long)(nb) - (long long)(0);
         if (tamm_n0_ > 0 && tamm_n1_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(32, 8);
-            dim3 tamm_grd_((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535),
-                           (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            /* on the grid: i (y) and j (x) (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
+            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
+            if (tamm_b0_ != tamm_b1_) {
+                tamm_blk_ = dim3(32, 8);
+                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            } else if (tamm_b0_ != tamm_b1_) {
+                tamm_blk_ = dim3(1, 256);
+                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            } else if (tamm_b0_ != tamm_b1_) {
+                tamm_blk_ = dim3(256, 1);
+                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
+            }
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_45_kernel, tamm_grd_, tamm_blk_, tamm_s_, nb, rep, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();

@@ -112,8 +112,12 @@ extern "C" void tamm_task_main_36_cuda_50bd7357(tamm_ctx *tamm_ctx_, void *tamm_
         long long tamm_n0_ = (long long)(NB) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(256);
-            dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            /* on the grid: i (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
+            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
+            if (tamm_b0_ != tamm_b1_) {
+                tamm_blk_ = dim3(256);
+                tamm_grd_ = dim3((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            }
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_36_kernel, tamm_grd_, tamm_blk_, tamm_s_, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -141,7 +145,7 @@ static __global__ void tamm_task_main_48_kernel(long bi, long bj, void *tamm_b0_
             for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB * NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 50 "tests/tammcc_cuda/loop_write.c"
                 ((long *)tamm_b0_)[i] = (bi + 1) * 1000000 + bj * 1000 + i % 977;
-#line 145 "loop_write.tamm.cu"
+#line 149 "loop_write.tamm.cu"
     }
 }
 

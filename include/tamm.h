@@ -68,8 +68,10 @@ typedef enum tamm_err {
     TAMM_EDEADLOCK = -10,/**< nothing can run and tasks wait forever (e.g. unsignalled fence) */
     TAMM_ENOTSUP  = -11, /**< needs a feature this build lacks */
     TAMM_ECOMM    = -12, /**< communication failure (MPI) */
-    TAMM_EACCESS  = -13  /**< TAMM_CHECK_ACCESS: a task modified a block it holds for read, or left
+    TAMM_EACCESS  = -13, /**< TAMM_CHECK_ACCESS: a task modified a block it holds for read, or left
                           *   part of a block it holds for write unwritten */
+    TAMM_EDEVICE  = -14  /**< a task's variant reported a failure (tamm_task_error), e.g. a kernel
+                          *   launch that failed */
 } tamm_err;
 
 /** A static, human-readable description of an error code. */
@@ -255,6 +257,12 @@ int tamm_release_add(tamm_ctx *ctx, void *buf);
 int tamm_release_cancel(tamm_ctx *ctx, void *buf);
 /** Whether buf is a buffer the context's task holds (obtained and not yet released). */
 int tamm_buf_held(tamm_ctx *ctx, const void *buf);
+
+/** A task's variant (a CUDA variant whose kernel launch failed, say) reports that it failed:
+ *  the runtime reports err with msg for the running task (its label and source line), then
+ *  exits with status 1 or, under TAMM_ON_ERROR=return, records err for the next wait (the task
+ *  still completes, its buffers as they are).  Returns err, or TAMM_ESTATE without a task. */
+int tamm_task_error(tamm_ctx *ctx, int err, const char *msg);
 
 /** The context of the task running on the calling thread, or NULL. */
 tamm_ctx *tamm_current_ctx(void);

@@ -134,6 +134,15 @@ static inline unsigned tamm_cc_write_mode(tamm_tensor *tamm__T, const long *tamm
     return tamm__bytes >= tamm_block_bytes(tamm__T, tamm__idx) ? TAMM_CC_WRITE : TAMM_CC_RW;
 }
 
+/* The kernel launch in a generated .cu: nvcc's triple chevrons, or the host emulation of
+ * tamm_cuda_emu.h (which the .cu includes instead of <cuda_runtime.h> without nvcc). */
+#if defined(__CUDACC__) && !defined(TAMM_CUDA_LAUNCH)
+#define TAMM_CUDA_LAUNCH(kernel, grid, block, stream, ...) kernel<<<(grid), (block), 0, (stream)>>>(__VA_ARGS__)
+#endif
+
+/** |x|, for the conditions under which a generated kernel's loops run on the grid. */
+static inline long long tamm_cc_abs(long long tamm__x) { return tamm__x < 0 ? -tamm__x : tamm__x; }
+
 #ifdef __cplusplus
 }
 #endif

@@ -122,6 +122,7 @@ const char *tamm_strerror(int err)
     case TAMM_ENOTSUP: return "not supported by this build";
     case TAMM_ECOMM: return "communication failure";
     case TAMM_EACCESS: return "access mode violated by the task's body";
+    case TAMM_EDEVICE: return "a task's variant failed (device)";
     default: return "unknown error";
     }
 }

@@ -669,3 +669,9 @@ int tamm_submit_continuation(tamm_ctx *ctx, const tamm_task *u, const tamm_task_
                            p->label ? p->label : "(unlabelled)", p->file ? p->file : "?", p->line);
     return tamm__submit(ctx, u, o, TAMM_TF_CONT, NULL);
 }
+
+int tamm_task_error(tamm_ctx *ctx, int err, const char *msg)
+{
+    if (!ctx || !ctx->task) return tamm__error(NULL, TAMM_ESTATE, "tamm_task_error outside a task: %s", msg ? msg : "");
+    return tamm__error(ctx->task, err < 0 ? err : TAMM_EDEVICE, "%s", msg ? msg : "the task's variant failed");
+}

@@ -172,7 +172,8 @@ static void usage(void)
 {
     fputs("usage: tammcc [cc flags] file.c... [-c|-S] [-o out] [--emit=c|--emit=cuda] [--explain] [-v]\n"
           "  translates '#pragma tamm' programs, compiles them with $TAMMCC_CC (default " TAMMCC_DEFAULT_CC ") and\n"
-          "  $TAMMCC_NVCC (default nvcc when found; 'none' disables CUDA), links libtammrt.\n"
+          "  $TAMMCC_NVCC (default nvcc when found; 'none' disables CUDA; 'emu' compiles the CUDA variants with\n"
+          "  $TAMMCC_CXX (default c++) and tamm_cuda_emu.h, which runs their kernels on the host), links libtammrt.\n"
           "  -S              write the generated C (and .cu) instead of compiling\n"
           "  --emit=c|cuda   print the generated C / CUDA on stdout (or to -o)\n"
           "  --explain       print each task's inferred accesses and permissions, and why\n"
@@ -256,6 +257,7 @@ int main(int argc, char **argv)
     const char *cc = getenv("TAMMCC_CC");
     if (!cc || !*cc) cc = TAMMCC_DEFAULT_CC;
     const char *nvcc = nvcc_path();
+    int emu = nvcc && !strcmp(nvcc, "emu"); /* TAMMCC_NVCC=emu: kernels run on the host (tamm_cuda_emu.h) */
     char tmpdir[] = "/tmp/tammcc-XXXXXX";
     if (!mkdtemp(tmpdir)) { perror("tammcc: mkdtemp"); return 1; }
     int status = 0;
@@ -345,8 +347,22 @@ int main(int argc, char **argv)
                 sv_free(&cmd);
                 if (!status && with_cuda) {
                     if (asprintf(&cuobj, "%s/%s.cu.o", tmpdir, b) < 0) return 1;
-                    sv_add(&cmd, nvcc);
                     const char *nf = getenv("TAMMCC_NVCC_FLAGS"); /* space-separated; default: nvcc's own */
+                    if (emu) {
+                        /* the host C++ compiler: the .cu includes tamm_cuda_emu.h instead of the CUDA runtime */
+                        const char *cxx = getenv("TAMMCC_CXX");
+                        sv_add(&cmd, cxx && *cxx ? cxx : "c++");
+                        sv_add(&cmd, "-x");
+                        sv_add(&cmd, "c++");
+                        sv_add(&cmd, "-std=c++17");
+                        sv_add(&cmd, "-pthread");
+                        for (int k = 0; k < cflags.n; k++)
+                            if (!strncmp(cflags.v[k], "-fsanitize", 10) || !strcmp(cflags.v[k], "-g")) sv_add(&cmd, cflags.v[k]);
+                        if (TAMMCC_SANITIZE[0] && !installed) sv_add(&cmd, TAMMCC_SANITIZE);
+                        nf = getenv("TAMMCC_CXX_FLAGS");
+                    } else {
+                        sv_add(&cmd, nvcc);
+                    }
                     if (nf && *nf) {
                         char *fl = strdup(nf), *sp = NULL;
                         for (char *w = strtok_r(fl, " ", &sp); w; w = strtok_r(NULL, " ", &sp)) sv_add(&cmd, w);
@@ -376,7 +392,8 @@ int main(int argc, char **argv)
                         sv_free(&cmd);
                     }
                 }
-                if (with_cuda) { sv_add(&linkflags, "-lcudart"); sv_add(&linkflags, "-lstdc++"); }
+                if (with_cuda && !emu) sv_add(&linkflags, "-lcudart");
+                if (with_cuda) sv_add(&linkflags, "-lstdc++");
                 sv_add(&link_objs, obj);
                 free(obj);
                 free(cobj);

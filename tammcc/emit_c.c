@@ -224,11 +224,11 @@ static void emit_submit(cc_out *o, cc_unit *u, cc_task *t, const char *ctx)
     int K = t->nacc > 0 ? t->nacc : 1;
     cc_printf(o, "    tamm_ref tamm_r_[%d];\n    const char *tamm_s_[%d];\n", K, K);
     if (t->has_cuda && p->has_device && p->device == CC_DEV_CUDA) /* device(cuda): the CPU variant only without a GPU */
-        cc_printf(o, "    tamm_task tamm_t_ = { tamm_num_gpus() && %s_cuda ? NULL : %s, %s_cuda, &%s, sizeof %s, tamm_r_, "
-                     "%s_refs(&%s, tamm_r_, tamm_s_),\n", t->name, t->name, t->name, A, A, t->name, A);
+        cc_printf(o, "    tamm_task tamm_t_ = { tamm_num_gpus() && %s ? NULL : %s, %s, &%s, sizeof %s, tamm_r_, "
+                     "%s_refs(&%s, tamm_r_, tamm_s_),\n", t->cuda_sym, t->name, t->cuda_sym, A, A, t->name, A);
     else
-        cc_printf(o, "    tamm_task tamm_t_ = { %s, %s%s, &%s, sizeof %s, tamm_r_, %s_refs(&%s, tamm_r_, tamm_s_),\n", t->name,
-                  t->has_cuda ? t->name : "NULL", t->has_cuda ? "_cuda" : "", A, A, t->name, A);
+        cc_printf(o, "    tamm_task tamm_t_ = { %s, %s, &%s, sizeof %s, tamm_r_, %s_refs(&%s, tamm_r_, tamm_s_),\n", t->name,
+                  t->has_cuda ? t->cuda_sym : "NULL", A, A, t->name, A);
     cc_printf(o, "                          %s, %s%s%s, %s%s%s, ", label, p->priority.s ? "(int)(" : "0",
               p->priority.s ? p->priority.s : "", p->priority.s ? ")" : "", p->on.s ? "(int)(" : "-1",
               p->on.s ? p->on.s : "", p->on.s ? ")" : "");
@@ -348,7 +348,7 @@ static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t, macro_replay *mr)
         free(how);
     }
     cc_printf(o, "    return %s;\n}\n\n", t->nacc ? "tamm_n_" : "0");
-    if (t->has_cuda) cc_printf(o, "extern void %s_cuda(tamm_ctx *, void *) __attribute__((weak));\n\n", t->name);
+    if (t->has_cuda) cc_printf(o, "extern void %s(tamm_ctx *, void *) __attribute__((weak));\n\n", t->cuda_sym);
     /* the CPU variant */
     cc_printf(o, "static void %s(tamm_ctx *tamm_ctx_, void *tamm_args_)\n{\n", t->name);
     for (int i = 0; i < t->npre; i++) cc_printf(o, "    %s;  /* from %s() */\n", t->pre[i], t->fname);

@@ -193,6 +193,11 @@ typedef struct plan {
     struct pl { CXCursor d; char *decl, *name; int acc; } *pl; int npl;
     cc_node *nest;
     loop lp[2]; int nmap;
+    /* the grid: option 2 both mapped loops, 1 the outer only, 3 the inner only, each under a
+     * condition (st 1: always, 0: never, -1: the C expression s, evaluated at launch); else one thread */
+    struct gcond { int st; char *s; } opt[4];
+    struct gcond alias;        /* no two accesses of the nest share a block (else one thread) */
+    char *grid_why;            /* --explain: which loops go on the grid, when, and why */
     elem *el; int nel;
     cc_node **brk; int nbrk;    /* break statements whose target is a for */
     cc_node **asg; int nasg;    /* assignments to nest locals (the lhs DeclRef) */
@@ -212,6 +217,9 @@ static void plan_free(plan *p)
     for (int i = 0; i < p->npl; i++) { free(p->pl[i].decl); free(p->pl[i].name); }
     free(p->pl);
     for (int i = 0; i < 2; i++) free(p->lp[i].name);
+    for (int i = 0; i < 4; i++) free(p->opt[i].s);
+    free(p->alias.s);
+    free(p->grid_why);
     for (int i = 0; i < p->nel; i++) { free(p->el[i].key); free(p->el[i].ix); }
     free(p->el);
     free(p->brk);
@@ -841,92 +849,9 @@ static int nest_visit(cc_node *n, void *arg)
     }
 }
 
-/* Operators written in a macro's body cannot be read from the main file's
- * tokens (libclang 14 has no operator-kind API): an index operator from a macro
- * counts as simple when every macro involved (the one expanded there, and the
- * file's macros its body names) has only (, ), +, -, * and ',' for punctuation. */
-typedef struct { const char *name; CXCursor def; int found; } mdef_ctx;
-static enum CXChildVisitResult mdef_visit(CXCursor c, CXCursor parent, CXClientData d)
-{
-    (void)parent;
-    mdef_ctx *m = d;
-    if (clang_getCursorKind(c) != CXCursor_MacroDefinition) return CXChildVisit_Continue;
-    CXString s = clang_getCursorSpelling(c);
-    if (!strcmp(clang_getCString(s), m->name)) { m->def = c; m->found = 1; }
-    clang_disposeString(s);
-    return CXChildVisit_Continue;
-}
-
-static int macro_simple(plan *p, CXCursor def, int depth)
-{
-    if (depth > 8) return 0;
-    CXTranslationUnit tu = p->u->ast.tu;
-    CXToken *tk;
-    unsigned n;
-    clang_tokenize(tu, clang_getCursorExtent(def), &tk, &n);
-    int ok = 1;
-    for (unsigned i = 1; i < n && ok; i++) { /* token 0 is the macro's name */
-        CXString s = clang_getTokenSpelling(tu, tk[i]);
-        const char *w = clang_getCString(s);
-        enum CXTokenKind k = clang_getTokenKind(tk[i]);
-        if (k == CXToken_Punctuation) {
-            ok = strlen(w) == 1 && strchr("()+-*,", w[0]);
-        } else if (k == CXToken_Identifier) {
-            mdef_ctx m = { w, clang_getNullCursor(), 0 };
-            clang_visitChildren(clang_getTranslationUnitCursor(tu), mdef_visit, &m);
-            if (m.found && !clang_equalCursors(m.def, def)) ok = macro_simple(p, m.def, depth + 1);
-        } else if (k == CXToken_Keyword) {
-            ok = 0;
-        }
-        clang_disposeString(s);
-    }
-    clang_disposeTokens(tu, tk, n);
-    return ok;
-}
-
-static int op_from_simple_macro(plan *p, const cc_node *n)
-{
-    if (!n->in_main) return 0;
-    CXSourceLocation l = clang_getLocationForOffset(p->u->ast.tu, p->u->ast.file, (unsigned)n->b);
-    CXCursor c = clang_getCursor(p->u->ast.tu, l);
-    if (clang_getCursorKind(c) != CXCursor_MacroExpansion) return 0;
-    CXCursor def = clang_getCursorReferenced(c);
-    if (clang_getCursorKind(def) != CXCursor_MacroDefinition) return 0;
-    return macro_simple(p, def, 0);
-}
-
-typedef struct { CXCursor v; int hit, simple; plan *p; } ix_ctx;
-static int ix_visit(cc_node *n, void *arg)
-{
-    ix_ctx *c = arg;
-    int post;
-    switch (n->kind) {
-    case CXCursor_DeclRefExpr:
-        if (same_cursor(cc_referenced(n), c->v)) c->hit = 1;
-        return 1;
-    case CXCursor_IntegerLiteral: case CXCursor_ParenExpr: case CXCursor_UnexposedExpr: case CXCursor_CStyleCastExpr:
-    case CXCursor_TypeRef:
-        return 1;
-    case CXCursor_BinaryOperator: {
-        const char *op = cc_binop(&c->p->u->ast, n);
-        if (!*op) { if (!op_from_simple_macro(c->p, n)) c->simple = 0; }
-        else if (strcmp(op, "+") && strcmp(op, "-") && strcmp(op, "*")) c->simple = 0;
-        return 1;
-    }
-    case CXCursor_UnaryOperator: {
-        const char *op = cc_unop(&c->p->u->ast, n, &post);
-        if (!*op) { if (!op_from_simple_macro(c->p, n)) c->simple = 0; }
-        else if (strcmp(op, "+") && strcmp(op, "-")) c->simple = 0;
-        return 1;
-    }
-    default:
-        c->simple = 0;
-        return 1;
-    }
-}
-
-/* may the iterations of loop l run in parallel?  NULL if so, else why not */
-static char *independent(plan *p, const loop *l)
+/* May loop l become a grid-stride loop at all?  NULL if so, else why not.  (Whether its
+ * iterations store to distinct elements is decided by distinct_cond below.) */
+static char *structural(plan *p, const loop *l)
 {
     for (int a = 0; a < p->t->nacc; a++) {
         int kinds = 0;
@@ -940,13 +865,6 @@ static char *independent(plan *p, const loop *l)
         }
         if (!(kinds & K_STORE) && !((kinds & K_ACC) && (kinds & K_READ))) continue;
         if (!same) return cc_fmt("block %s is stored to, and accessed at different elements", p->t->acc[a].key);
-        for (int i = 0; i < p->nel; i++) {
-            if (p->el[i].acc != a || !cc_within(p->el[i].at, l->body)) continue;
-            ix_ctx c = { l->var, 0, 1, p };
-            for (int k = 0; k < p->el[i].nix; k++) cc_walk(p->el[i].ix[k], ix_visit, &c);
-            if (!c.hit) return cc_fmt("block %s is stored to at %s, which does not depend on %s", p->t->acc[a].key, key, l->name);
-            if (!c.simple) return cc_fmt("block %s is stored to at %s, not an index of only +, - and *", p->t->acc[a].key, key);
-        }
     }
     for (int i = 0; i < p->nbrk; i++)
         if (p->brk[i] == l->f) return cc_fmt("the loop over %s has a 'break'", l->name);
@@ -955,6 +873,592 @@ static char *independent(plan *p, const loop *l)
             return cc_fmt("the loop variable %s is assigned in the body", l->name);
     return NULL;
 }
+
+/* ---------------------------------------------------------------- distinct elements per iteration
+ * A stored index is read as a polynomial over atoms: loop variables of the nest (the mapped loops,
+ * and inner canonical loops with bounds fixed for the kernel) and captured integer variables (fixed
+ * for the kernel); constants (literals, macros, enum constants) are evaluated.  Iterations i != i'
+ * of a mapped loop store to distinct elements when some subscript is c * i + sum of c_w * w + rest,
+ * every coefficient fixed, and |c| > sum of |c_w| * (trip count of w - 1) over the loop variables w
+ * that may differ between the two iterations: then the two subscripts differ by at least |c| minus
+ * what the other variables can make up.  The condition is decided at compile time when everything
+ * in it is constant, else evaluated at launch; a grid mapping whose condition fails falls back to
+ * fewer loops on the grid, or one thread (the grid-stride loops are right for any grid). */
+enum { PT_MAX = 24, PA_MAX = 4, AT_MAX = 24 };
+typedef struct { long long k; int na; int a[PA_MAX]; } pterm; /* k * atoms (sorted) */
+typedef struct { int n; pterm t[PT_MAX]; } poly;
+typedef struct {
+    plan *p;
+    int n;
+    CXCursor c[AT_MAX];
+    char *name[AT_MAX];
+    int loopv[AT_MAX];        /* a loop variable (else a captured variable) */
+    char *trip[AT_MAX];       /* a loop variable's trip count: a C expression, or NULL: unknown */
+    long long ktrip[AT_MAX];  /* ... its value when constant (ctrip) */
+    int ctrip[AT_MAX];
+    cc_node *mn[64];          /* operators written in macros: the node, and its operator (macro_ops) */
+    char mo[64][2];
+    int nm;
+} gctx;
+
+static void poly_norm(poly *x)
+{
+    int m = 0;
+    for (int i = 0; i < x->n; i++) {
+        int j;
+        for (j = 0; j < m; j++)
+            if (x->t[j].na == x->t[i].na && !memcmp(x->t[j].a, x->t[i].a, (size_t)x->t[i].na * sizeof(int))) break;
+        if (j < m) x->t[j].k += x->t[i].k;
+        else x->t[m++] = x->t[i];
+    }
+    int k = 0;
+    for (int i = 0; i < m; i++)
+        if (x->t[i].k) x->t[k++] = x->t[i];
+    x->n = k;
+}
+
+static int poly_add(poly *r, const poly *a, const poly *b, long long sb)
+{
+    if (a->n + b->n > PT_MAX) return 0;
+    poly x = *a;
+    for (int i = 0; i < b->n; i++) { x.t[x.n] = b->t[i]; x.t[x.n++].k *= sb; }
+    poly_norm(&x);
+    *r = x;
+    return 1;
+}
+
+static int poly_mul(poly *r, const poly *a, const poly *b)
+{
+    if (a->n * b->n > PT_MAX) return 0;
+    poly x;
+    x.n = 0;
+    for (int i = 0; i < a->n; i++)
+        for (int j = 0; j < b->n; j++) {
+            pterm t;
+            if (a->t[i].na + b->t[j].na > PA_MAX) return 0;
+            t.k = a->t[i].k * b->t[j].k;
+            t.na = 0;
+            for (int q = 0; q < a->t[i].na; q++) t.a[t.na++] = a->t[i].a[q];
+            for (int q = 0; q < b->t[j].na; q++) t.a[t.na++] = b->t[j].a[q];
+            for (int u = 1; u < t.na; u++) /* sort the atoms */
+                for (int v = u; v > 0 && t.a[v - 1] > t.a[v]; v--) { int w = t.a[v]; t.a[v] = t.a[v - 1]; t.a[v - 1] = w; }
+            x.t[x.n++] = t;
+        }
+    poly_norm(&x);
+    *r = x;
+    return 1;
+}
+
+static poly poly_const(long long k)
+{
+    poly x;
+    x.n = k != 0;
+    x.t[0].k = k;
+    x.t[0].na = 0;
+    return x;
+}
+
+static int refs_var(cc_node *n, void *arg)
+{
+    int *hit = arg;
+    if (n->kind == CXCursor_DeclRefExpr) {
+        enum CXCursorKind k = clang_getCursorKind(cc_referenced(n));
+        if (k == CXCursor_VarDecl || k == CXCursor_ParmDecl) *hit = 1;
+    }
+    return !*hit;
+}
+
+/* ---- operators written in a macro's body: libclang 14 has no operator-kind API and the cursors
+ * of a macro expansion all span the invocation.  The invocation is expanded here (parameters
+ * substituted, macros in the body expanded in turn); the operator tokens of the expansion, in order,
+ * are the operators of an in-order walk of the expression's AST.  Only + - * and parentheses,
+ * identifiers, numbers and keywords (casts) may appear; anything else leaves the operators unknown. */
+typedef struct { const char *name; size_t before; CXCursor def; int found; plan *p; } mdef_ctx;
+static enum CXChildVisitResult mdef_visit(CXCursor c, CXCursor parent, CXClientData d)
+{
+    (void)parent;
+    mdef_ctx *m = d;
+    if (clang_getCursorKind(c) != CXCursor_MacroDefinition) return CXChildVisit_Continue;
+    CXString s = clang_getCursorSpelling(c);
+    if (!strcmp(clang_getCString(s), m->name)) {
+        size_t off;
+        int in_main = cc_offset(&m->p->u->ast, clang_getCursorLocation(c), &off);
+        if (!in_main || off < m->before) { m->def = c; m->found = 1; } /* the last one before the use */
+    }
+    clang_disposeString(s);
+    return CXChildVisit_Continue;
+}
+
+typedef struct { char **t; int n; } toks;
+static void toks_add(toks *x, const char *s)
+{
+    x->t = realloc(x->t, (size_t)(x->n + 1) * sizeof *x->t);
+    x->t[x->n++] = strdup(s);
+}
+static void toks_free(toks *x) { for (int i = 0; i < x->n; i++) free(x->t[i]); free(x->t); x->t = NULL; x->n = 0; }
+
+/* append the expansion of tokens in[0..n) (identifiers that are macros expanded) to out; 0 on failure */
+static int expand_toks(plan *p, char **in, int n, size_t before, toks *out, int depth);
+static int expand_macro(plan *p, CXCursor def, toks *args, int nargs, size_t before, toks *out, int depth)
+{
+    if (depth > 8) return 0;
+    CXTranslationUnit tu = p->u->ast.tu;
+    CXToken *tk;
+    unsigned nt;
+    clang_tokenize(tu, clang_getCursorExtent(def), &tk, &nt);
+    toks params = { NULL, 0 }, body = { NULL, 0 };
+    unsigned i = 1;
+    int fl = clang_Cursor_isMacroFunctionLike(def), ok = 1;
+    if (fl) {
+        for (i = 2; i < nt; i++) {
+            CXString s = clang_getTokenSpelling(tu, tk[i]);
+            const char *w = clang_getCString(s);
+            int end = !strcmp(w, ")");
+            if (strcmp(w, ",") && !end) toks_add(&params, w);
+            clang_disposeString(s);
+            if (end) { i++; break; }
+        }
+    }
+    if (params.n != nargs) ok = 0;
+    for (; i < nt && ok; i++) {
+        CXString s = clang_getTokenSpelling(tu, tk[i]);
+        const char *w = clang_getCString(s);
+        int k;
+        for (k = 0; k < params.n && strcmp(params.t[k], w); k++) {}
+        if (k < params.n) {
+            toks_add(&body, "(");
+            for (int q = 0; q < args[k].n; q++) toks_add(&body, args[k].t[q]);
+            toks_add(&body, ")");
+        } else {
+            toks_add(&body, w);
+        }
+        clang_disposeString(s);
+    }
+    clang_disposeTokens(tu, tk, nt);
+    if (ok) ok = expand_toks(p, body.t, body.n, before, out, depth + 1);
+    toks_free(&params);
+    toks_free(&body);
+    return ok;
+}
+
+static int expand_toks(plan *p, char **in, int n, size_t before, toks *out, int depth)
+{
+    for (int i = 0; i < n; i++) {
+        const char *w = in[i];
+        if (isalpha((unsigned char)w[0]) || w[0] == '_') {
+            mdef_ctx m = { w, before, clang_getNullCursor(), 0, p };
+            clang_visitChildren(clang_getTranslationUnitCursor(p->u->ast.tu), mdef_visit, &m);
+            if (m.found && !clang_Cursor_isMacroFunctionLike(m.def)) {
+                if (!expand_macro(p, m.def, NULL, 0, before, out, depth)) return 0;
+                continue;
+            }
+            if (m.found) return 0; /* a function-like macro inside: not followed */
+        }
+        toks_add(out, w);
+    }
+    return 1;
+}
+
+static void inorder_ops(cc_node *n, cc_node **v, int *k, int max, int *bad)
+{
+    if (n->kind == CXCursor_BinaryOperator && n->nkid == 2) {
+        inorder_ops(n->kid[0], v, k, max, bad);
+        if (*k < max) v[(*k)++] = n; else *bad = 1;
+        inorder_ops(n->kid[1], v, k, max, bad);
+        return;
+    }
+    if (n->kind == CXCursor_UnaryOperator) {
+        if (*k < max) v[(*k)++] = n; else *bad = 1;
+    } else if (n->kind == CXCursor_CompoundAssignOperator || n->kind == CXCursor_ConditionalOperator ||
+               n->kind == CXCursor_CallExpr) {
+        *bad = 1;
+    }
+    for (int i = 0; i < n->nkid; i++) inorder_ops(n->kid[i], v, k, max, bad);
+}
+
+static void macro_ops(gctx *g, cc_node *n)
+{
+    plan *p = g->p;
+    cc_node *r = n;
+    while (r->parent && r->parent->b == n->b && r->parent->e == n->e && clang_isExpression(r->parent->kind)) r = r->parent;
+    if (!r->in_main) return;
+    CXTranslationUnit tu = p->u->ast.tu;
+    CXSourceLocation l = clang_getLocationForOffset(tu, p->u->ast.file, (unsigned)r->b);
+    CXCursor c = clang_getCursor(tu, l);
+    if (clang_getCursorKind(c) != CXCursor_MacroExpansion) return;
+    CXCursor def = clang_getCursorReferenced(c);
+    if (clang_getCursorKind(def) != CXCursor_MacroDefinition) return;
+    /* the invocation's arguments, from the main file's tokens */
+    CXToken *tk;
+    unsigned nt;
+    CXSourceRange rg = clang_getRange(l, clang_getLocationForOffset(tu, p->u->ast.file, (unsigned)r->e));
+    clang_tokenize(tu, rg, &tk, &nt);
+    toks args[16];
+    int na = 0, depth = 0, ok = nt >= 1;
+    memset(args, 0, sizeof args);
+    for (unsigned i = 1; i < nt && ok; i++) {
+        size_t off;
+        if (!cc_offset(&p->u->ast, clang_getTokenLocation(tu, tk[i]), &off) || off >= r->e) break;
+        CXString s = clang_getTokenSpelling(tu, tk[i]);
+        const char *w = clang_getCString(s);
+        if (i == 1) ok = !strcmp(w, "(");
+        else if (!strcmp(w, "(") ) { depth++; toks_add(&args[na], w); }
+        else if (!strcmp(w, ")")) { if (depth-- == 0) { na++; } else toks_add(&args[na], w); }
+        else if (!strcmp(w, ",") && depth == 0) { if (++na >= 16) ok = 0; }
+        else toks_add(&args[na], w);
+        clang_disposeString(s);
+    }
+    clang_disposeTokens(tu, tk, nt);
+    if (!clang_Cursor_isMacroFunctionLike(def)) na = 0;
+    toks out = { NULL, 0 };
+    if (ok) ok = expand_macro(p, def, args, na, r->b, &out, 0);
+    for (int i = 0; i < 16; i++) toks_free(&args[i]);
+    char ops[64][2];
+    int no_ = 0;
+    for (int i = 0; i < out.n && ok; i++) {
+        const char *w = out.t[i];
+        if (isalnum((unsigned char)w[0]) || w[0] == '_' || w[0] == '.' || !strcmp(w, "(") || !strcmp(w, ")")) continue;
+        if ((!strcmp(w, "+") || !strcmp(w, "-") || !strcmp(w, "*")) && no_ < 64) { ops[no_][0] = w[0]; ops[no_++][1] = 0; }
+        else ok = 0;
+    }
+    toks_free(&out);
+    cc_node *v[64];
+    int k = 0, bad = 0;
+    if (ok) inorder_ops(r, v, &k, 64, &bad);
+    if (!ok || bad || k != no_) return;
+    for (int i = 0; i < k && g->nm < 64; i++) {
+        g->mn[g->nm] = v[i];
+        memcpy(g->mo[g->nm], ops[i], 2);
+        g->nm++;
+    }
+}
+
+/* the operator of a binary or unary operator node (also one written in a macro), or NULL */
+static char *any_op(gctx *g, cc_node *n)
+{
+    int post;
+    plan *p = g->p;
+    const char *op = n->kind == CXCursor_BinaryOperator ? cc_binop(&p->u->ast, n) : cc_unop(&p->u->ast, n, &post);
+    if (*op) return strdup(op);
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < g->nm; i++)
+            if (g->mn[i] == n) return strdup(g->mo[i]);
+        if (!pass) macro_ops(g, n);
+    }
+    return NULL;
+}
+
+static int int_type_size(CXType t)
+{
+    CXType c = clang_getCanonicalType(t);
+    if (c.kind == CXType_Enum) c = clang_getCanonicalType(clang_getEnumDeclIntegerType(clang_getTypeDeclaration(c)));
+    if (!is_integer_kind(c.kind)) return 0;
+    long long sz = clang_Type_getSizeOf(c);
+    return sz > 0 ? (int)sz : 0;
+}
+
+static int atom_of(gctx *g, CXCursor d)
+{
+    for (int i = 0; i < g->n; i++)
+        if (same_cursor(g->c[i], d)) return i;
+    return -1;
+}
+
+static int poly_of(gctx *g, cc_node *n, poly *out)
+{
+    while (n->kind == CXCursor_ParenExpr && n->nkid == 1) n = n->kid[0];
+    if (!clang_isExpression(n->kind)) return 0;
+    int hit = 0;
+    cc_walk(n, refs_var, &hit);
+    if (!hit) { /* a constant: literals, macros, enum constants, sizeof */
+        if (!int_type_size(clang_getCursorType(n->c))) return 0;
+        CXEvalResult r = clang_Cursor_Evaluate(n->c);
+        if (!r) return 0;
+        int ok = clang_EvalResult_getKind(r) == CXEval_Int;
+        if (ok) *out = poly_const(clang_EvalResult_getAsLongLong(r));
+        clang_EvalResult_dispose(r);
+        return ok;
+    }
+    switch (n->kind) {
+    case CXCursor_UnexposedExpr: case CXCursor_CStyleCastExpr: { /* conversions that keep every value */
+        cc_node *k = n->nkid ? n->kid[n->nkid - 1] : NULL;
+        if (!k || !clang_isExpression(k->kind)) return 0;
+        int to = int_type_size(clang_getCursorType(n->c)), from = int_type_size(clang_getCursorType(k->c));
+        if (!to || !from || to < from) return 0;
+        return poly_of(g, k, out);
+    }
+    case CXCursor_DeclRefExpr: {
+        int a = atom_of(g, clang_getCanonicalCursor(cc_referenced(n)));
+        if (a < 0) return 0;
+        out->n = 1;
+        out->t[0].k = 1;
+        out->t[0].na = 1;
+        out->t[0].a[0] = a;
+        return 1;
+    }
+    case CXCursor_BinaryOperator: {
+        if (n->nkid != 2) return 0;
+        char *op = any_op(g, n);
+        poly a, b;
+        int ok = op && (!strcmp(op, "+") || !strcmp(op, "-") || !strcmp(op, "*")) && poly_of(g, n->kid[0], &a) &&
+                 poly_of(g, n->kid[1], &b) && (op[0] == '*' ? poly_mul(out, &a, &b) : poly_add(out, &a, &b, op[0] == '-' ? -1 : 1));
+        free(op);
+        return ok;
+    }
+    case CXCursor_UnaryOperator: {
+        if (n->nkid != 1) return 0;
+        char *op = any_op(g, n);
+        poly a;
+        int ok = op && (!strcmp(op, "-") || !strcmp(op, "+")) && poly_of(g, n->kid[0], &a);
+        if (ok && op[0] == '-')
+            for (int i = 0; i < a.n; i++) a.t[i].k = -a.t[i].k;
+        if (ok) *out = a;
+        free(op);
+        return ok;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* the polynomial has only captured variables (fixed for the kernel) */
+static int poly_fixed(gctx *g, const poly *x)
+{
+    for (int i = 0; i < x->n; i++)
+        for (int q = 0; q < x->t[i].na; q++)
+            if (g->loopv[x->t[i].a[q]]) return 0;
+    return 1;
+}
+
+static int poly_is_const(const poly *x, long long *k)
+{
+    if (x->n == 0) { *k = 0; return 1; }
+    if (x->n == 1 && x->t[0].na == 0) { *k = x->t[0].k; return 1; }
+    return 0;
+}
+
+static char *poly_str(gctx *g, const poly *x)
+{
+    if (!x->n) return strdup("0");
+    char *r = strdup("");
+    for (int i = 0; i < x->n; i++) {
+        long long k = x->t[i].k;
+        const char *sep = !i ? (k < 0 ? "-" : "") : k < 0 ? " - " : " + ";
+        char *t;
+        if (x->t[i].na && (k == 1 || k == -1)) t = cc_fmt("%s%s", r, sep);
+        else t = cc_fmt("%s%s%lld%s", r, sep, k < 0 ? -k : k, x->t[i].na ? " * " : "");
+        free(r);
+        r = t;
+        for (int q = 0; q < x->t[i].na; q++) {
+            t = cc_fmt("%s%s(long long)%s", r, q ? " * " : "", g->name[x->t[i].a[q]]);
+            free(r);
+            r = t;
+        }
+    }
+    if (x->n == 1) return r;
+    char *t = cc_fmt("(%s)", r);
+    free(r);
+    return t;
+}
+
+/* |x| as C */
+static char *abs_str(gctx *g, const poly *x)
+{
+    long long k;
+    if (poly_is_const(x, &k)) return cc_fmt("%lld", k < 0 ? -k : k);
+    char *s = poly_str(g, x), *r = cc_fmt("tamm_cc_abs(%s)", s);
+    free(s);
+    return r;
+}
+
+typedef struct gcond gcond;
+static gcond gc_const(int v) { gcond c = { v, NULL }; return c; }
+static gcond gc_bin(gcond a, gcond b, int and_)
+{
+    if (a.st == !and_ || b.st == !and_) { free(a.s); free(b.s); return gc_const(!and_); }
+    if (a.st == and_) { free(a.s); return b; }
+    if (b.st == and_) { free(b.s); return a; }
+    gcond c = { -1, cc_fmt("(%s %s %s)", a.s, and_ ? "&&" : "||", b.s) };
+    free(a.s);
+    free(b.s);
+    return c;
+}
+
+/* distinct subscript x for iterations that differ in loop variable v, where the loop variables in
+ * `fixed` (a mask of atoms) are equal and every other loop variable may differ */
+static gcond comp_cond(gctx *g, const poly *x, int v, unsigned fixed)
+{
+    poly c[AT_MAX];
+    int used[AT_MAX] = { 0 };
+    for (int a = 0; a < g->n; a++) c[a].n = 0;
+    for (int i = 0; i < x->n; i++) {
+        const pterm *t = &x->t[i];
+        int lv = -1, nl = 0;
+        for (int q = 0; q < t->na; q++)
+            if (g->loopv[t->a[q]]) { lv = t->a[q]; nl++; }
+        if (nl == 0) continue; /* fixed for the kernel: the same in both iterations */
+        if (nl > 1) return gc_const(0); /* a product of loop variables */
+        pterm r = *t;
+        r.na = 0;
+        for (int q = 0; q < t->na; q++)
+            if (t->a[q] != lv) r.a[r.na++] = t->a[q];
+        if (c[lv].n >= PT_MAX) return gc_const(0);
+        c[lv].t[c[lv].n++] = r;
+        used[lv] = 1;
+    }
+    if (!used[v]) return gc_const(0);
+    for (int a = 0; a < g->n; a++) poly_norm(&c[a]);
+    if (!c[v].n) return gc_const(0);
+    long long kv, kw, lhsk = 0, rhsk = 0;
+    int cst = poly_is_const(&c[v], &kv);
+    if (cst) lhsk = kv < 0 ? -kv : kv;
+    char *lhs = abs_str(g, &c[v]), *rhs = strdup("");
+    for (int w = 0; w < g->n; w++) {
+        if (w == v || !used[w] || (fixed >> w & 1u) || !c[w].n) continue;
+        if (!g->trip[w]) { free(lhs); free(rhs); return gc_const(0); }
+        char *cw = abs_str(g, &c[w]);
+        int one = !strcmp(cw, "1");
+        char *t = cc_fmt("%s%s%s%s(%s > 1 ? %s - 1 : 0)", rhs, *rhs ? " + " : "", one ? "" : cw, one ? "" : " * ", g->trip[w],
+                         g->trip[w]);
+        free(cw);
+        free(rhs);
+        rhs = t;
+        if (cst && poly_is_const(&c[w], &kw) && g->ctrip[w]) rhsk += (kw < 0 ? -kw : kw) * (g->ktrip[w] > 1 ? g->ktrip[w] - 1 : 0);
+        else cst = 0;
+    }
+    gcond r;
+    if (cst) r = gc_const(lhsk > rhsk);
+    else r = (gcond){ -1, *rhs ? cc_fmt("%s > %s", lhs, rhs) : cc_fmt("%s != 0", lhs) };
+    free(lhs);
+    free(rhs);
+    return r;
+}
+
+/* the stored-to blocks' elements are distinct for iterations that differ in v (fixed: as above) */
+static gcond distinct_cond(gctx *g, const loop *l0, int v, unsigned fixed, char **why)
+{
+    plan *p = g->p;
+    gcond all = gc_const(1);
+    for (int a = 0; a < p->t->nacc && all.st != 0; a++) {
+        int kinds = 0, first = -1;
+        for (int i = 0; i < p->nel; i++)
+            if (p->el[i].acc == a && cc_within(p->el[i].at, l0->body)) {
+                kinds |= p->el[i].kind;
+                if (first < 0) first = i;
+            }
+        if (!(kinds & K_STORE) && !((kinds & K_ACC) && (kinds & K_READ))) continue;
+        const elem *e = &p->el[first];
+        gcond any = gc_const(0);
+        for (int k = 0; k < e->nix && any.st != 1; k++) {
+            poly x;
+            if (!poly_of(g, e->ix[k], &x)) continue;
+            any = gc_bin(any, comp_cond(g, &x, v, fixed), 0);
+        }
+        if (any.st == 0 && why && !*why)
+            *why = cc_fmt("block %s is stored to at %s, not proven a distinct element for each %s", p->t->acc[a].key,
+                          e->key, g->name[v]);
+        all = gc_bin(all, any, 1);
+    }
+    return all;
+}
+
+typedef struct { cc_node **v; int n; } forlist;
+static int collect_for(cc_node *n, void *arg)
+{
+    forlist *fs = arg;
+    if (n->kind == CXCursor_ForStmt) {
+        fs->v = realloc(fs->v, (size_t)(fs->n + 1) * sizeof *fs->v);
+        fs->v[fs->n++] = n;
+    }
+    return 1;
+}
+
+/* the grid options of the nest (plan_nest): opt[2] both loops, opt[1] the outer, opt[3] the inner */
+static void grid_options(plan *p, int two, char **why)
+{
+    gctx g;
+    memset(&g, 0, sizeof g);
+    g.p = p;
+    cc_task *t = p->t;
+    /* loop variables: the mapped loops, then inner canonical loops whose bounds are fixed for the kernel */
+    for (int k = 0; k < 1 + two; k++) {
+        g.c[g.n] = p->lp[k].var;
+        g.name[g.n] = strdup(p->lp[k].name);
+        g.loopv[g.n] = 1;
+        g.trip[g.n] = cc_fmt("tamm_n%d_", k);
+        g.n++;
+    }
+    /* captured integer variables that the nest does not assign */
+    for (int i = 0; i < t->ncap && g.n < AT_MAX; i++) {
+        if (!int_type_size(t->cap[i].type)) continue;
+        int assigned = 0;
+        for (int q = 0; q < p->nasg; q++) assigned |= same_cursor(cc_referenced(p->asg[q]), t->cap[i].decl);
+        if (assigned) continue;
+        g.c[g.n] = clang_getCanonicalCursor(t->cap[i].decl);
+        g.name[g.n] = strdup(t->cap[i].name);
+        g.n++;
+    }
+    /* trip counts of the mapped loops, when constant */
+    for (int k = 0; k < 1 + two; k++) {
+        poly lb, ub, d;
+        long long kk;
+        if (poly_of(&g, p->lp[k].lb, &lb) && poly_of(&g, p->lp[k].ub, &ub) && poly_add(&d, &ub, &lb, -1) &&
+            poly_is_const(&d, &kk)) {
+            g.ctrip[k] = 1;
+            g.ktrip[k] = kk + p->lp[k].le;
+        }
+    }
+    /* inner loops */
+    forlist fs = { NULL, 0 };
+    cc_walk(p->lp[0].body, collect_for, &fs);
+    for (int i = 0; i < fs.n && g.n < AT_MAX; i++) {
+        loop l;
+        if (two && fs.v[i] == p->lp[1].f) continue;
+        if (!parse_for(p, fs.v[i], &l)) continue;
+        int assigned = 0;
+        for (int q = 0; q < p->nasg; q++)
+            assigned |= same_cursor(cc_referenced(p->asg[q]), l.var) && !cc_within(p->asg[q], l.f->kid[2]);
+        poly lb, ub, d;
+        if (!assigned && poly_of(&g, l.lb, &lb) && poly_of(&g, l.ub, &ub) && poly_fixed(&g, &lb) && poly_fixed(&g, &ub) &&
+            poly_add(&d, &ub, &lb, -1)) {
+            if (l.le) { poly one = poly_const(1); poly_add(&d, &d, &one, 1); }
+            long long kk;
+            g.c[g.n] = l.var;
+            g.name[g.n] = strdup(l.name);
+            g.loopv[g.n] = 1;
+            g.trip[g.n] = poly_str(&g, &d);
+            if ((g.ctrip[g.n] = poly_is_const(&d, &kk))) g.ktrip[g.n] = kk;
+            g.n++;
+        }
+        free(l.name);
+    }
+    free(fs.v);
+    p->opt[1] = distinct_cond(&g, &p->lp[0], 0, 0, why);
+    if (two) {
+        gcond a = gc_bin(distinct_cond(&g, &p->lp[0], 0, 0, NULL), distinct_cond(&g, &p->lp[0], 1, 1u << 0, NULL), 1);
+        gcond b = gc_bin(distinct_cond(&g, &p->lp[0], 1, 0, NULL), distinct_cond(&g, &p->lp[0], 0, 1u << 1, NULL), 1);
+        p->opt[2] = gc_bin(a, b, 0);
+        p->opt[3] = distinct_cond(&g, &p->lp[0], 1, 0, NULL);
+    }
+    /* Two accesses are the same block when their indices are equal at run time (tamm_cc_get serves
+     * one buffer): the analysis above is per access, so such a pair, one of them stored to, must
+     * not share a buffer on the grid (else one thread, in the CPU variant's order). */
+    int kinds[64] = { 0 };
+    for (int i = 0; i < p->nel; i++)
+        if (p->el[i].acc < 64 && cc_within(p->el[i].at, p->lp[0].body)) kinds[p->el[i].acc] |= p->el[i].kind;
+    gcond alias = gc_const(1);
+    for (int a = 0; a < t->nacc && a < 64; a++)
+        for (int b = a + 1; b < t->nacc && b < 64; b++) {
+            int k = kinds[a] | kinds[b];
+            if (!kinds[a] || !kinds[b] || !t->acc[a].fetched || !t->acc[b].fetched) continue;
+            if (!(k & K_STORE) && !((k & K_ACC) && (k & K_READ))) continue;
+            alias = gc_bin(alias, (gcond){ -1, cc_fmt("tamm_b%d_ != tamm_b%d_", a, b) }, 1);
+        }
+    free(p->alias.s);
+    p->alias = alias;
+    for (int i = 0; i < g.n; i++) { free(g.name[i]); free(g.trip[i]); }
+}
+
 
 static cc_node *single(cc_node *s)
 {
@@ -1011,13 +1515,13 @@ static int plan_nest(plan *p)
     if (p->why) return 0;
     if (!p->nel) return no(p, "the loop nest does not access any block element");
     if (!host_expr(p, p->lp[0].lb, 1) || !host_expr(p, p->lp[0].ub, 1)) return 0;
-    char *w = independent(p, &p->lp[0]);
+    char *w = structural(p, &p->lp[0]);
     if (w) {
         no(p, "the outer loop (over %s) is not independent: %s", p->lp[0].name, w);
         free(w);
         return 0;
     }
-    p->nmap = 1;
+    int two = 0;
     cc_node *in = single(p->lp[0].body);
     loop l1;
     if (in && parse_for(p, in, &l1)) {
@@ -1033,17 +1537,63 @@ static int plan_nest(plan *p)
             p->ned = ned;
         }
         if (ok) {
-            char *w1 = independent(p, &l1);
+            char *w1 = structural(p, &l1);
             if (w1) ok = 0;
             free(w1);
         }
         if (ok) {
             p->lp[1] = l1;
-            p->nmap = 2;
+            two = 1;
         } else {
             free(l1.name);
         }
     }
+    char *why = NULL;
+    grid_options(p, two, &why);
+    if (two && p->opt[2].st == 0 && p->opt[3].st == 0) { /* the inner loop never goes on the grid: sequential */
+        free(p->lp[1].name);
+        memset(&p->lp[1], 0, sizeof p->lp[1]);
+        for (int i = 0; i < 4; i++) { free(p->opt[i].s); p->opt[i].s = NULL; p->opt[i].st = 0; }
+        free(why);
+        why = NULL;
+        two = 0;
+        grid_options(p, 0, &why);
+    }
+    if (p->opt[1].st == 0 && !two) {
+        no(p, "the outer loop (over %s) is not independent: %s", p->lp[0].name, why ? why : "its stores are not distinct");
+        free(why);
+        return 0;
+    }
+    p->nmap = 1 + two;
+    /* --explain: the options in the order the launch tries them */
+    static const int order[3] = { 2, 1, 3 };
+    char *g = strdup("");
+    int settled = 0;
+    for (int k = 0; k < 3 && !settled; k++) {
+        const struct gcond *c = &p->opt[order[k]];
+        if (c->st == 0 || (order[k] != 1 && !two)) continue;
+        char *what = order[k] == 2 ? cc_fmt("%s (y) and %s (x)", p->lp[0].name, p->lp[1].name)
+                                   : strdup(p->lp[order[k] == 1 ? 0 : 1].name);
+        char *t = cc_fmt("%s%s%s%s%s", g, *g ? "; else " : "", what, c->st == 1 ? "" : " if ", c->st == 1 ? "" : c->s);
+        free(what);
+        free(g);
+        g = t;
+        settled = c->st == 1;
+    }
+    if (!settled) {
+        char *t = cc_fmt("%s; else one thread", g);
+        free(g);
+        g = t;
+    }
+    if (p->alias.st == -1) {
+        char *t = cc_fmt("%s (only if %s: two accesses that reach one block at run time share its buffer; else one thread)", g,
+                         p->alias.s);
+        free(g);
+        g = t;
+    }
+    p->grid_why = cc_fmt("on the grid: %s%s%s%s", g, why ? " (" : "", why ? why : "", why ? ")" : "");
+    free(g);
+    free(why);
     p->form = 2;
     return 1;
 }
@@ -1097,6 +1647,8 @@ void cc_cuda_decide(cc_unit *u, cc_task *t)
     t->cuda_why = NULL;
     t->has_cuda = plan_task(u, t, &p) && !p.why;
     if (!t->has_cuda) t->cuda_why = strdup(p.why ? p.why : "no CUDA variant");
+    free(t->cuda_grid);
+    t->cuda_grid = t->has_cuda && p.grid_why ? strdup(p.grid_why) : NULL;
     for (int i = 0; i < t->nacc && t->has_cuda; i++)
         if (t->acc[i].guard) { /* the CUDA variant would need its blocks whatever the branches */
             t->has_cuda = 0;
@@ -1200,7 +1752,7 @@ static void emit_args_struct(cc_out *o, cc_task *t)
 
 static void emit_host_prologue(cc_out *o, cc_task *t)
 {
-    cc_printf(o, "extern \"C\" void %s_cuda(tamm_ctx *tamm_ctx_, void *tamm_args_)\n{\n", t->name);
+    cc_printf(o, "extern \"C\" void %s(tamm_ctx *tamm_ctx_, void *tamm_args_)\n{\n", t->cuda_sym);
     for (int i = 0; i < t->npre; i++) cc_printf(o, "    %s;  /* from %s() */\n", t->pre[i], t->fname);
     cc_printf(o, "    struct %s_args *tamm_a_ = (struct %s_args *)tamm_args_;\n", t->name, t->name);
     for (int i = 0; i < t->ncap; i++) {
@@ -1262,14 +1814,21 @@ static void emit_call(cc_out *o, plan *p)
     emit_host_epilogue(o, t);
 }
 
-static void emit_loop_header(cc_out *o, plan *p, const loop *l, char axis)
+/* A grid-stride loop.  It counts in a 64-bit index, whatever the loop variable's type: the
+ * stride blockDim * gridDim converted to a char or short can be zero or negative (an endless
+ * kernel), and an int index can overflow past the bound.  The loop variable is that index
+ * converted back, once per iteration. */
+static void emit_loop_header(cc_out *o, plan *p, const loop *l, int k, char axis)
 {
-    cc_printf(o, "for (%s %s = (%s)(", l->type, l->name, l->type);
+    const char *W = !strcmp(l->type, "unsigned long") || !strcmp(l->type, "unsigned long long") ? "unsigned long long"
+                                                                                                 : "long long";
+    cc_printf(o, "for (%s tamm_k%d_ = (%s)(", W, k, W);
     emit_text(o, p, l->lb->b, l->lb->e);
-    cc_printf(o, ") + (%s)(blockIdx.%c * blockDim.%c + threadIdx.%c); %s %s (", l->type, axis, axis, axis, l->name,
-              l->le ? "<=" : "<");
+    cc_printf(o, ") + (%s)(blockIdx.%c * blockDim.%c + threadIdx.%c); tamm_k%d_ %s (%s)(", W, axis, axis, axis, k,
+              l->le ? "<=" : "<", W);
     emit_text(o, p, l->ub->b, l->ub->e);
-    cc_printf(o, "); %s += (%s)(blockDim.%c * gridDim.%c))", l->name, l->type, axis, axis);
+    cc_printf(o, "); tamm_k%d_ += (%s)blockDim.%c * gridDim.%c) { %s %s = (%s)tamm_k%d_;", k, W, axis, axis, l->type,
+              l->name, l->type, k);
 }
 
 static void emit_nest(cc_out *o, plan *p)
@@ -1302,18 +1861,18 @@ static void emit_nest(cc_out *o, plan *p)
     const loop *l0 = &p->lp[0], *l1 = p->nmap > 1 ? &p->lp[1] : NULL;
     cc_line_to(o, cc_line_of(&u->src, l0->f->b), u->src.name);
     indent_to(o, p, l0->f->b);
-    emit_loop_header(o, p, l0, l1 ? 'y' : 'x');
+    emit_loop_header(o, p, l0, 0, l1 ? 'y' : 'x');
     if (l1) {
         cc_line_to(o, cc_line_of(&u->src, l1->f->b), u->src.name);
         indent_to(o, p, l1->f->b);
-        emit_loop_header(o, p, l1, 'x');
+        emit_loop_header(o, p, l1, 1, 'x');
     }
     cc_node *body = (l1 ? l1 : l0)->body;
     cc_line_to(o, cc_line_of(&u->src, body->b), u->src.name);
     indent_to(o, p, body->b);
     emit_text(o, p, body->b, cc_stmt_end(u, body));
     cc_line_self(o);
-    cc_puts(o, "}\n\n");
+    cc_puts(o, l1 ? "    }}\n}\n\n" : "    }\n}\n\n");
     /* the host variant */
     emit_host_prologue(o, t);
     cc_printf(o, "    {   /* the loop over %s%s%s%s on the grid */\n", l0->name, l1 ? " (y) and over " : "", l1 ? l1->name : "",
@@ -1328,39 +1887,80 @@ static void emit_nest(cc_out *o, plan *p)
     }
     cc_printf(o, "        if (tamm_n0_ > 0%s) {\n", l1 ? " && tamm_n1_ > 0" : "");
     cc_puts(o, "            cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */\n");
-    if (l1)
-        cc_puts(o, "            dim3 tamm_blk_(32, 8);\n"
-                   "            dim3 tamm_grd_((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535),\n"
-                   "                           (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));\n");
-    else
-        cc_puts(o, "            dim3 tamm_blk_(256);\n"
-                   "            dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));\n");
-    cc_printf(o, "            %s_kernel<<<tamm_grd_, tamm_blk_, 0, tamm_s_>>>(", t->name);
-    first = 1;
-    for (int i = 0; i < t->ncap; i++)
-        if (p->capuse[i]) {
-            cc_printf(o, "%s%s", first ? "" : ", ", t->cap[i].name);
-            first = 0;
+    /* the first option whose condition holds (tammcc proved it, or it is checked here); else one thread */
+    static const int order[3] = { 2, 1, 3 };
+    int opened = 0;
+    for (int k = 0; k < 3; k++) {
+        struct gcond both = gc_bin((gcond){ p->alias.st, p->alias.s ? strdup(p->alias.s) : NULL },
+                                   (gcond){ p->opt[order[k]].st, p->opt[order[k]].s ? strdup(p->opt[order[k]].s) : NULL }, 1);
+        struct gcond *c = &both;
+        if (c->st == 0 || (order[k] != 1 && !l1)) { free(both.s); continue; }
+        char gx[96], gy[96];
+        int bx = order[k] == 2 ? 32 : order[k] == 3 ? 256 : l1 ? 1 : 256, by = order[k] == 2 ? 8 : order[k] == 1 && l1 ? 256 : 1;
+        const char *nx = l1 ? "tamm_n1_" : "tamm_n0_";
+        if (bx == 1) snprintf(gx, sizeof gx, "1");
+        else snprintf(gx, sizeof gx, "(unsigned)(%s < 65535LL * %d ? (%s + %d) / %d : 65535)", nx, bx, nx, bx - 1, bx);
+        if (by == 1) snprintf(gy, sizeof gy, "1");
+        else snprintf(gy, sizeof gy, "(unsigned)(tamm_n0_ < 65535LL * %d ? (tamm_n0_ + %d) / %d : 65535)", by, by - 1, by);
+        if (!opened && c->st == 1) { /* proved: the one grid */
+            if (l1) cc_printf(o, "            dim3 tamm_blk_(%d, %d);\n            dim3 tamm_grd_(%s,\n                           %s);\n",
+                              bx, by, gx, gy);
+            else cc_printf(o, "            dim3 tamm_blk_(%d);\n            dim3 tamm_grd_(%s);\n", bx, gx);
+            opened = 2;
+            free(both.s);
+            break;
         }
-    for (int i = 0; i < t->nacc; i++)
-        if (t->acc[i].fetched) {
-            cc_printf(o, "%stamm_b%d_", first ? "" : ", ", i);
-            first = 0;
+        if (!opened) {
+            cc_printf(o, "            /* %s */\n", p->grid_why);
+            cc_puts(o, "            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */\n");
+            cc_puts(o, "            ");
+            opened = 1;
+        } else {
+            cc_puts(o, " else ");
         }
-    cc_puts(o, ");\n");
-    cc_puts(o, "            cudaError_t tamm_e_ = cudaGetLastError();\n");
-    cc_printf(o, "            if (tamm_e_ != cudaSuccess)\n"
-                 "                fprintf(stderr, \"tamm: task %%s (%%s:%%d): kernel launch failed: %%s\\n\", \"%s\", ", t->name);
-    cc_puts(o, "\"");
-    for (const char *c = u->src.name; *c; c++) {
-        if (*c == '"' || *c == '\\') cc_puts(o, "\\");
-        cc_putn(o, c, 1);
+        if (c->st == 1) cc_puts(o, "{\n");
+        else cc_printf(o, "if (%s) {\n", c->s);
+        if (l1) cc_printf(o, "                tamm_blk_ = dim3(%d, %d);\n                tamm_grd_ = dim3(%s, %s);\n", bx, by, gx, gy);
+        else cc_printf(o, "                tamm_blk_ = dim3(%d);\n                tamm_grd_ = dim3(%s);\n", bx, gx);
+        cc_puts(o, "            }");
+        int last = c->st == 1;
+        free(both.s);
+        if (last) { opened = 2; cc_puts(o, "\n"); break; }
     }
-    cc_printf(o, "\", %u, cudaGetErrorString(tamm_e_));\n        }\n    }\n", t->line);
+    if (opened == 1) cc_puts(o, "\n");
+    cc_puts(o, "            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */\n");
+    cc_printf(o, "            TAMM_CUDA_LAUNCH(%s_kernel, tamm_grd_, tamm_blk_, tamm_s_", t->name);
+    for (int i = 0; i < t->ncap; i++)
+        if (p->capuse[i]) cc_printf(o, ", %s", t->cap[i].name);
+    for (int i = 0; i < t->nacc; i++)
+        if (t->acc[i].fetched) cc_printf(o, ", tamm_b%d_", i);
+    cc_puts(o, ");\n");
+    /* a failed launch is the task's error (docs/errors.md, TAMM_EDEVICE), not a line on stderr */
+    cc_puts(o, "            cudaError_t tamm_e_ = cudaGetLastError();\n"
+               "            if (tamm_e_ != cudaSuccess) {\n"
+               "                char tamm_m_[256];\n"
+               "                snprintf(tamm_m_, sizeof tamm_m_, \"kernel launch failed: %s\", cudaGetErrorString(tamm_e_));\n"
+               "                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);\n"
+               "            }\n        }\n    }\n");
     emit_host_epilogue(o, t);
 }
 
-/* the user's file-scope #define lines (the code copied into the kernels may use them) */
+/* The user's #define lines, in the order the preprocessor met them: the main file's, and those of
+ * the headers it includes that are not system headers (the code copied into the kernels may use
+ * any of them; the .cu does not include the user's headers, which may not be C++).  Macros of
+ * tamm.h (TAMM_, tamm_) and reserved names (__) are left to the headers the .cu includes. */
+static void emit_define(cc_out *o, const char *nm, const char *txt, size_t b, size_t len)
+{
+    size_t x = b; /* the extent may stop before the last token of the body: take the rest of the line */
+    while (x < len && txt[x] != '\n') {
+        if (txt[x] == '\\' && x + 1 < len && txt[x + 1] == '\n') x++;
+        x++;
+    }
+    cc_printf(o, "#undef %s\n#define ", nm);
+    cc_putn(o, txt + b, x - b);
+    cc_puts(o, "\n");
+}
+
 static enum CXChildVisitResult macro_visit(CXCursor c, CXCursor parent, CXClientData d)
 {
     (void)parent;
@@ -1369,19 +1969,18 @@ static enum CXChildVisitResult macro_visit(CXCursor c, CXCursor parent, CXClient
     cc_out *o = a[1];
     if (clang_getCursorKind(c) != CXCursor_MacroDefinition || clang_Cursor_isMacroBuiltin(c)) return CXChildVisit_Continue;
     size_t b, e;
-    if (!cc_extent(&u->ast, c, &b, &e) || e <= b) return CXChildVisit_Continue;
     char *nm = cc_spelling(c);
-    char *txt = cc_src_text(&u->ast, b, e);
-    /* the extent may stop before the last token of the body: take the rest of the line */
-    size_t x = e;
-    while (x < u->ast.len && u->ast.text[x] != '\n') {
-        if (u->ast.text[x] == '\\' && x + 1 < u->ast.len && u->ast.text[x + 1] == '\n') x++;
-        x++;
+    if (cc_extent(&u->ast, c, &b, &e)) {
+        if (e > b) emit_define(o, nm, u->ast.text, b, u->ast.len);
+    } else if (strncmp(nm, "TAMM_", 5) && strncmp(nm, "tamm_", 5) && strncmp(nm, "__", 2)) {
+        CXSourceLocation l = clang_getRangeStart(clang_getCursorExtent(c));
+        CXFile f;
+        unsigned off;
+        size_t len;
+        clang_getFileLocation(l, &f, NULL, NULL, &off);
+        const char *txt = f && !clang_Location_isInSystemHeader(l) ? clang_getFileContents(u->ast.tu, f, &len) : NULL;
+        if (txt && off < len) emit_define(o, nm, txt, off, len);
     }
-    free(txt);
-    txt = cc_src_text(&u->ast, b, x);
-    cc_printf(o, "#undef %s\n#define %s\n", nm, txt);
-    free(txt);
     free(nm);
     return CXChildVisit_Continue;
 }
@@ -1402,9 +2001,10 @@ int cc_emit_cuda(cc_unit *u, cc_out *o)
     }
     cc_printf(o, "/* Generated by tammcc from %s: do not edit.  The CUDA variants of its tasks\n"
                  " * (SPEC 3.4); #line directives point back at %s. */\n", u->src.name, u->src.name);
-    cc_puts(o, "#include <cuda_runtime.h>\n#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n"
-               "#include <stdio.h>\n#include <tamm_cc.h>\n\n");
-    cc_puts(o, "/* the #define lines of the source file */\n");
+    /* nvcc: the CUDA runtime; a host C++ compiler: the emulation that runs the kernels on the host */
+    cc_puts(o, "#ifdef __CUDACC__\n#include <cuda_runtime.h>\n#else\n#include <tamm_cuda_emu.h>\n#endif\n"
+               "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <tamm_cc.h>\n\n");
+    cc_puts(o, "/* the #define lines of the source file and of its own (non-system) headers */\n");
     void *a[2] = { u, o };
     clang_visitChildren(clang_getTranslationUnitCursor(u->ast.tu), macro_visit, a);
     /* file-scope enums the variants use, in source order */

@@ -2507,4 +2507,5 @@ void cc_infer_explain(cc_infer *in, const cc_task *t, void *fo)
     if (t->nwait) fprintf(o, "  %d taskwait(s) in the body: continuation(s)\n", t->nwait);
     if (t->has_cuda || !t->cuda_why) fprintf(o, "  variants: cpu%s\n", t->has_cuda ? ", cuda" : "");
     else fprintf(o, "  variants: cpu (no cuda: %s)\n", t->cuda_why);
+    if (t->has_cuda && t->cuda_grid) fprintf(o, "  cuda kernel: %s\n", t->cuda_grid);
 }

@@ -69,6 +69,7 @@ typedef struct cc_task {
     char *fname;
     unsigned line;              /* of the pragma */
     char name[160];             /* tamm_task_<fn>_<line>[_n] */
+    char cuda_sym[192];         /* its CUDA variant's (global) symbol: <name>_cuda_<hash of the file> */
     cc_access *acc; int nacc;
     cc_use *use; int nuse;
     cc_var *cap; int ncap;      /* captured at submission */
@@ -77,6 +78,7 @@ typedef struct cc_task {
     char **pre; int npre;       /* local enum/typedef declarations the body needs, copied */
     int has_cuda;               /* a CUDA variant was generated */
     char *cuda_why;             /* why not (--explain) */
+    char *cuda_grid;            /* a kernel: which loops go on the grid, when, and why (--explain) */
     char *label;                /* label text (a C string literal) */
     cc_node **tfcall; int ntfcall; /* calls of task functions in the task's own body (taskfn.c): the
                                     * task gives its blocks back before each, as before a nested task */

@@ -1,6 +1,7 @@
 /* pragma.c — directive recovery and attachment (see pragma.h). */
 #include "pragma.h"
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,6 +354,18 @@ int cc_pragmas_attach(cc_unit *u)
             for (int k = 0, dup = 1; k < u->ntasks; k++) /* two tasks on one line */
                 if (!strcmp(u->tasks[k]->name, t->name))
                     snprintf(t->name, sizeof t->name, "tamm_task_%s_%u_%d", t->fname, t->line, ++dup);
+            /* the CUDA variant is a global symbol (the CPU variant is static): two files with a task in
+             * functions of the same name at the same line must not define the same one, so it carries a
+             * hash of the file's name (without directories, so that goldens do not depend on where the
+             * tree is) and contents (so that two main.c files differ) */
+            {
+                const char *bn = strrchr(u->src.name, '/');
+                bn = bn ? bn + 1 : u->src.name;
+                uint32_t h = 2166136261u;
+                for (const char *c = bn; *c; c++) h = (h ^ (unsigned char)*c) * 16777619u;
+                for (size_t k = 0; k < u->ast.len; k++) h = (h ^ (unsigned char)u->ast.text[k]) * 16777619u;
+                snprintf(t->cuda_sym, sizeof t->cuda_sym, "%s_cuda_%08x", t->name, (unsigned)h);
+            }
             if (in) {
                 in->kids = realloc(in->kids, (size_t)(in->nkids + 1) * sizeof *in->kids);
                 in->kids[in->nkids++] = t;
@@ -410,7 +423,7 @@ void cc_unit_free(cc_unit *u)
         for (int k = 0; k < t->npre; k++) free(t->pre[k]);
         free(t->pre);
         free(t->acc); free(t->use); free(t->cap); free(t->loc); free(t->wait); free(t->kids); free(t->tfcall);
-        free(t->fname); free(t->cuda_why); free(t->label);
+        free(t->fname); free(t->cuda_why); free(t->cuda_grid); free(t->label);
         free(t);
     }
     free(u->tasks);

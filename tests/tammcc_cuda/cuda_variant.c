@@ -1,10 +1,10 @@
 /*
  * cuda_variant.c — a task body that calls a function declared with
  * TAMM_CUDA_VARIANT(axpy_tile_cuda): the CUDA variant of the task calls
- * axpy_tile_cuda with the task's buffers.  Here axpy_tile_cuda is a plain host
- * function defined in this file (a real one would launch work on
- * tamm_cuda_stream()); on a machine without a GPU the runtime runs the CPU
- * variant, and the output equals the plain C build's.
+ * axpy_tile_cuda with the task's buffers.  Here axpy_tile_cuda is a host
+ * function defined in this file that queues its work on the emulated device's
+ * stream (a real one would launch a kernel on tamm_cuda_stream()); without a
+ * GPU the runtime runs the CPU variant, and the output equals the plain C build's.
  */
 #include <tamm.h>
 
@@ -21,9 +21,22 @@ static void axpy_tile(const double *x, double *y, size_t n, double alpha)
     for (size_t i = 0; i < n; i++) y[i] = alpha * x[i] + y[i];
 }
 
+/* The device work of the variant, in the order of the task's stream: on the emulated device
+ * (TAMM_CUDA_EMU) tamm_emu_launch queues it on the stream, after the copies of x and y in and
+ * before the copy of y out, as a kernel launch would; a real variant launches a kernel on
+ * tamm_cuda_stream() instead. */
+struct axpy_job { const double *x; double *y; size_t n; double alpha; };
+static void axpy_job_run(void *p)
+{
+    const struct axpy_job *j = p;
+    axpy_tile(j->x, j->y, j->n, j->alpha);
+}
+
 void axpy_tile_cuda(const double *x, double *y, size_t n, double alpha)
 {
-    axpy_tile(x, y, n, alpha);
+    struct axpy_job j = { x, y, n, alpha };
+    if (tamm_emu_launch(tamm_cuda_stream(), axpy_job_run, &j, sizeof j) != TAMM_OK)
+        axpy_tile(x, y, n, alpha); /* no emulated device (only reached without one) */
 }
 
 static void fill(double *x, size_t n, long b, double scale);

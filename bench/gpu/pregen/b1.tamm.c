@@ -48,11 +48,12 @@ static int tamm_task_main_37_refs(const struct tamm_task_main_37_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_37_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_37_cuda_dc39e9c8(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_37(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_37_args *tamm_a_ = (struct tamm_task_main_37_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long m = tamm_a_->m;
     long off = tamm_a_->off;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* X[b] */
@@ -68,11 +69,11 @@ static void tamm_task_main_37(tamm_ctx *tamm_ctx_, void *tamm_args_)
             }
         }
     }
-#line 72 "b1.tamm.c"
+#line 73 "b1.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 76 "b1.tamm.c"
+#line 77 "b1.tamm.c"
 
 /* ---- task tamm_task_main_54: bench/gpu/b1.c:54, in main() ---- */
 struct tamm_task_main_54_args {
@@ -92,11 +93,12 @@ static int tamm_task_main_54_refs(const struct tamm_task_main_54_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_54_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_54_cuda_dc39e9c8(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_54(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_54_args *tamm_a_ = (struct tamm_task_main_54_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long m = tamm_a_->m;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* X[b] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* X2[b] */
@@ -109,11 +111,11 @@ static void tamm_task_main_54(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 for (long i = 0; i < m; i++) x2[i] = x[i] * x[i];
             }
     }
-#line 113 "b1.tamm.c"
+#line 115 "b1.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 117 "b1.tamm.c"
+#line 119 "b1.tamm.c"
 
 /* ---- task tamm_task_main_60: bench/gpu/b1.c:60, in main() ---- */
 struct tamm_task_main_60_args {
@@ -133,11 +135,12 @@ static int tamm_task_main_60_refs(const struct tamm_task_main_60_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_60_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_60_cuda_dc39e9c8(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_60(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_60_args *tamm_a_ = (struct tamm_task_main_60_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long m = tamm_a_->m;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* Y[b] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* Y2[b] */
@@ -150,11 +153,11 @@ static void tamm_task_main_60(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 for (long i = 0; i < m; i++) y2[i] = y[i] * y[i];
             }
     }
-#line 154 "b1.tamm.c"
+#line 157 "b1.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 158 "b1.tamm.c"
+#line 161 "b1.tamm.c"
 
 /* ---- task tamm_task_main_66: bench/gpu/b1.c:66, in main() ---- */
 struct tamm_task_main_66_args {
@@ -177,11 +180,12 @@ static int tamm_task_main_66_refs(const struct tamm_task_main_66_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_66_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_66_cuda_dc39e9c8(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_66(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_66_args *tamm_a_ = (struct tamm_task_main_66_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long m = tamm_a_->m;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* X2[b] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* Y2[b] */
@@ -195,7 +199,7 @@ static void tamm_task_main_66(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 for (long i = 0; i < m; i++) zz[0] += x2[i] - y2[i];
             }
     }
-#line 199 "b1.tamm.c"
+#line 203 "b1.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
@@ -230,7 +234,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_37_cuda ? NULL : tamm_task_main_37, tamm_task_main_37_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_37_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_37_cuda_dc39e9c8 ? NULL : tamm_task_main_37, tamm_task_main_37_cuda_dc39e9c8, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_37_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "main:37", 0, -1, "bench/gpu/b1.c", 37, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -256,7 +260,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_54_cuda ? NULL : tamm_task_main_54, tamm_task_main_54_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_54_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_54_cuda_dc39e9c8 ? NULL : tamm_task_main_54, tamm_task_main_54_cuda_dc39e9c8, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_54_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "square", 0, -1, "bench/gpu/b1.c", 54, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -273,7 +277,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_60_cuda ? NULL : tamm_task_main_60, tamm_task_main_60_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_60_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_60_cuda_dc39e9c8 ? NULL : tamm_task_main_60, tamm_task_main_60_cuda_dc39e9c8, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_60_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "square", 0, -1, "bench/gpu/b1.c", 60, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -290,7 +294,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T2 = (Z); tamm_a_.tamm_i2[0] = (0);  /* accum Z[0] */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_66_cuda ? NULL : tamm_task_main_66, tamm_task_main_66_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_66_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_66_cuda_dc39e9c8 ? NULL : tamm_task_main_66, tamm_task_main_66_cuda_dc39e9c8, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_66_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "reduce", 0, -1, "bench/gpu/b1.c", 66, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }

@@ -46,11 +46,12 @@ static int tamm_task_main_40_refs(const struct tamm_task_main_40_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_40_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_40_cuda_466390b9(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_40(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_40_args *tamm_a_ = (struct tamm_task_main_40_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long m = tamm_a_->m;
     long nf = tamm_a_->nf;
     long off = tamm_a_->off;
@@ -64,10 +65,10 @@ static void tamm_task_main_40(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 for (long j = 0; j < nf; j++) x[i * nf + j] = (float)((off + i + 3 * j) % 17) / 16;
         }
     }
-#line 68 "b6.tamm.c"
+#line 69 "b6.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 71 "b6.tamm.c"
+#line 72 "b6.tamm.c"
 
 /* ---- task tamm_task_main_52: bench/gpu/b6.c:52, in main() ---- */
 struct tamm_task_main_52_args {
@@ -87,11 +88,12 @@ static int tamm_task_main_52_refs(const struct tamm_task_main_52_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_52_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_52_cuda_466390b9(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_52_args *tamm_a_ = (struct tamm_task_main_52_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long m = tamm_a_->m;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* R1[b] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* R2[b] */
@@ -103,11 +105,11 @@ static void tamm_task_main_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 for (long i = 0; i < m; i++) { r1[i] = 0; r2[i] = 0; }
             }
     }
-#line 107 "b6.tamm.c"
+#line 109 "b6.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 111 "b6.tamm.c"
+#line 113 "b6.tamm.c"
 
 /* ---- task tamm_task_main_57: bench/gpu/b6.c:57, in main() ---- */
 struct tamm_task_main_57_args {
@@ -131,11 +133,12 @@ static int tamm_task_main_57_refs(const struct tamm_task_main_57_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_57_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_57_cuda_466390b9(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_57(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_57_args *tamm_a_ = (struct tamm_task_main_57_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long m = tamm_a_->m;
     long nf = tamm_a_->nf;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* X[b][0] */
@@ -151,12 +154,12 @@ static void tamm_task_main_57(tamm_ctx *tamm_ctx_, void *tamm_args_)
                     for (long j = 0; j < nf; j++) r[i] += x[i * nf + j] * w[j];
             }
     }
-#line 155 "b6.tamm.c"
+#line 158 "b6.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 160 "b6.tamm.c"
+#line 163 "b6.tamm.c"
 
 /* ---- task tamm_task_main_64: bench/gpu/b6.c:64, in main() ---- */
 struct tamm_task_main_64_args {
@@ -180,11 +183,12 @@ static int tamm_task_main_64_refs(const struct tamm_task_main_64_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_64_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_64_cuda_466390b9(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_64(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_64_args *tamm_a_ = (struct tamm_task_main_64_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long m = tamm_a_->m;
     long nf = tamm_a_->nf;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* X[b][0] */
@@ -200,12 +204,12 @@ static void tamm_task_main_64(tamm_ctx *tamm_ctx_, void *tamm_args_)
                     for (long j = 0; j < nf; j++) r[i] += x[i * nf + j] * w[j];
             }
     }
-#line 204 "b6.tamm.c"
+#line 208 "b6.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 209 "b6.tamm.c"
+#line 213 "b6.tamm.c"
 
 /* ---- task tamm_task_main_71: bench/gpu/b6.c:71, in main() ---- */
 struct tamm_task_main_71_args {
@@ -222,11 +226,12 @@ static int tamm_task_main_71_refs(const struct tamm_task_main_71_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_71_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_71_cuda_466390b9(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_71(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_71_args *tamm_a_ = (struct tamm_task_main_71_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long m = tamm_a_->m;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* R1[b] */
     (void)m;
@@ -237,10 +242,10 @@ static void tamm_task_main_71(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 for (long i = 0; i < m; i++) r[i] = r[i] / (1.0f + (r[i] < 0 ? -r[i] : r[i]));
             }
     }
-#line 241 "b6.tamm.c"
+#line 246 "b6.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 244 "b6.tamm.c"
+#line 249 "b6.tamm.c"
 
 /* ---- task tamm_task_main_76: bench/gpu/b6.c:76, in main() ---- */
 struct tamm_task_main_76_args {
@@ -257,11 +262,12 @@ static int tamm_task_main_76_refs(const struct tamm_task_main_76_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_76_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_76_cuda_466390b9(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_76(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_76_args *tamm_a_ = (struct tamm_task_main_76_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long m = tamm_a_->m;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* R2[b] */
     (void)m;
@@ -272,10 +278,10 @@ static void tamm_task_main_76(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 for (long i = 0; i < m; i++) r[i] = r[i] / (1.0f + (r[i] < 0 ? -r[i] : r[i]));
             }
     }
-#line 276 "b6.tamm.c"
+#line 282 "b6.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 279 "b6.tamm.c"
+#line 285 "b6.tamm.c"
 
 /* ---- task tamm_task_main_81: bench/gpu/b6.c:81, in main() ---- */
 struct tamm_task_main_81_args {
@@ -298,11 +304,12 @@ static int tamm_task_main_81_refs(const struct tamm_task_main_81_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_81_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_81_cuda_466390b9(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_81(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_81_args *tamm_a_ = (struct tamm_task_main_81_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long m = tamm_a_->m;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* R1[b] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* R2[b] */
@@ -316,7 +323,7 @@ static void tamm_task_main_81(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 for (long i = 0; i < m; i++) o[i] = r1[i] >= r2[i] ? 0 : 1;
             }
     }
-#line 320 "b6.tamm.c"
+#line 327 "b6.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, tamm_a_->tamm_m2);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
@@ -353,7 +360,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(m)*TAMM_CC_COUNT(nf)*4);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_40_cuda ? NULL : tamm_task_main_40, tamm_task_main_40_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_40_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_40_cuda_466390b9 ? NULL : tamm_task_main_40, tamm_task_main_40_cuda_466390b9, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_40_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "init", 0, -1, "bench/gpu/b6.c", 40, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -377,7 +384,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_52_cuda ? NULL : tamm_task_main_52, tamm_task_main_52_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_52_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_52_cuda_466390b9 ? NULL : tamm_task_main_52, tamm_task_main_52_cuda_466390b9, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_52_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "zero", 0, -1, "bench/gpu/b6.c", 52, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -395,7 +402,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T2 = (R1); tamm_a_.tamm_i2[0] = (b);  /* accum R1[b] */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_57_cuda ? NULL : tamm_task_main_57, tamm_task_main_57_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_57_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_57_cuda_466390b9 ? NULL : tamm_task_main_57, tamm_task_main_57_cuda_466390b9, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_57_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "branch1", 0, -1, "bench/gpu/b6.c", 57, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -413,7 +420,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T2 = (R2); tamm_a_.tamm_i2[0] = (b);  /* accum R2[b] */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_64_cuda ? NULL : tamm_task_main_64, tamm_task_main_64_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_64_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_64_cuda_466390b9 ? NULL : tamm_task_main_64, tamm_task_main_64_cuda_466390b9, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_64_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "branch2", 0, -1, "bench/gpu/b6.c", 64, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -428,7 +435,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (R1); tamm_a_.tamm_i0[0] = (b);  /* readwrite R1[b] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_71_cuda ? NULL : tamm_task_main_71, tamm_task_main_71_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_71_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_71_cuda_466390b9 ? NULL : tamm_task_main_71, tamm_task_main_71_cuda_466390b9, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_71_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "normalise", 0, -1, "bench/gpu/b6.c", 71, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -443,7 +450,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (R2); tamm_a_.tamm_i0[0] = (b);  /* readwrite R2[b] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_76_cuda ? NULL : tamm_task_main_76, tamm_task_main_76_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_76_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_76_cuda_466390b9 ? NULL : tamm_task_main_76, tamm_task_main_76_cuda_466390b9, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_76_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "normalise", 0, -1, "bench/gpu/b6.c", 76, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -461,7 +468,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m2 = tamm_cc_write_mode(tamm_a_.tamm_T2, tamm_a_.tamm_i2, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_81_cuda ? NULL : tamm_task_main_81, tamm_task_main_81_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_81_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_81_cuda_466390b9 ? NULL : tamm_task_main_81, tamm_task_main_81_cuda_466390b9, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_81_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "argmax", 0, -1, "bench/gpu/b6.c", 81, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }

@@ -50,11 +50,12 @@ static int tamm_task_main_39_refs(const struct tamm_task_main_39_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_39_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_39_cuda_09918545(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_39(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_39_args *tamm_a_ = (struct tamm_task_main_39_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long h = tamm_a_->h;
     long w = tamm_a_->w;
     long bi = tamm_a_->bi;
@@ -69,10 +70,10 @@ static void tamm_task_main_39(tamm_ctx *tamm_ctx_, void *tamm_args_)
                     for (long j = 0; j < w; j++) img[i * w + j] = (float)(((bi * 131 + i) * (bj * 71 + j)) % 255) / 255.0f;
             }
     }
-#line 73 "b8.tamm.c"
+#line 74 "b8.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 76 "b8.tamm.c"
+#line 77 "b8.tamm.c"
 
 /* ---- task tamm_task_main_52: bench/gpu/b8.c:52, in main() ---- */
 struct tamm_task_main_52_args {
@@ -93,11 +94,12 @@ static int tamm_task_main_52_refs(const struct tamm_task_main_52_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_52_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_52_cuda_09918545(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_52_args *tamm_a_ = (struct tamm_task_main_52_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long h = tamm_a_->h;
     long w = tamm_a_->w;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* I[bi][bj] */
@@ -114,11 +116,11 @@ static void tamm_task_main_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
                                             img[i * w + CL(j + 1, w)] + 4 * img[i * w + j]) / 8;
                 }
     }
-#line 118 "b8.tamm.c"
+#line 120 "b8.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 122 "b8.tamm.c"
+#line 124 "b8.tamm.c"
 
 /* ---- task tamm_task_main_61: bench/gpu/b8.c:61, in main() ---- */
 struct tamm_task_main_61_args {
@@ -139,11 +141,12 @@ static int tamm_task_main_61_refs(const struct tamm_task_main_61_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_61_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_61_cuda_09918545(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_61(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_61_args *tamm_a_ = (struct tamm_task_main_61_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long h = tamm_a_->h;
     long w = tamm_a_->w;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* I[bi][bj] */
@@ -163,11 +166,11 @@ static void tamm_task_main_61(tamm_ctx *tamm_ctx_, void *tamm_args_)
                                             img[i * w + j]) / 13;
                 }
     }
-#line 167 "b8.tamm.c"
+#line 170 "b8.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 171 "b8.tamm.c"
+#line 174 "b8.tamm.c"
 
 /* ---- task tamm_task_main_73: bench/gpu/b8.c:73, in main() ---- */
 struct tamm_task_main_73_args {
@@ -188,11 +191,12 @@ static int tamm_task_main_73_refs(const struct tamm_task_main_73_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_73_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_73_cuda_09918545(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_73(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_73_args *tamm_a_ = (struct tamm_task_main_73_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long h = tamm_a_->h;
     long w = tamm_a_->w;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* S[bi][bj] */
@@ -211,11 +215,11 @@ static void tamm_task_main_73(tamm_ctx *tamm_ctx_, void *tamm_args_)
                                                (s[i * w + CL(j + 1, w)] - s[i * w + CL(j - 1, w)]) > 0.01f ? 1.0f : 0.0f;
                 }
     }
-#line 215 "b8.tamm.c"
+#line 219 "b8.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 219 "b8.tamm.c"
+#line 223 "b8.tamm.c"
 
 /* ---- task tamm_task_main_84: bench/gpu/b8.c:84, in main() ---- */
 struct tamm_task_main_84_args {
@@ -239,11 +243,12 @@ static int tamm_task_main_84_refs(const struct tamm_task_main_84_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_84_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_84_cuda_09918545(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_84(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_84_args *tamm_a_ = (struct tamm_task_main_84_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long h = tamm_a_->h;
     long w = tamm_a_->w;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* I[bi][bj] */
@@ -259,12 +264,12 @@ static void tamm_task_main_84(tamm_ctx *tamm_ctx_, void *tamm_args_)
                         for (long j = 0; j < w; j++) u[i * w + j] = img[i * w + j] + 0.5f * (img[i * w + j] - l[i * w + j]);
                 }
     }
-#line 263 "b8.tamm.c"
+#line 268 "b8.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, tamm_a_->tamm_m2);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 268 "b8.tamm.c"
+#line 273 "b8.tamm.c"
 
 /* ---- task tamm_task_main_91: bench/gpu/b8.c:91, in main() ---- */
 struct tamm_task_main_91_args {
@@ -291,11 +296,12 @@ static int tamm_task_main_91_refs(const struct tamm_task_main_91_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_91_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_91_cuda_09918545(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_91(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_91_args *tamm_a_ = (struct tamm_task_main_91_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long h = tamm_a_->h;
     long w = tamm_a_->w;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* U[bi][bj] */
@@ -313,7 +319,7 @@ static void tamm_task_main_91(tamm_ctx *tamm_ctx_, void *tamm_args_)
                             o[i * w + j] = m[i * w + j] * u[i * w + j] + (1 - m[i * w + j]) * s[i * w + j];
                 }
     }
-#line 317 "b8.tamm.c"
+#line 323 "b8.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b3_, tamm_a_->tamm_m3);
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
@@ -348,7 +354,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_39_cuda ? NULL : tamm_task_main_39, tamm_task_main_39_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_39_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_39_cuda_09918545 ? NULL : tamm_task_main_39, tamm_task_main_39_cuda_09918545, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_39_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "init", 0, -1, "bench/gpu/b8.c", 39, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -373,7 +379,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_52_cuda ? NULL : tamm_task_main_52, tamm_task_main_52_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_52_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_52_cuda_09918545 ? NULL : tamm_task_main_52, tamm_task_main_52_cuda_09918545, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_52_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "blur_small", 0, -1, "bench/gpu/b8.c", 52, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -391,7 +397,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_61_cuda ? NULL : tamm_task_main_61, tamm_task_main_61_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_61_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_61_cuda_09918545 ? NULL : tamm_task_main_61, tamm_task_main_61_cuda_09918545, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_61_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "blur_large", 0, -1, "bench/gpu/b8.c", 61, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -409,7 +415,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_73_cuda ? NULL : tamm_task_main_73, tamm_task_main_73_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_73_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_73_cuda_09918545 ? NULL : tamm_task_main_73, tamm_task_main_73_cuda_09918545, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_73_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "edges", 0, -1, "bench/gpu/b8.c", 73, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -428,7 +434,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m2 = tamm_cc_write_mode(tamm_a_.tamm_T2, tamm_a_.tamm_i2, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_84_cuda ? NULL : tamm_task_main_84, tamm_task_main_84_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_84_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_84_cuda_09918545 ? NULL : tamm_task_main_84, tamm_task_main_84_cuda_09918545, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_84_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "unsharpen", 0, -1, "bench/gpu/b8.c", 84, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -448,7 +454,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m3 = tamm_cc_write_mode(tamm_a_.tamm_T3, tamm_a_.tamm_i3, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[4];
     const char *tamm_s_[4];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_91_cuda ? NULL : tamm_task_main_91, tamm_task_main_91_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_91_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_91_cuda_09918545 ? NULL : tamm_task_main_91, tamm_task_main_91_cuda_09918545, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_91_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "combine", 0, -1, "bench/gpu/b8.c", 91, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }

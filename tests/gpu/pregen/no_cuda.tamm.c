@@ -47,6 +47,7 @@ static int tamm_task_main_28_refs(const struct tamm_task_main_28_args *tamm_p_, 
 static void tamm_task_main_28(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_28_args *tamm_a_ = (struct tamm_task_main_28_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long b = tamm_a_->b;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* X[b] */
     (void)b;
@@ -59,10 +60,10 @@ static void tamm_task_main_28(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 x[i] = x[i - 1] + 1.0;
         }
     }
-#line 63 "no_cuda.tamm.c"
+#line 64 "no_cuda.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 66 "no_cuda.tamm.c"
+#line 67 "no_cuda.tamm.c"
 
 /* ---- task tamm_task_main_35: tests/tammcc_cuda/no_cuda.c:35, in main() ---- */
 struct tamm_task_main_35_args {
@@ -81,6 +82,7 @@ static int tamm_task_main_35_refs(const struct tamm_task_main_35_args *tamm_p_, 
 static void tamm_task_main_35(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_35_args *tamm_a_ = (struct tamm_task_main_35_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* X[b] */
     {
 #line 36 "tests/tammcc_cuda/no_cuda.c"
@@ -90,10 +92,10 @@ static void tamm_task_main_35(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 x[i] = x[i - 1] * 0.5 + x[i];
         }
     }
-#line 94 "no_cuda.tamm.c"
+#line 96 "no_cuda.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 97 "no_cuda.tamm.c"
+#line 99 "no_cuda.tamm.c"
 
 /* ---- task tamm_task_main_41: tests/tammcc_cuda/no_cuda.c:41, in main() ---- */
 struct tamm_task_main_41_args {
@@ -112,15 +114,16 @@ static int tamm_task_main_41_refs(const struct tamm_task_main_41_args *tamm_p_, 
 static void tamm_task_main_41(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_41_args *tamm_a_ = (struct tamm_task_main_41_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* X[b] */
     {
 #line 42 "tests/tammcc_cuda/no_cuda.c"
         twice(tamm_b0_, NB);
     }
-#line 121 "no_cuda.tamm.c"
+#line 124 "no_cuda.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 124 "no_cuda.tamm.c"
+#line 127 "no_cuda.tamm.c"
 
 /* ---- task tamm_task_main_43: tests/tammcc_cuda/no_cuda.c:43, in main() ---- */
 struct tamm_task_main_43_args {
@@ -139,6 +142,7 @@ static int tamm_task_main_43_refs(const struct tamm_task_main_43_args *tamm_p_, 
 static void tamm_task_main_43(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_43_args *tamm_a_ = (struct tamm_task_main_43_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* X[b] */
     {
 #line 44 "tests/tammcc_cuda/no_cuda.c"
@@ -148,10 +152,10 @@ static void tamm_task_main_43(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 x[i] = x[i] * scale;
         }
     }
-#line 152 "no_cuda.tamm.c"
+#line 156 "no_cuda.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 155 "no_cuda.tamm.c"
+#line 159 "no_cuda.tamm.c"
 
 /* ---- task tamm_task_main_51: tests/tammcc_cuda/no_cuda.c:51, in main() ---- */
 struct tamm_task_main_51_args {
@@ -167,11 +171,12 @@ static int tamm_task_main_51_refs(const struct tamm_task_main_51_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_51_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_51_cuda_a17c175a(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_51(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_51_args *tamm_a_ = (struct tamm_task_main_51_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* X[b] */
     {
 #line 52 "tests/tammcc_cuda/no_cuda.c"
@@ -181,10 +186,10 @@ static void tamm_task_main_51(tamm_ctx *tamm_ctx_, void *tamm_args_)
                     x[i] += 1.0;
             }
     }
-#line 185 "no_cuda.tamm.c"
+#line 190 "no_cuda.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 188 "no_cuda.tamm.c"
+#line 193 "no_cuda.tamm.c"
 
 /* ---- task tamm_task_main_49: tests/tammcc_cuda/no_cuda.c:49, in main() ---- */
 struct tamm_task_main_49_args {
@@ -205,6 +210,7 @@ static int tamm_task_main_49_refs(const struct tamm_task_main_49_args *tamm_p_, 
 static void tamm_task_main_49(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_49_args *tamm_a_ = (struct tamm_task_main_49_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     tamm_tensor *X = tamm_a_->X;
     long b = tamm_a_->b;
     (void)X; (void)b;
@@ -219,7 +225,7 @@ static void tamm_task_main_49(tamm_ctx *tamm_ctx_, void *tamm_args_)
     tamm_c_.tamm_T0 = (X); tamm_c_.tamm_i0[0] = (b);  /* accum X[b] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_51, tamm_task_main_51_cuda, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_main_51_refs(&tamm_c_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_51, tamm_task_main_51_cuda_a17c175a, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_main_51_refs(&tamm_c_, tamm_r_, tamm_s_),
                           "main:51", 0, -1, "tests/tammcc_cuda/no_cuda.c", 51, tamm_s_ };
     (void)tamm_submit(tamm_ctx_, &tamm_t_);
 }
@@ -227,7 +233,7 @@ static void tamm_task_main_49(tamm_ctx *tamm_ctx_, void *tamm_args_)
              
         }
     }
-#line 231 "no_cuda.tamm.c"
+#line 237 "no_cuda.tamm.c"
 }
 
 #line 22 "tests/tammcc_cuda/no_cuda.c"

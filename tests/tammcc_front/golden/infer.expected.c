@@ -40,7 +40,7 @@ static int tamm_task_kernels_20_refs(const struct tamm_task_kernels_20_args *tam
     return tamm_n_;
 }
 
-extern void tamm_task_kernels_20_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_kernels_20_cuda_f4249c7c(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_kernels_20(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -80,7 +80,7 @@ static int tamm_task_kernels_28_refs(const struct tamm_task_kernels_28_args *tam
     return tamm_n_;
 }
 
-extern void tamm_task_kernels_28_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_kernels_28_cuda_f4249c7c(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_kernels_28(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -209,7 +209,7 @@ void kernels(tamm_tensor *A, tamm_tensor *B, tamm_tensor *C, long nt)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(64)*8);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_kernels_20, tamm_task_kernels_20_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_kernels_20_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_kernels_20, tamm_task_kernels_20_cuda_f4249c7c, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_kernels_20_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "kernels:20", 0, -1, "infer.c", 20, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -225,7 +225,7 @@ void kernels(tamm_tensor *A, tamm_tensor *B, tamm_tensor *C, long nt)
     tamm_a_.tamm_T1 = (C); tamm_a_.tamm_i1[0] = (i);  /* accum C[i] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_kernels_28, tamm_task_kernels_28_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_kernels_28_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_kernels_28, tamm_task_kernels_28_cuda_f4249c7c, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_kernels_28_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "kernels:28", 0, -1, "infer.c", 28, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }

@@ -67,7 +67,7 @@ static int tamm_task_f_19_refs(const struct tamm_task_f_19_args *tamm_p_, tamm_r
     return tamm_n_;
 }
 
-extern void tamm_task_f_19_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_f_19_cuda_0b08e6bf(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_f_19(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -852,7 +852,7 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(64)*8);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_f_19, tamm_task_f_19_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_19_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_f_19, tamm_task_f_19_cuda_0b08e6bf, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_19_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "f:19", 0, -1, "pointer_forms.c", 19, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }

@@ -610,7 +610,7 @@ static int tamm_task_f_64_refs(const struct tamm_task_f_64_args *tamm_p_, tamm_r
     return tamm_n_;
 }
 
-extern void tamm_task_f_64_cuda(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_f_64_cuda_5447feff(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_f_64(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -642,8 +642,6 @@ static int tamm_task_f_66_refs(const struct tamm_task_f_66_args *tamm_p_, tamm_r
     return tamm_n_;
 }
 
-extern void tamm_task_f_66_cuda(tamm_ctx *, void *) __attribute__((weak));
-
 static void tamm_task_f_66(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_66_args *tamm_a_ = (struct tamm_task_f_66_args *)tamm_args_;
@@ -658,7 +656,7 @@ static void tamm_task_f_66(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #define N 2
               a[i * N + j] = 0; }
     }
-#line 662 "review_cases.tamm.c"
+#line 660 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
 #pragma pop_macro("N")
@@ -931,7 +929,7 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(n)*8);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_f_64, tamm_task_f_64_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_64_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_f_64, tamm_task_f_64_cuda_5447feff, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_64_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "f:64", 0, -1, "review_cases.c", 64, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -944,7 +942,7 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (20);  /* readwrite A[20] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_f_66, tamm_task_f_66_cuda, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_66_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_f_66, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_66_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "f:66", 0, -1, "review_cases.c", 66, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -964,9 +962,9 @@ __attribute__((weak)) void weak_later(double *p);
 void weak_later(double *p) { (void)p; }
 void strong_def(double *p) { (void)p; }
 
-#line 968 "review_cases.tamm.c"
+#line 966 "review_cases.tamm.c"
 void weak_cases(tamm_tensor *A);
-#line 970 "review_cases.tamm.c"
+#line 968 "review_cases.tamm.c"
 
 /* ---- task tamm_task_weak_cases_86: review_cases.c:86, in weak_cases() ---- */
 struct tamm_task_weak_cases_86_args {
@@ -991,10 +989,10 @@ static void tamm_task_weak_cases_86(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 87 "review_cases.c"
     weak_def(tamm_b0_);
     }
-#line 995 "review_cases.tamm.c"
+#line 993 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 998 "review_cases.tamm.c"
+#line 996 "review_cases.tamm.c"
 
 /* ---- task tamm_task_weak_cases_88: review_cases.c:88, in weak_cases() ---- */
 struct tamm_task_weak_cases_88_args {
@@ -1019,10 +1017,10 @@ static void tamm_task_weak_cases_88(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 89 "review_cases.c"
     weak_later(tamm_b0_);
     }
-#line 1023 "review_cases.tamm.c"
+#line 1021 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 1026 "review_cases.tamm.c"
+#line 1024 "review_cases.tamm.c"
 
 /* ---- task tamm_task_weak_cases_90: review_cases.c:90, in weak_cases() ---- */
 struct tamm_task_weak_cases_90_args {
@@ -1047,7 +1045,7 @@ static void tamm_task_weak_cases_90(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 91 "review_cases.c"
     strong_def(tamm_b0_);
     }
-#line 1051 "review_cases.tamm.c"
+#line 1049 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 

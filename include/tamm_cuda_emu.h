@@ -1,0 +1,233 @@
+/*
+ * tamm_cuda_emu.h — runs the CUDA kernels tammcc generates on the host (not for users).
+ *
+ * A generated .cu includes <cuda_runtime.h> under nvcc and this header under a
+ * host C++ compiler (tammcc with TAMMCC_NVCC=emu, or `c++ -x c++ file.cu`), so
+ * the same file is verified without a GPU: __global__ functions are host
+ * functions, a launch (TAMM_CUDA_LAUNCH) runs every thread of every block to
+ * completion before it returns, in a shuffled order, on several host threads
+ * (TAMM_CUDA_EMU_THREADS, default 4; TAMM_CUDA_EMU_SEED for the order;
+ * TAMM_CUDA_EMU_FAIL_LAUNCH=k makes the k-th launch fail, for tests), so
+ * that two CUDA threads storing to one element race under ThreadSanitizer and
+ * give order-dependent results.  Device memory is whatever the runtime hands
+ * the variant (host memory under TAMM_CUDA_FAKE).
+ *
+ * Running each CUDA thread to completion is a faithful schedule only for
+ * kernels whose threads never wait for each other: this header refuses, at
+ * compile time, what it cannot reproduce — __syncthreads and its variants,
+ * __shared__ memory, warp intrinsics and warpSize — so generated code can
+ * never silently leave what it verifies.
+ */
+#ifndef TAMM_CUDA_EMU_H
+#define TAMM_CUDA_EMU_H
+
+#ifndef __cplusplus
+#error "tamm_cuda_emu.h is C++: compile the .cu file with a C++ compiler (c++ -x c++)"
+#endif
+#ifdef __CUDACC__
+#error "tamm_cuda_emu.h emulates CUDA on the host: under nvcc include <cuda_runtime.h> instead"
+#endif
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <thread>
+#include <vector>
+
+#include <tamm.h> /* tamm_emu_launch: a launch runs in stream order on the emulated device */
+
+#define TAMM_CUDA_EMU 1
+
+/* ---- what the emulation cannot reproduce: a compile error naming it */
+template <class... A> void tamm_cuda_emu_cannot_run___syncthreads(A...) = delete;
+template <class... A> void tamm_cuda_emu_cannot_run_warp_intrinsics(A...) = delete;
+#define __syncthreads(...) tamm_cuda_emu_cannot_run___syncthreads(__VA_ARGS__)
+#define __syncthreads_count(...) tamm_cuda_emu_cannot_run___syncthreads(__VA_ARGS__)
+#define __syncthreads_and(...) tamm_cuda_emu_cannot_run___syncthreads(__VA_ARGS__)
+#define __syncthreads_or(...) tamm_cuda_emu_cannot_run___syncthreads(__VA_ARGS__)
+#define __syncwarp(...) tamm_cuda_emu_cannot_run_warp_intrinsics(__VA_ARGS__)
+#define __shfl_sync(...) tamm_cuda_emu_cannot_run_warp_intrinsics(__VA_ARGS__)
+#define __shfl_up_sync(...) tamm_cuda_emu_cannot_run_warp_intrinsics(__VA_ARGS__)
+#define __shfl_down_sync(...) tamm_cuda_emu_cannot_run_warp_intrinsics(__VA_ARGS__)
+#define __shfl_xor_sync(...) tamm_cuda_emu_cannot_run_warp_intrinsics(__VA_ARGS__)
+#define __shfl(...) tamm_cuda_emu_cannot_run_warp_intrinsics(__VA_ARGS__)
+#define __shfl_up(...) tamm_cuda_emu_cannot_run_warp_intrinsics(__VA_ARGS__)
+#define __shfl_down(...) tamm_cuda_emu_cannot_run_warp_intrinsics(__VA_ARGS__)
+#define __shfl_xor(...) tamm_cuda_emu_cannot_run_warp_intrinsics(__VA_ARGS__)
+#define __ballot_sync(...) tamm_cuda_emu_cannot_run_warp_intrinsics(__VA_ARGS__)
+#define __any_sync(...) tamm_cuda_emu_cannot_run_warp_intrinsics(__VA_ARGS__)
+#define __all_sync(...) tamm_cuda_emu_cannot_run_warp_intrinsics(__VA_ARGS__)
+#define __match_any_sync(...) tamm_cuda_emu_cannot_run_warp_intrinsics(__VA_ARGS__)
+#define __match_all_sync(...) tamm_cuda_emu_cannot_run_warp_intrinsics(__VA_ARGS__)
+#define __reduce_add_sync(...) tamm_cuda_emu_cannot_run_warp_intrinsics(__VA_ARGS__)
+#define __activemask(...) tamm_cuda_emu_cannot_run_warp_intrinsics(__VA_ARGS__)
+#define warpSize tamm_cuda_emu_cannot_emulate_warpSize
+#define __shared__ static_assert(false, "tamm_cuda_emu.h: __shared__ memory cannot be emulated");
+
+/* ---- qualifiers: everything is host code */
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __restrict__ __restrict
+
+/* ---- types and the runtime calls generated code uses */
+struct uint3 { unsigned x, y, z; };
+struct dim3 {
+    unsigned x, y, z;
+    dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
+};
+typedef void *cudaStream_t;
+typedef enum { cudaSuccess = 0, cudaErrorInvalidConfiguration = 9, cudaErrorLaunchFailure = 4 } cudaError_t;
+
+inline thread_local uint3 threadIdx, blockIdx;
+inline thread_local dim3 blockDim, gridDim;
+inline thread_local cudaError_t tamm_cuda_emu_last_error = cudaSuccess;
+
+static inline cudaError_t cudaGetLastError(void)
+{
+    cudaError_t e = tamm_cuda_emu_last_error;
+    tamm_cuda_emu_last_error = cudaSuccess;
+    return e;
+}
+static inline cudaError_t cudaPeekAtLastError(void) { return tamm_cuda_emu_last_error; }
+static inline const char *cudaGetErrorString(cudaError_t e)
+{
+    switch (e) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument (emulated)";
+    default: return "unspecified launch failure (emulated)";
+    }
+}
+
+/* ---- atomics as compiler builtins (the return value is the old one, as in CUDA) */
+template <class T> static inline T tamm_cuda_emu_cas_add(T *p, T v)
+{
+    T old, nw;
+    __atomic_load(p, &old, __ATOMIC_RELAXED);
+    do {
+        nw = old + v;
+    } while (!__atomic_compare_exchange(p, &old, &nw, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    return old;
+}
+static inline int atomicAdd(int *p, int v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
+static inline unsigned atomicAdd(unsigned *p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
+static inline unsigned long long atomicAdd(unsigned long long *p, unsigned long long v)
+{
+    return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+}
+static inline float atomicAdd(float *p, float v) { return tamm_cuda_emu_cas_add(p, v); }
+static inline double atomicAdd(double *p, double v) { return tamm_cuda_emu_cas_add(p, v); }
+static inline int atomicSub(int *p, int v) { return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST); }
+static inline unsigned atomicSub(unsigned *p, unsigned v) { return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST); }
+static inline void __threadfence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+/* ---- launches counted; TAMM_CUDA_EMU_REPORT=1 prints the count at exit (tests check kernels ran) */
+inline struct tamm_cuda_emu_report_t {
+    unsigned long launches = 0, threads = 0, calls = 0;
+    ~tamm_cuda_emu_report_t()
+    {
+        if (getenv("TAMM_CUDA_EMU_REPORT"))
+            fprintf(stderr, "tamm_cuda_emu: %lu kernel launches, %lu CUDA threads\n", launches, threads);
+    }
+} tamm_cuda_emu_report;
+
+/* ---- a launch: every (block, thread) pair once, shuffled, spread over host threads */
+static inline unsigned tamm_cuda_emu_env(const char *name, unsigned dflt)
+{
+    const char *s = getenv(name);
+    return s && *s ? (unsigned)strtoul(s, NULL, 10) : dflt;
+}
+
+/* every (block, thread) pair of a launch once, in an order drawn from seed, on nthr host threads */
+template <class K, class... A>
+static void tamm_cuda_emu_run(dim3 grid, dim3 block, uint64_t seed, K kernel, A... args)
+{
+    uint64_t nb = (uint64_t)grid.x * grid.y * grid.z, nt = (uint64_t)block.x * block.y * block.z, n = nb * nt;
+    std::vector<uint64_t> order(n);
+    for (uint64_t i = 0; i < n; i++) order[i] = i;
+    for (uint64_t i = n; i > 1; i--) { /* Fisher-Yates with splitmix64 */
+        uint64_t z = (seed += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        uint64_t j = z % i, t = order[i - 1];
+        order[i - 1] = order[j];
+        order[j] = t;
+    }
+    unsigned nthr = tamm_cuda_emu_env("TAMM_CUDA_EMU_THREADS", 4);
+    if (nthr < 1) nthr = 1;
+    if (nthr > n) nthr = (unsigned)n;
+    auto run = [&](unsigned w) {
+        gridDim = grid;
+        blockDim = block;
+        for (uint64_t k = w; k < n; k += nthr) {
+            uint64_t b = order[k] / nt, t = order[k] % nt;
+            blockIdx.x = (unsigned)(b % grid.x);
+            blockIdx.y = (unsigned)(b / grid.x % grid.y);
+            blockIdx.z = (unsigned)(b / grid.x / grid.y);
+            threadIdx.x = (unsigned)(t % block.x);
+            threadIdx.y = (unsigned)(t / block.x % block.y);
+            threadIdx.z = (unsigned)(t / block.x / block.y);
+            kernel(args...);
+        }
+    };
+    /* the CUDA threads never run on the caller's thread: its frames (the host variant) stay out of
+     * their stacks, and ThreadSanitizer reports about them cannot be suppressed with the caller */
+    std::vector<std::thread> th;
+    for (unsigned w = 0; w < nthr; w++) th.emplace_back(run, w);
+    for (auto &x : th) x.join();
+}
+
+/* a launch waiting in a stream's queue of the emulated device (tamm_emu_launch) */
+struct tamm_cuda_emu_job {
+    virtual void run() = 0;
+    virtual ~tamm_cuda_emu_job() {}
+};
+template <class F> struct tamm_cuda_emu_job_of : tamm_cuda_emu_job {
+    F f;
+    explicit tamm_cuda_emu_job_of(F g) : f(g) {}
+    void run() override { f(); }
+};
+static void tamm_cuda_emu_job_run(void *p)
+{
+    tamm_cuda_emu_job *j = *(tamm_cuda_emu_job **)p;
+    j->run();
+    delete j;
+}
+
+/* A launch: its configuration checked at once (as CUDA reports launch errors), the kernel run in
+ * the order of stream s -- on the stream's thread of the runtime's emulated device, after the work
+ * queued before it (copies in) and before the work queued after it (copies out); run at once when
+ * the devices are not emulated (a kernel test without the runtime's device). */
+template <class K, class... A> static void tamm_cuda_emu_launch(dim3 grid, dim3 block, cudaStream_t s, K kernel, A... args)
+{
+    uint64_t nb = (uint64_t)grid.x * grid.y * grid.z, nt = (uint64_t)block.x * block.y * block.z;
+    if (nb == 0 || nt == 0 || nt > 1024 || grid.y > 65535 || grid.z > 65535 || block.z > 64) {
+        tamm_cuda_emu_last_error = cudaErrorInvalidConfiguration;
+        return;
+    }
+    /* a different order for each launch, reproducible from the seed */
+    uint64_t seed = tamm_cuda_emu_env("TAMM_CUDA_EMU_SEED", 1) * 0x9E3779B97F4A7C15ull +
+                    __atomic_load_n(&tamm_cuda_emu_report.launches, __ATOMIC_RELAXED);
+    /* TAMM_CUDA_EMU_FAIL_LAUNCH=k: the k-th launch of the process fails (tests) */
+    unsigned long call = __atomic_add_fetch(&tamm_cuda_emu_report.calls, 1, __ATOMIC_RELAXED);
+    if (call == tamm_cuda_emu_env("TAMM_CUDA_EMU_FAIL_LAUNCH", 0)) {
+        tamm_cuda_emu_last_error = cudaErrorLaunchFailure;
+        return;
+    }
+    __atomic_fetch_add(&tamm_cuda_emu_report.launches, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&tamm_cuda_emu_report.threads, (unsigned long)(nb * nt), __ATOMIC_RELAXED);
+    auto body = [=]() { tamm_cuda_emu_run(grid, block, seed, kernel, args...); };
+    tamm_cuda_emu_job *job = new tamm_cuda_emu_job_of<decltype(body)>(body);
+    if (s && tamm_emu_launch(s, tamm_cuda_emu_job_run, &job, sizeof job) == TAMM_OK) return;
+    job->run();
+    delete job;
+}
+
+/* the launch tammcc emits: `kernel<<<grid, block, 0, stream>>>(args...)` under nvcc */
+#define TAMM_CUDA_LAUNCH(kernel, grid, block, stream, ...) tamm_cuda_emu_launch((grid), (block), (stream), kernel, __VA_ARGS__)
+
+#endif

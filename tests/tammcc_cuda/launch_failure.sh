@@ -1,0 +1,18 @@
+#!/bin/sh
+# launch_failure.sh TAMMCC SRC — a kernel launch that fails is the task's error: loop_write.c
+# built with TAMMCC_NVCC=emu, run on a simulated GPU with TAMM_CUDA_EMU_FAIL_LAUNCH=1 (the first
+# launch fails): the run must end with exit status 1 and the message "kernel launch failed"
+# naming the task (TAMM_EDEVICE, docs/errors.md), not print a line and go on with the task's
+# uninitialised device buffer.
+set -u
+tammcc=$1 src=$2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tammlf.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+TAMMCC_NVCC=emu "$tammcc" -O1 -o "$tmp/prog" "$src" || { echo "launch_failure: tammcc build failed"; exit 1; }
+TAMM_CUDA_FAKE=1 TAMM_SCHED=round-robin TAMM_NUM_WORKERS=1 TAMM_CUDA_EMU_FAIL_LAUNCH=1 "$tmp/prog" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+cat "$tmp/err"
+if [ $rc -ne 1 ]; then echo "launch_failure: exit status $rc, expected 1"; exit 1; fi
+grep -q "error: task '[^']*' ([^)]*loop_write.c:[0-9]*): kernel launch failed: unspecified launch failure (emulated)" "$tmp/err" ||
+    { echo "launch_failure: no error naming the task"; exit 1; }
+echo "launch_failure: the failed launch is the task's error (exit status 1)"

@@ -1,4 +1,13 @@
 /*
+ * Layer rt/exec/ — running ready tasks on CPUs: workers (worker.c), work-
+ * stealing deques (deque.c), object and buffer pools (pool.c), ready queues
+ * (taskq.h, prioq.c), the CPU scheduling policies (sched_policy.h: sched_ws.c,
+ * sched_fifo.c, sched_prio.c) and the handoff of completions from non-worker
+ * threads (handoff.c).  It may call base/, core/ (to run and complete tasks)
+ * and obs/; it may not include gpu/ or mpi/ (worker.c still asks gpu.h
+ * whether GPUs are busy: allowed in tests/layering.sh for now).
+ */
+/*
  * worker.h — CPU workers: one thread per core (the top-level thread is worker
  * 0 and helps while it waits), idle sleep on a futex with no lost wake-ups,
  * and the help-while-waiting loop with deadlock detection.

@@ -35,8 +35,6 @@ core/task.c mpi_comm.h
 core/task.c mpi_flow.h
 core/tensor.c dist.h
 core/tensor.c gpu.h
-exec/worker.c gpu.h
-mpi/mpi_flow.c memunit.h
 '
 
 for d in base core exec gpu mpi obs; do

@@ -116,8 +116,7 @@ tamm_tgpu *tamm__tgpu_new(struct tamm_tensor *T, int ngpu);
 /** The tensor is being freed (no task uses it): drop its device copies. */
 void tamm__tgpu_free(struct tamm_tensor *T);
 
-/** Home memory for a block: pinned when GPUs are in use (zero-filled). */
-void *tamm__home_alloc(size_t bytes);
-void tamm__home_free(void *p, size_t bytes);
+/* tamm__home_alloc / tamm__home_free: hostmem.h (defined in cuda_unit.c) */
+#include "hostmem.h"
 
 #endif

@@ -3,7 +3,7 @@
 #include "dist.h"
 #include "error.h"
 #include "fence.h"
-#include "memunit.h"
+#include "hostmem.h"
 #include "mpi_comm.h"
 #include "runtime.h"
 #include "trace.h"

@@ -3,9 +3,7 @@
  * task flow that decides from the task stream where each task runs and which
  * blocks move (mpi_flow.c), and the progress thread with its control protocol
  * (mpi_comm.c; its completions reach the workers through exec/handoff.h).  It
- * may call base/, core/, exec/ and obs/; it knows nothing of gpu/ (mpi_flow.c
- * still frees block homes through gpu/memunit.h: allowed in tests/layering.sh
- * for now).
+ * may call base/, core/, exec/ and obs/; it knows nothing of gpu/.
  */
 /*
  * mpi_flow.h — the sequential task flow over several ranks (SPEC sections 5

@@ -25,8 +25,6 @@ cd "$rt" || { echo "layering: no $rt"; exit 1; }
 ALLOWED='
 base/error.c task.h
 core/buffer.c gpu.h
-core/fence.c mpi_comm.h
-core/fence.c mpi_flow.h
 core/runtime.c gpu.h
 core/runtime.c mpi_comm.h
 core/runtime.c mpi_flow.h

@@ -6,7 +6,7 @@
  * (hostmem.c, memlimit.c), fences (fence.c), the access checker (check.c) and
  * the lifecycle (runtime.c).  It may call base/, exec/ (to hand ready tasks to
  * workers) and obs/ through obs headers; it may not include gpu/ or mpi/.
- * Today task.c, buffer.c, tensor.c, fence.c and runtime.c still do: the list
+ * Today task.c, buffer.c, tensor.c and runtime.c still do: the list
  * is ALLOWED in tests/layering.sh, and docs/architecture.md says how each
  * goes (memory units, executors and a submission filter registered at
  * tamm_init).

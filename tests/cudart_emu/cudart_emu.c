@@ -14,7 +14,7 @@
  * _MEMORY / _FAIL / _SKIP_WAIT as for the built-in emulator.
  */
 #define TAMM_EMU_STANDALONE 1
-#include "../../rt/devops_emu.c"
+#include "../../rt/gpu/devops_emu.c"
 #include <cuda_runtime_api.h>
 
 #define API __attribute__((visibility("default")))

@@ -4,7 +4,6 @@
 #include "handoff.h"
 #include "error.h"
 #include "fence.h"
-#include "gpu.h"
 #include "runtime.h"
 #include <limits.h>
 #include <linux/futex.h>
@@ -154,10 +153,14 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-int tamm__workers_start(int n)
+/* whether the other executors (CUDA workers) hold work: tamm__workers_start */
+static int (*others_busy_fn)(void);
+
+int tamm__workers_start(int n, int others, int (*others_busy)(void))
 {
     tamm__rt.nworkers = n;
-    tamm__rt.nthreads = n + tamm__gpus.n; /* the CUDA workers' entries follow (cuda_worker.c starts them) */
+    tamm__rt.nthreads = n + others; /* the other executors' entries follow (they start them) */
+    others_busy_fn = others_busy;
     int all = tamm__rt.nthreads;
     tamm__rt.workers = aligned_alloc(TAMM_CACHELINE, sizeof(tamm_worker) * (size_t)all);
     if (!tamm__rt.workers) return TAMM_ENOMEM;
@@ -238,7 +241,7 @@ static int help_loop(int (*cond)(void *), void *arg, int top)
          * is queued and no task has run, yet cond still fails. */
         uint64_t now = progress();
         if (atomic_load(&tamm__rt.wake_seq) == seq && now == last && others >= tamm__rt.nworkers - 1 &&
-            s->empty() && !tamm__handoff_busy() && !tamm__gpu_busy() && !cond(arg)) {
+            s->empty() && !tamm__handoff_busy() && !(others_busy_fn && others_busy_fn()) && !cond(arg)) {
             if (++quiet >= 2) return TAMM_EDEADLOCK;
         } else {
             quiet = 0;

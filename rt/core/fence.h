@@ -74,4 +74,23 @@ int tamm__xfence_all_fired(void *arg);
 /** Forget every execution fence (session start and end). */
 void tamm__xfence_reset(void);
 
+/* The submission filter's part in fences: the MPI task flow (mpi/mpi_flow.c)
+ * installs it while several ranks run (tamm__flow_session_start) and removes
+ * it at the session's end; NULL otherwise, and then every fence is local.
+ * Called on the top-level thread, except `reached` (any thread). */
+typedef struct tamm_fence_filter {
+    /** A user fence was created: it is an event of the task stream. */
+    void (*created)(tamm_fence *f);
+    /** The top level is about to wait on f: signallers on other ranks tell this one. */
+    void (*wait)(tamm_fence *f);
+    /** An execution fence is being created (accumulation runs close before it). */
+    void (*xfence)(void);
+    /** x was reached on this rank: call tamm__xfence_agreed(x) on a worker once
+     *  every rank has reached it. */
+    void (*reached)(tamm_xfence *x);
+} tamm_fence_filter;
+extern const tamm_fence_filter *tamm__fence_filter;
+/** Every rank has reached x (the filter's `reached`): fire it, arm the next. */
+void tamm__xfence_agreed(tamm_xfence *x);
+
 #endif

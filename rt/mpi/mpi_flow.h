@@ -1,4 +1,11 @@
 /*
+ * Layer rt/mpi/ — several ranks: data distributions (dist.c), the sequential
+ * task flow that decides from the task stream where each task runs and which
+ * blocks move (mpi_flow.c), and the progress thread with its control protocol
+ * (mpi_comm.c; its completions reach the workers through exec/handoff.h).  It
+ * may call base/, core/, exec/ and obs/; it knows nothing of gpu/.
+ */
+/*
  * mpi_flow.h — the sequential task flow over several ranks (SPEC sections 5
  * and 7): every rank submits every top-level task; each rank decides alone,
  * from the same stream, where each task runs and which blocks it must send

@@ -62,8 +62,6 @@ typedef struct tamm_devops {
 } tamm_devops;
 
 extern const tamm_devops tamm__devops_cuda, tamm__devops_emu;
-/** Validate (apply = 0) or load (apply = 1) a TAMM_CUDA_EMU_FAIL value; 0 or -1. */
-int tamm__emu_parse_fail(const char *s, int apply);
 /** Device allocations of the emulated device not yet freed (tests). */
 long tamm__emu_live_allocs(void);
 
@@ -125,8 +123,7 @@ tamm_tgpu *tamm__tgpu_new(struct tamm_tensor *T, int ngpu);
 /** The tensor is being freed (no task uses it): drop its device copies. */
 void tamm__tgpu_free(struct tamm_tensor *T);
 
-/** Home memory for a block: pinned when GPUs are in use (zero-filled). */
-void *tamm__home_alloc(size_t bytes);
-void tamm__home_free(void *p, size_t bytes);
+/* tamm__home_alloc / tamm__home_free: hostmem.h (defined in cuda_unit.c) */
+#include "hostmem.h"
 
 #endif

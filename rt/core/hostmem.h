@@ -18,4 +18,11 @@ void *tamm__hostmem_alloc(size_t bytes, int huge);
 /** Free what tamm__hostmem_alloc(bytes, ...) returned. */
 void tamm__hostmem_free(void *p, size_t bytes);
 
+/** Home memory for a block (zero-filled), counted in the memory statistics:
+ *  tamm__hostmem_alloc, or pinned memory when GPUs are in use.  The host memory
+ *  unit's Allocate / Dealloc of a home; defined today in gpu/cuda_unit.c, which
+ *  owns the pinned pool (docs/architecture.md, "What is left"). */
+void *tamm__home_alloc(size_t bytes);
+void tamm__home_free(void *p, size_t bytes);
+
 #endif

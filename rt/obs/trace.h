@@ -1,4 +1,11 @@
 /*
+ * Layer rt/obs/ — observation: traces, DAG output and statistics (trace.c) and
+ * the report of stuck tasks at a deadlock (stuck.c).  It reads the state of
+ * the other layers (tasks, workers, GPUs, ranks) and may include their
+ * headers; the others call it only through its headers (trace.h, error.h for
+ * the stuck report), and it changes nothing it reads.
+ */
+/*
  * trace.h — observability: TAMM_TRACE (Chrome trace-event JSON that Perfetto
  * opens: a process per rank, a track per CPU worker, per GPU stream and for
  * MPI messages; tasks by label, host-device copies and messages as slices,

@@ -1,4 +1,11 @@
 /*
+ * Layer rt/base/ — errors (error.c), configuration from TAMM_* variables
+ * (config.c) and small utilities (util.h).  It owns no runtime state beyond
+ * the configuration and the error mode.  It may call only the C library;
+ * every other layer may call it.  (Today error.c also reads the failing task
+ * through core/task.h to name it: tests/layering.sh allows that one include.)
+ */
+/*
  * error.h — reporting misuse: one message naming the task (label and source
  * location), then either exit(1) (default) or record the error so the next
  * wait returns it (TAMM_ON_ERROR=return).

@@ -2,8 +2,6 @@
 #include "fence.h"
 #include "worker.h"
 #include "error.h"
-#include "mpi_comm.h"
-#include "mpi_flow.h"
 #include "runtime.h"
 #include "task.h"
 #include <stdio.h>
@@ -24,7 +22,7 @@ tamm_fence *tamm_fence_create(void)
     f->num = ++ncreated;
     live = f;
     pthread_mutex_unlock(&live_lock);
-    if (tamm__flow_on) tamm__flow_fence_created(f);
+    if (tamm__fence_filter) tamm__fence_filter->created(f);
     return f;
 }
 
@@ -97,7 +95,7 @@ static int fence_wait(tamm_fence *f)
         return tamm__error(w->cur_ctx->task, TAMM_ESTATE, "tamm_fence_wait inside a task: a task never blocks its "
                                                          "worker; give the task a wait(f) clause instead");
     if (!f) return tamm__error(NULL, TAMM_EINVAL, "tamm_fence_wait(NULL)");
-    if (tamm__flow_on) tamm__flow_fence_wait(f); /* signallers on other ranks tell this one */
+    if (tamm__fence_filter) tamm__fence_filter->wait(f); /* signallers on other ranks tell this one */
     tamm__spin_lock(&f->lock);
     int none = f->registered == 0;
     tamm__spin_unlock(&f->lock);
@@ -213,17 +211,9 @@ static void xf_fire(tamm_xfence *x)
     if (n) tamm__xfence_poll();
 }
 
-typedef struct xf_op { tamm_comm_op c; tamm_xfence *x; } xf_op;
+const tamm_fence_filter *tamm__fence_filter;
 
-static void xf_agreed(tamm_handoff *h)
-{
-    xf_op *o = (xf_op *)h;
-    tamm_xfence *x = o->x;
-    free(o);
-    xf_fire(x);
-    /* after the fire: a waiting thread never finds the run idle in between */
-    atomic_fetch_sub_explicit(&tamm__handoff_inflight, 1, memory_order_release);
-}
+void tamm__xfence_agreed(tamm_xfence *x) { xf_fire(x); }
 
 void tamm__xfence_poll(void)
 {
@@ -243,12 +233,8 @@ void tamm__xfence_poll(void)
     x->reached = 1;
     atomic_store_explicit(&tamm__rt.xf_armed, 0, memory_order_relaxed);
     pthread_mutex_unlock(&xf_lock);
-    if (tamm__flow_on) { /* several ranks: fire when every rank has reached it */
-        xf_op *o = tamm__xcalloc(1, sizeof *o);
-        o->c.h.finish = xf_agreed;
-        o->c.kind = TAMM_COP_FENCE;
-        o->x = x;
-        tamm__comm_post(&o->c);
+    if (tamm__fence_filter) { /* several ranks: fire when every rank has reached it */
+        tamm__fence_filter->reached(x);
     } else {
         xf_fire(x);
     }
@@ -285,7 +271,7 @@ tamm_xfence *tamm__xfence_new(void)
     xf_sweep(0);
     /* several ranks: open accumulation runs close before it (their messages
      * are tasks before it), and it is an event of the stream */
-    if (tamm__flow_on) tamm__flow_xfence();
+    if (tamm__fence_filter) tamm__fence_filter->xfence();
     tamm_xfence *x = tamm__xcalloc(1, sizeof *x);
     tamm__spin_init(&x->gate.lock);
     x->gate.registered = x->gate.pending = 1;

@@ -1,4 +1,17 @@
 /*
+ * Layer rt/core/ — the core, which knows no device and no rank: tensors and
+ * blocks (tensor.c), tasks (task.c), the submission FSM and the DAG (dep_fsm.c,
+ * dag.c), permissions (perm.c), the execution FSM (block_fsm.c), buffers
+ * (buffer.c), transfers between memory units (xfer.c), the host memory unit
+ * (hostmem.c, memlimit.c), fences (fence.c), the access checker (check.c) and
+ * the lifecycle (runtime.c).  It may call base/, exec/ (to hand ready tasks to
+ * workers) and obs/ through obs headers; it may not include gpu/ or mpi/.
+ * Today task.c, buffer.c, tensor.c and runtime.c still do: the list
+ * is ALLOWED in tests/layering.sh, and docs/architecture.md says how each
+ * goes (memory units, executors and a submission filter registered at
+ * tamm_init).
+ */
+/*
  * runtime.h — the runtime's global state (one per process) and the helpers
  * the modules share.  Everything here is set up by tamm_init and torn down by
  * tamm_finalize (runtime.c).

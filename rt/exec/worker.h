@@ -1,4 +1,13 @@
 /*
+ * Layer rt/exec/ — running ready tasks on CPUs: workers (worker.c), work-
+ * stealing deques (deque.c), object and buffer pools (pool.c), ready queues
+ * (taskq.h, prioq.c), the CPU scheduling policies (sched_policy.h: sched_ws.c,
+ * sched_fifo.c, sched_prio.c) and the handoff of completions from non-worker
+ * threads (handoff.c).  It may call base/, core/ (to run and complete tasks)
+ * and obs/; it may not include gpu/ or mpi/: the executors of the layers above
+ * (CUDA workers) are known to it only through tamm__workers_start.
+ */
+/*
  * worker.h — CPU workers: one thread per core (the top-level thread is worker
  * 0 and helps while it waits), idle sleep on a futex with no lost wake-ups,
  * and the help-while-waiting loop with deadlock detection.
@@ -50,7 +59,12 @@ extern _Thread_local tamm_worker *tamm__tls_worker;
  * waiting task runs other tasks on top of its own frames). */
 #define TAMM_MAX_TASKWAIT_DEPTH 512
 
-int tamm__workers_start(int n);
+/** Start n CPU workers (worker 0 is the calling thread).  `others` entries of
+ *  workers[] follow theirs for the executors of the layers above (one per CUDA
+ *  worker, gpu/cuda_worker.c, which starts them), and others_busy (NULL when
+ *  others is 0) says whether those executors still hold work: the deadlock
+ *  detection of the help loop asks it before it reports TAMM_EDEADLOCK. */
+int tamm__workers_start(int n, int others, int (*others_busy)(void));
 void tamm__workers_stop(void);
 /** Make a queued task visible to sleeping workers. */
 void tamm__wake_one(void);

@@ -3,7 +3,7 @@
 #include "dist.h"
 #include "error.h"
 #include "fence.h"
-#include "memunit.h"
+#include "hostmem.h"
 #include "mpi_comm.h"
 #include "runtime.h"
 #include "trace.h"
@@ -1053,6 +1053,37 @@ void tamm__flow_xfence(void)
     event_done();
 }
 
+/* An execution fence reached on this rank fires when every rank has reached
+ * it: an MPI_Ibarrier on the progress thread, finished on a worker. */
+typedef struct xf_op { tamm_comm_op c; tamm_xfence *x; } xf_op;
+
+static void xf_agreed(tamm_handoff *h)
+{
+    xf_op *o = (xf_op *)h;
+    tamm_xfence *x = o->x;
+    free(o);
+    tamm__xfence_agreed(x);
+    /* after the fire: a waiting thread never finds the run idle in between */
+    atomic_fetch_sub_explicit(&tamm__handoff_inflight, 1, memory_order_release);
+}
+
+static void xf_reached(tamm_xfence *x)
+{
+    xf_op *o = tamm__xcalloc(1, sizeof *o);
+    o->c.h.finish = xf_agreed;
+    o->c.kind = TAMM_COP_FENCE;
+    o->x = x;
+    tamm__comm_post(&o->c);
+}
+
+/* the task flow's part in fences (core/fence.h), installed while flow_on */
+static const tamm_fence_filter flow_fences = {
+    .created = tamm__flow_fence_created,
+    .wait = tamm__flow_fence_wait,
+    .xfence = tamm__flow_xfence,
+    .reached = xf_reached,
+};
+
 static int sentinel_ready(void *arg)
 {
     tamm_task_s *t = arg;
@@ -1224,6 +1255,7 @@ int tamm__flow_session_start(void)
     atomic_store(&exposed_ns, 0);
     nruns = 0;
     tamm__flow_on = nranks > 1;
+    tamm__fence_filter = tamm__flow_on ? &flow_fences : NULL;
     cache_on = 0;
     cur_op = 0;
     cur_task = NULL;
@@ -1247,6 +1279,7 @@ int tamm__flow_session_start(void)
 void tamm__flow_session_end(void)
 {
     tamm__flow_on = 0;
+    tamm__fence_filter = NULL;
     free(seq_to);
     free(seq_from);
     seq_to = seq_from = NULL;

@@ -1,7 +1,6 @@
 /* config.c — reading and validating the TAMM_* environment variables. */
 #include "config.h"
 #include "error.h"
-#include "memunit.h"
 #include <tamm.h>
 #include <ctype.h>
 #include <errno.h>

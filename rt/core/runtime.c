@@ -67,7 +67,8 @@ int tamm_init(int *argc, char ***argv)
     if (rc) return init_failed(rc);
     tamm__ml_init(cfg.memory_limit, tamm__comm_size(), tamm__gpus.n); /* host memory as a bounded unit */
     tamm__rt.initialised = 1;
-    rc = tamm__workers_start(cfg.num_workers);
+    /* the CUDA workers are executors beside the CPU workers (gpu/) */
+    rc = tamm__workers_start(cfg.num_workers, tamm__gpus.n, tamm__gpus.n ? tamm__gpu_busy : NULL);
     if (!rc) rc = tamm__gpu_start();
     if (rc) {
         tamm__rt.initialised = 0;

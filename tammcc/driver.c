@@ -192,11 +192,12 @@ int main(int argc, char **argv)
     const char *out = NULL;
     int compile_only = 0, gen_only = 0, explain = 0;
     const char *emit = NULL;
-    for (int i = 1; i < argc; i++) {
+    int early = -1; /* the exit status of a command line that ends here (an error, --version, --help) */
+    for (int i = 1; i < argc && early < 0; i++) {
         const char *a = argv[i];
         size_t l = strlen(a);
         if (!strcmp(a, "-o")) {
-            if (++i >= argc) { fprintf(stderr, "tammcc: error: -o needs a file name\n"); return 2; }
+            if (++i >= argc) { fprintf(stderr, "tammcc: error: -o needs a file name\n"); early = 2; break; }
             out = argv[i];
         } else if (!strcmp(a, "-c")) compile_only = 1;
         else if (!strcmp(a, "-S")) gen_only = 1;
@@ -206,7 +207,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-MD") || !strcmp(a, "-MMD") || !strcmp(a, "-MP") || !strcmp(a, "-MG")) sv_add(&depflags, a);
         else if (!strncmp(a, "-MF", 3) || !strncmp(a, "-MT", 3) || !strncmp(a, "-MQ", 3)) {
             const char *v = a[3] ? a + 3 : ++i < argc ? argv[i] : NULL;
-            if (!v) { fprintf(stderr, "tammcc: error: %.3s needs an argument\n", a); return 2; }
+            if (!v) { fprintf(stderr, "tammcc: error: %.3s needs an argument\n", a); early = 2; break; }
             if (a[2] == 'F') depfile = v;
             else { sv_add(&deptargets, a[2] == 'T' ? "-MT" : "-MQ"); sv_add(&deptargets, v); }
         }
@@ -216,16 +217,16 @@ int main(int argc, char **argv)
             printf("tammcc (tamm) %s\n  parser: %s\n  C compiler: %s\n  CUDA compiler: %s\n", TAMMCC_VERSION,
                    clang_getCString(v), cc && *cc ? cc : TAMMCC_DEFAULT_CC, nv ? nv : "none");
             clang_disposeString(v);
-            return 0;
+            early = 0;
         }
         else if (!strcmp(a, "--explain")) explain = 1;
         else if (!strncmp(a, "--emit=", 7)) {
             emit = a + 7;
             if (strcmp(emit, "c") && strcmp(emit, "cuda")) {
                 fprintf(stderr, "tammcc: error: --emit takes 'c' or 'cuda', not '%s'\n", emit);
-                return 2;
+                early = 2;
             }
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(); return 0; }
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(); early = 0; }
         else if (!strncmp(a, "-I", 2) || !strncmp(a, "-D", 2) || !strncmp(a, "-U", 2) || !strncmp(a, "-std=", 5) ||
                  !strcmp(a, "-include") || !strcmp(a, "-isystem")) {
             sv_add(&cflags, a);
@@ -247,13 +248,18 @@ int main(int argc, char **argv)
             sv_add(&objects, a);
         }
     }
-    if (sources.n == 0 && objects.n == 0) { usage(); return 2; }
+    if (early < 0 && sources.n == 0 && objects.n == 0) { usage(); early = 2; }
+    if (early < 0 && (emit || gen_only || compile_only) && out && sources.n > 1) {
+        fprintf(stderr, "tammcc: error: -o with -c, -S or --emit needs a single input file\n");
+        early = 2;
+    }
+    if (early >= 0) {
+        sv_free(&cflags); sv_free(&clangflags); sv_free(&linkflags); sv_free(&sources); sv_free(&objects);
+        sv_free(&depflags); sv_free(&deptargets);
+        return early;
+    }
     sv_add(&clangflags, "-I");
     sv_add(&clangflags, incdir);
-    if ((emit || gen_only || compile_only) && out && sources.n > 1) {
-        fprintf(stderr, "tammcc: error: -o with -c, -S or --emit needs a single input file\n");
-        return 2;
-    }
     const char *cc = getenv("TAMMCC_CC");
     if (!cc || !*cc) cc = TAMMCC_DEFAULT_CC;
     const char *nvcc = nvcc_path();

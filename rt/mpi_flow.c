@@ -6,6 +6,7 @@
 #include "memunit.h"
 #include "mpi_comm.h"
 #include "runtime.h"
+#include "stream.h"
 #include "trace.h"
 #include "worker.h"
 #include <stdio.h>
@@ -1224,6 +1225,7 @@ int tamm__flow_session_start(void)
     atomic_store(&exposed_ns, 0);
     nruns = 0;
     tamm__flow_on = nranks > 1;
+    tamm__submit_divert = tamm__flow_on;
     cache_on = 0;
     cur_op = 0;
     cur_task = NULL;

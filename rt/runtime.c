@@ -294,6 +294,7 @@ static int sentinel_wait(const tamm_ref *refs, int n, const char *what, tamm_tas
     sk.label = what;
     sk.rank = -1;
     tamm_task_s *t = NULL;
+    if (TAMM_UNLIKELY(tamm__submit_divert)) (void)tamm__stream_flush(); /* kept streaming tasks first */
     int rc = tamm__submit(NULL, &sk, NULL, TAMM_TF_SENTINEL, &t);
     if (rc) return rc;
     rc = tamm__help_until(sentinel_ready, t);

@@ -198,6 +198,16 @@ int tamm__stream_submit(const tamm_task *u, const tamm_task_opts *o, unsigned fl
     return TAMM_OK;
 }
 
+/* tamm__submit's one test for a top-level task found tamm__submit_divert set */
+int tamm__divert_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flags, tamm_task_s **out)
+{
+    if (tamm__flow_on) return tamm__flow_submit(u, o, flags, out); /* several ranks: the sequential task flow */
+    int kept = tamm__stream_submit(u, o, flags, out);
+    if (kept != -1) return kept;
+    /* submitted now (the kept ones before it); the flag only keeps it from coming back here */
+    return tamm__submit(NULL, u, o, flags | TAMM_TF_INTERNAL, out);
+}
+
 /* ---- releasing blocks ------------------------------------------------- */
 
 static void release_body(tamm_ctx *ctx, void *args)

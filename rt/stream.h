@@ -19,6 +19,8 @@ int tamm__stream_depth(void);
 /** A top-level task while tamm__submit_divert: TAMM_OK if kept (or an error),
  *  -1 if the caller submits it (after the kept tasks were submitted). */
 int tamm__stream_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flags, struct tamm_task_s **out);
+/** tamm__submit of a top-level task while tamm__submit_divert: the MPI flow, or the above. */
+int tamm__divert_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flags, struct tamm_task_s **out);
 /** Submit the kept tasks now, column by column (waits, barriers, fences). */
 int tamm__stream_flush(void);
 /** 1 while a scope keeps tasks (tamm_tensor_destroy defers its mark then). */

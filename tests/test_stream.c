@@ -179,7 +179,8 @@ static void run(int workers, long nb, const char *mode, int window, result *res)
     char wenv[64] = "";
     /* a fixed mmap threshold: glibc's dynamic one would keep freed 512 KiB homes in the
      * worker threads' arenas, and maxrss would measure the allocator, not the runtime */
-    if (window) snprintf(wenv, sizeof wenv, "TAMM_STREAM_WINDOW=%d MALLOC_MMAP_THRESHOLD_=65536", window);
+    if (window > 0) snprintf(wenv, sizeof wenv, "TAMM_STREAM_WINDOW=%d MALLOC_MMAP_THRESHOLD_=65536", window);
+    if (window < 0) snprintf(wenv, sizeof wenv, "TAMM_MEMORY_LIMIT=%dM", -window);
     snprintf(cmd, sizeof cmd, "env TAMM_STATS=1 TAMM_NUM_WORKERS=%d %s '%s' child %ld %s 2>%s", workers, wenv, self,
              nb, mode, errf);
     memset(res, 0, sizeof *res);
@@ -243,11 +244,14 @@ int main(int argc, char **argv)
         }
         CHECK(s16.hash == p16.hash, "workers=%d: streaming (window 1) and plain results differ", ws[w]);
         if (ws[w] == 2) {
-            result m, q, p;
+            result m, q, p, l;
             run(ws[w], 64, "mid", 0, &m);
             run(ws[w], 64, "nest", 0, &q);
             run(ws[w], 64, "plain", 0, &p);
+            run(ws[w], 64, "stream", -2, &l); /* under TAMM_MEMORY_LIMIT=2M: spills, and releases free spill slots */
             CHECK(m.hash == p.hash && q.hash == p.hash, "mid-scope flush / nested scopes: results differ");
+            CHECK(l.hash == p.hash, "streaming under a memory limit: results differ");
+            CHECK(l.peak <= 2L << 20, "streaming under TAMM_MEMORY_LIMIT=2M: peak %lld", l.peak);
         }
     }
     if (failures) {

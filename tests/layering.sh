@@ -28,6 +28,7 @@ core/buffer.c gpu.h
 core/runtime.c gpu.h
 core/runtime.c mpi_comm.h
 core/runtime.c mpi_flow.h
+core/stream.c mpi_flow.h
 core/task.c gpu.h
 core/task.c mpi_comm.h
 core/task.c mpi_flow.h

@@ -369,6 +369,34 @@ void tamm__ml_tensor_free(tamm_tensor *T)
     T->ml = NULL;
 }
 
+/* A streaming scope's last use of block lin is over (stream.c): its home and
+ * spill slot are freed, its data forgotten.  The caller holds the block
+ * (a permission-only write task), so no other task uses it. */
+void tamm__ml_release(tamm_tensor *T, long lin)
+{
+    tamm_block_s *b = &T->blocks[lin];
+    tamm_mblk *m = &T->ml[lin];
+    pthread_mutex_lock(&mlk);
+    while (io_cur == m) pthread_cond_wait(&io_idle, &mlk);
+    lru_remove(m);
+    if (m->toppin) top_drop(m);
+    slot_free(m->off, b->bytes);
+    m->off = -1;
+    pthread_mutex_unlock(&mlk);
+    tamm__spin_lock(&b->lock);
+    void *p = b->home;
+    b->home = NULL;
+    b->units[0].buf = NULL;
+    b->units[0].state = TAMM_BS_UNALLOC;
+    m->valid = 0;
+    m->dirty = 0;
+    tamm__spin_unlock(&b->lock);
+    if (p) {
+        raw_free(p, b->bytes);
+        tamm__mem_sub(b->bytes);
+    }
+}
+
 void *tamm__ml_home(tamm_tensor *T, long lin)
 {
     tamm_block_s *b = &T->blocks[lin];

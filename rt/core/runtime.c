@@ -12,6 +12,7 @@
 #include "fence.h"
 #include "mpi_comm.h"
 #include "mpi_flow.h"
+#include "stream.h"
 #include "gpu.h"
 #include "tensor.h"
 #include "trace.h"
@@ -112,6 +113,7 @@ static int wait_all(void)
 {
     int rc = top_level_only("tamm_wait_all");
     if (rc) return rc;
+    if (TAMM_UNLIKELY(tamm__submit_divert)) (void)tamm__stream_flush(); /* kept streaming tasks */
     if (tamm__flow_on) tamm__flow_sync(TAMM_SYNC_WAIT); /* close accumulation runs; compare streams */
     rc = tamm__help_until(nothing_pending, NULL);
     atomic_store(&tamm__rt.top_waiting, 0);
@@ -140,6 +142,7 @@ static int barrier(const char *what)
 {
     int rc = top_level_only(what);
     if (rc) return rc;
+    if (TAMM_UNLIKELY(tamm__submit_divert)) (void)tamm__stream_flush(); /* kept streaming tasks */
     if (tamm__flow_on) tamm__flow_sync(TAMM_SYNC_WAIT); /* close accumulation runs; compare streams */
     tamm_xfence *x = tamm__xfence_new();
     rc = tamm__help_until(xfence_reached, x);
@@ -165,6 +168,7 @@ int tamm_fence_submit(void)
 {
     int rc = top_level_only("tamm_fence_submit");
     if (rc) return seen(rc);
+    if (TAMM_UNLIKELY(tamm__submit_divert)) (void)tamm__stream_flush(); /* kept streaming tasks */
     tamm__xfence_new();
     return TAMM_OK;
 }
@@ -291,6 +295,7 @@ static int sentinel_wait(const tamm_ref *refs, int n, const char *what, tamm_tas
     sk.label = what;
     sk.rank = -1;
     tamm_task_s *t = NULL;
+    if (TAMM_UNLIKELY(tamm__submit_divert)) (void)tamm__stream_flush(); /* kept streaming tasks first */
     int rc = tamm__submit(NULL, &sk, NULL, TAMM_TF_SENTINEL, &t);
     if (rc) return rc;
     rc = tamm__help_until(sentinel_ready, t);
@@ -658,19 +663,17 @@ void *tamm_comm(tamm_ctx *ctx)
     return tamm__comm_leaf();
 }
 
-static int streaming_depth;
 int tamm_streaming_begin(void)
 {
     int rc = top_level_only("tamm_streaming_begin");
     if (rc) return rc;
-    streaming_depth++;
+    tamm__stream_begin();
     return TAMM_OK;
 }
 int tamm_streaming_end(void)
 {
     int rc = top_level_only("tamm_streaming_end");
     if (rc) return rc;
-    if (streaming_depth == 0) return tamm__error(NULL, TAMM_ESTATE, "tamm_streaming_end without tamm_streaming_begin");
-    streaming_depth--;
-    return TAMM_OK;
+    if (tamm__stream_depth() == 0) return tamm__error(NULL, TAMM_ESTATE, "tamm_streaming_end without tamm_streaming_begin");
+    return tamm__stream_end(); /* the outermost: the kept tasks are submitted, column by column */
 }

@@ -13,6 +13,7 @@
 #include "gpu.h"
 #include "memlimit.h"
 #include "perm.h"
+#include "stream.h"
 #include "runtime.h"
 #include "tensor.h"
 #include "trace.h"
@@ -491,8 +492,9 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
         return tamm__error(NULL, TAMM_ESTATE, "tamm_submit called from a thread that is neither the thread "
                                               "that called tamm_init nor a task");
     if (!ctx) ctx = w->cur_ctx; /* a submission from inside a running task nests in it */
-    if (TAMM_UNLIKELY(tamm__flow_on) && !ctx && !(flags & (TAMM_TF_INTERNAL | TAMM_TF_SENTINEL)))
-        return tamm__flow_submit(u, o, flags, out); /* several ranks: the sequential task flow */
+    if (TAMM_UNLIKELY(tamm__submit_divert) && !ctx && !(flags & (TAMM_TF_INTERNAL | TAMM_TF_SENTINEL)))
+        return tamm__divert_submit(u, o, flags, out); /* several ranks: the sequential task flow; or a streaming
+                                                        * scope keeps top-level tasks (stream.c) */
     if (!u) return tamm__error(ctx ? ctx->task : NULL, TAMM_EINVAL, "tamm_submit: NULL task");
 
     tamm_task_s *t = task_alloc();

@@ -7,6 +7,7 @@
 #include "gpu.h"
 #include "memlimit.h"
 #include "runtime.h"
+#include "stream.h"
 #include "task.h"
 #include <stdio.h>
 #include <string.h>
@@ -211,6 +212,7 @@ tamm_tensor *tamm_tensor_create_ex(const char *name, tamm_dtype dtype, int ndim,
     if (tamm__gpus.n) T->gpu = tamm__tgpu_new(T, tamm__gpus.n);
     if (tamm__ml_on) tamm__ml_tensor_init(T);
     T->nosole = T->dist != NULL || T->ml != NULL;
+    if (TAMM_UNLIKELY(tamm__submit_divert)) tamm__stream_created(T);
     pthread_mutex_lock(&tamm__rt.tensors_lock);
     T->next_live = tamm__rt.tensors;
     if (tamm__rt.tensors) tamm__rt.tensors->prev_live = T;
@@ -311,7 +313,9 @@ int tamm_tensor_destroy(tamm_tensor *T)
 {
     if (!tamm__rt.initialised) return TAMM_ESTATE;
     if (!T) return tamm__error(NULL, TAMM_EINVAL, "tamm_tensor_destroy(NULL)");
-    if (atomic_exchange(&T->destroyed, 1))
+    /* inside a streaming scope the tasks before it are still kept: marked when they are submitted */
+    int kept = TAMM_UNLIKELY(tamm__submit_divert) && tamm__stream_keeping();
+    if (kept ? tamm__stream_destroying(T) : atomic_exchange(&T->destroyed, 1))
         return tamm__error(NULL, TAMM_EINVAL, "tensor '%s' destroyed twice", T->name);
     /* a task with write permission on the whole tensor runs after every task
      * that uses it; when it completes the tensor is freed */

@@ -6,6 +6,7 @@
 #include "hostmem.h"
 #include "mpi_comm.h"
 #include "runtime.h"
+#include "stream.h"
 #include "trace.h"
 #include "worker.h"
 #include <stdio.h>
@@ -1256,6 +1257,7 @@ int tamm__flow_session_start(void)
     nruns = 0;
     tamm__flow_on = nranks > 1;
     tamm__fence_filter = tamm__flow_on ? &flow_fences : NULL;
+    tamm__submit_divert = tamm__flow_on;
     cache_on = 0;
     cur_op = 0;
     cur_task = NULL;

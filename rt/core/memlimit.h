@@ -40,14 +40,17 @@ typedef struct tamm_mblk {
     struct tamm_mblk *prev, *next; /* LRU list of resident blocks (ml lock) */
     struct tamm_tensor *T;
     long lin;
-    int64_t off;         /* slot in the spill file, -1: none yet (ml lock + block lock) */
+    /* the fields under the ml lock, then (after off) those under the block lock: a word the
+     * compiler loads whole for one group never holds a field of the other (ThreadSanitizer saw
+     * evict_one's 8-byte load of pins race with tamm__ml_dirty's store to dirty) */
     int pins;            /* admitted tasks / top-level uses holding it (ml lock) */
     unsigned char in_lru;/* (ml lock) */
+    unsigned char toppin;/* pinned by a top-level tamm_block (ml lock) */
+    unsigned char ioq;   /* queued for the I/O thread's read-ahead (ml lock) */
+    int64_t off;         /* slot in the spill file, -1: none yet (ml lock + block lock) */
     unsigned char valid; /* the spill slot holds the block's data (block lock) */
     unsigned char dirty; /* the home may be newer than the spill slot (block lock) */
-    unsigned char toppin;/* pinned by a top-level tamm_block (ml lock) */
     unsigned char made;  /* generated once already (block lock) */
-    unsigned char ioq;   /* queued for the I/O thread's read-ahead (ml lock) */
 } tamm_mblk;
 
 /** tamm_init: decide whether the limit applies (limit set, one rank, no GPU). */

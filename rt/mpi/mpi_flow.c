@@ -777,13 +777,17 @@ static int decide(const tamm_task *u)
 }
 
 /* Enough validation to read the refs safely; anything wrong goes to
- * tamm__submit, which reports it in the usual words. */
-static int refs_readable(const tamm_task *u)
+ * tamm__submit, which reports it in the usual words.  The destroy task itself
+ * names its tensor after tamm_tensor_destroy marked it: it must go through the
+ * flow, which closes the tensor's accumulation runs and drops its cached copies
+ * before the tensor's state is freed. */
+static int refs_readable(const tamm_task *u, unsigned flags)
 {
     if (u->nrefs < 0 || (u->nrefs > 0 && !u->refs)) return 0;
     for (int i = 0; i < u->nrefs; i++) {
         const tamm_ref *r = &u->refs[i];
-        if (!r->tensor || !r->tensor->dist || atomic_load(&r->tensor->destroyed)) return 0;
+        if (!r->tensor || !r->tensor->dist) return 0;
+        if (atomic_load(&r->tensor->destroyed) && !(flags & TAMM_TF_DESTROY)) return 0;
         if (r->nidx != 0 && r->nidx != r->tensor->ndim) return 0;
         for (int d = 0; d < r->nidx; d++)
             if (!tamm__idx_valid(r->tensor, d, r->idx[d])) return 0;
@@ -889,7 +893,7 @@ static int submit_collective(const tamm_task *u, const tamm_task_opts *o, unsign
 int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flags, tamm_task_s **out)
 {
     if (out) *out = NULL;
-    if (!u || !refs_readable(u)) return tamm__submit(NULL, u, o, flags | TAMM_TF_INTERNAL, out);
+    if (!u || !refs_readable(u, flags)) return tamm__submit(NULL, u, o, flags | TAMM_TF_INTERNAL, out);
     uint64_t t0 = tamm__now_ns();
     int coll = o && o->collective;
     int destroy = (flags & TAMM_TF_DESTROY) != 0;

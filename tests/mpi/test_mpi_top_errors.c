@@ -22,6 +22,19 @@ static int failures;
 
 static void noop(tamm_ctx *ctx, void *va) { (void)ctx; (void)va; }
 
+/* a collective leaf that reads block A[i][0] for every i: each rank's leaf holds only the
+ * blocks its rank owns, so a read of another rank's block is refused */
+static tamm_tensor *leaf_tensor;
+static void read_column(tamm_ctx *ctx, void *va)
+{
+    (void)va;
+    for (long i = 0; i < 4; i++) {
+        long idx[2] = { i, 0 };
+        void *b = tamm_get_buf_read(ctx, leaf_tensor, idx);
+        if (b) tamm_release_cancel(ctx, b);
+    }
+}
+
 static FILE *cap;
 static int saved_fd = -1;
 
@@ -146,6 +159,48 @@ int main(int argc, char **argv)
                "the task modifies replicated data, so it runs on every rank, but it also modifies Amat[3,1] of "
                "distributed tensor 'Amat'");
         CHECK(tamm_wait_all() == TAMM_EINVAL, "the wait after writing replicated and distributed blocks");
+    }
+
+    /* a collective leaf using a block its rank does not own (docs/errors.md, TAMM_EPERM) */
+    if (tamm_nranks() > 1) {
+        tamm_ref crefs[4];
+        memset(crefs, 0, sizeof crefs);
+        int foreign = 0;
+        for (int i = 0; i < 4; i++) {
+            crefs[i].tensor = A;
+            crefs[i].nidx = 2;
+            crefs[i].idx[0] = i;
+            crefs[i].idx[1] = 0;
+            crefs[i].mode = TAMM_READ;
+            long bi[2] = { i, 0 };
+            foreign += tamm_block_owner(A, bi) != tamm_rank();
+        }
+        leaf_tensor = A;
+        tamm_task ct;
+        memset(&ct, 0, sizeof ct);
+        ct.cpu = read_column;
+        ct.refs = crefs;
+        ct.nrefs = 4;
+        ct.rank = -1;
+        ct.label = "column_leaf";
+        tamm_task_opts co;
+        memset(&co, 0, sizeof co);
+        co.collective = 1;
+        capture();
+        rc = tamm_submit_ex(NULL, &ct, &co);
+        int wrc = tamm_wait_all();
+        e = captured();
+        CHECK(rc == TAMM_OK, "submitting the collective returned %d", rc);
+        int said = 0;
+        for (const char *s = e; (s = strstr(s, "the task has no permission on that block")) != NULL; s++) said++;
+        CHECK(said == foreign, "the leaf read %d blocks of other ranks, but %d were refused: %s", foreign, said, e);
+        CHECK(wrc == (foreign ? TAMM_EPERM : TAMM_OK), "the wait after the collective returned %d (%d foreign)",
+              wrc, foreign);
+        printf("rank %d: the collective leaf's reads of %d blocks of other ranks were refused (%d)\n", tamm_rank(),
+               foreign, said);
+        if (foreign)
+            expect("a collective leaf reading another rank's block", e,
+                   "tamm_get_buf_read on Amat[");
     }
 
     /* and the run goes on: a block in range */

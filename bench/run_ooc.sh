@@ -31,7 +31,9 @@
 # allocated by StarPU, home node -1, so that it may evict them): STARPU_LIMIT_CPU_MEM
 # (MiB, rounded down) and STARPU_DISK_SWAP=<dir> STARPU_DISK_SWAP_BACKEND=unistd
 # STARPU_DISK_SWAP_SIZE=<4x the matrices, MiB>; its in-core run is the same program
-# without them.  maxrss (GNU time, %M) of every run is printed, for both.
+# without them.  maxrss (GNU time, %M) of every run is printed, for both, and beside it
+# maxrss minus the program's baseline (the same program in core on one tile: libraries,
+# threads, the runtime), to set against the limit.
 #
 # A failed run, a FAILED check, or a tamm run whose peak of resident block bytes passed
 # its limit (marked "over!") gives n/a or ! and exit status 1.
@@ -136,7 +138,18 @@ median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "n/a"; else if (NR 
 mib() { case $1 in n/a|-) echo "$1" ;; *) awk -v b="$1" 'BEGIN {printf "%.1f", b / 1048576}' ;; esac; }
 
 MODES="incore $FACTORS"
-declare -A RES CHK
+declare -A RES CHK BASE
+# baseline maxrss of each program (libraries, threads, runtime): one tile, in core
+for k in $KERNELS; do
+  for impl in $IMPLS; do
+    saved=$(nsize "$k"); eval "N_$k=$NB"
+    r=$(run_one "$k" "$impl" incore "") || STATUS=1
+    eval "N_$k=$saved"
+    set -- $r
+    BASE[$k,$impl]=$3
+    echo "baseline $k $impl (N=$NB, one tile): maxrss=$3KiB"
+  done
+done
 echo "run_ooc.sh: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1), WORKERS=$WORKERS, NB=$NB, REPS=$REPS, spill files in $BASE_SPILL"
 for k in $KERNELS; do
   n=$(nsize "$k"); bytes=$(mat_bytes "$k" "$n")
@@ -165,8 +178,8 @@ done
 
 # the table: medians over the repetitions
 {
-  echo "| kernel | N | matrices MiB | impl | mode | limit MiB | GFLOP/s (median) | / in core | maxrss MiB | peak resident MiB | spilled MiB | read back MiB | waited for memory ms | check |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+  echo "| kernel | N | matrices MiB | impl | mode | limit MiB | GFLOP/s (median) | / in core | maxrss MiB | maxrss - baseline MiB | peak resident MiB | spilled MiB | read back MiB | waited for memory ms | check |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
   for k in $KERNELS; do
     n=$(nsize "$k"); bytes=$(mat_bytes "$k" "$n")
     for impl in $IMPLS; do
@@ -182,11 +195,13 @@ done
         ratio=n/a
         if [ "$g" != n/a ] && [ -n "$base" ] && [ "$base" != n/a ]; then ratio=$(awk -v a="$g" -v b="$base" 'BEGIN {printf "%.2f", a / b}'); fi
         if [ "$mode" = incore ]; then lm="none"; md="in core"; else lm=$(mib $(( bytes / mode ))); md="${mode}x"; fi
-        rss=${col[3]}; [ "$rss" != n/a ] && rss=$(awk -v k="$rss" 'BEGIN {printf "%.1f", k / 1024}')
+        rss=${col[3]}; over=n/a; b=${BASE[$k,$impl]:-n/a}
+        if [ "$rss" != n/a ] && [ "$b" != n/a ]; then over=$(awk -v k="$rss" -v b="$b" 'BEGIN {printf "%.1f", (k - b) / 1024}'); fi
+        [ "$rss" != n/a ] && rss=$(awk -v k="$rss" 'BEGIN {printf "%.1f", k / 1024}')
         if [ "$impl" = tamm ]; then pk=$(mib "${col[4]}"); sp=$(mib "${col[5]}"); rb=$(mib "${col[6]}"); wt=${col[7]}
         else pk=-; sp=-; rb=-; wt=-; fi
         c=${CHK[$k,$impl,$mode]:-not run}
-        echo "| $k | $n | $(mib "$bytes") | $impl | $md | $lm | $g | $ratio | $rss | $pk | $sp | $rb | $wt | $c |"
+        echo "| $k | $n | $(mib "$bytes") | $impl | $md | $lm | $g | $ratio | $rss | $over | $pk | $sp | $rb | $wt | $c |"
       done
     done
   done

@@ -10,7 +10,8 @@
 #   KERNELS="gemm cholesky"   N_gemm=4096   N_cholesky=6144   NB=256
 #   FACTORS="2 4"  the matrices' bytes over the limit (limit = bytes / factor)
 #   REPS=3       timed runs per configuration; the configurations are interleaved
-#                within each repetition and the tables give medians
+#                within each repetition and the tables give medians, and the median of
+#                the per-repetition ratios to the in-core run ("paired")
 #   WORKERS=2    TAMM_NUM_WORKERS / STARPU_NCPU
 #   IMPLS="tamm starpu"
 #   CHECK=1      one extra, untimed run per configuration first, with -check (the
@@ -182,8 +183,8 @@ done
 
 # the table: medians over the repetitions
 {
-  echo "| kernel | N | matrices MiB | impl | mode | limit MiB | GFLOP/s (median) | / in core | maxrss MiB | maxrss - baseline MiB | peak resident MiB | spilled MiB | read back MiB | waited for memory ms | check |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+  echo "| kernel | N | matrices MiB | impl | mode | limit MiB | GFLOP/s (median) | / in core | / in core, paired | maxrss MiB | maxrss - baseline MiB | peak resident MiB | spilled MiB | read back MiB | waited for memory ms | check |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
   for k in $KERNELS; do
     n=$(nsize "$k"); bytes=$(mat_bytes "$k" "$n")
     for impl in $IMPLS; do
@@ -198,6 +199,13 @@ done
         [ "$mode" = incore ] && base=$g
         ratio=n/a
         if [ "$g" != n/a ] && [ -n "$base" ] && [ "$base" != n/a ]; then ratio=$(awk -v a="$g" -v b="$base" 'BEGIN {printf "%.2f", a / b}'); fi
+        # paired: the median over the repetitions of this run's GFLOP/s over the in-core run's of
+        # the same repetition (less sensitive to a load that drifts between repetitions)
+        pr=$(for ((rep = 1; rep <= REPS; rep++)); do
+               a=$(echo "${RES[$k,$impl,$mode,$rep]}" | awk '{print $1}'); b=$(echo "${RES[$k,$impl,incore,$rep]}" | awk '{print $1}')
+               [ "$a" != n/a ] && [ "$b" != n/a ] && awk -v a="$a" -v b="$b" 'BEGIN {if (b > 0) printf "%.4f\n", a / b}'
+             done | median)
+        [ "$pr" != n/a ] && pr=$(awk -v x="$pr" 'BEGIN {printf "%.2f", x}')
         if [ "$mode" = incore ]; then lm="none"; md="in core"; else lm=$(mib $(( bytes / mode ))); md="${mode}x"; fi
         rss=${col[3]}; over=n/a; b=${BASE[$k,$impl]:-n/a}
         if [ "$rss" != n/a ] && [ "$b" != n/a ]; then over=$(awk -v k="$rss" -v b="$b" 'BEGIN {printf "%.1f", (k - b) / 1024}'); fi
@@ -205,7 +213,7 @@ done
         if [ "$impl" = tamm ]; then pk=$(mib "${col[4]}"); sp=$(mib "${col[5]}"); rb=$(mib "${col[6]}"); wt=${col[7]}
         else pk=-; sp=-; rb=-; wt=-; fi
         c=${CHK[$k,$impl,$mode]:-not run}
-        echo "| $k | $n | $(mib "$bytes") | $impl | $md | $lm | $g | $ratio | $rss | $over | $pk | $sp | $rb | $wt | $c |"
+        echo "| $k | $n | $(mib "$bytes") | $impl | $md | $lm | $g | $ratio | $pr | $rss | $over | $pk | $sp | $rb | $wt | $c |"
       done
     done
   done

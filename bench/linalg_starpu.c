@@ -3,7 +3,7 @@
  * 1.3 with the same tiles, tile kernels and task graphs as bench/gemm.c and
  * bench/cholesky.c (tamm) and linalg_omp.c.
  *
- *   linalg_starpu gemm|cholesky [-check] N [NB]     (NB default 256)
+ *   linalg_starpu gemm|cholesky [-ooc] [-check] N [NB]     (NB default 256)
  *
  * Why, next to Debian's prebuilt examples: starpu-examples' cholesky_implicit
  * is single precision (sgemm/ssyrk/strsm, and an unblocked potrf loop when
@@ -22,6 +22,14 @@
  *
  * Prints one RESULT line (linalg_common.h); -check compares with the
  * whole-matrix OpenBLAS result after starpu_shutdown().
+ *
+ * -ooc: out of core (bench/run_ooc.sh).  StarPU can evict only data it
+ * allocated itself, so the tiles are registered with no home (home node -1)
+ * and filled by (untimed) tasks in STARPU_W mode; with STARPU_LIMIT_CPU_MEM and
+ * a disk node (STARPU_DISK_SWAP, STARPU_DISK_SWAP_BACKEND, STARPU_DISK_SWAP_SIZE)
+ * StarPU then spills tiles to the disk node when main memory is full.  -check
+ * reads each tile back with starpu_data_acquire before the handles are
+ * unregistered.  impl=starpu_ooc in the RESULT line.
  */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE /* madvise (linalg_common.h, LINALG_HUGEPAGES) */
@@ -79,6 +87,25 @@ static struct starpu_codelet cl_syrk = {
 static struct starpu_codelet cl_gemm_nt = {
     .cpu_funcs = {cpu_gemm_nt}, .nbuffers = 3, .modes = {STARPU_R, STARPU_R, STARPU_RW}, .name = "gemm_nt"};
 
+/* -ooc: a tile filled by a task (its handle has no home).  Arguments: which, row and
+ * column of the tile's first element. */
+static void cpu_fill(void *d[], void *arg)
+{
+    int which;
+    size_t r0, c0;
+    starpu_codelet_unpack_args(arg, &which, &r0, &c0);
+    double *p = PTR(d[0]);
+    size_t m = (size_t)ROWS(d[0]), n = (size_t)COLS(d[0]);
+    if (which == LC_SPD)
+        lc_init_spd_tile(p, m, n, r0, c0, N);
+    else
+        lc_init_gemm_tile(p, m, n, r0, c0, which);
+}
+static struct starpu_codelet cl_fill = {
+    .cpu_funcs = {cpu_fill}, .nbuffers = 1, .modes = {STARPU_W}, .name = "fill"};
+
+static int ooc; /* -ooc: StarPU-allocated tiles, which it may evict to a disk node */
+
 static void check_ret(int ret, const char *what)
 {
     if (ret != 0) {
@@ -100,6 +127,16 @@ static void make_tiles(double ***t, starpu_data_handle_t **h, int which, int low
         for (size_t j = 0; j < NT; j++) {
             if (lower_only && j > i) continue;
             size_t m = ext(i), n = ext(j);
+            if (ooc) {
+                size_t r0 = i * NB, c0 = j * NB;
+                starpu_matrix_data_register(&(*h)[i * NT + j], -1, 0, (uint32_t)n, (uint32_t)n, (uint32_t)m,
+                                            sizeof(double));
+                check_ret(starpu_task_insert(&cl_fill, STARPU_W, (*h)[i * NT + j], STARPU_VALUE, &which,
+                                             sizeof which, STARPU_VALUE, &r0, sizeof r0, STARPU_VALUE, &c0,
+                                             sizeof c0, 0),
+                          "starpu_task_insert(fill)");
+                continue;
+            }
             double *p = lc_alloc(m * n);
             if (which == LC_SPD)
                 lc_init_spd_tile(p, m, n, i * NB, j * NB, N);
@@ -122,6 +159,22 @@ static void drop_tiles(double **t, starpu_data_handle_t *h)
     }
 }
 
+/* -ooc -check: copy each tile into got (N x N, row-major) through starpu_data_acquire,
+ * which brings it back from the disk node if it was evicted. */
+static void gather_ooc(double *got, int lower_only)
+{
+    for (size_t bi = 0; bi < NT; bi++)
+        for (size_t bj = 0; bj < NT; bj++) {
+            if (lower_only && bj > bi) continue;
+            starpu_data_handle_t h = HANDLE(bi, bj);
+            check_ret(starpu_data_acquire(h, STARPU_R), "starpu_data_acquire");
+            const double *t = (const double *)starpu_matrix_get_local_ptr(h);
+            size_t m = ext(bi), n = ext(bj);
+            for (size_t i = 0; i < m; i++) memcpy(&got[(bi * NB + i) * N + bj * NB], &t[i * n], n * sizeof(double));
+            starpu_data_release(h);
+        }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || (strcmp(argv[1], "gemm") != 0 && strcmp(argv[1], "cholesky") != 0)) {
@@ -129,6 +182,11 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *kernel = argv[1];
+    if (argc > 2 && strcmp(argv[2], "-ooc") == 0) { /* linalg_starpu K -ooc [-check] N [NB] */
+        ooc = 1;
+        for (int i = 2; i + 1 < argc; i++) argv[i] = argv[i + 1];
+        argc--;
+    }
     lc_args a;
     lc_parse(argc, argv, 2, &a, 256);
     N = a.N;
@@ -150,6 +208,7 @@ int main(int argc, char **argv)
         make_tiles(&At, &Ah, LC_A, 0);
         make_tiles(&Bt, &Bh, LC_B, 0);
         make_tiles(&tiles, &handles, LC_C, 0);
+        if (ooc) starpu_task_wait_for_all(); /* the fills: untimed */
         double t0 = lc_now();
         for (size_t i = 0; i < NT; i++)
             for (size_t j = 0; j < NT; j++)
@@ -161,6 +220,7 @@ int main(int argc, char **argv)
         secs = lc_now() - t0;
     } else {
         make_tiles(&tiles, &handles, LC_SPD, 1);
+        if (ooc) starpu_task_wait_for_all(); /* the fills: untimed */
         double t0 = lc_now();
         for (size_t k = 0; k < NT; k++) {
             check_ret(starpu_task_insert(&cl_potrf, STARPU_PRIORITY, 3, STARPU_RW, HANDLE(k, k), 0),
@@ -183,16 +243,25 @@ int main(int argc, char **argv)
         starpu_task_wait_for_all();
         secs = lc_now() - t0;
     }
+    double *got = NULL;
+    if (ooc && a.check) {
+        got = lc_alloc(N * N);
+        memset(got, 0, N * N * sizeof(double));
+        gather_ooc(got, chol);
+    }
     if (!chol) {
         drop_tiles(At, Ah);
         drop_tiles(Bt, Bh);
     }
-    drop_tiles(tiles, handles); /* unregister: the tiles are back in main memory */
+    drop_tiles(tiles, handles); /* unregister: the tiles are back in main memory (-ooc: freed) */
     starpu_shutdown();
 
     int ok = 1;
     double err = 0.0;
-    if (a.check) {
+    if (got) {
+        err = lc_check_against_openblas(kernel, got, N, &ok);
+        free(got);
+    } else if (a.check) {
         double *got = lc_alloc(N * N);
         memset(got, 0, N * N * sizeof(double));
         for (size_t bi = 0; bi < NT; bi++)
@@ -207,5 +276,5 @@ int main(int argc, char **argv)
     }
     for (size_t k = 0; k < NT * NT; k++) free(tiles[k]);
     free(tiles);
-    return lc_report(kernel, "starpu_tiles", N, NB, workers, secs, a.check, ok, err);
+    return lc_report(kernel, ooc ? "starpu_ooc" : "starpu_tiles", N, NB, workers, secs, a.check, ok, err);
 }

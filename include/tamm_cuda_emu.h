@@ -10,7 +10,11 @@
  * TAMM_CUDA_EMU_FAIL_LAUNCH=k makes the k-th launch fail, for tests), so
  * that two CUDA threads storing to one element race under ThreadSanitizer and
  * give order-dependent results.  Device memory is whatever the runtime hands
- * the variant (host memory under TAMM_CUDA_FAKE).
+ * the variant (host memory on the emulated device, TAMM_CUDA_EMU).  A launch
+ * runs in the order of the task's stream: queued with tamm_emu_launch on the
+ * runtime's emulated device, or with cudaLaunchHostFunc on a stream of the
+ * stand-in CUDA runtime (tests/cudart_emu) when the runtime drives libcudart;
+ * the part of cuBLAS a .cu calls is declared here (the stand-in implements it).
  *
  * Running each CUDA thread to completion is a faithful schedule only for
  * kernels whose threads never wait for each other: this header refuses, at

@@ -278,7 +278,8 @@ void *tamm_cublas_handle(void);
  *  bytes at arg) on stream (tamm_cuda_stream()), to run in stream order on the
  *  stream's thread, as a kernel launch would; what host-compiled kernels and
  *  tests use instead of <<<...>>>.  TAMM_OK, or TAMM_ENOTSUP when the devices
- *  are not emulated (or an injected launch failure), TAMM_EINVAL for a bad stream. */
+ *  are not emulated, TAMM_EDEVICE for an injected launch failure (nothing runs),
+ *  TAMM_EINVAL for a bad stream. */
 int tamm_emu_launch(void *stream, void (*fn)(void *), const void *arg, size_t size);
 /** GPUs the runtime uses (0: none found, TAMM_NUM_GPUS=0, or built without CUDA). */
 int tamm_num_gpus(void);

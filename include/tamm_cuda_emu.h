@@ -10,7 +10,11 @@
  * TAMM_CUDA_EMU_FAIL_LAUNCH=k makes the k-th launch fail, for tests), so
  * that two CUDA threads storing to one element race under ThreadSanitizer and
  * give order-dependent results.  Device memory is whatever the runtime hands
- * the variant (host memory under TAMM_CUDA_FAKE).
+ * the variant (host memory on the emulated device, TAMM_CUDA_EMU).  A launch
+ * runs in the order of the task's stream: queued with tamm_emu_launch on the
+ * runtime's emulated device, or with cudaLaunchHostFunc on a stream of the
+ * stand-in CUDA runtime (tests/cudart_emu) when the runtime drives libcudart;
+ * the part of cuBLAS a .cu calls is declared here (the stand-in implements it).
  *
  * Running each CUDA thread to completion is a faithful schedule only for
  * kernels whose threads never wait for each other: this header refuses, at
@@ -28,6 +32,7 @@
 #error "tamm_cuda_emu.h emulates CUDA on the host: under nvcc include <cuda_runtime.h> instead"
 #endif
 
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +106,25 @@ static inline const char *cudaGetErrorString(cudaError_t e)
     default: return "unspecified launch failure (emulated)";
     }
 }
+
+/* ---- the part of cuBLAS (cublas_v2.h, whose types would clash with the ones above) that a
+ * host-compiled .cu may call on tamm_cublas_handle(): declarations only, with the values and
+ * entry points of the real library, so the calls go to whatever libcublas the program links
+ * (the stand-in over the emulated device in tests, tests/cudart_emu) */
+#ifndef CUBLAS_V2_H_
+#define CUBLAS_V2_H_ /* a later #include <cublas_v2.h> adds nothing */
+#define CUBLAS_API_H_
+typedef enum {
+    CUBLAS_STATUS_SUCCESS = 0, CUBLAS_STATUS_NOT_INITIALIZED = 1, CUBLAS_STATUS_ALLOC_FAILED = 3,
+    CUBLAS_STATUS_INVALID_VALUE = 7, CUBLAS_STATUS_EXECUTION_FAILED = 13
+} cublasStatus_t;
+typedef enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_OP_C = 2 } cublasOperation_t;
+typedef struct cublasContext *cublasHandle_t;
+extern "C" cublasStatus_t cublasDgemm_v2(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+                                         const double *, const double *, int, const double *, int, const double *,
+                                         double *, int);
+#define cublasDgemm cublasDgemm_v2
+#endif
 
 /* ---- atomics as compiler builtins (the return value is the old one, as in CUDA) */
 template <class T> static inline T tamm_cuda_emu_cas_add(T *p, T v)
@@ -198,10 +222,29 @@ static void tamm_cuda_emu_job_run(void *p)
     delete j;
 }
 
+static void tamm_cuda_emu_job_run_direct(void *p)
+{
+    tamm_cuda_emu_job *j = (tamm_cuda_emu_job *)p;
+    j->run();
+    delete j;
+}
+
+/* cudaLaunchHostFunc of a CUDA runtime loaded in the process, or NULL: when the runtime drives its
+ * devices through libcudart (the stand-in over the emulator, tests/cudart_emu), a launch is a host
+ * function enqueued on the task's stream -- CUDA's own way to run host work in stream order */
+typedef int (*tamm_cuda_emu_hostfn_t)(void *, void (*)(void *), void *);
+static inline tamm_cuda_emu_hostfn_t tamm_cuda_emu_hostfn(void)
+{
+    static const tamm_cuda_emu_hostfn_t f = (tamm_cuda_emu_hostfn_t)dlsym(RTLD_DEFAULT, "cudaLaunchHostFunc");
+    return f;
+}
+
 /* A launch: its configuration checked at once (as CUDA reports launch errors), the kernel run in
- * the order of stream s -- on the stream's thread of the runtime's emulated device, after the work
- * queued before it (copies in) and before the work queued after it (copies out); run at once when
- * the devices are not emulated (a kernel test without the runtime's device). */
+ * the order of stream s -- on the stream's thread of the runtime's emulated device (or as a host
+ * function of the stand-in CUDA runtime's stream), after the work queued before it (copies in) and
+ * before the work queued after it (copies out); run at once when there is no stream (a kernel test
+ * without the runtime's device).  A launch the device refuses runs nothing and is the launch's
+ * error (cudaGetLastError), as with CUDA. */
 template <class K, class... A> static void tamm_cuda_emu_launch(dim3 grid, dim3 block, cudaStream_t s, K kernel, A... args)
 {
     uint64_t nb = (uint64_t)grid.x * grid.y * grid.z, nt = (uint64_t)block.x * block.y * block.z;
@@ -222,7 +265,20 @@ template <class K, class... A> static void tamm_cuda_emu_launch(dim3 grid, dim3 
     __atomic_fetch_add(&tamm_cuda_emu_report.threads, (unsigned long)(nb * nt), __ATOMIC_RELAXED);
     auto body = [=]() { tamm_cuda_emu_run(grid, block, seed, kernel, args...); };
     tamm_cuda_emu_job *job = new tamm_cuda_emu_job_of<decltype(body)>(body);
-    if (s && tamm_emu_launch(s, tamm_cuda_emu_job_run, &job, sizeof job) == TAMM_OK) return;
+    if (s) {
+        int rc = tamm_emu_launch(s, tamm_cuda_emu_job_run, &job, sizeof job);
+        if (rc == TAMM_OK) return;
+        tamm_cuda_emu_hostfn_t hostfn = tamm_cuda_emu_hostfn();
+        if (rc == TAMM_ENOTSUP && hostfn) { /* the stream is the stand-in CUDA runtime's */
+            if (hostfn(s, tamm_cuda_emu_job_run_direct, job) == 0) return;
+            rc = TAMM_EDEVICE;
+        }
+        if (rc != TAMM_ENOTSUP) { /* a failed launch (injected, or not a stream): nothing runs */
+            delete job;
+            tamm_cuda_emu_last_error = cudaErrorLaunchFailure;
+            return;
+        }
+    }
     job->run();
     delete job;
 }

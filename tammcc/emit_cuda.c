@@ -189,6 +189,7 @@ typedef struct plan {
     cc_node *call;
     char *g, *gdecl;
     char **ptypes; int nparams; /* f's parameter types (C++ spelling) */
+    int gstatus;         /* the variant returns an integer: a status, nonzero fails the task */
     /* form B */
     struct pl { CXCursor d; char *decl, *name; int acc; } *pl; int npl;
     cc_node *nest;
@@ -415,7 +416,7 @@ static int host_expr(plan *p, cc_node *n, int kernel)
 }
 
 /* ---------------------------------------------------------------- form A */
-typedef struct { const char *usr; char *g; int found_static; const char *gname; } ann_ctx;
+typedef struct { const char *usr; char *g; int found_static; const char *gname; int gdeclared; CXType gret; } ann_ctx;
 
 static enum CXChildVisitResult ann_attr(CXCursor c, CXCursor parent, CXClientData d)
 {
@@ -441,7 +442,13 @@ static enum CXChildVisitResult ann_top(CXCursor c, CXCursor parent, CXClientData
         clang_disposeString(u);
     } else {
         CXString s = clang_getCursorSpelling(c);
-        if (!strcmp(clang_getCString(s), a->gname) && clang_Cursor_getStorageClass(c) == CX_SC_Static) a->found_static = 1;
+        if (!strcmp(clang_getCString(s), a->gname)) {
+            if (clang_Cursor_getStorageClass(c) == CX_SC_Static) a->found_static = 1;
+            if (!a->gdeclared) { /* the variant's own declaration: its return type */
+                a->gdeclared = 1;
+                a->gret = clang_getCanonicalType(clang_getResultType(clang_getCursorType(c)));
+            }
+        }
         clang_disposeString(s);
     }
     return CXChildVisit_Continue;
@@ -497,8 +504,18 @@ static int plan_call(plan *p, cc_node *call)
         free(fname);
         return 0;
     }
-    CXType rt = clang_getCanonicalType(clang_getResultType(ft));
+    /* the variant's return type: its declaration's when the file declares it, else f's; an integer
+     * is a status (SPEC 3.4): nonzero makes the task fail with TAMM_EDEVICE */
+    CXType rt = s.gdeclared ? s.gret : clang_getCanonicalType(clang_getResultType(ft));
     const char *ret = rt.kind == CXType_Void ? "void" : scalar_name(rt);
+    switch (rt.kind) {
+    case CXType_Bool: case CXType_Char_U: case CXType_UChar: case CXType_UShort: case CXType_UInt: case CXType_ULong:
+    case CXType_ULongLong: case CXType_Char_S: case CXType_SChar: case CXType_Short: case CXType_Int: case CXType_Long:
+    case CXType_LongLong:
+        p->gstatus = 1;
+        break;
+    default: break;
+    }
     int np = clang_getNumArgTypes(ft);
     if (!ret) {
         no(p, "%s() returns a type the CUDA file does not have", fname);
@@ -1768,6 +1785,23 @@ static void emit_host_prologue(cc_out *o, cc_task *t)
         emit_how(o, t, i);
         cc_printf(o, ");  /* %s */\n", t->acc[i].key);
     }
+    /* a buffer the GPU could not provide (TAMM_ON_ERROR=return: the runtime reported the task's
+     * error) never reaches a kernel as NULL: nothing is launched */
+    int nf = 0;
+    for (int i = 0; i < t->nacc; i++) nf += t->acc[i].fetched;
+    if (nf) {
+        cc_puts(o, "    if (");
+        for (int i = 0, k = 0; i < t->nacc; i++)
+            if (t->acc[i].fetched) cc_printf(o, "%s!tamm_b%d_", k++ ? " || " : "", i);
+        cc_puts(o, ") {  /* no buffer: the task's error says why; nothing runs */\n");
+        for (int i = t->nacc - 1; i >= 0; i--)
+            if (t->acc[i].fetched) {
+                cc_printf(o, "        tamm_cc_release(tamm_ctx_, &tamm_b%d_, ", i);
+                emit_how(o, t, i);
+                cc_puts(o, ");\n");
+            }
+        cc_puts(o, "        return;\n    }\n");
+    }
     if (t->ncap) {
         cc_puts(o, "   ");
         for (int i = 0; i < t->ncap; i++) cc_printf(o, " (void)%s;", t->cap[i].name);
@@ -1803,7 +1837,7 @@ static void emit_call(cc_out *o, plan *p)
     free(fn);
     cc_line_to(o, cc_line_of(&u->src, p->call->b), u->src.name);
     indent_to(o, p, p->call->b);
-    cc_printf(o, "%s(", p->g);
+    cc_printf(o, p->gstatus ? "long long tamm_st_ = (long long)%s(" : "%s(", p->g);
     for (int i = 0; i < p->nparams; i++) {
         if (i) cc_puts(o, ", ");
         cc_node *a = p->call->kid[i + 1];
@@ -1811,6 +1845,11 @@ static void emit_call(cc_out *o, plan *p)
     }
     cc_puts(o, ");");
     cc_line_self(o);
+    if (p->gstatus) { /* the variant's status: nonzero is the task's error */
+        cc_puts(o, "    if (tamm_st_ != 0) {\n        char tamm_m_[256];\n");
+        cc_printf(o, "        snprintf(tamm_m_, sizeof tamm_m_, \"the CUDA variant %s() returned %%lld\", tamm_st_);\n", p->g);
+        cc_puts(o, "        (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);\n    }\n");
+    }
     emit_host_epilogue(o, t);
 }
 

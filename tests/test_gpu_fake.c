@@ -27,7 +27,9 @@
  * The same file, built with -DTAMM_TEST_REAL_GPU and tests/gpu/kernels.cu
  * (tests/gpu/CMakeLists.txt, ctest label gpu), runs these cases on real GPUs:
  * the GPU variants then launch CUDA kernels on tamm_cuda_stream(), and the
- * program exits 77 (skipped) when there is no device.
+ * program exits 77 (skipped) when there is no device.  Built the same way with
+ * kernels.cu compiled for the host (include/tamm_cuda_emu.h) and linked with the
+ * stand-in libcudart / libcublas (test_gpu_device_emu), it runs them everywhere.
  */
 #include "tamm_util.h"
 #include "gpu.h"
@@ -52,7 +54,9 @@ void tg_axpb_dev(uint64_t *x, uint64_t a, uint64_t b, size_t n, void *stream);
 #define DEV_APPLY(d, s, kind, k, n) tg_apply_dev(d, s, kind, k, n, tamm_cuda_stream())
 #define DEV_FILL(x, v, pi, n) tg_fill_dev(x, v, pi, n, tamm_cuda_stream())
 #define DEV_AXPB(x, a, b, n) tg_axpb_dev(x, a, b, n, tamm_cuda_stream())
-#define FAKE_ENV(e) "TAMM_CUDA_EMU" /* unset: the real devices */
+/* the real devices: TAMM_CUDA_EMU unset; under the stand-in CUDA runtime (test_gpu_device_emu,
+ * TAMM_CUDA_TEST_LIBDIR) it is how many GPUs the stand-in emulates */
+#define FAKE_ENV(e) (getenv("TAMM_CUDA_TEST_LIBDIR") ? (e) : "TAMM_CUDA_EMU")
 int tg_dgemm_dev(void *cublas, int n, const double *a, const double *b, double *c); /* c += a b, 0 on success */
 #else
 #ifdef TAMM_TEST_CUDART_EMU

@@ -488,7 +488,7 @@ long tamm__emu_live_allocs(void) { return atomic_load(&live_allocs); }
 /* fn(arg) in stream order; arg is a malloc'd copy (freed after the call) when own */
 static int emu_launch(void *stream, void (*fn)(void *), void *arg, int own, const char *what)
 {
-    if (enter(C_LAUNCH, what)) { if (own) free(arg); return TAMM_ENOTSUP; }
+    if (enter(C_LAUNCH, what)) { if (own) free(arg); return TAMM_EDEVICE; }
     emu_stream *s = S(stream, what);
     if (!s || !fn) { if (own) free(arg); return TAMM_EINVAL; }
     emu_op *o = op_new(OP_LAUNCH);

@@ -2,10 +2,18 @@
  * kernels.cu — what the GPU variants of tests/test_gpu_fake.c do on a real
  * device (built with -DTAMM_TEST_REAL_GPU): the same arithmetic as the host
  * loops, as kernels launched on the task's stream, and a cuBLAS DGEMM on the
- * handle the runtime bound to it.  Every launch is checked.
+ * handle the runtime bound to it.  Every launch is checked.  The same file
+ * compiled by a host C++ compiler (include/tamm_cuda_emu.h) runs the kernels on
+ * the host in stream order, with the stand-in cuBLAS (test_gpu_device_emu).
  */
+#ifdef __CUDACC__
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#define TG_LAUNCH(kernel, grid, block, stream, ...) kernel<<<(grid), (block), 0, (stream)>>>(__VA_ARGS__)
+#else /* test_gpu_device_emu: compiled for the host, the launches in stream order on the stand-in CUDA runtime */
+#include <tamm_cuda_emu.h>
+#define TG_LAUNCH TAMM_CUDA_LAUNCH
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,19 +52,19 @@ static unsigned blocks(size_t n) { return (unsigned)((n + 127) / 128 < 1024 ? (n
 
 extern "C" void tg_apply_dev(uint64_t *dst, const uint64_t *src, int kind, uint64_t k, size_t n, void *stream)
 {
-    apply_k<<<blocks(n), 128, 0, (cudaStream_t)stream>>>(dst, src, kind, k, n);
+    TG_LAUNCH(apply_k, blocks(n), 128, (cudaStream_t)stream, dst, src, kind, k, n);
     check_launch("apply_k");
 }
 
 extern "C" void tg_fill_dev(uint64_t *x, uint64_t v, int plus_index, size_t n, void *stream)
 {
-    fill_k<<<blocks(n), 128, 0, (cudaStream_t)stream>>>(x, v, plus_index, n);
+    TG_LAUNCH(fill_k, blocks(n), 128, (cudaStream_t)stream, x, v, plus_index, n);
     check_launch("fill_k");
 }
 
 extern "C" void tg_axpb_dev(uint64_t *x, uint64_t a, uint64_t b, size_t n, void *stream)
 {
-    axpb_k<<<blocks(n), 128, 0, (cudaStream_t)stream>>>(x, a, b, n);
+    TG_LAUNCH(axpb_k, blocks(n), 128, (cudaStream_t)stream, x, a, b, n);
     check_launch("axpb_k");
 }
 

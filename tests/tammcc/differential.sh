@@ -22,6 +22,16 @@
 #                 reference once per rank (lines compared after sorting, since
 #                 the ranks' lines interleave)
 #   MPIRUN        default "mpirun --oversubscribe --bind-to none"
+#   GPUS          emulated GPU counts (default none), e.g. "1 2": the tammcc build
+#                 then compiles its CUDA variants for the host (TAMMCC_NVCC=emu,
+#                 include/tamm_cuda_emu.h) and also runs with TAMM_CUDA_EMU=n under
+#                 every device policy in POLICIES (default: all eight) with
+#                 TAMM_CUDA_MEMORY_LIMIT from a line "/* tight TAMM_CUDA_MEMORY_LIMIT: N */"
+#                 of the program (gen_random_program writes one), else GPU_LIMIT
+#                 (default 1024 bytes),
+#                 random stream delays and TAMM_NUM_WORKERS=2; each run must print
+#                 the reference, and when the program has kernels some task must
+#                 have run on a GPU
 #   TAMM_CHECK_ACCESS  default 1: the tammcc build runs with the run-time access
 #                 checker (docs/runtime.md), so a mode tammcc inferred wrongly
 #                 (a block written under read, or a write that does not cover
@@ -99,8 +109,10 @@ if [ -z "$TAMMCC" ]; then
 fi
 
 # 2. The tammcc build, at each worker count.
+nvcc=none
+[ -n "${GPUS:-}" ] && nvcc=emu
 # shellcheck disable=SC2086
-if ! TAMMCC_NVCC=none "$TAMMCC" $TAMMCC_FLAGS -I"$TAMM_INCLUDE" -o "$tmp/$name.tamm" "$prog" "$@" \
+if ! TAMMCC_NVCC=$nvcc "$TAMMCC" $TAMMCC_FLAGS -I"$TAMM_INCLUDE" -o "$tmp/$name.tamm" "$prog" "$@" \
         >"$tmp/tammcc.log" 2>&1; then
     cat "$tmp/tammcc.log" >&2
     fail "tammcc build ($TAMMCC $TAMMCC_FLAGS) failed"
@@ -120,6 +132,33 @@ for w in $WORKERS; do
         fail "tammcc build, TAMM_NUM_WORKERS=$w: output differs from the plain build"
     fi
 done
+gpu_tasks=0
+# the limit the program asks for (gen_random_program ... gpu: two of its largest blocks), else GPU_LIMIT
+lim=$(sed -n 's|^/\* tight TAMM_CUDA_MEMORY_LIMIT: \([0-9][0-9]*\) \*/$|\1|p' "$prog" | head -1)
+: "${lim:=${GPU_LIMIT:-1024}}"
+for g in ${GPUS:-}; do
+    for pol in ${POLICIES:-eft round-robin stream-aware min-transfer-size minmin-transfer-time minmax-transfer-time fifo,eft prio,min-transfer-size}; do
+        TAMM_CUDA_EMU=$g TAMM_SCHED=$pol TAMM_NUM_WORKERS=2 TAMM_CUDA_MEMORY_LIMIT=$lim \
+            TAMM_CUDA_EMU_DELAY=20 TAMM_STATS=1 $to "$tmp/$name.tamm" >"$tmp/g.out" 2>"$tmp/g.err"
+        rc=$?
+        if [ $rc -ne 0 ]; then
+            grep -v '^tamm stats' "$tmp/g.err" | head -40 >&2
+            fail "tammcc build on $g emulated GPU(s), TAMM_SCHED=$pol: exit status $rc"
+        fi
+        if ! cmp -s "$tmp/ref.out" "$tmp/g.out"; then
+            diff "$tmp/ref.out" "$tmp/g.out" | head -40 >&2
+            fail "tammcc build on $g emulated GPU(s), TAMM_SCHED=$pol: output differs from the plain build"
+        fi
+        n=$(sed -n 's/^tamm stats: rank [0-9]*: GPU [0-9]* .*: \([0-9][0-9]*\) tasks.*/\1/p' "$tmp/g.err" | awk '{ s += $1 } END { print s + 0 }')
+        gpu_tasks=$((gpu_tasks + n))
+    done
+done
+if [ -n "${GPUS:-}" ]; then
+    kernels=$(TAMMCC_NVCC=emu "$TAMMCC" --emit=cuda -I"$TAMM_INCLUDE" "$prog" 2>/dev/null | grep -c 'TAMM_CUDA_LAUNCH(')
+    if [ "$kernels" -gt 0 ] && [ "$gpu_tasks" -eq 0 ]; then
+        fail "no task ran on an emulated GPU ($kernels kernels in the CUDA variants)"
+    fi
+fi
 for r in ${RANKS:-}; do
     # shellcheck disable=SC2086
     TAMM_NUM_WORKERS=2 $to ${MPIRUN:-mpirun --oversubscribe --bind-to none} -np "$r" "$tmp/$name.tamm" \
@@ -140,5 +179,5 @@ for r in ${RANKS:-}; do
         fail "tammcc build on $r MPI ranks: the ranks' output differs from the plain build's (once per rank)"
     fi
 done
-echo "differential: $name: plain build and tammcc build agree (workers: $WORKERS${RANKS:+; MPI ranks: $RANKS})"
+echo "differential: $name: plain build and tammcc build agree (workers: $WORKERS${RANKS:+; MPI ranks: $RANKS}${GPUS:+; emulated GPUs: $GPUS, $gpu_tasks tasks on them})"
 exit 0

@@ -9,7 +9,9 @@
 #
 # Environment: GEN (path of gen_random_program; default: next to this script or
 # in the current directory), plus everything differential.sh reads (TAMMCC, CC,
-# TAMM_INCLUDE, TAMM_LIB, WORKERS), and JOBS (programs checked at once).
+# TAMM_INCLUDE, TAMM_LIB, WORKERS, GPUS), and JOBS (programs checked at once).
+# With GPUS set, the programs are generated with kernel-form tasks
+# (gen_random_program SEED SIZE gpu) and also run on emulated GPUs.
 # Exit status 0 iff every program passed.
 set -u
 if [ $# -lt 2 ]; then
@@ -41,7 +43,7 @@ stream() {
     seed=$((first + j))
     while [ "$seed" -le "$last" ]; do
         src=$tmp/random_$seed.c
-        if ! "$GEN" "$seed" "$size" >"$src"; then
+        if ! "$GEN" "$seed" "$size" ${GPUS:+gpu} >"$src"; then
             echo "random program $seed: gen_random_program failed" >&2
             f=$((f + 1))
         elif sh "$here/differential.sh" "$src" >"$tmp/log.$j" 2>&1; then

@@ -3,7 +3,7 @@
 # built with TAMMCC_NVCC=emu, run on a simulated GPU with TAMM_CUDA_EMU_FAIL_LAUNCH=1 (the first
 # launch fails): the run must end with exit status 1 and the message "kernel launch failed"
 # naming the task (TAMM_EDEVICE, docs/errors.md), not print a line and go on with the task's
-# uninitialised device buffer.
+# uninitialised device buffer.  The same when the emulated device itself refuses a launch.
 set -u
 tammcc=$1 src=$2
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tammlf.XXXXXX") || exit 1
@@ -15,4 +15,12 @@ cat "$tmp/err"
 if [ $rc -ne 1 ]; then echo "launch_failure: exit status $rc, expected 1"; exit 1; fi
 grep -q "error: task '[^']*' ([^)]*loop_write.c:[0-9]*): kernel launch failed: unspecified launch failure (emulated)" "$tmp/err" ||
     { echo "launch_failure: no error naming the task"; exit 1; }
+# the device refuses the launch (TAMM_CUDA_EMU_FAIL=launch:2, the emulated device's own fault
+# injection): the same error, not the kernel run at once, out of its stream's order
+TAMM_CUDA_EMU=1 TAMM_SCHED=round-robin TAMM_NUM_WORKERS=1 TAMM_CUDA_EMU_FAIL=launch:2 "$tmp/prog" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+cat "$tmp/err"
+if [ $rc -ne 1 ]; then echo "launch_failure: TAMM_CUDA_EMU_FAIL=launch:2: exit status $rc, expected 1"; exit 1; fi
+grep -q "error: task '[^']*' ([^)]*loop_write.c:[0-9]*): kernel launch failed: unspecified launch failure (emulated)" "$tmp/err" ||
+    { echo "launch_failure: TAMM_CUDA_EMU_FAIL=launch:2: no error naming the task"; exit 1; }
 echo "launch_failure: the failed launch is the task's error (exit status 1)"

@@ -47,6 +47,11 @@ extern "C" void tamm_task_main_37_cuda_dc39e9c8(tamm_ctx *tamm_ctx_, void *tamm_
     long off = tamm_a_->off;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* X[b] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* Y[b] */
+    if (!tamm_b0_ || !tamm_b1_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
+        return;
+    }
     (void)m; (void)off;
     {   /* the loop over i on the grid */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
@@ -89,7 +94,7 @@ static __global__ void tamm_task_main_54_kernel(long m, void *tamm_b0_, void *ta
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 58 "bench/gpu/b1.c"
                                              x2[i] = x[i] * x[i];
-#line 93 "b1.tamm.cu"
+#line 98 "b1.tamm.cu"
     }
 }
 
@@ -99,6 +104,11 @@ extern "C" void tamm_task_main_54_cuda_dc39e9c8(tamm_ctx *tamm_ctx_, void *tamm_
     long m = tamm_a_->m;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* X[b] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* X2[b] */
+    if (!tamm_b0_ || !tamm_b1_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
+        return;
+    }
     (void)m;
     {   /* the loop over i on the grid */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
@@ -141,7 +151,7 @@ static __global__ void tamm_task_main_60_kernel(long m, void *tamm_b0_, void *ta
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 64 "bench/gpu/b1.c"
                                              y2[i] = y[i] * y[i];
-#line 145 "b1.tamm.cu"
+#line 155 "b1.tamm.cu"
     }
 }
 
@@ -151,6 +161,11 @@ extern "C" void tamm_task_main_60_cuda_dc39e9c8(tamm_ctx *tamm_ctx_, void *tamm_
     long m = tamm_a_->m;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* Y[b] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* Y2[b] */
+    if (!tamm_b0_ || !tamm_b1_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
+        return;
+    }
     (void)m;
     {   /* the loop over i on the grid */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
@@ -196,7 +211,7 @@ static __global__ void tamm_task_main_66_kernel(long m, void *tamm_b0_, void *ta
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 70 "bench/gpu/b1.c"
                                              atomicAdd(&(zz[0]), (float)(x2[i] - y2[i]));
-#line 200 "b1.tamm.cu"
+#line 215 "b1.tamm.cu"
     }
 }
 
@@ -207,6 +222,12 @@ extern "C" void tamm_task_main_66_cuda_dc39e9c8(tamm_ctx *tamm_ctx_, void *tamm_
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* X2[b] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* Y2[b] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_ACC);  /* Z[0] */
+    if (!tamm_b0_ || !tamm_b1_ || !tamm_b2_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
+        tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
+        return;
+    }
     (void)m;
     {   /* the loop over i on the grid */
         long long tamm_n0_ = (long long)(m) - (long long)(0);

@@ -50,6 +50,10 @@ extern "C" void tamm_task_main_42_cuda_90a56704(tamm_ctx *tamm_ctx_, void *tamm_
     long off = tamm_a_->off;
     int k = tamm_a_->k;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* S[k][b] */
+    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
+        return;
+    }
     (void)m; (void)off; (void)k;
     {   /* the loop over i on the grid */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
@@ -89,7 +93,7 @@ static __global__ void tamm_task_main_55_kernel(long m, void *tamm_b0_, void *ta
                         c[i] = s[i] * 0.5 * erfc((double)(-((log((double)(s[i] / KS)) + (R + 0.5 * V * V) * TT) / (V * sqrt((double)(TT)))) / sqrt((double)(2.0)))) -
                                KS * exp((double)(-R * TT)) * 0.5 *
                                    erfc((double)(-((log((double)(s[i] / KS)) + (R - 0.5 * V * V) * TT) / (V * sqrt((double)(TT)))) / sqrt((double)(2.0))));
-#line 93 "b5.tamm.cu"
+#line 97 "b5.tamm.cu"
     }
 }
 
@@ -99,6 +103,11 @@ extern "C" void tamm_task_main_55_cuda_90a56704(tamm_ctx *tamm_ctx_, void *tamm_
     long m = tamm_a_->m;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* S[k][b] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* C[k][b] */
+    if (!tamm_b0_ || !tamm_b1_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
+        return;
+    }
     (void)m;
     {   /* the loop over i on the grid */
         long long tamm_n0_ = (long long)(m) - (long long)(0);

@@ -44,6 +44,10 @@ extern "C" void tamm_task_main_40_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
     long nf = tamm_a_->nf;
     long off = tamm_a_->off;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* X[b][0] */
+    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
+        return;
+    }
     (void)m; (void)nf; (void)off;
     {   /* the loop over i (y) and over j (x) on the grid */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
@@ -92,7 +96,7 @@ static __global__ void tamm_task_main_52_kernel(long m, void *tamm_b0_, void *ta
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 55 "bench/gpu/b6.c"
                                              { r1[i] = 0; r2[i] = 0; }
-#line 96 "b6.tamm.cu"
+#line 100 "b6.tamm.cu"
     }
 }
 
@@ -102,6 +106,11 @@ extern "C" void tamm_task_main_52_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
     long m = tamm_a_->m;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* R1[b] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* R2[b] */
+    if (!tamm_b0_ || !tamm_b1_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
+        return;
+    }
     (void)m;
     {   /* the loop over i on the grid */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
@@ -150,7 +159,7 @@ static __global__ void tamm_task_main_57_kernel(long m, long nf, void *tamm_b0_,
                     for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nf); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 62 "bench/gpu/b6.c"
                                                   atomicAdd(&(r[i]), (float)(x[i * nf + j] * w[j]));
-#line 154 "b6.tamm.cu"
+#line 163 "b6.tamm.cu"
     }}
 }
 
@@ -162,6 +171,12 @@ extern "C" void tamm_task_main_57_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* X[b][0] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* W1[0] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_ACC);  /* R1[b] */
+    if (!tamm_b0_ || !tamm_b1_ || !tamm_b2_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
+        tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
+        return;
+    }
     (void)m; (void)nf;
     {   /* the loop over i (y) and over j (x) on the grid */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
@@ -218,7 +233,7 @@ static __global__ void tamm_task_main_64_kernel(long m, long nf, void *tamm_b0_,
                     for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nf); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 69 "bench/gpu/b6.c"
                                                   atomicAdd(&(r[i]), (float)(x[i * nf + j] * w[j]));
-#line 222 "b6.tamm.cu"
+#line 237 "b6.tamm.cu"
     }}
 }
 
@@ -230,6 +245,12 @@ extern "C" void tamm_task_main_64_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* X[b][0] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* W2[0] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_ACC);  /* R2[b] */
+    if (!tamm_b0_ || !tamm_b1_ || !tamm_b2_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
+        tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
+        return;
+    }
     (void)m; (void)nf;
     {   /* the loop over i (y) and over j (x) on the grid */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
@@ -277,7 +298,7 @@ static __global__ void tamm_task_main_71_kernel(long m, void *tamm_b0_)
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 74 "bench/gpu/b6.c"
                                              r[i] = r[i] / (1.0f + (r[i] < 0 ? -r[i] : r[i]));
-#line 281 "b6.tamm.cu"
+#line 302 "b6.tamm.cu"
     }
 }
 
@@ -286,6 +307,10 @@ extern "C" void tamm_task_main_71_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
     struct tamm_task_main_71_args *tamm_a_ = (struct tamm_task_main_71_args *)tamm_args_;
     long m = tamm_a_->m;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* R1[b] */
+    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
+        return;
+    }
     (void)m;
     {   /* the loop over i on the grid */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
@@ -320,7 +345,7 @@ static __global__ void tamm_task_main_76_kernel(long m, void *tamm_b0_)
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 79 "bench/gpu/b6.c"
                                              r[i] = r[i] / (1.0f + (r[i] < 0 ? -r[i] : r[i]));
-#line 324 "b6.tamm.cu"
+#line 349 "b6.tamm.cu"
     }
 }
 
@@ -329,6 +354,10 @@ extern "C" void tamm_task_main_76_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
     struct tamm_task_main_76_args *tamm_a_ = (struct tamm_task_main_76_args *)tamm_args_;
     long m = tamm_a_->m;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* R2[b] */
+    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
+        return;
+    }
     (void)m;
     {   /* the loop over i on the grid */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
@@ -369,7 +398,7 @@ static __global__ void tamm_task_main_81_kernel(long m, void *tamm_b0_, void *ta
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 85 "bench/gpu/b6.c"
                                              o[i] = r1[i] >= r2[i] ? 0 : 1;
-#line 373 "b6.tamm.cu"
+#line 402 "b6.tamm.cu"
     }
 }
 
@@ -380,6 +409,12 @@ extern "C" void tamm_task_main_81_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* R1[b] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* R2[b] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, tamm_a_->tamm_m2);  /* O[b] */
+    if (!tamm_b0_ || !tamm_b1_ || !tamm_b2_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b2_, tamm_a_->tamm_m2);
+        tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
+        return;
+    }
     (void)m;
     {   /* the loop over i on the grid */
         long long tamm_n0_ = (long long)(m) - (long long)(0);

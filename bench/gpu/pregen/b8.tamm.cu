@@ -48,6 +48,10 @@ extern "C" void tamm_task_main_39_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
     long bi = tamm_a_->bi;
     long bj = tamm_a_->bj;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* I[bi][bj] */
+    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
+        return;
+    }
     (void)h; (void)w; (void)bi; (void)bj;
     {   /* the loop over i (y) and over j (x) on the grid */
         long long tamm_n0_ = (long long)(h) - (long long)(0);
@@ -100,7 +104,7 @@ static __global__ void tamm_task_main_52_kernel(long h, long w, void *tamm_b0_, 
 #line 58 "bench/gpu/b8.c"
                             s[i * w + j] = (img[CL(i - 1, h) * w + j] + img[CL(i + 1, h) * w + j] + img[i * w + CL(j - 1, w)] +
                                             img[i * w + CL(j + 1, w)] + 4 * img[i * w + j]) / 8;
-#line 104 "b8.tamm.cu"
+#line 108 "b8.tamm.cu"
     }}
 }
 
@@ -111,6 +115,11 @@ extern "C" void tamm_task_main_52_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
     long w = tamm_a_->w;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* I[bi][bj] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* S[bi][bj] */
+    if (!tamm_b0_ || !tamm_b1_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
+        return;
+    }
     (void)h; (void)w;
     {   /* the loop over i (y) and over j (x) on the grid */
         long long tamm_n0_ = (long long)(h) - (long long)(0);
@@ -167,7 +176,7 @@ static __global__ void tamm_task_main_61_kernel(long h, long w, void *tamm_b0_, 
                                             img[i * w + CL(j - 3, w)] + img[i * w + CL(j - 2, w)] + img[i * w + CL(j - 1, w)] +
                                             img[i * w + CL(j + 1, w)] + img[i * w + CL(j + 2, w)] + img[i * w + CL(j + 3, w)] +
                                             img[i * w + j]) / 13;
-#line 171 "b8.tamm.cu"
+#line 180 "b8.tamm.cu"
     }}
 }
 
@@ -178,6 +187,11 @@ extern "C" void tamm_task_main_61_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
     long w = tamm_a_->w;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* I[bi][bj] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* L[bi][bj] */
+    if (!tamm_b0_ || !tamm_b1_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
+        return;
+    }
     (void)h; (void)w;
     {   /* the loop over i (y) and over j (x) on the grid */
         long long tamm_n0_ = (long long)(h) - (long long)(0);
@@ -233,7 +247,7 @@ static __global__ void tamm_task_main_73_kernel(long h, long w, void *tamm_b0_, 
                                                (s[CL(i + 1, h) * w + j] - s[CL(i - 1, h) * w + j]) +
                                            (s[i * w + CL(j + 1, w)] - s[i * w + CL(j - 1, w)]) *
                                                (s[i * w + CL(j + 1, w)] - s[i * w + CL(j - 1, w)]) > 0.01f ? 1.0f : 0.0f;
-#line 237 "b8.tamm.cu"
+#line 251 "b8.tamm.cu"
     }}
 }
 
@@ -244,6 +258,11 @@ extern "C" void tamm_task_main_73_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
     long w = tamm_a_->w;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* S[bi][bj] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* M[bi][bj] */
+    if (!tamm_b0_ || !tamm_b1_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
+        return;
+    }
     (void)h; (void)w;
     {   /* the loop over i (y) and over j (x) on the grid */
         long long tamm_n0_ = (long long)(h) - (long long)(0);
@@ -299,7 +318,7 @@ static __global__ void tamm_task_main_84_kernel(long h, long w, void *tamm_b0_, 
                         for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 89 "bench/gpu/b8.c"
                                                      u[i * w + j] = img[i * w + j] + 0.5f * (img[i * w + j] - l[i * w + j]);
-#line 303 "b8.tamm.cu"
+#line 322 "b8.tamm.cu"
     }}
 }
 
@@ -311,6 +330,12 @@ extern "C" void tamm_task_main_84_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* I[bi][bj] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* L[bi][bj] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, tamm_a_->tamm_m2);  /* U[bi][bj] */
+    if (!tamm_b0_ || !tamm_b1_ || !tamm_b2_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b2_, tamm_a_->tamm_m2);
+        tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
+        return;
+    }
     (void)h; (void)w;
     {   /* the loop over i (y) and over j (x) on the grid */
         long long tamm_n0_ = (long long)(h) - (long long)(0);
@@ -370,7 +395,7 @@ static __global__ void tamm_task_main_91_kernel(long h, long w, void *tamm_b0_, 
                         for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 97 "bench/gpu/b8.c"
                             o[i * w + j] = m[i * w + j] * u[i * w + j] + (1 - m[i * w + j]) * s[i * w + j];
-#line 374 "b8.tamm.cu"
+#line 399 "b8.tamm.cu"
     }}
 }
 
@@ -383,6 +408,13 @@ extern "C" void tamm_task_main_91_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* S[bi][bj] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_READ);  /* M[bi][bj] */
     void *tamm_b3_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T3, tamm_a_->tamm_i3, tamm_a_->tamm_m3);  /* O[bi][bj] */
+    if (!tamm_b0_ || !tamm_b1_ || !tamm_b2_ || !tamm_b3_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b3_, tamm_a_->tamm_m3);
+        tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_READ);
+        tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
+        return;
+    }
     (void)h; (void)w;
     {   /* the loop over i (y) and over j (x) on the grid */
         long long tamm_n0_ = (long long)(h) - (long long)(0);

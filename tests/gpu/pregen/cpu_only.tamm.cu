@@ -38,6 +38,10 @@ extern "C" void tamm_task_main_23_cuda_e2f06eea(tamm_ctx *tamm_ctx_, void *tamm_
 {
     struct tamm_task_main_23_args *tamm_a_ = (struct tamm_task_main_23_args *)tamm_args_;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* V[b] */
+    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
+        return;
+    }
     {   /* the loop over i on the grid */
         long long tamm_n0_ = (long long)(NB) - (long long)(0);
         if (tamm_n0_ > 0) {

@@ -44,6 +44,10 @@ extern "C" void tamm_task_main_27_cuda_3137d60a(tamm_ctx *tamm_ctx_, void *tamm_
     int m = tamm_a_->m;
     long b = tamm_a_->b;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[b] */
+    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
+        return;
+    }
     (void)m; (void)b;
     {   /* the loop over i (y) and over j (x) on the grid */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
@@ -88,7 +92,7 @@ static __global__ void tamm_task_main_34_kernel(void *tamm_b0_)
             for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
 #line 38 "tests/tammcc_cuda/grid_races.c"
                 h[i] = -i;
-#line 92 "grid_races.tamm.cu"
+#line 96 "grid_races.tamm.cu"
     }
 }
 
@@ -96,6 +100,10 @@ extern "C" void tamm_task_main_34_cuda_3137d60a(tamm_ctx *tamm_ctx_, void *tamm_
 {
     struct tamm_task_main_34_args *tamm_a_ = (struct tamm_task_main_34_args *)tamm_args_;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* H[b] */
+    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
+        return;
+    }
     {   /* the loop over i on the grid */
         long long tamm_n0_ = (long long)(NB) - (long long)(0);
         if (tamm_n0_ > 0) {
@@ -130,7 +138,7 @@ static __global__ void tamm_task_main_41_kernel(int k, long b, void *tamm_b0_)
             for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
 #line 45 "tests/tammcc_cuda/grid_races.c"
                 h[i * k] = b * 100 + i;
-#line 134 "grid_races.tamm.cu"
+#line 142 "grid_races.tamm.cu"
     }
 }
 
@@ -140,6 +148,10 @@ extern "C" void tamm_task_main_41_cuda_3137d60a(tamm_ctx *tamm_ctx_, void *tamm_
     int k = tamm_a_->k;
     long b = tamm_a_->b;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* H[b] */
+    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
+        return;
+    }
     (void)k; (void)b;
     {   /* the loop over i on the grid */
         long long tamm_n0_ = (long long)(NB) - (long long)(0);
@@ -181,7 +193,7 @@ static __global__ void tamm_task_main_48_kernel(int m, long b, void *tamm_b0_)
                 for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(m); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
 #line 53 "tests/tammcc_cuda/grid_races.c"
                     g[i * m + j] = (double)(b + i * j);
-#line 185 "grid_races.tamm.cu"
+#line 197 "grid_races.tamm.cu"
     }}
 }
 
@@ -191,6 +203,10 @@ extern "C" void tamm_task_main_48_cuda_3137d60a(tamm_ctx *tamm_ctx_, void *tamm_
     int m = tamm_a_->m;
     long b = tamm_a_->b;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* G[b] */
+    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
+        return;
+    }
     (void)m; (void)b;
     {   /* the loop over i (y) and over j (x) on the grid */
         long long tamm_n0_ = (long long)(2) - (long long)(0);

@@ -48,6 +48,10 @@ extern "C" void tamm_task_main_19_cuda_bacbd245(tamm_ctx *tamm_ctx_, void *tamm_
     long bi = tamm_a_->bi;
     long bj = tamm_a_->bj;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[bi][bj] */
+    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
+        return;
+    }
     (void)bi; (void)bj;
     {   /* the loop over i (y) and over j (x) on the grid */
         long long tamm_n0_ = (long long)(NB) - (long long)(0);

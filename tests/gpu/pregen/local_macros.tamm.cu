@@ -57,6 +57,10 @@ extern "C" void tamm_task_main_25_cuda_8f5dfed7(tamm_ctx *tamm_ctx_, void *tamm_
     struct tamm_task_main_25_args *tamm_a_ = (struct tamm_task_main_25_args *)tamm_args_;
     long b = tamm_a_->b;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* A[b] */
+    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
+        return;
+    }
     (void)b;
     {   /* the loop over i on the grid */
         long long tamm_n0_ = (long long)(NB) - (long long)(0);
@@ -93,7 +97,7 @@ extern "C" void tamm_task_main_25_cuda_8f5dfed7(tamm_ctx *tamm_ctx_, void *tamm_
 #undef SHIFT
 #line 33 "tests/tammcc_cuda/local_macros.c"
 #define SHIFT 3.0
-#line 97 "local_macros.tamm.cu"
+#line 101 "local_macros.tamm.cu"
 struct tamm_task_main_35_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[b] */
 };
@@ -106,7 +110,7 @@ static __global__ void tamm_task_main_35_kernel(void *tamm_b0_)
             for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
 #line 39 "tests/tammcc_cuda/local_macros.c"
                 a[i] = a[i] * SHIFT;
-#line 110 "local_macros.tamm.cu"
+#line 114 "local_macros.tamm.cu"
     }
 }
 
@@ -114,6 +118,10 @@ extern "C" void tamm_task_main_35_cuda_8f5dfed7(tamm_ctx *tamm_ctx_, void *tamm_
 {
     struct tamm_task_main_35_args *tamm_a_ = (struct tamm_task_main_35_args *)tamm_args_;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[b] */
+    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
+        return;
+    }
     {   /* the loop over i on the grid */
         long long tamm_n0_ = (long long)(NB) - (long long)(0);
         if (tamm_n0_ > 0) {

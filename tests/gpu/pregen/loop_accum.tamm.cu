@@ -48,6 +48,10 @@ extern "C" void tamm_task_main_25_cuda_9699981b(tamm_ctx *tamm_ctx_, void *tamm_
     long bi = tamm_a_->bi;
     long bj = tamm_a_->bj;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* A[bi][bj] */
+    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
+        return;
+    }
     (void)nb; (void)bi; (void)bj;
     {   /* the loop over i (y) and over j (x) on the grid */
         long long tamm_n0_ = (long long)(nb) - (long long)(0);
@@ -99,7 +103,7 @@ static __global__ void tamm_task_main_37_kernel(int nb, int rep, void *tamm_b0_,
                         for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nb); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
 #line 43 "tests/tammcc_cuda/loop_accum.c"
                             atomicAdd(&(r[i]), (double)(a[i * nb + j] * (rep + 1)));
-#line 103 "loop_accum.tamm.cu"
+#line 107 "loop_accum.tamm.cu"
     }}
 }
 
@@ -110,6 +114,11 @@ extern "C" void tamm_task_main_37_cuda_9699981b(tamm_ctx *tamm_ctx_, void *tamm_
     int rep = tamm_a_->rep;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[bi][bj] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* R[bi] */
+    if (!tamm_b0_ || !tamm_b1_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
+        return;
+    }
     (void)nb; (void)rep;
     {   /* the loop over i (y) and over j (x) on the grid */
         long long tamm_n0_ = (long long)(nb) - (long long)(0);
@@ -162,7 +171,7 @@ static __global__ void tamm_task_main_45_kernel(int nb, int rep, void *tamm_b0_,
                         for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nb); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
 #line 51 "tests/tammcc_cuda/loop_accum.c"
                             atomicSub(&(h[(i + j) % nb]), (int)((int)a[i * nb + j] + rep));
-#line 166 "loop_accum.tamm.cu"
+#line 175 "loop_accum.tamm.cu"
     }}
 }
 
@@ -173,6 +182,11 @@ extern "C" void tamm_task_main_45_cuda_9699981b(tamm_ctx *tamm_ctx_, void *tamm_
     int rep = tamm_a_->rep;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[bi][bj] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* H[bj] */
+    if (!tamm_b0_ || !tamm_b1_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
+        return;
+    }
     (void)nb; (void)rep;
     {   /* the loop over i (y) and over j (x) on the grid */
         long long tamm_n0_ = (long long)(nb) - (long long)(0);

@@ -55,6 +55,10 @@ extern "C" void tamm_task_main_29_cuda_50bd7357(tamm_ctx *tamm_ctx_, void *tamm_
     long bi = tamm_a_->bi;
     long bj = tamm_a_->bj;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[bi][bj] */
+    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
+        return;
+    }
     (void)off; (void)bi; (void)bj;
     {   /* the loop over i (y) and over j (x) on the grid */
         long long tamm_n0_ = (long long)(NB) - (long long)(0);
@@ -99,7 +103,7 @@ static __global__ void tamm_task_main_36_kernel(void *tamm_b0_, void *tamm_b1_)
                         b[i * NB + j] = SCALE * sqrt((double)(x)) + fmax((double)(r), (double)(0.25)) - fabs((double)(sin((double)(x)) * cos((double)(x))));
                     }
                 }
-#line 103 "loop_write.tamm.cu"
+#line 107 "loop_write.tamm.cu"
     }
 }
 
@@ -108,6 +112,11 @@ extern "C" void tamm_task_main_36_cuda_50bd7357(tamm_ctx *tamm_ctx_, void *tamm_
     struct tamm_task_main_36_args *tamm_a_ = (struct tamm_task_main_36_args *)tamm_args_;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[bi][bj] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* B[bi][bj] */
+    if (!tamm_b0_ || !tamm_b1_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
+        return;
+    }
     {   /* the loop over i on the grid */
         long long tamm_n0_ = (long long)(NB) - (long long)(0);
         if (tamm_n0_ > 0) {
@@ -145,7 +154,7 @@ static __global__ void tamm_task_main_48_kernel(long bi, long bj, void *tamm_b0_
             for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB * NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 50 "tests/tammcc_cuda/loop_write.c"
                 ((long *)tamm_b0_)[i] = (bi + 1) * 1000000 + bj * 1000 + i % 977;
-#line 149 "loop_write.tamm.cu"
+#line 158 "loop_write.tamm.cu"
     }
 }
 
@@ -155,6 +164,10 @@ extern "C" void tamm_task_main_48_cuda_50bd7357(tamm_ctx *tamm_ctx_, void *tamm_
     long bi = tamm_a_->bi;
     long bj = tamm_a_->bj;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* K[bi][bj] */
+    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
+        return;
+    }
     (void)bi; (void)bj;
     {   /* the loop over i on the grid */
         long long tamm_n0_ = (long long)(NB * NB) - (long long)(0);

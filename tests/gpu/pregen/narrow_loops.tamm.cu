@@ -40,6 +40,10 @@ extern "C" void tamm_task_main_23_cuda_61e0a263(tamm_ctx *tamm_ctx_, void *tamm_
     struct tamm_task_main_23_args *tamm_a_ = (struct tamm_task_main_23_args *)tamm_args_;
     long b = tamm_a_->b;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* X[b] */
+    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
+        return;
+    }
     (void)b;
     {   /* the loop over c on the grid */
         long long tamm_n0_ = (long long)(NB) - (long long)(0);
@@ -77,7 +81,7 @@ static __global__ void tamm_task_main_30_kernel(long b, long b2, void *tamm_b0_)
                     for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(NB); tamm_k1_ += (long long)blockDim.x * gridDim.x) { signed char j = (signed char)tamm_k1_;
 #line 35 "tests/tammcc_cuda/narrow_loops.c"
                         y[i * NB + j] = (double)(i - j) + (double)(b * 10 + b2);
-#line 81 "narrow_loops.tamm.cu"
+#line 85 "narrow_loops.tamm.cu"
     }}
 }
 
@@ -87,6 +91,10 @@ extern "C" void tamm_task_main_30_cuda_61e0a263(tamm_ctx *tamm_ctx_, void *tamm_
     long b = tamm_a_->b;
     long b2 = tamm_a_->b2;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* Y[b][b2] */
+    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
+        return;
+    }
     (void)b; (void)b2;
     {   /* the loop over i (y) and over j (x) on the grid */
         long long tamm_n0_ = (long long)(NB) - (long long)(0);
@@ -125,7 +133,7 @@ static __global__ void tamm_task_main_37_kernel(long b2, void *tamm_b0_)
                     for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(NB); tamm_k1_ += (long long)blockDim.x * gridDim.x) { unsigned short j = (unsigned short)tamm_k1_;
 #line 42 "tests/tammcc_cuda/narrow_loops.c"
                         z[i * NB + j] = i * 3 + j + (int)b2;
-#line 129 "narrow_loops.tamm.cu"
+#line 137 "narrow_loops.tamm.cu"
     }}
 }
 
@@ -134,6 +142,10 @@ extern "C" void tamm_task_main_37_cuda_61e0a263(tamm_ctx *tamm_ctx_, void *tamm_
     struct tamm_task_main_37_args *tamm_a_ = (struct tamm_task_main_37_args *)tamm_args_;
     long b2 = tamm_a_->b2;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* Z[b][b2] */
+    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
+        return;
+    }
     (void)b2;
     {   /* the loop over i (y) and over j (x) on the grid */
         long long tamm_n0_ = (long long)(NB) - (long long)(0);

@@ -38,6 +38,10 @@ extern "C" void tamm_task_main_51_cuda_a17c175a(tamm_ctx *tamm_ctx_, void *tamm_
 {
     struct tamm_task_main_51_args *tamm_a_ = (struct tamm_task_main_51_args *)tamm_args_;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* X[b] */
+    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+        return;
+    }
     {   /* the loop over i on the grid */
         long long tamm_n0_ = (long long)(NB) - (long long)(0);
         if (tamm_n0_ > 0) {

@@ -40,6 +40,10 @@ extern "C" void tamm_task_main_20_cuda_1dbb4013(tamm_ctx *tamm_ctx_, void *tamm_
     struct tamm_task_main_20_args *tamm_a_ = (struct tamm_task_main_20_args *)tamm_args_;
     long b = tamm_a_->b;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* X[b] */
+    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
+        return;
+    }
     (void)b;
     {   /* the loop over i on the grid */
         long long tamm_n0_ = (long long)(NB) - (long long)(0);
@@ -76,7 +80,7 @@ static __global__ void tamm_task_main_29_kernel(void *tamm_b0_, void *tamm_b1_)
             for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB - 1); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
 #line 34 "tests/tammcc_cuda/same_block.c"
                 x[i] = y[i + 1] * 2.0 + 1.0;
-#line 80 "same_block.tamm.cu"
+#line 84 "same_block.tamm.cu"
     }
 }
 
@@ -85,6 +89,11 @@ extern "C" void tamm_task_main_29_cuda_1dbb4013(tamm_ctx *tamm_ctx_, void *tamm_
     struct tamm_task_main_29_args *tamm_a_ = (struct tamm_task_main_29_args *)tamm_args_;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* X[b] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* X[c] */
+    if (!tamm_b0_ || !tamm_b1_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
+        return;
+    }
     {   /* the loop over i on the grid */
         long long tamm_n0_ = (long long)(NB - 1) - (long long)(0);
         if (tamm_n0_ > 0) {

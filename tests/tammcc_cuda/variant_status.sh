@@ -1,0 +1,25 @@
+#!/bin/sh
+# variant_status.sh TAMMCC SRC — a TAMM_CUDA_VARIANT function that returns an integer reports a
+# status (SPEC 3.4): variant_status.c built with TAMMCC_NVCC=emu and run on an emulated GPU.
+# Every variant succeeding: the same output as on CPUs only (TAMM_NUM_GPUS=0), exit status 0
+# (a void variant works as before).  VARIANT_FAIL=2 (scale_tile_cuda returns 3 for block 2):
+# exit status 1 and an error naming the task, its line and the variant, under TAMM_ON_ERROR=abort
+# (the default) and =return -- never the silent wrong result of a status nobody looked at.
+set -u
+tammcc=$1 src=$2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tammvs.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+TAMMCC_NVCC=emu "$tammcc" -O1 -o "$tmp/prog" "$src" || { echo "variant_status: tammcc build failed"; exit 1; }
+TAMM_NUM_GPUS=0 "$tmp/prog" > "$tmp/ref" || { echo "variant_status: the run on CPUs failed"; exit 1; }
+TAMM_CUDA_EMU=1 TAMM_STATS=1 "$tmp/prog" > "$tmp/out" 2> "$tmp/err" || { cat "$tmp/err"; echo "variant_status: the run on the GPU failed"; exit 1; }
+cmp -s "$tmp/ref" "$tmp/out" || { echo "variant_status: GPU output $(cat "$tmp/out") differs from CPU output $(cat "$tmp/ref")"; exit 1; }
+grep -qE 'GPU 0 .*: [1-9][0-9]* tasks' "$tmp/err" || { echo "variant_status: no task ran on the GPU"; exit 1; }
+for mode in abort return; do
+    env VARIANT_FAIL=2 TAMM_ON_ERROR=$mode TAMM_CUDA_EMU=1 "$tmp/prog" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    cat "$tmp/err"
+    if [ $rc -ne 1 ]; then echo "variant_status: TAMM_ON_ERROR=$mode: exit status $rc, expected 1"; exit 1; fi
+    grep -q "error: task 'scale_tile' ([^)]*variant_status.c:[0-9]*): the CUDA variant scale_tile_cuda() returned 3" "$tmp/err" ||
+        { echo "variant_status: TAMM_ON_ERROR=$mode: no error naming the task and the variant"; exit 1; }
+done
+echo "variant_status: a nonzero status of a CUDA variant is the task's error (exit status 1)"

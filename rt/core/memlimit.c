@@ -27,7 +27,7 @@ static pthread_mutex_t mlk = PTHREAD_MUTEX_INITIALIZER; /* everything below; tak
 static tamm_mblk lru = { .prev = &lru, .next = &lru }; /* next: most recent, prev: least */
 static size_t reserved;     /* bytes of blocks pinned by admitted tasks, and their private buffers */
 static size_t top_bytes;    /* bytes pinned by top-level tamm_block */
-static int nadmitted;       /* admitted tasks whose body has not returned */
+static int nadmitted;       /* admitted tasks whose body has not returned (the MPI flow's message tasks aside) */
 static tamm_task_s *qhead, *qtail; /* tasks waiting for memory, FIFO (linked by t->next) */
 static int qlen;
 static tamm_mblk **tops;    /* top-level pins, oldest first */
@@ -49,7 +49,7 @@ static tamm_mblk **ioq;      /* blocks to read back, FIFO ring */
 static int ioq_head, ioq_n, ioq_cap;
 static tamm_mblk *io_cur;    /* the block the I/O thread is reading back */
 /* TAMM_STATS */
-static atomic_ullong st_nested_over, st_ahead, st_spilled, st_writes, st_readback, st_reads, st_evict, st_drop, st_regen, st_waits, st_wait_ns,
+static atomic_ullong st_msg_over, st_nested_over, st_ahead, st_spilled, st_writes, st_readback, st_reads, st_evict, st_drop, st_regen, st_waits, st_wait_ns,
     st_over;
 
 static inline int spin_trylock(tamm_spin *l)
@@ -60,7 +60,8 @@ static inline int spin_trylock(tamm_spin *l)
 
 void tamm__ml_init(size_t lim, int nranks, int ngpus)
 {
-    tamm__ml_on = lim > 0 && nranks == 1 && ngpus == 0;
+    (void)nranks; /* under MPI the limit covers each rank's homes and copies alike (memlimit.h) */
+    tamm__ml_on = lim > 0 && ngpus == 0;
     tamm__task_extra = (ngpus ? TAMM_EXTRA_GPUS : 0) | (tamm__ml_on ? TAMM_EXTRA_MEMLIMIT : 0);
     limit = lim;
     reserved = top_bytes = 0;
@@ -78,6 +79,7 @@ void tamm__ml_init(size_t lim, int nranks, int ngpus)
     atomic_store(&st_over, 0);
     atomic_store(&st_ahead, 0);
     atomic_store(&st_nested_over, 0);
+    atomic_store(&st_msg_over, 0);
     io_stop = 0;
     ioq_head = ioq_n = 0;
     io_cur = NULL;
@@ -115,11 +117,11 @@ void tamm__ml_stats(FILE *f, int r)
                "%llu bytes spilled in %llu writes, %llu bytes read back in %llu reads (%llu ahead of their task, on the "
                "I/O thread), %llu blocks regenerated, "
                "%llu tasks waited for memory (%.1f ms in all), %llu nested tasks admitted beyond the reservations, "
-               "%llu allocations over the limit (nothing evictable)\n",
+               "%llu message tasks admitted beyond the reservations, %llu allocations over the limit (nothing evictable)\n",
             r, limit, (unsigned long long)st_evict, (unsigned long long)st_drop, (unsigned long long)st_spilled,
             (unsigned long long)st_writes, (unsigned long long)st_readback, (unsigned long long)st_reads,
             (unsigned long long)st_ahead, (unsigned long long)st_regen, (unsigned long long)st_waits, (double)st_wait_ns / 1e6,
-            (unsigned long long)st_nested_over, (unsigned long long)st_over);
+            (unsigned long long)st_nested_over, (unsigned long long)st_msg_over, (unsigned long long)st_over);
 }
 
 /* ------------------------------------------------------------------ */
@@ -378,6 +380,15 @@ void tamm__ml_release(tamm_tensor *T, long lin)
     tamm_mblk *m = &T->ml[lin];
     pthread_mutex_lock(&mlk);
     while (io_cur == m) pthread_cond_wait(&io_idle, &mlk);
+    if (m->ioq) { /* queued for read-ahead (pinned by the releasing task): nothing to read any more */
+        int keep = 0;
+        for (int i = 0; i < ioq_n; i++) {
+            tamm_mblk *q = ioq[(ioq_head + i) % ioq_cap];
+            if (q != m) ioq[(ioq_head + keep++) % ioq_cap] = q;
+        }
+        ioq_n = keep;
+        m->ioq = 0;
+    }
     lru_remove(m);
     if (m->toppin) top_drop(m);
     slot_free(m->off, b->bytes);
@@ -556,14 +567,19 @@ static int try_admit(tamm_task_s *t, size_t *total)
         need += (m->pins ? 0 : bytes) + extra_of(d, bytes);
     }
     *total = all;
-    if (all > limit) return -1;
-    if (nadmitted && reserved + top_bytes + need > limit) {
+    int msg = (t->flags & TAMM_TF_PSEUDO) != 0;
+    /* (a message task is never refused: an eviction of copies frees its blocks; a block over
+     * the limit received for a task is that task's error) */
+    if (all > limit && !msg) return -1;
+    if ((nadmitted || msg) && reserved + top_bytes + need > limit) {
         /* A nested task never waits: its parent's body may be waiting for it with its own blocks
          * reserved (tamm_cc_taskwait, an undeferred child, TAMM_SEQUENTIAL), and would wait for
          * ever.  It is admitted over the reservations (its blocks still cannot be evicted while it
-         * runs); eviction keeps the rest within the limit where it can. */
-        if (!t->parent) return 0;
-        atomic_fetch_add(&st_nested_over, 1);
+         * runs); eviction keeps the rest within the limit where it can.  Neither does the MPI
+         * flow's side of a block message (send, receive, zeroing of a contribution, eviction of
+         * copies): another rank's tasks may wait for it, and that rank's memory for them. */
+        if (!t->parent && !msg) return 0;
+        atomic_fetch_add(msg ? &st_msg_over : &st_nested_over, 1);
     }
     for (int i = 0; i < t->ndep; i++) {
         tamm_dep *d = &t->dep[i];
@@ -573,9 +589,9 @@ static int try_admit(tamm_task_s *t, size_t *total)
         if (m->pins++ == 0) reserved += bytes;
         reserved += extra_of(d, bytes);
         if (m->in_lru) lru_front(m);
-        else if (m->valid && !m->ioq) io_enqueue(m); /* spilled: read it back before the task runs */
+        else if (m->valid && !m->ioq && !msg) io_enqueue(m); /* spilled: read it back before the task runs */
     }
-    nadmitted++;
+    if (!msg) nadmitted++; /* a message task's pins may last until its message arrives: not a running body */
     t->flags |= TAMM_TF_MLRES;
     return 1;
 }
@@ -608,7 +624,7 @@ int tamm__ml_admit(tamm_task_s *t)
     pthread_mutex_lock(&mlk);
     /* a nested task does not queue behind top-level ones: its parent's body may be waiting for it
      * (tamm_cc_taskwait) with its blocks reserved, which would hold up the line for ever */
-    if (!qhead || t->parent) r = try_admit(t, &total);
+    if (!qhead || t->parent || (t->flags & TAMM_TF_PSEUDO)) r = try_admit(t, &total);
     if (r == 0) { /* waits for memory, behind those already waiting */
         t->next = NULL;
         t->est_ns = (double)tamm__now_ns(); /* (no GPU under a host limit: the field is free) */
@@ -622,11 +638,28 @@ int tamm__ml_admit(tamm_task_s *t)
     return r > 0;
 }
 
+int tamm__ml_keep(tamm_task_s *t)
+{
+    if (!(t->flags & TAMM_TF_MLRES)) return 0;
+    t->flags &= ~(unsigned)TAMM_TF_MLRES; /* (on the worker running t's body, which reads it after the body) */
+    return 1;
+}
+
+static void unpin_and_drain(tamm_task_s *t);
+
 void tamm__ml_done(tamm_task_s *t)
+{
+    t->flags &= ~(unsigned)TAMM_TF_MLRES;
+    unpin_and_drain(t);
+}
+
+void tamm__ml_kept_done(tamm_task_s *t) { unpin_and_drain(t); }
+
+/* t's pins go back; the tasks waiting for memory that fit now are admitted. */
+static void unpin_and_drain(tamm_task_s *t)
 {
     tamm_task_s *go = NULL, *gotail = NULL, *bad = NULL;
     pthread_mutex_lock(&mlk);
-    t->flags &= ~(unsigned)TAMM_TF_MLRES;
     for (int i = 0; i < t->ndep; i++) {
         tamm_dep *d = &t->dep[i];
         if (d->lin < 0 || !d->T->ml) continue;
@@ -635,7 +668,7 @@ void tamm__ml_done(tamm_task_s *t)
         if (--m->pins == 0) reserved -= bytes;
         reserved -= extra_of(d, bytes);
     }
-    nadmitted--;
+    if (!(t->flags & TAMM_TF_PSEUDO)) nadmitted--;
     uint64_t now = tamm__now_ns();
     tamm_task_s *badtail = NULL;
     while (qhead) {

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,14 +243,23 @@ static int spill_write(tamm_mblk *m, const void *p, size_t bytes)
     return 0;
 }
 
-/* Evict the least recently used block no one holds.  mlk held.  1: evicted. */
+/* Evict the least recently used block no one holds.  mlk held.  1: evicted;
+ * 2: none, but a candidate's lock was taken right then (try again); 0: none.
+ * The block the I/O thread has just read back (io_cur) is a candidate like any
+ * other once its lock is free: the I/O thread no longer touches its memory, and
+ * its task may have run and unpinned it already (skipping it made room() find
+ * nothing evictable: test_stream's one block over TAMM_MEMORY_LIMIT). */
 static int evict_one(void)
 {
+    int busy = 0;
     for (tamm_mblk *m = lru.prev; m != &lru; m = m->prev) {
-        if (m->pins || m->toppin || m == io_cur) continue;
+        if (m->pins || m->toppin) continue;
         tamm_tensor *T = m->T;
         tamm_block_s *b = &T->blocks[m->lin];
-        if (!spin_trylock(&b->lock)) continue; /* in use right now: another one */
+        if (!spin_trylock(&b->lock)) { /* in use right now: another one, and maybe this one again */
+            busy = 1;
+            continue;
+        }
         tamm_unit_state *u = &b->units[0];
         if (!b->home || u->rc || u->pending) {
             tamm__spin_unlock(&b->lock);
@@ -280,17 +290,26 @@ static int evict_one(void)
         atomic_fetch_add(&st_evict, 1);
         return 1;
     }
-    return 0;
+    return busy ? 2 : 0;
 }
 
-/* Make room for `bytes` more and count them in.  mlk held. */
+/* Make room for `bytes` more and count them in.  mlk held (dropped and taken
+ * again while a candidate's lock is busy: its holder may need mlk). */
 static void room(size_t bytes)
 {
-    while (tamm__mem_in_use() + bytes > limit)
-        if (!evict_one()) {
-            atomic_fetch_add(&st_over, 1);
-            break;
+    int tries = 0;
+    while (tamm__mem_in_use() + bytes > limit) {
+        int r = evict_one();
+        if (r == 1) continue;
+        if (r == 2 && tries++ < 1000) { /* a transient lock (bounded: never a livelock) */
+            pthread_mutex_unlock(&mlk);
+            sched_yield();
+            pthread_mutex_lock(&mlk);
+            continue;
         }
+        atomic_fetch_add(&st_over, 1);
+        break;
+    }
     tamm__mem_add(bytes);
 }
 

@@ -21,6 +21,13 @@
  * (the FSM's Get) while the task waits in the scheduler's queues.  Without a limit
  * nothing here runs: tamm__ml_on is 0 and the callers test it only off the
  * fast paths (block_home of an absent home, private buffers, task_ready).
+ *
+ * Under MPI each rank runs this unit over its own homes and copies alike: the
+ * MPI flow decides (identically on every rank) which copies a rank keeps and
+ * frees dropped ones through tamm__ml_release; whether a kept block is
+ * resident or spilled is decided here, locally.  The flow's message tasks
+ * (TAMM_TF_PSEUDO) never wait for memory and, through tamm__ml_keep, hold
+ * their pins until their message completes (docs/runtime.md "Under MPI").
  */
 #ifndef TAMM_MEMLIMIT_H
 #define TAMM_MEMLIMIT_H

@@ -318,7 +318,8 @@ void *tamm__ml_buf_get(size_t bytes)
     pthread_mutex_lock(&mlk);
     room(bytes);
     pthread_mutex_unlock(&mlk);
-    void *p = bytes < ML_MMAP_MIN ? aligned_alloc(64, bytes) : raw_alloc(bytes);
+    /* (aligned_alloc wants a multiple of the alignment: the MPI flow asks for any block size) */
+    void *p = bytes < ML_MMAP_MIN ? aligned_alloc(64, (bytes + 63) & ~(size_t)63) : raw_alloc(bytes);
     if (!p) tamm__mem_sub(bytes);
     return p;
 }

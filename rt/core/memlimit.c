@@ -372,21 +372,21 @@ void tamm__ml_tensor_free(tamm_tensor *T)
         if (q->T != T) ioq[(ioq_head + keep++) % ioq_cap] = q;
     }
     ioq_n = keep;
+    /* a home leaves the LRU and the bytes in use together (under mlk): room() never sees bytes
+     * in use that no list holds (it would find nothing evictable and go over the limit) */
     for (long b = 0; b < T->nblk; b++) {
         tamm_mblk *m = &T->ml[b];
+        tamm_block_s *blk = &T->blocks[b];
         lru_remove(m);
         if (m->toppin) top_drop(m);
-        slot_free(m->off, T->blocks[b].bytes);
-    }
-    pthread_mutex_unlock(&mlk);
-    for (long b = 0; b < T->nblk; b++) {
-        tamm_block_s *blk = &T->blocks[b];
+        slot_free(m->off, blk->bytes);
         if (blk->home) {
             raw_free(blk->home, blk->bytes);
             tamm__mem_sub(blk->bytes);
             blk->home = NULL;
         }
     }
+    pthread_mutex_unlock(&mlk);
     free(T->ml);
     T->ml = NULL;
 }
@@ -409,23 +409,27 @@ void tamm__ml_release(tamm_tensor *T, long lin)
         ioq_n = keep;
         m->ioq = 0;
     }
+    pthread_mutex_unlock(&mlk);
+    /* the block lock, then mlk (their order): the home leaves the LRU and the bytes in use
+     * together, as in evict_one, so that room() never counts bytes that no list holds */
+    tamm__spin_lock(&b->lock);
+    pthread_mutex_lock(&mlk);
     lru_remove(m);
     if (m->toppin) top_drop(m);
     slot_free(m->off, b->bytes);
     m->off = -1;
-    pthread_mutex_unlock(&mlk);
-    tamm__spin_lock(&b->lock);
     void *p = b->home;
     b->home = NULL;
     b->units[0].buf = NULL;
     b->units[0].state = TAMM_BS_UNALLOC;
     m->valid = 0;
     m->dirty = 0;
-    tamm__spin_unlock(&b->lock);
     if (p) {
         raw_free(p, b->bytes);
         tamm__mem_sub(b->bytes);
     }
+    pthread_mutex_unlock(&mlk);
+    tamm__spin_unlock(&b->lock);
 }
 
 void *tamm__ml_home(tamm_tensor *T, long lin)
@@ -534,6 +538,11 @@ static void *io_main(void *arg)
         m->ioq = 0;
         if (!m->pins || m->in_lru) continue; /* its task is done already, or it is resident */
         io_cur = m; /* pinned: its tensor lives at least until io_cur is cleared (tensor_free waits) */
+        /* a pin of its own while it reads: the block stays reserved until it is in the LRU, even
+         * if its task runs (having read it itself) and ends, and another eviction spills it again
+         * meanwhile — else this read-back would be resident memory no reservation or list holds,
+         * and room() would find nothing evictable (test_stream's 2M case went over so) */
+        m->pins++;
         pthread_mutex_unlock(&mlk);
         tamm_tensor *T = m->T;
         tamm_block_s *b = &T->blocks[m->lin];
@@ -543,6 +552,7 @@ static void *io_main(void *arg)
         tamm__spin_unlock(&b->lock);
         if (ahead) atomic_fetch_add(&st_ahead, 1);
         pthread_mutex_lock(&mlk);
+        if (--m->pins == 0) reserved -= T->blocks[m->lin].bytes; /* (its tasks are done: evictable now) */
         io_cur = NULL;
         pthread_cond_broadcast(&io_idle);
     }

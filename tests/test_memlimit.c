@@ -32,7 +32,15 @@
 
 #define NB 43                 /* blocks per tensor */
 #define TILE (64 * 1024)      /* doubles per block: 512 KiB */
+#ifndef LIMIT_MB
 #define LIMIT_MB 16
+#endif
+/* MEMLIMIT_MPI (tests/mpi/test_mpi_memlimit_rss.c): each child is an MPI run of
+ * $TAMM_TEST_RANKS ranks launched by $MPIRUN; every rank prints its line, and a
+ * child's result is the worst of them (maxrss: the largest). */
+#ifndef MEMLIMIT_MPI
+#define MEMLIMIT_MPI 0
+#endif
 #define SLACK_MB 8            /* docs/runtime.md "Block memory": maxrss <= limit + baseline + 8 MiB */
 
 /* ThreadSanitizer's shadow memory grows with the memory touched, not with what
@@ -257,25 +265,38 @@ static int child_toobig(int argc, char **argv)
 
 /* ---- parent side ---- */
 static char self[4096];
+static int g_ranks = 1;
 static char spilldir[256];
 
 typedef struct { int rc, grc, equal; unsigned long long hash; long rss_kb; char err[8192]; } result;
 
 static int run_child(const char *env, const char *mode, result *res)
 {
-    char cmd[8192], errf[300];
+    char cmd[8192], errf[300], launch[512] = "";
     snprintf(errf, sizeof errf, "%s/../stderr.txt", spilldir);
-    snprintf(cmd, sizeof cmd, "env TAMM_SPILL_DIR=%s %s '%s' %s 2>%s", spilldir, env, self, mode, errf);
+    if (MEMLIMIT_MPI)
+        snprintf(launch, sizeof launch, "%s -np %d", getenv("MPIRUN") ? getenv("MPIRUN") : "mpirun", g_ranks);
+    snprintf(cmd, sizeof cmd, "env TAMM_SPILL_DIR=%s %s %s '%s' %s 2>%s", spilldir, env, launch, self, mode, errf);
     memset(res, 0, sizeof *res);
     res->rc = -999;
     FILE *p = popen(cmd, "r");
     if (!p) return -1;
     char line[512];
+    int lines = 0;
     while (fgets(line, sizeof line, p)) {
-        if (sscanf(line, "rc=%d gather=%d equal=%d hash=%llx rss_kb=%ld", &res->rc, &res->grc, &res->equal, &res->hash,
-                   &res->rss_kb) >= 1)
-            continue;
+        result one;
+        memset(&one, 0, sizeof one);
+        int n = sscanf(line, "rc=%d gather=%d equal=%d hash=%llx rss_kb=%ld", &one.rc, &one.grc, &one.equal, &one.hash,
+                       &one.rss_kb);
+        if (n < 1) continue;
+        if (lines++ == 0 || (res->rc == 0 && one.rc != 0)) res->rc = one.rc; /* the worst rank's */
+        if (n < 5) continue;
+        if (lines == 1 || one.grc) res->grc = one.grc;
+        res->equal = lines == 1 ? one.equal : res->equal && one.equal && one.hash == res->hash;
+        if (lines == 1) res->hash = one.hash;
+        if (one.rss_kb > res->rss_kb) res->rss_kb = one.rss_kb;
     }
+    if (MEMLIMIT_MPI && lines != g_ranks && lines) res->rc = -998; /* some rank printed nothing */
     int st = pclose(p);
     FILE *e = fopen(errf, "r");
     if (e) {
@@ -308,6 +329,11 @@ int main(int argc, char **argv)
         setrlimit(RLIMIT_FSIZE, &rl);
         return child_compute(argc, argv);
     }
+    if (MEMLIMIT_MPI) {
+        g_ranks = getenv("TAMM_TEST_RANKS") ? atoi(getenv("TAMM_TEST_RANKS")) : 2;
+        if (g_ranks < 1) g_ranks = 1;
+        printf("each case on %d MPI ranks; maxrss is the largest rank's, TAMM_MEMORY_LIMIT applies per rank\n", g_ranks);
+    }
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0) { perror("readlink"); return 2; }
     self[n] = 0;
@@ -326,7 +352,7 @@ int main(int argc, char **argv)
     printf("no limit: rc=%d equal=%d maxrss %ld KiB\n", plain.rc, plain.equal, plain.rss_kb);
     CHECK(plain.rc == 0 && plain.equal, "the computation without a limit: rc %d, equal %d\n%s", plain.rc, plain.equal, plain.err);
     long bound_kb = (long)LIMIT_MB * 1024 + base.rss_kb + SLACK_MB * 1024;
-    for (int w = 1; w <= 4; w *= 2) {
+    for (int w = 1; w <= (MEMLIMIT_MPI ? 2 : 4); w *= 2) {
         char env[256];
         snprintf(env, sizeof env, "TAMM_NUM_WORKERS=%d TAMM_MEMORY_LIMIT=%dM TAMM_STATS=1", w, LIMIT_MB);
         st = run_child(env, "compute", &r);
@@ -364,7 +390,8 @@ int main(int argc, char **argv)
     CHECK(r.rc == TAMM_ENOMEM, "a task reading 2 MiB under a 1 MiB limit: rc %d, expected TAMM_ENOMEM", r.rc);
     CHECK(strstr(r.err, "reads_two_mib") && strstr(r.err, "2097152") && strstr(r.err, "1048576"),
           "the error names the task and the sizes");
-    /* a full disk: the file size limit stops the spill file at 2 MiB */
+    /* a full disk: the file size limit stops the spill file at 2 MiB (one process) */
+    if (!MEMLIMIT_MPI) {
     st = run_child("TAMM_NUM_WORKERS=2 TAMM_MEMORY_LIMIT=8M TAMM_ON_ERROR=return", "fsize", &r);
     CHECK(st == 0, "full disk: the child exited with status %d", st);
     printf("spill file limited to 2 MiB: rc=%d equal=%d; stderr: %s", r.rc, r.equal, r.err);
@@ -372,6 +399,7 @@ int main(int argc, char **argv)
     CHECK(strstr(r.err, "spill file") != NULL, "full disk: the error names the spill file");
     CHECK(r.equal && r.hash == plain.hash, "full disk: results differ from the reference");
     CHECK(dir_empty(spilldir), "full disk: the spill directory is not empty after the run");
+    }
 
     char rm[600];
     snprintf(rm, sizeof rm, "rm -rf '%s'", top);

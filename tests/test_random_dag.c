@@ -1035,26 +1035,32 @@ static int run_config(const prog *P, const config *c, uint64_t **ref, const uint
     uint64_t *hashes = malloc((size_t)P->nnodes * sizeof *hashes);
     if (!hashes) { perror("malloc"); exit(2); }
     for (int i = 0; i < P->nnodes; i++) hashes[i] = ~0ULL;
-    for (int i = 0; i < P->ntop && !fail; i++) {
+    /* under MPI every rank goes on submitting after a failure (an error such as TAMM_ENOMEM is
+     * seen by the rank that ran the task only): every rank must submit the same stream */
+    for (int i = 0; i < P->ntop && (!fail || RANDOM_MPI); i++) {
         const topstep *s = &P->top[i];
         switch (s->kind) {
         case TOP_TASK:
             rc = submit_node(NULL, P, tens, hashes, s->node);
-            if (rc != TAMM_OK) { fail = 1; snprintf(why, sizeof why, "tamm_submit(%s) = %d %s", P->nodes[s->node].label, rc, tamm_strerror(rc)); }
+            if (rc != TAMM_OK) { if (!fail) snprintf(why, sizeof why, "tamm_submit(%s) = %d %s", P->nodes[s->node].label, rc, tamm_strerror(rc)); fail = 1; }
             break;
         case TOP_WAITALL:
             rc = tamm_wait_all();
             if (rc == TAMM_ENOMEM) g_saw_enomem = 1;
-            if (rc != TAMM_OK) { fail = 1; snprintf(why, sizeof why, "tamm_wait_all (top step %d) = %d %s", i, rc, tamm_strerror(rc)); }
+            if (rc != TAMM_OK) { if (!fail) snprintf(why, sizeof why, "tamm_wait_all (top step %d) = %d %s", i, rc, tamm_strerror(rc)); fail = 1; }
             break;
         case TOP_BARRIER:
             rc = tamm_barrier();
             if (rc == TAMM_ENOMEM) g_saw_enomem = 1;
-            if (rc != TAMM_OK) { fail = 1; snprintf(why, sizeof why, "tamm_barrier (top step %d) = %d %s", i, rc, tamm_strerror(rc)); }
+            if (rc != TAMM_OK) { if (!fail) snprintf(why, sizeof why, "tamm_barrier (top step %d) = %d %s", i, rc, tamm_strerror(rc)); fail = 1; }
             break;
         case TOP_HOSTMOD: {
             uint64_t *p = tamm_block_at(tens[s->t], s->idx, P->T[s->t].ndim);
-            if (!p) { fail = 1; snprintf(why, sizeof why, "top-level tamm_block_at(T%d) returned NULL", s->t); break; }
+            if (!p) {
+                if (!fail) snprintf(why, sizeof why, "top-level tamm_block_at(T%d) returned NULL", s->t);
+                fail = 1;
+                break;
+            }
             hostmod(p, blk_elems(&P->T[s->t], s->idx), s->key);
             break;
         }
@@ -1070,6 +1076,12 @@ static int run_config(const prog *P, const config *c, uint64_t **ref, const uint
 #if RANDOM_MPI
     /* each task's hash was stored on the rank that ran it (others keep ~0) */
     MPI_Allreduce(MPI_IN_PLACE, hashes, P->nnodes, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    /* the ranks agree on failure (the gathers below are collective) and on TAMM_ENOMEM */
+    int agree[2] = { fail, g_saw_enomem };
+    MPI_Allreduce(MPI_IN_PLACE, agree, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (agree[0] && !fail) snprintf(why, sizeof why, "another rank failed");
+    fail = agree[0];
+    g_saw_enomem = agree[1];
 #endif
     for (int t = 0; t < P->ntens && !fail; t++) {
         const tdesc *d = &P->T[t];

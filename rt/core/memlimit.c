@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,7 @@ static pthread_mutex_t mlk = PTHREAD_MUTEX_INITIALIZER; /* everything below; tak
 static tamm_mblk lru = { .prev = &lru, .next = &lru }; /* next: most recent, prev: least */
 static size_t reserved;     /* bytes of blocks pinned by admitted tasks, and their private buffers */
 static size_t top_bytes;    /* bytes pinned by top-level tamm_block */
-static int nadmitted;       /* admitted tasks whose body has not returned */
+static int nadmitted;       /* admitted tasks whose body has not returned (the MPI flow's message tasks aside) */
 static tamm_task_s *qhead, *qtail; /* tasks waiting for memory, FIFO (linked by t->next) */
 static int qlen;
 static tamm_mblk **tops;    /* top-level pins, oldest first */
@@ -49,7 +50,7 @@ static tamm_mblk **ioq;      /* blocks to read back, FIFO ring */
 static int ioq_head, ioq_n, ioq_cap;
 static tamm_mblk *io_cur;    /* the block the I/O thread is reading back */
 /* TAMM_STATS */
-static atomic_ullong st_nested_over, st_ahead, st_spilled, st_writes, st_readback, st_reads, st_evict, st_drop, st_regen, st_waits, st_wait_ns,
+static atomic_ullong st_msg_over, st_nested_over, st_ahead, st_spilled, st_writes, st_readback, st_reads, st_evict, st_drop, st_regen, st_waits, st_wait_ns,
     st_over;
 
 static inline int spin_trylock(tamm_spin *l)
@@ -60,7 +61,8 @@ static inline int spin_trylock(tamm_spin *l)
 
 void tamm__ml_init(size_t lim, int nranks, int ngpus)
 {
-    tamm__ml_on = lim > 0 && nranks == 1 && ngpus == 0;
+    (void)nranks; /* under MPI the limit covers each rank's homes and copies alike (memlimit.h) */
+    tamm__ml_on = lim > 0 && ngpus == 0;
     tamm__task_extra = (ngpus ? TAMM_EXTRA_GPUS : 0) | (tamm__ml_on ? TAMM_EXTRA_MEMLIMIT : 0);
     limit = lim;
     reserved = top_bytes = 0;
@@ -78,6 +80,7 @@ void tamm__ml_init(size_t lim, int nranks, int ngpus)
     atomic_store(&st_over, 0);
     atomic_store(&st_ahead, 0);
     atomic_store(&st_nested_over, 0);
+    atomic_store(&st_msg_over, 0);
     io_stop = 0;
     ioq_head = ioq_n = 0;
     io_cur = NULL;
@@ -115,11 +118,11 @@ void tamm__ml_stats(FILE *f, int r)
                "%llu bytes spilled in %llu writes, %llu bytes read back in %llu reads (%llu ahead of their task, on the "
                "I/O thread), %llu blocks regenerated, "
                "%llu tasks waited for memory (%.1f ms in all), %llu nested tasks admitted beyond the reservations, "
-               "%llu allocations over the limit (nothing evictable)\n",
+               "%llu message tasks admitted beyond the reservations, %llu allocations over the limit (nothing evictable)\n",
             r, limit, (unsigned long long)st_evict, (unsigned long long)st_drop, (unsigned long long)st_spilled,
             (unsigned long long)st_writes, (unsigned long long)st_readback, (unsigned long long)st_reads,
             (unsigned long long)st_ahead, (unsigned long long)st_regen, (unsigned long long)st_waits, (double)st_wait_ns / 1e6,
-            (unsigned long long)st_nested_over, (unsigned long long)st_over);
+            (unsigned long long)st_nested_over, (unsigned long long)st_msg_over, (unsigned long long)st_over);
 }
 
 /* ------------------------------------------------------------------ */
@@ -240,14 +243,23 @@ static int spill_write(tamm_mblk *m, const void *p, size_t bytes)
     return 0;
 }
 
-/* Evict the least recently used block no one holds.  mlk held.  1: evicted. */
+/* Evict the least recently used block no one holds.  mlk held.  1: evicted;
+ * 2: none, but a candidate's lock was taken right then (try again); 0: none.
+ * The block the I/O thread has just read back (io_cur) is a candidate like any
+ * other once its lock is free: the I/O thread no longer touches its memory, and
+ * its task may have run and unpinned it already (skipping it made room() find
+ * nothing evictable: test_stream's one block over TAMM_MEMORY_LIMIT). */
 static int evict_one(void)
 {
+    int busy = 0;
     for (tamm_mblk *m = lru.prev; m != &lru; m = m->prev) {
-        if (m->pins || m->toppin || m == io_cur) continue;
+        if (m->pins || m->toppin) continue;
         tamm_tensor *T = m->T;
         tamm_block_s *b = &T->blocks[m->lin];
-        if (!spin_trylock(&b->lock)) continue; /* in use right now: another one */
+        if (!spin_trylock(&b->lock)) { /* in use right now: another one, and maybe this one again */
+            busy = 1;
+            continue;
+        }
         tamm_unit_state *u = &b->units[0];
         if (!b->home || u->rc || u->pending) {
             tamm__spin_unlock(&b->lock);
@@ -278,17 +290,26 @@ static int evict_one(void)
         atomic_fetch_add(&st_evict, 1);
         return 1;
     }
-    return 0;
+    return busy ? 2 : 0;
 }
 
-/* Make room for `bytes` more and count them in.  mlk held. */
+/* Make room for `bytes` more and count them in.  mlk held (dropped and taken
+ * again while a candidate's lock is busy: its holder may need mlk). */
 static void room(size_t bytes)
 {
-    while (tamm__mem_in_use() + bytes > limit)
-        if (!evict_one()) {
-            atomic_fetch_add(&st_over, 1);
-            break;
+    int tries = 0;
+    while (tamm__mem_in_use() + bytes > limit) {
+        int r = evict_one();
+        if (r == 1) continue;
+        if (r == 2 && tries++ < 1000) { /* a transient lock (bounded: never a livelock) */
+            pthread_mutex_unlock(&mlk);
+            sched_yield();
+            pthread_mutex_lock(&mlk);
+            continue;
         }
+        atomic_fetch_add(&st_over, 1);
+        break;
+    }
     tamm__mem_add(bytes);
 }
 
@@ -297,7 +318,8 @@ void *tamm__ml_buf_get(size_t bytes)
     pthread_mutex_lock(&mlk);
     room(bytes);
     pthread_mutex_unlock(&mlk);
-    void *p = bytes < ML_MMAP_MIN ? aligned_alloc(64, bytes) : raw_alloc(bytes);
+    /* (aligned_alloc wants a multiple of the alignment: the MPI flow asks for any block size) */
+    void *p = bytes < ML_MMAP_MIN ? aligned_alloc(64, (bytes + 63) & ~(size_t)63) : raw_alloc(bytes);
     if (!p) tamm__mem_sub(bytes);
     return p;
 }
@@ -350,21 +372,21 @@ void tamm__ml_tensor_free(tamm_tensor *T)
         if (q->T != T) ioq[(ioq_head + keep++) % ioq_cap] = q;
     }
     ioq_n = keep;
+    /* a home leaves the LRU and the bytes in use together (under mlk): room() never sees bytes
+     * in use that no list holds (it would find nothing evictable and go over the limit) */
     for (long b = 0; b < T->nblk; b++) {
         tamm_mblk *m = &T->ml[b];
+        tamm_block_s *blk = &T->blocks[b];
         lru_remove(m);
         if (m->toppin) top_drop(m);
-        slot_free(m->off, T->blocks[b].bytes);
-    }
-    pthread_mutex_unlock(&mlk);
-    for (long b = 0; b < T->nblk; b++) {
-        tamm_block_s *blk = &T->blocks[b];
+        slot_free(m->off, blk->bytes);
         if (blk->home) {
             raw_free(blk->home, blk->bytes);
             tamm__mem_sub(blk->bytes);
             blk->home = NULL;
         }
     }
+    pthread_mutex_unlock(&mlk);
     free(T->ml);
     T->ml = NULL;
 }
@@ -378,23 +400,36 @@ void tamm__ml_release(tamm_tensor *T, long lin)
     tamm_mblk *m = &T->ml[lin];
     pthread_mutex_lock(&mlk);
     while (io_cur == m) pthread_cond_wait(&io_idle, &mlk);
+    if (m->ioq) { /* queued for read-ahead (pinned by the releasing task): nothing to read any more */
+        int keep = 0;
+        for (int i = 0; i < ioq_n; i++) {
+            tamm_mblk *q = ioq[(ioq_head + i) % ioq_cap];
+            if (q != m) ioq[(ioq_head + keep++) % ioq_cap] = q;
+        }
+        ioq_n = keep;
+        m->ioq = 0;
+    }
+    pthread_mutex_unlock(&mlk);
+    /* the block lock, then mlk (their order): the home leaves the LRU and the bytes in use
+     * together, as in evict_one, so that room() never counts bytes that no list holds */
+    tamm__spin_lock(&b->lock);
+    pthread_mutex_lock(&mlk);
     lru_remove(m);
     if (m->toppin) top_drop(m);
     slot_free(m->off, b->bytes);
     m->off = -1;
-    pthread_mutex_unlock(&mlk);
-    tamm__spin_lock(&b->lock);
     void *p = b->home;
     b->home = NULL;
     b->units[0].buf = NULL;
     b->units[0].state = TAMM_BS_UNALLOC;
     m->valid = 0;
     m->dirty = 0;
-    tamm__spin_unlock(&b->lock);
     if (p) {
         raw_free(p, b->bytes);
         tamm__mem_sub(b->bytes);
     }
+    pthread_mutex_unlock(&mlk);
+    tamm__spin_unlock(&b->lock);
 }
 
 void *tamm__ml_home(tamm_tensor *T, long lin)
@@ -503,6 +538,11 @@ static void *io_main(void *arg)
         m->ioq = 0;
         if (!m->pins || m->in_lru) continue; /* its task is done already, or it is resident */
         io_cur = m; /* pinned: its tensor lives at least until io_cur is cleared (tensor_free waits) */
+        /* a pin of its own while it reads: the block stays reserved until it is in the LRU, even
+         * if its task runs (having read it itself) and ends, and another eviction spills it again
+         * meanwhile — else this read-back would be resident memory no reservation or list holds,
+         * and room() would find nothing evictable (test_stream's 2M case went over so) */
+        m->pins++;
         pthread_mutex_unlock(&mlk);
         tamm_tensor *T = m->T;
         tamm_block_s *b = &T->blocks[m->lin];
@@ -512,6 +552,7 @@ static void *io_main(void *arg)
         tamm__spin_unlock(&b->lock);
         if (ahead) atomic_fetch_add(&st_ahead, 1);
         pthread_mutex_lock(&mlk);
+        if (--m->pins == 0) reserved -= T->blocks[m->lin].bytes; /* (its tasks are done: evictable now) */
         io_cur = NULL;
         pthread_cond_broadcast(&io_idle);
     }
@@ -556,14 +597,19 @@ static int try_admit(tamm_task_s *t, size_t *total)
         need += (m->pins ? 0 : bytes) + extra_of(d, bytes);
     }
     *total = all;
-    if (all > limit) return -1;
-    if (nadmitted && reserved + top_bytes + need > limit) {
+    int msg = (t->flags & TAMM_TF_PSEUDO) != 0;
+    /* (a message task is never refused: an eviction of copies frees its blocks; a block over
+     * the limit received for a task is that task's error) */
+    if (all > limit && !msg) return -1;
+    if ((nadmitted || msg) && reserved + top_bytes + need > limit) {
         /* A nested task never waits: its parent's body may be waiting for it with its own blocks
          * reserved (tamm_cc_taskwait, an undeferred child, TAMM_SEQUENTIAL), and would wait for
          * ever.  It is admitted over the reservations (its blocks still cannot be evicted while it
-         * runs); eviction keeps the rest within the limit where it can. */
-        if (!t->parent) return 0;
-        atomic_fetch_add(&st_nested_over, 1);
+         * runs); eviction keeps the rest within the limit where it can.  Neither does the MPI
+         * flow's side of a block message (send, receive, zeroing of a contribution, eviction of
+         * copies): another rank's tasks may wait for it, and that rank's memory for them. */
+        if (!t->parent && !msg) return 0;
+        atomic_fetch_add(msg ? &st_msg_over : &st_nested_over, 1);
     }
     for (int i = 0; i < t->ndep; i++) {
         tamm_dep *d = &t->dep[i];
@@ -573,9 +619,9 @@ static int try_admit(tamm_task_s *t, size_t *total)
         if (m->pins++ == 0) reserved += bytes;
         reserved += extra_of(d, bytes);
         if (m->in_lru) lru_front(m);
-        else if (m->valid && !m->ioq) io_enqueue(m); /* spilled: read it back before the task runs */
+        else if (m->valid && !m->ioq && !msg) io_enqueue(m); /* spilled: read it back before the task runs */
     }
-    nadmitted++;
+    if (!msg) nadmitted++; /* a message task's pins may last until its message arrives: not a running body */
     t->flags |= TAMM_TF_MLRES;
     return 1;
 }
@@ -608,7 +654,7 @@ int tamm__ml_admit(tamm_task_s *t)
     pthread_mutex_lock(&mlk);
     /* a nested task does not queue behind top-level ones: its parent's body may be waiting for it
      * (tamm_cc_taskwait) with its blocks reserved, which would hold up the line for ever */
-    if (!qhead || t->parent) r = try_admit(t, &total);
+    if (!qhead || t->parent || (t->flags & TAMM_TF_PSEUDO)) r = try_admit(t, &total);
     if (r == 0) { /* waits for memory, behind those already waiting */
         t->next = NULL;
         t->est_ns = (double)tamm__now_ns(); /* (no GPU under a host limit: the field is free) */
@@ -622,11 +668,28 @@ int tamm__ml_admit(tamm_task_s *t)
     return r > 0;
 }
 
+int tamm__ml_keep(tamm_task_s *t)
+{
+    if (!(t->flags & TAMM_TF_MLRES)) return 0;
+    t->flags &= ~(unsigned)TAMM_TF_MLRES; /* (on the worker running t's body, which reads it after the body) */
+    return 1;
+}
+
+static void unpin_and_drain(tamm_task_s *t);
+
 void tamm__ml_done(tamm_task_s *t)
+{
+    t->flags &= ~(unsigned)TAMM_TF_MLRES;
+    unpin_and_drain(t);
+}
+
+void tamm__ml_kept_done(tamm_task_s *t) { unpin_and_drain(t); }
+
+/* t's pins go back; the tasks waiting for memory that fit now are admitted. */
+static void unpin_and_drain(tamm_task_s *t)
 {
     tamm_task_s *go = NULL, *gotail = NULL, *bad = NULL;
     pthread_mutex_lock(&mlk);
-    t->flags &= ~(unsigned)TAMM_TF_MLRES;
     for (int i = 0; i < t->ndep; i++) {
         tamm_dep *d = &t->dep[i];
         if (d->lin < 0 || !d->T->ml) continue;
@@ -635,7 +698,7 @@ void tamm__ml_done(tamm_task_s *t)
         if (--m->pins == 0) reserved -= bytes;
         reserved -= extra_of(d, bytes);
     }
-    nadmitted--;
+    if (!(t->flags & TAMM_TF_PSEUDO)) nadmitted--;
     uint64_t now = tamm__now_ns();
     tamm_task_s *badtail = NULL;
     while (qhead) {

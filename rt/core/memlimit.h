@@ -1,10 +1,12 @@
 /*
  * memlimit.h — host memory as a bounded memory unit under TAMM_MEMORY_LIMIT
- * (one process; docs/runtime.md "Block memory", seeds/tamm-runtime.md
- * "Execution FSM": the EVICT and FLUSH rows on the host unit).
+ * (docs/runtime.md "Block memory", seeds/tamm-runtime.md "Execution FSM":
+ * the EVICT and FLUSH rows on the host unit).
  *
- * With a limit set (and one rank, no GPU), every byte of block memory on the
- * host — homes, private accumulation / temporary / cancellable buffers — is
+ * With a limit set (and no GPU), every byte of block memory on the host —
+ * homes, private accumulation / temporary / cancellable buffers, and under MPI
+ * the copies of other ranks' blocks and the buffers of accumulations received
+ * from them — is
  * taken through tamm__ml_room, which first evicts least recently used blocks
  * that no running task holds: a block whose host copy may be newer than its
  * copy in the spill file (dirty) is written there first; a clean one, or one
@@ -19,6 +21,13 @@
  * (the FSM's Get) while the task waits in the scheduler's queues.  Without a limit
  * nothing here runs: tamm__ml_on is 0 and the callers test it only off the
  * fast paths (block_home of an absent home, private buffers, task_ready).
+ *
+ * Under MPI each rank runs this unit over its own homes and copies alike: the
+ * MPI flow decides (identically on every rank) which copies a rank keeps and
+ * frees dropped ones through tamm__ml_release; whether a kept block is
+ * resident or spilled is decided here, locally.  The flow's message tasks
+ * (TAMM_TF_PSEUDO) never wait for memory and, through tamm__ml_keep, hold
+ * their pins until their message completes (docs/runtime.md "Under MPI").
  */
 #ifndef TAMM_MEMLIMIT_H
 #define TAMM_MEMLIMIT_H
@@ -53,7 +62,7 @@ typedef struct tamm_mblk {
     unsigned char made;  /* generated once already (block lock) */
 } tamm_mblk;
 
-/** tamm_init: decide whether the limit applies (limit set, one rank, no GPU). */
+/** tamm_init: decide whether the limit applies (limit set, no GPU; on each rank under MPI). */
 void tamm__ml_init(size_t limit, int nranks, int ngpus);
 /** tamm_finalize, after the tensors are freed: close the spill file. */
 void tamm__ml_fini(void);
@@ -89,6 +98,13 @@ void tamm__ml_buf_put(void *p, size_t bytes);
 int tamm__ml_admit(struct tamm_task_s *t);
 /** t's body has returned: give its pins back and admit waiting tasks. */
 void tamm__ml_done(struct tamm_task_s *t);
+/** In the body of one of the MPI flow's message tasks (TAMM_TF_PSEUDO), before
+ *  its message is posted: t keeps its pins after its body returns, until
+ *  tamm__ml_kept_done (the message's memory is in use until it completes).
+ *  1 if t held pins (then tamm__ml_kept_done must follow), else 0. */
+int tamm__ml_keep(struct tamm_task_s *t);
+/** The message of a task that tamm__ml_keep kept has completed: its pins go back. */
+void tamm__ml_kept_done(struct tamm_task_s *t);
 /** Tasks waiting for memory (deadlock detection). */
 int tamm__ml_waiting(void);
 

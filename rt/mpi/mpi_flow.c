@@ -4,6 +4,7 @@
 #include "error.h"
 #include "fence.h"
 #include "hostmem.h"
+#include "memlimit.h"
 #include "mpi_comm.h"
 #include "runtime.h"
 #include "stream.h"
@@ -20,6 +21,14 @@ static int me, nranks;
 static uint32_t *seq_to, *seq_from;        /* messages to / from each rank so far */
 static int next_tensor_id, next_fence_id;
 static tamm_tensor *token;                 /* orders collective tasks on this rank */
+/* Under a memory limit, the block messages between two ranks in one direction
+ * are at most MSG_WINDOW at a time in flight: message k's task on each end
+ * waits for message k - MSG_WINDOW's (a permission-only write on block
+ * (peer, direction, k mod MSG_WINDOW) of this hidden tensor).  Each in-flight
+ * message keeps its block resident; without the window every send of a block
+ * written early would pin it until the receiver, itself bounded, gets to it. */
+#define MSG_WINDOW 2
+static tamm_tensor *msgwin;
 static tamm_flow_stats stats;
 static uint64_t *limits;                   /* [nranks]: each rank's TAMM_MEMORY_LIMIT (0: none) */
 static int cache_on;                       /* some rank has a limit: the caches are kept */
@@ -100,6 +109,7 @@ typedef struct flow_op {
     tamm_tensor *T;
     long lin;
     int acc;
+    int kept;          /* TAMM_MEMORY_LIMIT: the task's pins last until the message completes (tamm__ml_keep) */
     uint32_t seq;      /* recording (TAMM_TRACE / TAMM_DAG): the message's number, */
     uint64_t t_post;   /* and when it was posted (0: not recording) */
 } flow_op;
@@ -119,12 +129,19 @@ static void op_finish(tamm_handoff *h)
         tamm__spin_lock(&b->lock);
         void *home = tamm__block_home(f->T, f->lin);
         tamm__accumulate(f->T->dtype, home, f->c.buf, b->bytes / f->T->esize);
+        if (f->T->ml) tamm__ml_dirty(f->T, f->lin); /* changed outside the FSM: spilled, not dropped */
         tamm__spin_unlock(&b->lock);
-        tamm__mem_sub(b->bytes);
-        free(f->c.buf);
+        if (tamm__ml_on) {
+            tamm__ml_buf_put(f->c.buf, b->bytes);
+        } else {
+            tamm__mem_sub(b->bytes);
+            free(f->c.buf);
+        }
     }
     tamm_task_s *t = f->task;
+    int kept = f->kept;
     free(f);
+    if (kept) tamm__ml_kept_done(t); /* the home (or copy) the message used may be evicted now */
     atomic_fetch_sub_explicit(&tamm__handoff_inflight, 1, memory_order_release);
     tamm__task_unhold(t);
 }
@@ -135,6 +152,9 @@ static void pseudo_body(tamm_ctx *ctx, void *args)
     tamm_block_s *b = &a->T->blocks[a->lin];
     tamm__spin_lock(&b->lock);
     void *home = tamm__block_home(a->T, a->lin);
+    /* a receive or a zeroing changes the block outside the FSM: under a memory limit it must be
+     * spilled, not dropped, when evicted (the admitted task's pins keep it resident until then) */
+    if (a->T->ml && a->kind != PK_SEND) tamm__ml_dirty(a->T, a->lin);
     tamm__spin_unlock(&b->lock);
     if (a->kind == PK_ZERO) {
         memset(home, 0, b->bytes);
@@ -154,9 +174,17 @@ static void pseudo_body(tamm_ctx *ctx, void *args)
     if (TAMM_UNLIKELY(tamm__rt.recording)) f->t_post = tamm__now_ns();
     if (a->kind == PK_RECV_ACC) {
         f->acc = 1;
-        f->c.buf = tamm__xmalloc(b->bytes ? b->bytes : 1);
-        tamm__mem_add(b->bytes);
+        if (tamm__ml_on) { /* within the limit (admission counted it beside the block) */
+            f->c.buf = tamm__ml_buf_get(b->bytes);
+            if (!f->c.buf) tamm__fatal_oom(b->bytes);
+        } else {
+            f->c.buf = tamm__xmalloc(b->bytes ? b->bytes : 1);
+            tamm__mem_add(b->bytes);
+        }
     }
+    /* under a memory limit the block stays pinned (not evicted, its memory not reused) until
+     * the message has completed, not only until this body returns */
+    if (tamm__ml_on) f->kept = tamm__ml_keep(ctx->task);
     tamm__task_hold(ctx->task);  /* completes when the message has */
     tamm__comm_post(&f->c);
 }
@@ -223,6 +251,17 @@ static int pseudo(int kind, tamm_tensor *T, long lin, unsigned perm, int peer, u
     t.label = pk_label[kind];
     t.rank = -1;
     t.file = "mpi_flow.c";
+    tamm_ref two[2];
+    if (msgwin && kind != PK_ZERO) { /* the message window (msgwin): after message seq - MSG_WINDOW */
+        two[0] = r;
+        memset(&two[1], 0, sizeof two[1]);
+        two[1].tensor = msgwin;
+        two[1].nidx = 1;
+        two[1].idx[0] = ((long)peer * 2 + (kind == PK_SEND)) * MSG_WINDOW + (long)(seq % MSG_WINDOW);
+        two[1].mode = TAMM_WRITE | TAMM_PERMISSION_ONLY;
+        t.refs = two;
+        t.nrefs = 2;
+    }
     if (kind == PK_SEND) stats.msgs_sent++;
     else if (kind != PK_ZERO) stats.msgs_recv++;
     return tamm__submit(NULL, &t, NULL, TAMM_TF_INTERNAL | TAMM_TF_PSEUDO, NULL);
@@ -232,6 +271,13 @@ static int pseudo(int kind, tamm_tensor *T, long lin, unsigned perm, int peer, u
  * (only meaningful on its two ends); its MPI tag is msg_tag(seq). */
 static uint32_t msg_seq(int src, int dst)
 {
+    if (cache_on && !msgwin) { /* created on every rank at the same point of the stream */
+        size_t n = (size_t)nranks * 2 * MSG_WINDOW, one = 1;
+        tamm_tensor_opts to;
+        memset(&to, 0, sizeof to);
+        to.dist = TAMM_DIST_REPLICATED;
+        msgwin = tamm_tensor_create_ex("tamm:message-window", TAMM_I32, 1, &n, &one, &to);
+    }
     uint32_t s = 0;
     if (me == src) s = seq_to[dst]++;
     else if (me == dst) s = seq_from[src]++;
@@ -494,6 +540,13 @@ static void evict_body(tamm_ctx *ctx, void *args)
     const victim_t *v = (const victim_t *)((const char *)args + sizeof(victim_t));
     for (int i = 0; i < *n; i++) {
         tamm_block_s *b = &v[i].T->blocks[v[i].lin];
+        if (v[i].T->ml) { /* under the host memory limit: its home or spill slot, and its place in the LRU */
+            tamm__spin_lock(&b->lock);
+            int held = b->units[0].rc != 0;
+            tamm__spin_unlock(&b->lock);
+            if (!held) tamm__ml_release(v[i].T, v[i].lin);
+            continue;
+        }
         tamm__spin_lock(&b->lock);
         void *home = b->home;
         if (b->units[0].rc == 0) { /* no buffer of it is held (this task excludes every other user) */
@@ -680,7 +733,7 @@ static fblk *fb;
 static int nfb, capfb;
 static tamm_ref *lrefs;      /* a collective's local refs */
 static int caplrefs;
-typedef struct { tamm_tensor *T; long lin; int peer; uint32_t seq; } after_t;
+typedef struct { tamm_tensor *T; long lin; int peer; } after_t; /* a put-back exec -> owner peer */
 static after_t *after;
 static int nafter, capafter;
 
@@ -825,7 +878,7 @@ static tamm_task_s where_of(const tamm_task *u)
     return w;
 }
 
-static void after_add(tamm_tensor *T, long lin, int peer, uint32_t seq)
+static void after_add(tamm_tensor *T, long lin, int peer)
 {
     if (nafter == capafter) {
         capafter = capafter ? 2 * capafter : 16;
@@ -834,8 +887,23 @@ static void after_add(tamm_tensor *T, long lin, int peer, uint32_t seq)
     after[nafter].T = T;
     after[nafter].lin = lin;
     after[nafter].peer = peer;
-    after[nafter].seq = seq;
     nafter++;
+}
+
+/* The put-backs of the blocks a task on exec modified that other ranks own: a
+ * send on exec after the task, a receive on the owner.  Their numbers are taken
+ * here, on every rank, after those of the task's other messages: on both ends
+ * the messages between two ranks are then submitted in the order of their
+ * numbers, which the message window (msgwin) relies on. */
+static void after_flush(int exec)
+{
+    for (int i = 0; i < nafter; i++) {
+        int ow = after[i].peer;
+        uint32_t seq = msg_seq(exec, ow);
+        if (me == exec) pseudo(PK_SEND, after[i].T, after[i].lin, TAMM_READ, ow, seq);
+        else if (me == ow) pseudo(PK_RECV, after[i].T, after[i].lin, TAMM_WRITE, exec, seq);
+    }
+    nafter = 0;
 }
 
 static int submit_collective(const tamm_task *u, const tamm_task_opts *o, unsigned flags)
@@ -970,9 +1038,7 @@ int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flag
         if (p & TAMM_WRITE) { /* write, readwrite, read+accumulate: exclusive */
             D->st[lin] |= TAMM_DS_WRITTEN;
             if (exec != ow) {
-                uint32_t seq = msg_seq(exec, ow);
-                if (me == exec) after_add(T, lin, ow, seq);
-                else if (me == ow) pseudo(PK_RECV, T, lin, TAMM_WRITE, exec, seq);
+                after_add(T, lin, ow); /* the put-back, after the task (after_flush) */
                 holders_only(T, lin, ow, exec);
             } else {
                 holders_only(T, lin, ow, -1);
@@ -981,9 +1047,7 @@ int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flag
             /* read+accumulate counts as write (docs/runtime.md) */
             D->st[lin] |= TAMM_DS_WRITTEN;
             if (exec != ow) {
-                uint32_t seq = msg_seq(exec, ow);
-                if (me == exec) after_add(T, lin, ow, seq);
-                else if (me == ow) pseudo(PK_RECV, T, lin, TAMM_WRITE, exec, seq);
+                after_add(T, lin, ow); /* the put-back, after the task (after_flush) */
                 holders_only(T, lin, ow, exec);
             } else {
                 holders_only(T, lin, ow, -1);
@@ -1002,6 +1066,7 @@ int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flag
     cur_task = NULL;
     fence_waits(o, exec);
     if (!mine) {
+        after_flush(exec);
         fence_signals(o, exec);
         stats.skipped++;
         stats.skip_ns += tamm__now_ns() - t0;
@@ -1009,9 +1074,7 @@ int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flag
     }
     stats.executed++;
     int rc = tamm__submit(NULL, u, with_mine(o), flags | TAMM_TF_INTERNAL, out);
-    for (int i = 0; i < nafter; i++)
-        pseudo(PK_SEND, after[i].T, after[i].lin, TAMM_READ, after[i].peer, after[i].seq);
-    nafter = 0;
+    after_flush(exec);
     fence_signals(o, exec);
     return rc;
 }
@@ -1163,6 +1226,7 @@ void *tamm__flow_block_at(tamm_tensor *T, const long *idx, int n)
     tamm_block_s *b = &T->blocks[lin];
     tamm__spin_lock(&b->lock);
     void *home = tamm__block_home(T, lin);
+    if (T->ml) tamm__ml_top_pin(T, lin); /* resident while top-level code uses it */
     tamm__spin_unlock(&b->lock);
     tamm__task_finish_sentinel(t);
     return home;
@@ -1232,8 +1296,13 @@ int tamm__flow_whole(tamm_tensor *T, void *arr, int to_arr)
                 tamm_block_s *blk = &T->blocks[b];
                 tamm__spin_lock(&blk->lock);
                 void *home = tamm__block_home(T, b);
+                if (T->ml) {
+                    tamm__ml_pin(T, b); /* no eviction during the copy */
+                    if (!to_arr) tamm__ml_dirty(T, b);
+                }
                 tamm__spin_unlock(&blk->lock);
                 tamm__block_copy(T, b, home, arr, to_arr);
+                if (T->ml) tamm__ml_unpin(T, b);
             }
             tamm__task_finish_sentinel(t);
         }
@@ -1252,6 +1321,7 @@ int tamm__flow_session_start(void)
     next_tensor_id = 0;
     next_fence_id = 0;
     token = NULL;
+    msgwin = NULL;
     hcur = 0x7A3D5E1F00000000ull;
     atomic_store(&hcount, 0);
     hist_put(0, hcur);
@@ -1315,6 +1385,7 @@ void tamm__flow_session_end(void)
     nvictims = capvictims = 0;
     cache_on = 0;
     token = NULL;
+    msgwin = NULL;
     atomic_store(&hcount, 0);
     for (int c = 0; c < HNCHUNK && hist[c]; c++) {
         free(hist[c]);

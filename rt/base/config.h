@@ -34,7 +34,14 @@ typedef struct tamm_config {
     size_t memory_limit;       /* TAMM_MEMORY_LIMIT, 0: none */
     size_t cuda_memory_limit;  /* TAMM_CUDA_MEMORY_LIMIT, 0: none */
     double cuda_memory_pct;    /* when given as a percentage */
+    int cuda_dev_mode;         /* TAMM_CUDA_DEVICES: TAMM_CDEV_LOCAL (default), _ALL or _LIST */
+    int cuda_dev_list[8], cuda_ndev_list; /* TAMM_CDEV_LIST: the device ordinals, in order */
+    int local_rank, local_size; /* this process among the ranks on its node (0 and 1 without MPI); set
+                                   by tamm_init from the MPI layer, read by the GPU layer's mapping */
 } tamm_config;
+
+/* TAMM_CUDA_DEVICES: which GPUs a rank uses (gpu/cuda_worker.c, tamm__gpu_map) */
+enum { TAMM_CDEV_LOCAL = 0, TAMM_CDEV_ALL, TAMM_CDEV_LIST };
 
 /** Fill cfg from the environment; on an invalid value print a message naming
  *  the variable and return TAMM_EINVAL. */

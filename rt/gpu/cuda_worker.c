@@ -485,6 +485,41 @@ static void measure_bandwidth(tamm_gpu *g)
     OPS->host_free(h);
 }
 
+int tamm__gpu_map(int ndev, int lrank, int lsize, int mode, const int *list, int nlist, int *dev, int *share, int *bad)
+{
+    int n = 0;
+    if (lsize < 1) lsize = 1;
+    if (lrank < 0 || lrank >= lsize) lrank = 0;
+    if (mode == TAMM_CDEV_LIST) { /* the user's choice: not shared as far as this rank knows */
+        for (int i = 0; i < nlist && n < TAMM_MAX_GPUS; i++) {
+            if (list[i] < 0 || list[i] >= ndev) { *bad = list[i]; return -1; }
+            dev[n] = list[i];
+            share[n++] = 1;
+        }
+        return n;
+    }
+    if (ndev <= 0) return 0;
+    if (mode == TAMM_CDEV_ALL || lsize == 1) { /* every device, each shared by every rank of the node */
+        for (int d = 0; d < ndev && n < TAMM_MAX_GPUS; d++) {
+            dev[n] = d;
+            share[n++] = lsize;
+        }
+        return n;
+    }
+    if (ndev >= lsize) { /* a contiguous range of devices per rank, none shared */
+        int d0 = (int)((long)lrank * ndev / lsize), d1 = (int)((long)(lrank + 1) * ndev / lsize);
+        for (int d = d0; d < d1 && n < TAMM_MAX_GPUS; d++) {
+            dev[n] = d;
+            share[n++] = 1;
+        }
+        return n;
+    }
+    /* fewer devices than ranks: rank l uses device l mod ndev, with the other ranks of that residue */
+    dev[0] = lrank % ndev;
+    share[0] = lsize / ndev + (dev[0] < lsize % ndev);
+    return 1;
+}
+
 int tamm__gpu_init(const tamm_config *cfg)
 {
     memset(&tamm__gpus, 0, sizeof tamm__gpus);
@@ -498,33 +533,50 @@ int tamm__gpu_init(const tamm_config *cfg)
     }
     int found = OPS->count();
     if (found == 0) snprintf(tamm__gpus.why_none, sizeof tamm__gpus.why_none, "%s", OPS->error());
-    if (cfg->num_gpus > found)
+    /* which of them this rank uses: split among the ranks of the node (TAMM_CUDA_DEVICES) */
+    int dev[TAMM_MAX_GPUS], share[TAMM_MAX_GPUS], bad = 0;
+    int mine = tamm__gpu_map(found, cfg->local_rank, cfg->local_size, cfg->cuda_dev_mode, cfg->cuda_dev_list,
+                             cfg->cuda_ndev_list, dev, share, &bad);
+    if (mine < 0)
+        return cfg_error("TAMM_CUDA_DEVICES", "device %d asked for, %d found (%s)", bad, found,
+                         found ? "devices are numbered from 0" : tamm__gpus.why_none);
+    if (cfg->num_gpus > mine) {
+        if (mine < found)
+            return cfg_error("TAMM_NUM_GPUS", "%d GPU%s asked for, %d for this rank: the node's %d are split among its "
+                             "%d ranks (TAMM_CUDA_DEVICES=all gives every rank every GPU)", cfg->num_gpus,
+                             cfg->num_gpus == 1 ? "" : "s", mine, found, cfg->local_size);
         return cfg_error("TAMM_NUM_GPUS", "%d GPU%s asked for, %d found (%s)", cfg->num_gpus, cfg->num_gpus == 1 ? "" : "s", found,
                          found ? "fewer devices" : tamm__gpus.why_none);
-    int n = cfg->num_gpus < 0 ? found : cfg->num_gpus;
-    if (n > TAMM_MAX_GPUS) n = TAMM_MAX_GPUS;
+    }
+    int n = cfg->num_gpus < 0 ? mine : cfg->num_gpus;
     if (n == 0) return TAMM_OK;
     tamm__gpus.g = tamm__xcalloc((size_t)n, sizeof *tamm__gpus.g);
     for (int i = 0; i < n; i++) {
         tamm_gpu *g = &tamm__gpus.g[i];
         g->id = i;
-        g->dev = i;
+        g->dev = dev[i];
+        g->share = share[i];
         g->nstreams = cfg->cuda_streams;
-        if (OPS->info(i, &g->info)) {
-            fprintf(stderr, "tamm: error: GPU %d: %s\n", i, OPS->error());
+        if (OPS->info(g->dev, &g->info)) {
+            fprintf(stderr, "tamm: error: GPU %d: %s\n", g->dev, OPS->error());
             free(tamm__gpus.g);
             tamm__gpus.g = NULL;
             return TAMM_ENOTSUP;
         }
-        if (cfg->cuda_memory_pct > 0) g->limit = (size_t)((double)g->info.total * cfg->cuda_memory_pct / 100.0);
+        /* a device shared by several ranks: each takes its share of the memory (a limit in bytes is each rank's) */
+        size_t part = g->info.total / (size_t)g->share;
+        if (cfg->cuda_memory_pct > 0) g->limit = (size_t)((double)part * cfg->cuda_memory_pct / 100.0);
         else if (cfg->cuda_memory_limit) g->limit = cfg->cuda_memory_limit;
-        else g->limit = g->info.free / 10 * 9; /* leave room for the variants' own allocations (cuBLAS) */
-        if (g->limit > g->info.total) {
-            size_t total = g->info.total;
+        else g->limit = (g->info.free < part ? g->info.free : part) / 10 * 9; /* room for the variants' own (cuBLAS) */
+        if (g->limit > part) {
+            size_t total = g->info.total, lim = g->limit;
+            int sh = g->share, d = g->dev;
             free(tamm__gpus.g);
             tamm__gpus.g = NULL;
-            return cfg_error("TAMM_CUDA_MEMORY_LIMIT", "%zu bytes is more than GPU %d's memory (%zu bytes)",
-                             cfg->cuda_memory_limit, i, total);
+            if (sh > 1)
+                return cfg_error("TAMM_CUDA_MEMORY_LIMIT", "%zu bytes for each of the %d ranks that share GPU %d is more "
+                                 "than its memory (%zu bytes)", lim, sh, d, total);
+            return cfg_error("TAMM_CUDA_MEMORY_LIMIT", "%zu bytes is more than GPU %d's memory (%zu bytes)", lim, d, total);
         }
         tamm__unit_init(g);
         pthread_mutex_init(&g->req_lock, NULL);
@@ -608,11 +660,12 @@ void tamm__gpu_stats(FILE *f)
     for (int i = 0; i < tamm__gpus.n; i++) {
         tamm_gpu *g = &tamm__gpus.g[i];
         fprintf(f, "tamm stats: rank %d: GPU %d (%s, %s): %llu tasks, %llu bytes to device, %llu from device, %llu hits, "
-                   "%llu misses, %llu evictions, peak %zu of %zu bytes of device memory, link %.1f/%.1f GB/s\n",
+                   "%llu misses, %llu evictions, peak %zu of %zu bytes of device memory, link %.1f/%.1f GB/s, "
+                   "device %d, shared by %d rank%s\n",
                 r, i, g->info.name, tamm__rt.cfg.gpu_sched == TAMM_GPOL_EFT ? "eft" : tamm__gpu_policy_name(tamm__rt.cfg.gpu_sched),
                 (unsigned long long)atomic_load(&g->ntasks), (unsigned long long)atomic_load(&g->bytes_h2d),
                 (unsigned long long)atomic_load(&g->bytes_d2h), (unsigned long long)atomic_load(&g->hits),
                 (unsigned long long)atomic_load(&g->misses), (unsigned long long)atomic_load(&g->nevict), g->peak,
-                g->limit, g->bw_h2d, g->bw_d2h);
+                g->limit, g->bw_h2d, g->bw_d2h, g->dev, g->share, g->share == 1 ? "" : "s");
     }
 }

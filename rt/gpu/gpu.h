@@ -69,6 +69,7 @@ typedef struct tamm_flushreq { struct tamm_tensor *T; long lin; tamm_task_s *t; 
 
 typedef struct tamm_gpu {
     int id, dev;                  /* unit id - 1, device ordinal */
+    int share;                    /* ranks of this node using the device (its memory is split among them) */
     int nstreams;                 /* task streams in use */
     tamm_devinfo info;
     size_t limit;                 /* bytes of device memory for block buffers */
@@ -141,6 +142,12 @@ void tamm__unit_drain_frees(tamm_gpu *g);
 size_t tamm__task_footprint(const tamm_task_s *t);
 
 /* ---- cuda_worker.c ---- */
+/** Rank-to-GPU mapping (docs/runtime.md, "GPUs under MPI"), pure: the device ordinals a rank uses
+ *  into dev[] (at most TAMM_MAX_GPUS; returns how many) and, for each, into share[] how many
+ *  ranks of the node use it.  ndev: devices found; lrank, lsize: the rank among the lsize ranks of
+ *  its node; mode, list, nlist: TAMM_CUDA_DEVICES (TAMM_CDEV_*).  Returns -1 when the list names a
+ *  device that was not found (*bad: that device). */
+int tamm__gpu_map(int ndev, int lrank, int lsize, int mode, const int *list, int nlist, int *dev, int *share, int *bad);
 /** Discover GPUs (before the workers start) / start their workers / stop / free. */
 int tamm__gpu_init(const tamm_config *cfg);
 int tamm__gpu_start(void);

@@ -183,6 +183,10 @@ void tamm__tgpu_free(tamm_tensor *T)
 void tamm__unit_drain_frees(tamm_gpu *g)
 {
     pthread_mutex_lock(&g->lock);
+    if (g->nfrees) /* a task that ended its dependences early may still use them: free after what is issued */
+        for (int k = 0; k < g->nstreams; k++)
+            if (g->fifo_tail[k] && OPS->wait(g->copy_stream, g->fifo_tail[k]->ev))
+                tamm__gpu_fail(g, NULL, "ordering the release of a destroyed tensor's copies");
     for (int i = 0; i < g->nfrees; i++)
         if (OPS->free(g->frees[i], g->copy_stream)) tamm__gpu_fail(g, NULL, "releasing the copies of a destroyed tensor");
     g->nfrees = 0;
@@ -262,7 +266,9 @@ void tamm__unit_close_batch(tamm_gpu *g)
 /* Order rec's stream after record p (another stream's) unless p is done. */
 static void wait_rec(tamm_gpu *g, tamm_pend *p, uint64_t seq, tamm_pend *rec)
 {
-    if (!live(p, seq) || p == rec || p->stream == rec->stream) return;
+    if (!live(p, seq) || p == rec) return;
+    if (p->task && rec->task && (p->task->flags & TAMM_TF_DEPS_ENDED)) rec->ahead = 1; /* behind its parent in flight */
+    if (p->stream == rec->stream) return;
     if (!p->closed) tamm__unit_close_batch(g); /* only the open batch can be unrecorded */
     if (OPS->wait(task_stream(g, rec), p->ev)) tamm__gpu_fail(g, rec->task, "ordering streams (cudaStreamWaitEvent)");
 }
@@ -555,7 +561,10 @@ void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T,
             atomic_fetch_add_explicit(&g->bytes_d2h, bytes, memory_order_relaxed);
         }
         if (st.actions & TAMM_ACT_GET) {
-            if (op == TAMM_BOP_READ) use_write(g, u, rec); /* replaces what earlier readers may still read */
+            if (op == TAMM_BOP_READ) {
+                use_write(g, u, rec); /* replaces what earlier readers may still read */
+                rec->home_reads++;    /* the home is read until rec's event: no early end (cuda_worker.c) */
+            }
             if (OPS->h2d(u->buf, home_of(T, lin), bytes, s)) tamm__gpu_fail(g, ctx->task, "fetching a block (Get)");
             trace_copy(rec, TAMM_CP_H2D, T, lin, bytes);
             atomic_fetch_add_explicit(&g->bytes_h2d, bytes, memory_order_relaxed);

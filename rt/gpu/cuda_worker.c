@@ -21,6 +21,7 @@
  * condition variable when it has nothing in flight and nothing queued, and
  * polls with a growing pause while work is in flight.
  */
+#include "buffer.h"
 #include "error.h"
 #include "fence.h"
 #include "gpu.h"
@@ -78,6 +79,7 @@ tamm_pend *tamm__rec_get(tamm_gpu *g)
     r->reserved = 0;
     r->est_ns = 0;
     r->nitems = r->nwaiters = r->ntcopies = 0;
+    r->home_reads = r->ahead = 0;
     return r;
 }
 
@@ -332,6 +334,39 @@ static int serve_requests(tamm_gpu *g)
     return did;
 }
 
+/* May task t, just issued as record r, end its dependences now (GrCUDA's ordering: its
+ * successors start while its device work is in flight)?  Sound when every successor is
+ * ordered after that work by the device or by a flush:
+ *   - on this GPU, get_buf makes it wait for r's event (use_read / use_write), or it runs
+ *     on r's stream;
+ *   - on another unit (the CPU, another GPU, a top-level wait, a tensor's destruction),
+ *     each block t wrote is Dirty / DirtyAcc here, so dispatch first flushes it, and the
+ *     flush waits for r's event; a block t only read is not touched here, so a successor
+ *     that writes its home must not start while r still copies from that home: no early
+ *     end after such a Get (home_reads).  Destroyed tensors' buffers are freed after what
+ *     is issued (tamm__unit_drain_frees).
+ * A write-back (Put) of a Dirty copy that t reads is allowed: the block stays marked dirty
+ * on this GPU until r completes, so any other unit still waits for that completion.
+ * Anything else falls back to completion: work the completion itself applies to homes
+ * (items: sums, commits of private buffers), private buffers, nested
+ * children, fences, errors under TAMM_ON_ERROR=return (the task may be skipped or cut
+ * short), a failed device, several ranks (the MPI flow's messages), recording (the trace
+ * of r names its tensors at completion), TAMM_CUDA_EARLY=0. */
+static int early_end(tamm_gpu *g, tamm_pend *r, tamm_task_s *t)
+{
+    if (!tamm__rt.cfg.cuda_early || g->fatal || r->home_reads || tamm__rt.recording) return 0;
+    for (int i = 0; i < r->nitems; i++) /* a write-back of a copy read: the block stays dirty until it lands */
+        if (r->items[i].kind != TAMM_PI_PUT) return 0;
+    if (t->flags & (TAMM_TF_SIGNALS | TAMM_TF_DESTROY | TAMM_TF_COLLECTIVE | TAMM_TF_SENTINEL)) return 0;
+    if (atomic_load_explicit(&t->pending, memory_order_acquire) != 1 || tamm__error_returns() || tamm_nranks() > 1)
+        return 0;
+    for (int i = 0; i < r->ctx.n; i++) {
+        unsigned k = r->ctx.recs[i].kind;
+        if (k != TAMM_BK_READ && k != TAMM_BK_WRITE && k != TAMM_BK_RW && k != TAMM_BK_ACC_INPLACE) return 0;
+    }
+    return 1;
+}
+
 static void run_task(tamm_gpu *g, tamm_task_s *t, int s, size_t fp)
 {
     tamm_pend *r = tamm__rec_get(g);
@@ -361,6 +396,11 @@ static void run_task(tamm_gpu *g, tamm_task_s *t, int s, size_t fp)
     g->fifo_tail[s] = r;
     g->inflight[s]++;
     tamm__unit_task_released(g, r);
+    if (r->ahead) atomic_fetch_add_explicit(&g->nahead, 1, memory_order_relaxed);
+    if (early_end(g, r, t)) {
+        atomic_fetch_add_explicit(&g->nearly, 1, memory_order_relaxed);
+        tamm__task_end_deps(t); /* successors become ready now (dispatched from this thread) */
+    }
 }
 
 /* Issue queued tasks while a stream has room and the memory limit admits them. */
@@ -661,11 +701,12 @@ void tamm__gpu_stats(FILE *f)
         tamm_gpu *g = &tamm__gpus.g[i];
         fprintf(f, "tamm stats: rank %d: GPU %d (%s, %s): %llu tasks, %llu bytes to device, %llu from device, %llu hits, "
                    "%llu misses, %llu evictions, peak %zu of %zu bytes of device memory, link %.1f/%.1f GB/s, "
-                   "device %d, shared by %d rank%s\n",
+                   "device %d, shared by %d rank%s, %llu tasks ended early, %llu issued behind a task in flight\n",
                 r, i, g->info.name, tamm__rt.cfg.gpu_sched == TAMM_GPOL_EFT ? "eft" : tamm__gpu_policy_name(tamm__rt.cfg.gpu_sched),
                 (unsigned long long)atomic_load(&g->ntasks), (unsigned long long)atomic_load(&g->bytes_h2d),
                 (unsigned long long)atomic_load(&g->bytes_d2h), (unsigned long long)atomic_load(&g->hits),
                 (unsigned long long)atomic_load(&g->misses), (unsigned long long)atomic_load(&g->nevict), g->peak,
-                g->limit, g->bw_h2d, g->bw_d2h, g->dev, g->share, g->share == 1 ? "" : "s");
+                g->limit, g->bw_h2d, g->bw_d2h, g->dev, g->share, g->share == 1 ? "" : "s",
+                (unsigned long long)atomic_load(&g->nearly), (unsigned long long)atomic_load(&g->nahead));
     }
 }

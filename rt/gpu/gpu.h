@@ -54,6 +54,8 @@ typedef struct tamm_pend {
     uint64_t seq;                 /* bumped each time the record completes */
     int stream;                   /* task stream index, or -1: the copy stream */
     int closed;                   /* event recorded */
+    int home_reads;               /* Gets from a home into a buffer the task only reads (early_end) */
+    int ahead;                    /* ordered on the device after a task record still in flight */
     struct tamm_pend *next;       /* FIFO of its stream, or the free list */
     tamm_task_s *task;            /* NULL for a flush batch */
     tamm_ctx ctx;                 /* the task's buffers */
@@ -99,6 +101,8 @@ typedef struct tamm_gpu {
     atomic_int queued, running;   /* tasks in q, tasks issued and not complete */
     _Atomic double busy_ns;       /* estimated work queued or running */
     atomic_ullong ntasks, bytes_h2d, bytes_d2h, nevict, hits, misses;
+    atomic_ullong nearly;         /* tasks whose dependences ended at issue (their successors could start) */
+    atomic_ullong nahead;         /* tasks issued behind a task still in flight, ordered by the device */
     atomic_int fatal;             /* a device call failed: the GPU takes no more work */
     atomic_int live_recs;         /* records issued and not complete (tasks and flush batches) */
     pthread_t thread;

@@ -20,6 +20,11 @@
  *              read (else a use after free: ASan, or a wrong result).
  *   mixed      random CUDA-only, CPU-only and two-variant tasks with top-level
  *              reads on 2 GPUs, against a sequential evaluation.
+ *   prefetch   independent GPU tasks on one stream: those waiting in the GPU's
+ *              queue have their inputs copied in on the copy stream before
+ *              issue (prefetched blocks used, fewer fetches at issue), within
+ *              the memory limit; TAMM_CUDA_PREFETCH=0 fetches every input at
+ *              issue.  `test_gpu_early prefetch` prints the time.
  * Each case runs in a child process; every case is run under ASan and TSan
  * in those builds (labels rt, gpu).  `test_gpu_early chain` runs the chain
  * alone in the calling environment and prints its time (the measurement in
@@ -294,6 +299,50 @@ static int mixed(void *arg)
     return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* prefetch: tasks queued behind the running ones have their inputs      */
+/* copied in on the copy stream before they are issued                   */
+/* ------------------------------------------------------------------ */
+enum { NPF = 40 };
+static int prefetch(void *arg)
+{
+    int mode = *(int *)arg, on = mode != 0; /* 0 off, 1 on, 2 on within a tight limit (correctness only) */
+    tu_init();
+    tamm_tensor *A = tu_vec("A", NPF, TILE), *B = tu_vec("B", NPF, TILE);
+    for (long b = 0; b < NPF; b++) submit_set(A, b, b); /* homes on the host, no GPU copy */
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+    unsigned long long m0 = atomic_load(&tamm__gpus.g[0].misses);
+    uint64_t t0 = wall_us();
+    for (long b = 0; b < NPF; b++) submit_copy(A, B, b, 7, 0); /* one stream: most wait in the queue */
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+    uint64_t t1 = wall_us();
+    for (long b = 0; b < NPF; b++) {
+        const uint64_t *x = tamm_block(B, b);
+        CHECK_NOTNULL(x);
+        int bad = -1;
+        for (int e = 0; x && e < TILE && bad < 0; e++)
+            if (x[e] != ((uint64_t)b * 1000 + (uint64_t)e) * 2 + 7) bad = e;
+        CHECK_MSG(bad < 0, "B[%ld][%d] differs", b, bad);
+    }
+    tamm_gpu *g = &tamm__gpus.g[0];
+    unsigned long long miss = atomic_load(&g->misses) - m0, pf = atomic_load(&g->npf), used = atomic_load(&g->npf_used);
+    printf("%d independent GPU tasks on one stream, TAMM_CUDA_PREFETCH=%d: %.2f ms, %llu of their reads fetched at "
+           "issue, %llu blocks prefetched, %llu of them used\n", NPF, on, (double)(t1 - t0) / 1000.0, miss, pf, used);
+    if (mode == 1) {
+        CHECK_MSG(pf > 0 && used > 0, "prefetched %llu, used %llu", pf, used);
+        CHECK_MSG(miss < NPF / 2, "%llu of %d reads still fetched at issue", miss, NPF);
+    } else if (mode == 0) {
+        CHECK_MSG(pf == 0 && miss == NPF, "TAMM_CUDA_PREFETCH=0: prefetched %llu, fetched at issue %llu", pf, miss);
+    }
+    CHECK_MSG(g->peak <= g->limit, "peak %zu over the limit %zu", g->peak, g->limit);
+    CHECK_TASKS_OK();
+    tamm_tensor_destroy(A);
+    tamm_tensor_destroy(B);
+    TU_FINALIZE();
+    CHECK_EQ_INT(tamm__emu_live_allocs(), 0);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static int on = 1, off = 0;
@@ -301,6 +350,12 @@ int main(int argc, char **argv)
         const char *e = getenv("TAMM_CUDA_EARLY");
         int early = !(e && !strcmp(e, "0"));
         chain(&early);
+        return test_summary();
+    }
+    if (argc > 1 && !strcmp(argv[1], "prefetch")) {
+        const char *e = getenv("TAMM_CUDA_PREFETCH");
+        int pf = !(e && !strcmp(e, "0"));
+        prefetch(&pf);
         return test_summary();
     }
     const char *e1[] = { "TAMM_CUDA_EMU=1", "TAMM_CUDA_EMU_DELAY=20", "TAMM_NUM_WORKERS=2", "TAMM_CUDA_EARLY", NULL };
@@ -315,5 +370,15 @@ int main(int argc, char **argv)
                              seed == 3 ? "TAMM_CUDA_MEMORY_LIMIT=1K" : "TAMM_CUDA_MEMORY_LIMIT", NULL };
         run_test_child("mixed: random tasks on 2 GPUs and the CPU", mixed, &seed, em, 120);
     }
+    const char *ep1[] = { "TAMM_CUDA_EMU=1", "TAMM_CUDA_EMU_DELAY=200", "TAMM_CUDA_STREAMS=1", "TAMM_NUM_WORKERS=2",
+                          "TAMM_CUDA_PREFETCH", NULL };
+    const char *ep0[] = { "TAMM_CUDA_EMU=1", "TAMM_CUDA_EMU_DELAY=200", "TAMM_CUDA_STREAMS=1", "TAMM_NUM_WORKERS=2",
+                          "TAMM_CUDA_PREFETCH=0", NULL };
+    run_test_child("prefetch: queued tasks' inputs copied in ahead of issue", prefetch, &on, ep1, 120);
+    run_test_child("prefetch: TAMM_CUDA_PREFETCH=0, every input fetched at issue", prefetch, &off, ep0, 120);
+    const char *ept[] = { "TAMM_CUDA_EMU=1", "TAMM_CUDA_EMU_DELAY=200", "TAMM_CUDA_STREAMS=1", "TAMM_NUM_WORKERS=2",
+                          "TAMM_CUDA_PREFETCH", "TAMM_CUDA_MEMORY_LIMIT=1K", NULL };
+    static int tight = 2;
+    run_test_child("prefetch: within a tight limit", prefetch, &tight, ept, 120);
     return test_summary();
 }

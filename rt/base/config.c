@@ -146,6 +146,7 @@ int tamm__config_read(tamm_config *cfg)
     cfg->num_gpus = -1;
     cfg->cuda_streams = 4;
     cfg->cuda_early = 1;
+    cfg->cuda_prefetch = 1;
     cfg->local_size = 1;
     const char *s;
     long v;
@@ -202,6 +203,7 @@ int tamm__config_read(tamm_config *cfg)
     }
     if ((rc = parse_bool("TAMM_STATS", &cfg->stats))) return rc;
     if ((rc = parse_bool("TAMM_CUDA_EARLY", &cfg->cuda_early))) return rc;
+    if ((rc = parse_bool("TAMM_CUDA_PREFETCH", &cfg->cuda_prefetch))) return rc;
     if ((rc = parse_bool("TAMM_HUGEPAGES", &cfg->hugepages))) return rc;
     if ((rc = parse_bool("TAMM_CHECK_ACCESS", &cfg->check_access))) return rc;
     if ((s = getenv("TAMM_TRACE")) && *s) cfg->trace_file = s;

@@ -25,6 +25,7 @@ typedef struct tamm_config {
     long emu_skip_wait;        /* TAMM_CUDA_EMU_SKIP_WAIT: 0 none, n the n-th stream wait, -1 all (test hook) */
     int cuda_streams;          /* TAMM_CUDA_STREAMS: task streams per GPU (default 4) */
     int cuda_early;            /* TAMM_CUDA_EARLY: a GPU task's successors may start before it completes (default 1) */
+    int cuda_prefetch;         /* TAMM_CUDA_PREFETCH: queued GPU tasks' inputs copied in ahead of issue (default 1) */
     int sequential;            /* TAMM_SEQUENTIAL */
     tamm_onerr_kind on_error;  /* TAMM_ON_ERROR */
     int stats;                 /* TAMM_STATS */

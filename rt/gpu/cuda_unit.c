@@ -452,6 +452,65 @@ int tamm__unit_flush(tamm_gpu *g, tamm_flushreq *r)
 }
 
 /* ------------------------------------------------------------------ */
+/* prefetch                                                              */
+/* ------------------------------------------------------------------ */
+int tamm__unit_prefetch(tamm_gpu *g, tamm_tensor *T, long lin)
+{
+    if (!T->gpu) return 0;
+    tamm_gblk *gb = GB(T, lin);
+    /* the home is current (its task is ready: a newer copy elsewhere was flushed before it was queued) */
+    if (atomic_load(&gb->dirty_w) || atomic_load(&gb->dirty_a)) return 0;
+    size_t bytes = T->blocks[lin].bytes;
+    int did = 0;
+    pthread_mutex_lock(&g->lock);
+    tamm_ublk *u = U(g, T, lin);
+    if (u->state == TAMM_BS_READY && u->ver != atomic_load(&gb->ver)) u->state = TAMM_BS_UNI; /* the home changed */
+    if ((u->state == TAMM_BS_UNALLOC || u->state == TAMM_BS_UNI) && u->rc == 0 &&
+        (u->buf || g->used + bytes <= g->limit)) { /* never an eviction: room only */
+        tamm_pend *b = batch(g);
+        if (!u->buf) {
+            if (OPS->alloc(&u->buf, bytes, g->copy_stream)) { /* the device is full: not now */
+                u->buf = NULL;
+                pthread_mutex_unlock(&g->lock);
+                return 0;
+            }
+            g->used += bytes;
+            if (g->used > g->peak) g->peak = g->used;
+        }
+        use_write(g, u, b); /* after whatever still reads the old contents */
+        if (OPS->h2d(u->buf, home_of(T, lin), bytes, g->copy_stream)) tamm__gpu_fail(g, NULL, "prefetching a block");
+        trace_copy(b, TAMM_CP_H2D, T, lin, bytes);
+        atomic_fetch_add_explicit(&g->bytes_h2d, bytes, memory_order_relaxed);
+        atomic_fetch_add_explicit(&g->npf, 1, memory_order_relaxed);
+        u->state = TAMM_BS_READY;
+        u->ver = atomic_load(&gb->ver);
+        u->pf = 1;
+        atomic_fetch_or(&gb->valid, BIT(g));
+        lru_push(g, u); /* unreferenced: a task that needs the room may evict it */
+        did = 1;
+    }
+    pthread_mutex_unlock(&g->lock);
+    return did;
+}
+
+int tamm__unit_home_busy(tamm_gpu *g, const tamm_task_s *t)
+{
+    int busy = 0;
+    pthread_mutex_lock(&g->lock);
+    for (int i = 0; i < t->ndep && !busy; i++) {
+        const tamm_dep *d = &t->dep[i];
+        if (!d->T->gpu) continue;
+        long b0 = d->lin >= 0 ? d->lin : 0, b1 = d->lin >= 0 ? d->lin + 1 : d->T->nblk;
+        for (long b = b0; b < b1 && !busy; b++) {
+            const tamm_ublk *u = U(g, d->T, b);
+            busy = u->buf && live(u->use, u->use_seq) && !u->use->task; /* a copy-stream write: a prefetch */
+        }
+    }
+    pthread_mutex_unlock(&g->lock);
+    return busy;
+}
+
+/* ------------------------------------------------------------------ */
 /* get_buf on a GPU                                                      */
 /* ------------------------------------------------------------------ */
 static void *record(tamm_ctx *ctx, void *ptr, tamm_tensor *T, long lin, size_t bytes, tamm_bufkind k, unsigned flags)
@@ -529,6 +588,10 @@ void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T,
     }
     unsigned char from = u->state;
     int got = 0;
+    if (u->pf) { /* a prefetched copy: used, or replaced below if the home changed since */
+        u->pf = 0;
+        if (u->state == TAMM_BS_READY) atomic_fetch_add_explicit(&g->npf_used, 1, memory_order_relaxed);
+    }
     if (u->buf) {
         if (op == TAMM_BOP_READ) use_read(g, u, rec); /* a Get below makes it a write */
         else use_write(g, u, rec);

@@ -350,7 +350,8 @@ static int serve_requests(tamm_gpu *g)
  * Anything else falls back to completion: work the completion itself applies to homes
  * (items: sums, commits of private buffers), private buffers, nested
  * children, fences, errors under TAMM_ON_ERROR=return (the task may be skipped or cut
- * short), a failed device, several ranks (the MPI flow's messages), recording (the trace
+ * short), a failed device, several ranks (the MPI flow's messages), a prefetch of one of
+ * its blocks still copying from the home (as a Get of its own), recording (the trace
  * of r names its tensors at completion), TAMM_CUDA_EARLY=0. */
 static int early_end(tamm_gpu *g, tamm_pend *r, tamm_task_s *t)
 {
@@ -364,7 +365,7 @@ static int early_end(tamm_gpu *g, tamm_pend *r, tamm_task_s *t)
         unsigned k = r->ctx.recs[i].kind;
         if (k != TAMM_BK_READ && k != TAMM_BK_WRITE && k != TAMM_BK_RW && k != TAMM_BK_ACC_INPLACE) return 0;
     }
-    return 1;
+    return !tamm__unit_home_busy(g, t); /* a prefetch from one of its homes is in flight: as a Get */
 }
 
 static void run_task(tamm_gpu *g, tamm_task_s *t, int s, size_t fp)
@@ -417,6 +418,7 @@ static int issue(tamm_gpu *g)
         else if ((t = tamm__taskq_pop(&g->q))) atomic_fetch_sub(&g->queued, 1);
         else return did;
         if (g->fatal) { /* the device failed (reported): the task is skipped, nothing waits forever */
+            OPS->sync(g->copy_stream); /* after any prefetch from its homes (its successors may write them) */
             atomic_fetch_add_explicit(&tamm__rt.nskipped, 1, memory_order_relaxed); /* TAMM_STATS */
             tamm__task_body_done(t);
             did = 1;
@@ -434,6 +436,31 @@ static int issue(tamm_gpu *g)
         run_task(g, t, s, fp);
         did = 1;
     }
+}
+
+/* Prefetch: the tasks at the head of g's queue wait for a stream (or for memory); copy
+ * the blocks they read in on the copy stream meanwhile, within the limit without evicting
+ * (tamm__unit_prefetch), so that their Gets are hits when they are issued.  The queue is
+ * popped only by this thread, so the tasks peeked at stay queued. */
+#define TAMM_PREFETCH_DEPTH 4
+static int prefetch(tamm_gpu *g)
+{
+    if (!tamm__rt.cfg.cuda_prefetch || g->fatal) return 0;
+    tamm_task_s *v[TAMM_PREFETCH_DEPTH + 1];
+    int n = 0;
+    if (g->held) v[n++] = g->held;
+    if (atomic_load_explicit(&g->q.n, memory_order_relaxed)) {
+        pthread_mutex_lock(&g->q.lock);
+        for (tamm_task_s *t = g->q.head; t && n < TAMM_PREFETCH_DEPTH + 1; t = t->next) v[n++] = t;
+        pthread_mutex_unlock(&g->q.lock);
+    }
+    int did = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < v[i]->ndep; j++) {
+            const tamm_dep *d = &v[i]->dep[j];
+            if (d->lin >= 0 && (d->perm & TAMM_READ) && d->T->gpu) did |= tamm__unit_prefetch(g, d->T, d->lin);
+        }
+    return did;
 }
 
 static int inflight(tamm_gpu *g)
@@ -456,6 +483,7 @@ static void *gpu_main(void *arg)
         tamm__unit_drain_frees(g);
         tamm__unit_close_batch(g);
         did |= issue(g);
+        did |= prefetch(g); /* what issue left queued */
         if (did) { pause_us = 1; continue; }
         if (inflight(g)) {
             struct timespec ts = { 0, (long)pause_us * 1000L };
@@ -701,12 +729,14 @@ void tamm__gpu_stats(FILE *f)
         tamm_gpu *g = &tamm__gpus.g[i];
         fprintf(f, "tamm stats: rank %d: GPU %d (%s, %s): %llu tasks, %llu bytes to device, %llu from device, %llu hits, "
                    "%llu misses, %llu evictions, peak %zu of %zu bytes of device memory, link %.1f/%.1f GB/s, "
-                   "device %d, shared by %d rank%s, %llu tasks ended early, %llu issued behind a task in flight\n",
+                   "device %d, shared by %d rank%s, %llu tasks ended early, %llu issued behind a task in flight, "
+                   "%llu blocks prefetched (%llu used)\n",
                 r, i, g->info.name, tamm__rt.cfg.gpu_sched == TAMM_GPOL_EFT ? "eft" : tamm__gpu_policy_name(tamm__rt.cfg.gpu_sched),
                 (unsigned long long)atomic_load(&g->ntasks), (unsigned long long)atomic_load(&g->bytes_h2d),
                 (unsigned long long)atomic_load(&g->bytes_d2h), (unsigned long long)atomic_load(&g->hits),
                 (unsigned long long)atomic_load(&g->misses), (unsigned long long)atomic_load(&g->nevict), g->peak,
                 g->limit, g->bw_h2d, g->bw_d2h, g->dev, g->share, g->share == 1 ? "" : "s",
-                (unsigned long long)atomic_load(&g->nearly), (unsigned long long)atomic_load(&g->nahead));
+                (unsigned long long)atomic_load(&g->nearly), (unsigned long long)atomic_load(&g->nahead),
+                (unsigned long long)atomic_load(&g->npf), (unsigned long long)atomic_load(&g->npf_used));
     }
 }

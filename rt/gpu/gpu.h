@@ -103,6 +103,7 @@ typedef struct tamm_gpu {
     atomic_ullong ntasks, bytes_h2d, bytes_d2h, nevict, hits, misses;
     atomic_ullong nearly;         /* tasks whose dependences ended at issue (their successors could start) */
     atomic_ullong nahead;         /* tasks issued behind a task still in flight, ordered by the device */
+    atomic_ullong npf, npf_used;  /* blocks prefetched for queued tasks; of them, used by a task without a Get */
     atomic_int fatal;             /* a device call failed: the GPU takes no more work */
     atomic_int live_recs;         /* records issued and not complete (tasks and flush batches) */
     pthread_t thread;
@@ -142,6 +143,13 @@ void tamm__unit_complete(tamm_gpu *g, tamm_pend *rec);
 void tamm__unit_close_batch(tamm_gpu *g);
 /** Release the buffers of freed tensors (worker thread). */
 void tamm__unit_drain_frees(tamm_gpu *g);
+/** Prefetch (worker thread): copy block (T, lin), which a task queued on g reads, from its
+ *  current home into g on the copy stream, when g holds no current copy and has room without
+ *  evicting anything.  Returns 1 if a copy was issued. */
+int tamm__unit_prefetch(tamm_gpu *g, struct tamm_tensor *T, long lin);
+/** A block of t's has a copy on g still being filled from its home (a prefetch in flight):
+ *  t must not end its dependences early (a writer of that home would race the copy). */
+int tamm__unit_home_busy(tamm_gpu *g, const tamm_task_s *t);
 /** Bytes of a task's blocks (its footprint on a device). */
 size_t tamm__task_footprint(const tamm_task_s *t);
 

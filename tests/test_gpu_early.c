@@ -10,8 +10,9 @@
  *   chain      a chain of dependent CUDA tasks on one block: a child's variant
  *              runs (is issued) before its parent's device work has run, yet
  *              the result is the sequential one; TAMM_CUDA_EARLY=0 gives
- *              back the host round trip (no child issued early).  Prints the
- *              chain's time both ways with TAMM_CUDA_EMU_DELAY.
+ *              back the host round trip (no child issued early); with every
+ *              stream wait dropped (TAMM_CUDA_EMU_SKIP_WAIT=all) the chain fails.
+ *              Prints the chain's time both ways with TAMM_CUDA_EMU_DELAY.
  *   war        a GPU task that fetches a block from its home (a Get still in
  *              flight) and a CPU task that overwrites that home next: the
  *              reader must not end early (it would read the new value).
@@ -362,6 +363,17 @@ int main(int argc, char **argv)
     const char *e0[] = { "TAMM_CUDA_EMU=1", "TAMM_CUDA_EMU_DELAY=20", "TAMM_NUM_WORKERS=2", "TAMM_CUDA_EARLY=0", NULL };
     run_test_child("chain: children issued before their parent completes", chain, &on, e1, 120);
     run_test_child("chain: TAMM_CUDA_EARLY=0, the host round trip", chain, &off, e0, 120);
+    {   /* the early path relies on the stream waits: with every one dropped by the emulator, the chain's
+         * children run before their parents' work (a wrong result, or a race report under TSan) */
+        const char *es[] = { "TAMM_CUDA_EMU=1", "TAMM_CUDA_EMU_DELAY=100", "TAMM_NUM_WORKERS=2", "TAMM_CUDA_EARLY",
+                             "TAMM_CUDA_EMU_SKIP_WAIT=all", NULL };
+        h_status ss;
+        static char serr[H_ERRBUF_SIZE];
+        h_sanitizer_expected = 1;
+        CHECK_EQ_INT(run_child(chain, &on, es, 120, &ss, serr), 0);
+        h_sanitizer_expected = 0;
+        CHECK_MSG(!child_ok(&ss), "the chain passed with every stream wait dropped: nothing ordered it");
+    }
     const char *ew[] = { "TAMM_CUDA_EMU=1", "TAMM_CUDA_EMU_DELAY=200", "TAMM_NUM_WORKERS=2", "TAMM_CUDA_EARLY", NULL };
     run_test_child("war: a reader whose Get is in flight does not end early", war, NULL, ew, 120);
     run_test_child("destroy: copies freed after the reads that ended early", destroy, NULL, ew, 120);

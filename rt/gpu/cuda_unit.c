@@ -493,6 +493,20 @@ int tamm__unit_prefetch(tamm_gpu *g, tamm_tensor *T, long lin)
     return did;
 }
 
+int tamm__unit_parent_stream(tamm_gpu *g, const tamm_task_s *t)
+{
+    int k = -1;
+    pthread_mutex_lock(&g->lock);
+    for (int i = 0; i < t->ndep && k < 0; i++) {
+        const tamm_dep *d = &t->dep[i];
+        if (d->lin < 0 || !d->T->gpu) continue;
+        const tamm_ublk *u = U(g, d->T, d->lin);
+        if (live(u->use, u->use_seq) && u->use->task && (u->use->task->flags & TAMM_TF_DEPS_ENDED)) k = u->use->stream;
+    }
+    pthread_mutex_unlock(&g->lock);
+    return k;
+}
+
 int tamm__unit_home_busy(tamm_gpu *g, const tamm_task_s *t)
 {
     int busy = 0;

@@ -424,6 +424,10 @@ static int issue(tamm_gpu *g)
             did = 1;
             continue;
         }
+        if (tamm__rt.cfg.cuda_early) { /* its parent's stream, if it is in flight there and has room */
+            int ps = tamm__unit_parent_stream(g, t);
+            if (ps >= 0 && ps < g->nstreams && g->inflight[ps] < TAMM_GPU_PER_STREAM) s = ps;
+        }
         size_t fp = tamm__task_footprint(t);
         pthread_mutex_lock(&g->lock);
         int wait = g->reserved > 0 && g->reserved + fp > g->limit;

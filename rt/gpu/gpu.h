@@ -147,6 +147,9 @@ void tamm__unit_drain_frees(tamm_gpu *g);
  *  current home into g on the copy stream, when g holds no current copy and has room without
  *  evicting anything.  Returns 1 if a copy was issued. */
 int tamm__unit_prefetch(tamm_gpu *g, struct tamm_tensor *T, long lin);
+/** The task stream of a task in flight on g that ended its dependences early and last wrote
+ *  a block of t's (GrCUDA: t goes on its parent's stream, ordered without an event wait), or -1. */
+int tamm__unit_parent_stream(tamm_gpu *g, const tamm_task_s *t);
 /** A block of t's has a copy on g still being filled from its home (a prefetch in flight):
  *  t must not end its dependences early (a writer of that home would race the copy). */
 int tamm__unit_home_busy(tamm_gpu *g, const tamm_task_s *t);

@@ -959,5 +959,8 @@ int main(void)
     expect_config_error((const char *[]){ "TAMM_CUDA_MEMORY_LIMIT=12Q", NULL }, "TAMM_CUDA_MEMORY_LIMIT");
     expect_config_error((const char *[]){ FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_CUDA_MEMORY_LIMIT=900T", NULL }, "TAMM_CUDA_MEMORY_LIMIT");
     expect_config_error((const char *[]){ "TAMM_CUDA_EMU", "TAMM_CUDA_FAKE=x", NULL }, "TAMM_CUDA_FAKE");
+    expect_config_error((const char *[]){ "TAMM_CUDA_DEVICES=0,0", NULL }, "TAMM_CUDA_DEVICES");
+    expect_config_error((const char *[]){ "TAMM_CUDA_DEVICES=gpu1", NULL }, "TAMM_CUDA_DEVICES");
+    expect_config_error((const char *[]){ FAKE_ENV("TAMM_CUDA_FAKE=2"), "TAMM_CUDA_DEVICES=1,7", NULL }, "TAMM_CUDA_DEVICES");
     return test_summary();
 }

@@ -1,7 +1,8 @@
 /*
  * test_gpu_policy.c — the device-selection policies (rt/sched_gpu.c) as pure
  * decisions: given what each GPU holds and does, which unit gets the task;
- * TAMM_SCHED parsing; the duration table EFT learns from.
+ * TAMM_SCHED parsing; the duration table EFT learns from; the rank-to-GPU
+ * mapping under MPI (tamm__gpu_map).
  */
 #include "harness.h"
 #include "config.h"
@@ -126,5 +127,34 @@ int main(void)
         CHECK_EQ_INT(tamm__parse_sched(tamm__gpu_policy_name((tamm_gpu_policy)k), &c, &p), 0);
         CHECK_EQ_INT(p, k);
     }
+
+    /* rank-to-GPU mapping: devices found, local rank, local size -> devices and sharers */
+    int dev[TAMM_MAX_GPUS], share[TAMM_MAX_GPUS], bad = -1;
+    CHECK_EQ_INT(tamm__gpu_map(4, 0, 1, TAMM_CDEV_LOCAL, NULL, 0, dev, share, &bad), 4); /* one rank: every GPU */
+    CHECK(dev[0] == 0 && dev[3] == 3 && share[0] == 1 && share[3] == 1);
+    CHECK_EQ_INT(tamm__gpu_map(4, 1, 2, TAMM_CDEV_LOCAL, NULL, 0, dev, share, &bad), 2); /* 2 each, contiguous */
+    CHECK(dev[0] == 2 && dev[1] == 3 && share[0] == 1 && share[1] == 1);
+    CHECK_EQ_INT(tamm__gpu_map(3, 0, 2, TAMM_CDEV_LOCAL, NULL, 0, dev, share, &bad), 1); /* 3 over 2 ranks: 1 + 2 */
+    CHECK(dev[0] == 0 && share[0] == 1);
+    CHECK_EQ_INT(tamm__gpu_map(3, 1, 2, TAMM_CDEV_LOCAL, NULL, 0, dev, share, &bad), 2);
+    CHECK(dev[0] == 1 && dev[1] == 2);
+    CHECK_EQ_INT(tamm__gpu_map(2, 1, 2, TAMM_CDEV_LOCAL, NULL, 0, dev, share, &bad), 1); /* one each */
+    CHECK(dev[0] == 1 && share[0] == 1);
+    CHECK_EQ_INT(tamm__gpu_map(1, 1, 2, TAMM_CDEV_LOCAL, NULL, 0, dev, share, &bad), 1); /* one, shared by two */
+    CHECK(dev[0] == 0 && share[0] == 2);
+    /* 2 devices, 5 ranks: ranks 0, 2, 4 on device 0 (3 sharers), ranks 1, 3 on device 1 (2) */
+    CHECK_EQ_INT(tamm__gpu_map(2, 4, 5, TAMM_CDEV_LOCAL, NULL, 0, dev, share, &bad), 1);
+    CHECK(dev[0] == 0 && share[0] == 3);
+    CHECK_EQ_INT(tamm__gpu_map(2, 3, 5, TAMM_CDEV_LOCAL, NULL, 0, dev, share, &bad), 1);
+    CHECK(dev[0] == 1 && share[0] == 2);
+    CHECK_EQ_INT(tamm__gpu_map(0, 0, 2, TAMM_CDEV_LOCAL, NULL, 0, dev, share, &bad), 0); /* none found */
+    CHECK_EQ_INT(tamm__gpu_map(2, 1, 4, TAMM_CDEV_ALL, NULL, 0, dev, share, &bad), 2); /* all: each shared by 4 */
+    CHECK(dev[0] == 0 && dev[1] == 1 && share[0] == 4 && share[1] == 4);
+    int list[2] = { 3, 1 };
+    CHECK_EQ_INT(tamm__gpu_map(4, 1, 2, TAMM_CDEV_LIST, list, 2, dev, share, &bad), 2); /* the list, in its order */
+    CHECK(dev[0] == 3 && dev[1] == 1 && share[0] == 1);
+    CHECK_EQ_INT(tamm__gpu_map(2, 0, 1, TAMM_CDEV_LIST, list, 2, dev, share, &bad), -1); /* device 3 not found */
+    CHECK_EQ_INT(bad, 3);
+    CHECK_EQ_INT(tamm__gpu_map(12, 0, 1, TAMM_CDEV_LOCAL, NULL, 0, dev, share, &bad), TAMM_MAX_GPUS); /* capped */
     return test_summary();
 }

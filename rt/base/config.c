@@ -113,6 +113,30 @@ int tamm__parse_sched(const char *s, tamm_sched_kind *cpu, tamm_gpu_policy *gpu)
     }
 }
 
+/* TAMM_CUDA_DEVICES: local, all, or a list of distinct device ordinals (0..7). */
+static int parse_devices(const char *s, tamm_config *cfg)
+{
+    if (!strcmp(s, "local")) { cfg->cuda_dev_mode = TAMM_CDEV_LOCAL; return 0; }
+    if (!strcmp(s, "all")) { cfg->cuda_dev_mode = TAMM_CDEV_ALL; return 0; }
+    cfg->cuda_dev_mode = TAMM_CDEV_LIST;
+    cfg->cuda_ndev_list = 0;
+    for (const char *p = s;;) {
+        char item[16];
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        long v;
+        if (n == 0 || n >= sizeof item || cfg->cuda_ndev_list == 8) return -1;
+        memcpy(item, p, n);
+        item[n] = 0;
+        if (parse_int(item, 0, 7, &v)) return -1;
+        for (int i = 0; i < cfg->cuda_ndev_list; i++)
+            if (cfg->cuda_dev_list[i] == (int)v) return -1;
+        cfg->cuda_dev_list[cfg->cuda_ndev_list++] = (int)v;
+        if (!e) return 0;
+        p = e + 1;
+    }
+}
+
 int tamm__config_read(tamm_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -121,6 +145,9 @@ int tamm__config_read(tamm_config *cfg)
     cfg->hugepages = 1;
     cfg->num_gpus = -1;
     cfg->cuda_streams = 4;
+    cfg->cuda_early = 1;
+    cfg->cuda_prefetch = 1;
+    cfg->local_size = 1;
     const char *s;
     long v;
     int rc;
@@ -175,6 +202,8 @@ int tamm__config_read(tamm_config *cfg)
         else return bad("TAMM_ON_ERROR", s, "abort or return");
     }
     if ((rc = parse_bool("TAMM_STATS", &cfg->stats))) return rc;
+    if ((rc = parse_bool("TAMM_CUDA_EARLY", &cfg->cuda_early))) return rc;
+    if ((rc = parse_bool("TAMM_CUDA_PREFETCH", &cfg->cuda_prefetch))) return rc;
     if ((rc = parse_bool("TAMM_HUGEPAGES", &cfg->hugepages))) return rc;
     if ((rc = parse_bool("TAMM_CHECK_ACCESS", &cfg->check_access))) return rc;
     if ((s = getenv("TAMM_TRACE")) && *s) cfg->trace_file = s;
@@ -192,6 +221,9 @@ int tamm__config_read(tamm_config *cfg)
         if (tamm__parse_size(s, &cfg->cuda_memory_limit, &cfg->cuda_memory_pct))
             return bad("TAMM_CUDA_MEMORY_LIMIT", s, "bytes, with an optional K/M/G suffix, or a percentage like 50%");
     }
+    if ((s = getenv("TAMM_CUDA_DEVICES")) && *s && parse_devices(s, cfg))
+        return bad("TAMM_CUDA_DEVICES", s, "local (GPUs split among the ranks of a node), all (every rank uses every "
+                   "GPU), or a comma-separated list of distinct device numbers from 0 to 7");
     if (cfg->sequential) cfg->num_workers = 1;
     return TAMM_OK;
 }

@@ -24,6 +24,8 @@ typedef struct tamm_config {
     size_t emu_memory;         /* TAMM_CUDA_EMU_MEMORY: each emulated device's memory (0: 1 GiB) */
     long emu_skip_wait;        /* TAMM_CUDA_EMU_SKIP_WAIT: 0 none, n the n-th stream wait, -1 all (test hook) */
     int cuda_streams;          /* TAMM_CUDA_STREAMS: task streams per GPU (default 4) */
+    int cuda_early;            /* TAMM_CUDA_EARLY: a GPU task's successors may start before it completes (default 1) */
+    int cuda_prefetch;         /* TAMM_CUDA_PREFETCH: queued GPU tasks' inputs copied in ahead of issue (default 1) */
     int sequential;            /* TAMM_SEQUENTIAL */
     tamm_onerr_kind on_error;  /* TAMM_ON_ERROR */
     int stats;                 /* TAMM_STATS */
@@ -34,7 +36,14 @@ typedef struct tamm_config {
     size_t memory_limit;       /* TAMM_MEMORY_LIMIT, 0: none */
     size_t cuda_memory_limit;  /* TAMM_CUDA_MEMORY_LIMIT, 0: none */
     double cuda_memory_pct;    /* when given as a percentage */
+    int cuda_dev_mode;         /* TAMM_CUDA_DEVICES: TAMM_CDEV_LOCAL (default), _ALL or _LIST */
+    int cuda_dev_list[8], cuda_ndev_list; /* TAMM_CDEV_LIST: the device ordinals, in order */
+    int local_rank, local_size; /* this process among the ranks on its node (0 and 1 without MPI); set
+                                   by tamm_init from the MPI layer, read by the GPU layer's mapping */
 } tamm_config;
+
+/* TAMM_CUDA_DEVICES: which GPUs a rank uses (gpu/cuda_worker.c, tamm__gpu_map) */
+enum { TAMM_CDEV_LOCAL = 0, TAMM_CDEV_ALL, TAMM_CDEV_LIST };
 
 /** Fill cfg from the environment; on an invalid value print a message naming
  *  the variable and return TAMM_EINVAL. */

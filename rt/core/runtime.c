@@ -46,6 +46,7 @@ int tamm_init(int *argc, char ***argv)
     int rc = tamm__config_read(&cfg);
     if (!rc) rc = tamm__comm_init(); /* MPI, when launched by mpirun */
     if (rc) return init_failed(rc);
+    tamm__comm_local(&cfg.local_rank, &cfg.local_size); /* for the rank-to-GPU mapping (gpu/) */
     memset(&tamm__rt, 0, sizeof tamm__rt);
     tamm__rt.cfg = cfg;
     tamm__error_set_mode(cfg.on_error == TAMM_ONERR_RETURN);

@@ -367,11 +367,12 @@ static void task_complete(tamm_task_s *t, tamm_held *held)
 {
     int from = held ? TAMM_TASK_INLINE_REFS : 1;
     for (;;) {
+        int ndep = TAMM_UNLIKELY(t->flags & TAMM_TF_DEPS_ENDED) ? 0 : t->ndep; /* tamm__task_end_deps */
         /* the epochs were last written by other threads: fetch them together
          * (the first is needed at once; a run fetched its own already) */
-        for (int i = from; i < t->ndep; i++)
+        for (int i = from; i < ndep; i++)
             TAMM_PREFETCHW(t->dep[i].epoch);
-        for (int i = 0; i < t->ndep; i++) {
+        for (int i = 0; i < ndep; i++) {
             if (held) tamm__dag_release_held(&t->dep[i], held);
             else tamm__dag_release(&t->dep[i]);
         }
@@ -428,6 +429,12 @@ void tamm__task_hold(tamm_task_s *t) { atomic_fetch_add_explicit(&t->pending, 1,
 void tamm__task_unhold(tamm_task_s *t) { body_done(t); }
 void tamm__task_make_ready(tamm_task_s *t) { task_ready(t); }
 void tamm__task_body_done(tamm_task_s *t) { body_done(t); }
+
+void tamm__task_end_deps(tamm_task_s *t)
+{
+    t->flags |= TAMM_TF_DEPS_ENDED; /* before: a successor may complete first, never t's completion */
+    for (int i = 0; i < t->ndep; i++) tamm__dag_release(&t->dep[i]);
+}
 
 void tamm__task_run(tamm_worker *w, tamm_task_s *t)
 {

@@ -46,7 +46,8 @@ enum {
     TAMM_TF_INTERNAL   = 2048, /* submitted by the MPI flow itself (mpi_flow.c): not forwarded to it */
     TAMM_TF_AGREED     = 4096, /* a collective task all ranks are ready for */
     TAMM_TF_PSEUDO     = 8192, /* the flow's side of a block message: never run inline (TAMM_SEQUENTIAL) */
-    TAMM_TF_MLRES      = 16384 /* holds pins under a host memory limit (memlimit.c) */
+    TAMM_TF_MLRES      = 16384, /* holds pins under a host memory limit (memlimit.c) */
+    TAMM_TF_DEPS_ENDED = 32768  /* its dependences were ended before it completed (tamm__task_end_deps) */
 };
 
 /* The armed bit of a kids slot: a continuation waits for the slot to drain. */
@@ -124,6 +125,14 @@ struct tamm_ctx {
 void tamm__task_dep_satisfied(tamm_task_s *t);
 /** t's body (or CUDA work) has finished: completes t once its children have. */
 void tamm__task_body_done(tamm_task_s *t);
+/** End t's dependences now, before t completes: the tasks after it may start
+ *  (its completion then skips them; it still counts for waits and fences).
+ *  Only for an executor that orders those tasks after t's effects by other
+ *  means: a GPU whose device work is in flight, whose successors on that GPU
+ *  wait for its event and on other units for the flush of its copies
+ *  (gpu/cuda_worker.c, early_end).  Called once, by t's executor, before
+ *  tamm__task_body_done. */
+void tamm__task_end_deps(tamm_task_s *t);
 /** Start moving to this core the lines of task t that making it ready and
  *  running it touch first: the first line (written: deps, pending) and the
  *  inline arguments and dependence records, three lines of them (up to 32

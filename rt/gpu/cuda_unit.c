@@ -183,6 +183,10 @@ void tamm__tgpu_free(tamm_tensor *T)
 void tamm__unit_drain_frees(tamm_gpu *g)
 {
     pthread_mutex_lock(&g->lock);
+    if (g->nfrees) /* a task that ended its dependences early may still use them: free after what is issued */
+        for (int k = 0; k < g->nstreams; k++)
+            if (g->fifo_tail[k] && OPS->wait(g->copy_stream, g->fifo_tail[k]->ev))
+                tamm__gpu_fail(g, NULL, "ordering the release of a destroyed tensor's copies");
     for (int i = 0; i < g->nfrees; i++)
         if (OPS->free(g->frees[i], g->copy_stream)) tamm__gpu_fail(g, NULL, "releasing the copies of a destroyed tensor");
     g->nfrees = 0;
@@ -262,7 +266,9 @@ void tamm__unit_close_batch(tamm_gpu *g)
 /* Order rec's stream after record p (another stream's) unless p is done. */
 static void wait_rec(tamm_gpu *g, tamm_pend *p, uint64_t seq, tamm_pend *rec)
 {
-    if (!live(p, seq) || p == rec || p->stream == rec->stream) return;
+    if (!live(p, seq) || p == rec) return;
+    if (p->task && rec->task && (p->task->flags & TAMM_TF_DEPS_ENDED)) rec->ahead = 1; /* behind its parent in flight */
+    if (p->stream == rec->stream) return;
     if (!p->closed) tamm__unit_close_batch(g); /* only the open batch can be unrecorded */
     if (OPS->wait(task_stream(g, rec), p->ev)) tamm__gpu_fail(g, rec->task, "ordering streams (cudaStreamWaitEvent)");
 }
@@ -446,6 +452,79 @@ int tamm__unit_flush(tamm_gpu *g, tamm_flushreq *r)
 }
 
 /* ------------------------------------------------------------------ */
+/* prefetch                                                              */
+/* ------------------------------------------------------------------ */
+int tamm__unit_prefetch(tamm_gpu *g, tamm_tensor *T, long lin)
+{
+    if (!T->gpu) return 0;
+    tamm_gblk *gb = GB(T, lin);
+    /* the home is current (its task is ready: a newer copy elsewhere was flushed before it was queued) */
+    if (atomic_load(&gb->dirty_w) || atomic_load(&gb->dirty_a)) return 0;
+    size_t bytes = T->blocks[lin].bytes;
+    int did = 0;
+    pthread_mutex_lock(&g->lock);
+    tamm_ublk *u = U(g, T, lin);
+    if (u->state == TAMM_BS_READY && u->ver != atomic_load(&gb->ver)) u->state = TAMM_BS_UNI; /* the home changed */
+    if ((u->state == TAMM_BS_UNALLOC || u->state == TAMM_BS_UNI) && u->rc == 0 &&
+        (u->buf || g->used + bytes <= g->limit)) { /* never an eviction: room only */
+        tamm_pend *b = batch(g);
+        if (!u->buf) {
+            if (OPS->alloc(&u->buf, bytes, g->copy_stream)) { /* the device is full: not now */
+                u->buf = NULL;
+                pthread_mutex_unlock(&g->lock);
+                return 0;
+            }
+            g->used += bytes;
+            if (g->used > g->peak) g->peak = g->used;
+        }
+        use_write(g, u, b); /* after whatever still reads the old contents */
+        if (OPS->h2d(u->buf, home_of(T, lin), bytes, g->copy_stream)) tamm__gpu_fail(g, NULL, "prefetching a block");
+        trace_copy(b, TAMM_CP_H2D, T, lin, bytes);
+        atomic_fetch_add_explicit(&g->bytes_h2d, bytes, memory_order_relaxed);
+        atomic_fetch_add_explicit(&g->npf, 1, memory_order_relaxed);
+        u->state = TAMM_BS_READY;
+        u->ver = atomic_load(&gb->ver);
+        u->pf = 1;
+        atomic_fetch_or(&gb->valid, BIT(g));
+        lru_push(g, u); /* unreferenced: a task that needs the room may evict it */
+        did = 1;
+    }
+    pthread_mutex_unlock(&g->lock);
+    return did;
+}
+
+int tamm__unit_parent_stream(tamm_gpu *g, const tamm_task_s *t)
+{
+    int k = -1;
+    pthread_mutex_lock(&g->lock);
+    for (int i = 0; i < t->ndep && k < 0; i++) {
+        const tamm_dep *d = &t->dep[i];
+        if (d->lin < 0 || !d->T->gpu) continue;
+        const tamm_ublk *u = U(g, d->T, d->lin);
+        if (live(u->use, u->use_seq) && u->use->task && (u->use->task->flags & TAMM_TF_DEPS_ENDED)) k = u->use->stream;
+    }
+    pthread_mutex_unlock(&g->lock);
+    return k;
+}
+
+int tamm__unit_home_busy(tamm_gpu *g, const tamm_task_s *t)
+{
+    int busy = 0;
+    pthread_mutex_lock(&g->lock);
+    for (int i = 0; i < t->ndep && !busy; i++) {
+        const tamm_dep *d = &t->dep[i];
+        if (!d->T->gpu) continue;
+        long b0 = d->lin >= 0 ? d->lin : 0, b1 = d->lin >= 0 ? d->lin + 1 : d->T->nblk;
+        for (long b = b0; b < b1 && !busy; b++) {
+            const tamm_ublk *u = U(g, d->T, b);
+            busy = u->buf && live(u->use, u->use_seq) && !u->use->task; /* a copy-stream write: a prefetch */
+        }
+    }
+    pthread_mutex_unlock(&g->lock);
+    return busy;
+}
+
+/* ------------------------------------------------------------------ */
 /* get_buf on a GPU                                                      */
 /* ------------------------------------------------------------------ */
 static void *record(tamm_ctx *ctx, void *ptr, tamm_tensor *T, long lin, size_t bytes, tamm_bufkind k, unsigned flags)
@@ -523,6 +602,10 @@ void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T,
     }
     unsigned char from = u->state;
     int got = 0;
+    if (u->pf) { /* a prefetched copy: used, or replaced below if the home changed since */
+        u->pf = 0;
+        if (u->state == TAMM_BS_READY) atomic_fetch_add_explicit(&g->npf_used, 1, memory_order_relaxed);
+    }
     if (u->buf) {
         if (op == TAMM_BOP_READ) use_read(g, u, rec); /* a Get below makes it a write */
         else use_write(g, u, rec);
@@ -555,7 +638,10 @@ void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T,
             atomic_fetch_add_explicit(&g->bytes_d2h, bytes, memory_order_relaxed);
         }
         if (st.actions & TAMM_ACT_GET) {
-            if (op == TAMM_BOP_READ) use_write(g, u, rec); /* replaces what earlier readers may still read */
+            if (op == TAMM_BOP_READ) {
+                use_write(g, u, rec); /* replaces what earlier readers may still read */
+                rec->home_reads++;    /* the home is read until rec's event: no early end (cuda_worker.c) */
+            }
             if (OPS->h2d(u->buf, home_of(T, lin), bytes, s)) tamm__gpu_fail(g, ctx->task, "fetching a block (Get)");
             trace_copy(rec, TAMM_CP_H2D, T, lin, bytes);
             atomic_fetch_add_explicit(&g->bytes_h2d, bytes, memory_order_relaxed);

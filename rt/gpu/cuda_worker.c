@@ -21,6 +21,7 @@
  * condition variable when it has nothing in flight and nothing queued, and
  * polls with a growing pause while work is in flight.
  */
+#include "buffer.h"
 #include "error.h"
 #include "fence.h"
 #include "gpu.h"
@@ -78,6 +79,7 @@ tamm_pend *tamm__rec_get(tamm_gpu *g)
     r->reserved = 0;
     r->est_ns = 0;
     r->nitems = r->nwaiters = r->ntcopies = 0;
+    r->home_reads = r->ahead = 0;
     return r;
 }
 
@@ -332,6 +334,40 @@ static int serve_requests(tamm_gpu *g)
     return did;
 }
 
+/* May task t, just issued as record r, end its dependences now (GrCUDA's ordering: its
+ * successors start while its device work is in flight)?  Sound when every successor is
+ * ordered after that work by the device or by a flush:
+ *   - on this GPU, get_buf makes it wait for r's event (use_read / use_write), or it runs
+ *     on r's stream;
+ *   - on another unit (the CPU, another GPU, a top-level wait, a tensor's destruction),
+ *     each block t wrote is Dirty / DirtyAcc here, so dispatch first flushes it, and the
+ *     flush waits for r's event; a block t only read is not touched here, so a successor
+ *     that writes its home must not start while r still copies from that home: no early
+ *     end after such a Get (home_reads).  Destroyed tensors' buffers are freed after what
+ *     is issued (tamm__unit_drain_frees).
+ * A write-back (Put) of a Dirty copy that t reads is allowed: the block stays marked dirty
+ * on this GPU until r completes, so any other unit still waits for that completion.
+ * Anything else falls back to completion: work the completion itself applies to homes
+ * (items: sums, commits of private buffers), private buffers, nested
+ * children, fences, errors under TAMM_ON_ERROR=return (the task may be skipped or cut
+ * short), a failed device, several ranks (the MPI flow's messages), a prefetch of one of
+ * its blocks still copying from the home (as a Get of its own), recording (the trace
+ * of r names its tensors at completion), TAMM_CUDA_EARLY=0. */
+static int early_end(tamm_gpu *g, tamm_pend *r, tamm_task_s *t)
+{
+    if (!tamm__rt.cfg.cuda_early || g->fatal || r->home_reads || tamm__rt.recording) return 0;
+    for (int i = 0; i < r->nitems; i++) /* a write-back of a copy read: the block stays dirty until it lands */
+        if (r->items[i].kind != TAMM_PI_PUT) return 0;
+    if (t->flags & (TAMM_TF_SIGNALS | TAMM_TF_DESTROY | TAMM_TF_COLLECTIVE | TAMM_TF_SENTINEL)) return 0;
+    if (atomic_load_explicit(&t->pending, memory_order_acquire) != 1 || tamm__error_returns() || tamm_nranks() > 1)
+        return 0;
+    for (int i = 0; i < r->ctx.n; i++) {
+        unsigned k = r->ctx.recs[i].kind;
+        if (k != TAMM_BK_READ && k != TAMM_BK_WRITE && k != TAMM_BK_RW && k != TAMM_BK_ACC_INPLACE) return 0;
+    }
+    return !tamm__unit_home_busy(g, t); /* a prefetch from one of its homes is in flight: as a Get */
+}
+
 static void run_task(tamm_gpu *g, tamm_task_s *t, int s, size_t fp)
 {
     tamm_pend *r = tamm__rec_get(g);
@@ -361,6 +397,11 @@ static void run_task(tamm_gpu *g, tamm_task_s *t, int s, size_t fp)
     g->fifo_tail[s] = r;
     g->inflight[s]++;
     tamm__unit_task_released(g, r);
+    if (r->ahead) atomic_fetch_add_explicit(&g->nahead, 1, memory_order_relaxed);
+    if (early_end(g, r, t)) {
+        atomic_fetch_add_explicit(&g->nearly, 1, memory_order_relaxed);
+        tamm__task_end_deps(t); /* successors become ready now (dispatched from this thread) */
+    }
 }
 
 /* Issue queued tasks while a stream has room and the memory limit admits them. */
@@ -377,10 +418,15 @@ static int issue(tamm_gpu *g)
         else if ((t = tamm__taskq_pop(&g->q))) atomic_fetch_sub(&g->queued, 1);
         else return did;
         if (g->fatal) { /* the device failed (reported): the task is skipped, nothing waits forever */
+            OPS->sync(g->copy_stream); /* after any prefetch from its homes (its successors may write them) */
             atomic_fetch_add_explicit(&tamm__rt.nskipped, 1, memory_order_relaxed); /* TAMM_STATS */
             tamm__task_body_done(t);
             did = 1;
             continue;
+        }
+        if (tamm__rt.cfg.cuda_early) { /* its parent's stream, if it is in flight there and has room */
+            int ps = tamm__unit_parent_stream(g, t);
+            if (ps >= 0 && ps < g->nstreams && g->inflight[ps] < TAMM_GPU_PER_STREAM) s = ps;
         }
         size_t fp = tamm__task_footprint(t);
         pthread_mutex_lock(&g->lock);
@@ -394,6 +440,31 @@ static int issue(tamm_gpu *g)
         run_task(g, t, s, fp);
         did = 1;
     }
+}
+
+/* Prefetch: the tasks at the head of g's queue wait for a stream (or for memory); copy
+ * the blocks they read in on the copy stream meanwhile, within the limit without evicting
+ * (tamm__unit_prefetch), so that their Gets are hits when they are issued.  The queue is
+ * popped only by this thread, so the tasks peeked at stay queued. */
+#define TAMM_PREFETCH_DEPTH 4
+static int prefetch(tamm_gpu *g)
+{
+    if (!tamm__rt.cfg.cuda_prefetch || g->fatal) return 0;
+    tamm_task_s *v[TAMM_PREFETCH_DEPTH + 1];
+    int n = 0;
+    if (g->held) v[n++] = g->held;
+    if (atomic_load_explicit(&g->q.n, memory_order_relaxed)) {
+        pthread_mutex_lock(&g->q.lock);
+        for (tamm_task_s *t = g->q.head; t && n < TAMM_PREFETCH_DEPTH + 1; t = t->next) v[n++] = t;
+        pthread_mutex_unlock(&g->q.lock);
+    }
+    int did = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < v[i]->ndep; j++) {
+            const tamm_dep *d = &v[i]->dep[j];
+            if (d->lin >= 0 && (d->perm & TAMM_READ) && d->T->gpu) did |= tamm__unit_prefetch(g, d->T, d->lin);
+        }
+    return did;
 }
 
 static int inflight(tamm_gpu *g)
@@ -416,6 +487,7 @@ static void *gpu_main(void *arg)
         tamm__unit_drain_frees(g);
         tamm__unit_close_batch(g);
         did |= issue(g);
+        did |= prefetch(g); /* what issue left queued */
         if (did) { pause_us = 1; continue; }
         if (inflight(g)) {
             struct timespec ts = { 0, (long)pause_us * 1000L };
@@ -485,6 +557,41 @@ static void measure_bandwidth(tamm_gpu *g)
     OPS->host_free(h);
 }
 
+int tamm__gpu_map(int ndev, int lrank, int lsize, int mode, const int *list, int nlist, int *dev, int *share, int *bad)
+{
+    int n = 0;
+    if (lsize < 1) lsize = 1;
+    if (lrank < 0 || lrank >= lsize) lrank = 0;
+    if (mode == TAMM_CDEV_LIST) { /* the user's choice: not shared as far as this rank knows */
+        for (int i = 0; i < nlist && n < TAMM_MAX_GPUS; i++) {
+            if (list[i] < 0 || list[i] >= ndev) { *bad = list[i]; return -1; }
+            dev[n] = list[i];
+            share[n++] = 1;
+        }
+        return n;
+    }
+    if (ndev <= 0) return 0;
+    if (mode == TAMM_CDEV_ALL || lsize == 1) { /* every device, each shared by every rank of the node */
+        for (int d = 0; d < ndev && n < TAMM_MAX_GPUS; d++) {
+            dev[n] = d;
+            share[n++] = lsize;
+        }
+        return n;
+    }
+    if (ndev >= lsize) { /* a contiguous range of devices per rank, none shared */
+        int d0 = (int)((long)lrank * ndev / lsize), d1 = (int)((long)(lrank + 1) * ndev / lsize);
+        for (int d = d0; d < d1 && n < TAMM_MAX_GPUS; d++) {
+            dev[n] = d;
+            share[n++] = 1;
+        }
+        return n;
+    }
+    /* fewer devices than ranks: rank l uses device l mod ndev, with the other ranks of that residue */
+    dev[0] = lrank % ndev;
+    share[0] = lsize / ndev + (dev[0] < lsize % ndev);
+    return 1;
+}
+
 int tamm__gpu_init(const tamm_config *cfg)
 {
     memset(&tamm__gpus, 0, sizeof tamm__gpus);
@@ -498,33 +605,50 @@ int tamm__gpu_init(const tamm_config *cfg)
     }
     int found = OPS->count();
     if (found == 0) snprintf(tamm__gpus.why_none, sizeof tamm__gpus.why_none, "%s", OPS->error());
-    if (cfg->num_gpus > found)
+    /* which of them this rank uses: split among the ranks of the node (TAMM_CUDA_DEVICES) */
+    int dev[TAMM_MAX_GPUS], share[TAMM_MAX_GPUS], bad = 0;
+    int mine = tamm__gpu_map(found, cfg->local_rank, cfg->local_size, cfg->cuda_dev_mode, cfg->cuda_dev_list,
+                             cfg->cuda_ndev_list, dev, share, &bad);
+    if (mine < 0)
+        return cfg_error("TAMM_CUDA_DEVICES", "device %d asked for, %d found (%s)", bad, found,
+                         found ? "devices are numbered from 0" : tamm__gpus.why_none);
+    if (cfg->num_gpus > mine) {
+        if (mine < found)
+            return cfg_error("TAMM_NUM_GPUS", "%d GPU%s asked for, %d for this rank: the node's %d are split among its "
+                             "%d ranks (TAMM_CUDA_DEVICES=all gives every rank every GPU)", cfg->num_gpus,
+                             cfg->num_gpus == 1 ? "" : "s", mine, found, cfg->local_size);
         return cfg_error("TAMM_NUM_GPUS", "%d GPU%s asked for, %d found (%s)", cfg->num_gpus, cfg->num_gpus == 1 ? "" : "s", found,
                          found ? "fewer devices" : tamm__gpus.why_none);
-    int n = cfg->num_gpus < 0 ? found : cfg->num_gpus;
-    if (n > TAMM_MAX_GPUS) n = TAMM_MAX_GPUS;
+    }
+    int n = cfg->num_gpus < 0 ? mine : cfg->num_gpus;
     if (n == 0) return TAMM_OK;
     tamm__gpus.g = tamm__xcalloc((size_t)n, sizeof *tamm__gpus.g);
     for (int i = 0; i < n; i++) {
         tamm_gpu *g = &tamm__gpus.g[i];
         g->id = i;
-        g->dev = i;
+        g->dev = dev[i];
+        g->share = share[i];
         g->nstreams = cfg->cuda_streams;
-        if (OPS->info(i, &g->info)) {
-            fprintf(stderr, "tamm: error: GPU %d: %s\n", i, OPS->error());
+        if (OPS->info(g->dev, &g->info)) {
+            fprintf(stderr, "tamm: error: GPU %d: %s\n", g->dev, OPS->error());
             free(tamm__gpus.g);
             tamm__gpus.g = NULL;
             return TAMM_ENOTSUP;
         }
-        if (cfg->cuda_memory_pct > 0) g->limit = (size_t)((double)g->info.total * cfg->cuda_memory_pct / 100.0);
+        /* a device shared by several ranks: each takes its share of the memory (a limit in bytes is each rank's) */
+        size_t part = g->info.total / (size_t)g->share;
+        if (cfg->cuda_memory_pct > 0) g->limit = (size_t)((double)part * cfg->cuda_memory_pct / 100.0);
         else if (cfg->cuda_memory_limit) g->limit = cfg->cuda_memory_limit;
-        else g->limit = g->info.free / 10 * 9; /* leave room for the variants' own allocations (cuBLAS) */
-        if (g->limit > g->info.total) {
-            size_t total = g->info.total;
+        else g->limit = (g->info.free < part ? g->info.free : part) / 10 * 9; /* room for the variants' own (cuBLAS) */
+        if (g->limit > part) {
+            size_t total = g->info.total, lim = g->limit;
+            int sh = g->share, d = g->dev;
             free(tamm__gpus.g);
             tamm__gpus.g = NULL;
-            return cfg_error("TAMM_CUDA_MEMORY_LIMIT", "%zu bytes is more than GPU %d's memory (%zu bytes)",
-                             cfg->cuda_memory_limit, i, total);
+            if (sh > 1)
+                return cfg_error("TAMM_CUDA_MEMORY_LIMIT", "%zu bytes for each of the %d ranks that share GPU %d is more "
+                                 "than its memory (%zu bytes)", lim, sh, d, total);
+            return cfg_error("TAMM_CUDA_MEMORY_LIMIT", "%zu bytes is more than GPU %d's memory (%zu bytes)", lim, d, total);
         }
         tamm__unit_init(g);
         pthread_mutex_init(&g->req_lock, NULL);
@@ -608,11 +732,15 @@ void tamm__gpu_stats(FILE *f)
     for (int i = 0; i < tamm__gpus.n; i++) {
         tamm_gpu *g = &tamm__gpus.g[i];
         fprintf(f, "tamm stats: rank %d: GPU %d (%s, %s): %llu tasks, %llu bytes to device, %llu from device, %llu hits, "
-                   "%llu misses, %llu evictions, peak %zu of %zu bytes of device memory, link %.1f/%.1f GB/s\n",
+                   "%llu misses, %llu evictions, peak %zu of %zu bytes of device memory, link %.1f/%.1f GB/s, "
+                   "device %d, shared by %d rank%s, %llu tasks ended early, %llu issued behind a task in flight, "
+                   "%llu blocks prefetched (%llu used)\n",
                 r, i, g->info.name, tamm__rt.cfg.gpu_sched == TAMM_GPOL_EFT ? "eft" : tamm__gpu_policy_name(tamm__rt.cfg.gpu_sched),
                 (unsigned long long)atomic_load(&g->ntasks), (unsigned long long)atomic_load(&g->bytes_h2d),
                 (unsigned long long)atomic_load(&g->bytes_d2h), (unsigned long long)atomic_load(&g->hits),
                 (unsigned long long)atomic_load(&g->misses), (unsigned long long)atomic_load(&g->nevict), g->peak,
-                g->limit, g->bw_h2d, g->bw_d2h);
+                g->limit, g->bw_h2d, g->bw_d2h, g->dev, g->share, g->share == 1 ? "" : "s",
+                (unsigned long long)atomic_load(&g->nearly), (unsigned long long)atomic_load(&g->nahead),
+                (unsigned long long)atomic_load(&g->npf), (unsigned long long)atomic_load(&g->npf_used));
     }
 }

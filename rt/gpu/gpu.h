@@ -54,6 +54,8 @@ typedef struct tamm_pend {
     uint64_t seq;                 /* bumped each time the record completes */
     int stream;                   /* task stream index, or -1: the copy stream */
     int closed;                   /* event recorded */
+    int home_reads;               /* Gets from a home into a buffer the task only reads (early_end) */
+    int ahead;                    /* ordered on the device after a task record still in flight */
     struct tamm_pend *next;       /* FIFO of its stream, or the free list */
     tamm_task_s *task;            /* NULL for a flush batch */
     tamm_ctx ctx;                 /* the task's buffers */
@@ -69,6 +71,7 @@ typedef struct tamm_flushreq { struct tamm_tensor *T; long lin; tamm_task_s *t; 
 
 typedef struct tamm_gpu {
     int id, dev;                  /* unit id - 1, device ordinal */
+    int share;                    /* ranks of this node using the device (its memory is split among them) */
     int nstreams;                 /* task streams in use */
     tamm_devinfo info;
     size_t limit;                 /* bytes of device memory for block buffers */
@@ -98,6 +101,9 @@ typedef struct tamm_gpu {
     atomic_int queued, running;   /* tasks in q, tasks issued and not complete */
     _Atomic double busy_ns;       /* estimated work queued or running */
     atomic_ullong ntasks, bytes_h2d, bytes_d2h, nevict, hits, misses;
+    atomic_ullong nearly;         /* tasks whose dependences ended at issue (their successors could start) */
+    atomic_ullong nahead;         /* tasks issued behind a task still in flight, ordered by the device */
+    atomic_ullong npf, npf_used;  /* blocks prefetched for queued tasks; of them, used by a task without a Get */
     atomic_int fatal;             /* a device call failed: the GPU takes no more work */
     atomic_int live_recs;         /* records issued and not complete (tasks and flush batches) */
     pthread_t thread;
@@ -137,10 +143,26 @@ void tamm__unit_complete(tamm_gpu *g, tamm_pend *rec);
 void tamm__unit_close_batch(tamm_gpu *g);
 /** Release the buffers of freed tensors (worker thread). */
 void tamm__unit_drain_frees(tamm_gpu *g);
+/** Prefetch (worker thread): copy block (T, lin), which a task queued on g reads, from its
+ *  current home into g on the copy stream, when g holds no current copy and has room without
+ *  evicting anything.  Returns 1 if a copy was issued. */
+int tamm__unit_prefetch(tamm_gpu *g, struct tamm_tensor *T, long lin);
+/** The task stream of a task in flight on g that ended its dependences early and last wrote
+ *  a block of t's (GrCUDA: t goes on its parent's stream, ordered without an event wait), or -1. */
+int tamm__unit_parent_stream(tamm_gpu *g, const tamm_task_s *t);
+/** A block of t's has a copy on g still being filled from its home (a prefetch in flight):
+ *  t must not end its dependences early (a writer of that home would race the copy). */
+int tamm__unit_home_busy(tamm_gpu *g, const tamm_task_s *t);
 /** Bytes of a task's blocks (its footprint on a device). */
 size_t tamm__task_footprint(const tamm_task_s *t);
 
 /* ---- cuda_worker.c ---- */
+/** Rank-to-GPU mapping (docs/runtime.md, "GPUs under MPI"), pure: the device ordinals a rank uses
+ *  into dev[] (at most TAMM_MAX_GPUS; returns how many) and, for each, into share[] how many
+ *  ranks of the node use it.  ndev: devices found; lrank, lsize: the rank among the lsize ranks of
+ *  its node; mode, list, nlist: TAMM_CUDA_DEVICES (TAMM_CDEV_*).  Returns -1 when the list names a
+ *  device that was not found (*bad: that device). */
+int tamm__gpu_map(int ndev, int lrank, int lsize, int mode, const int *list, int nlist, int *dev, int *share, int *bad);
 /** Discover GPUs (before the workers start) / start their workers / stop / free. */
 int tamm__gpu_init(const tamm_config *cfg);
 int tamm__gpu_start(void);

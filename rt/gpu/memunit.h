@@ -97,6 +97,7 @@ typedef struct tamm_gblk {
 typedef struct tamm_ublk {
     unsigned char state;          /* tamm_blk_state */
     unsigned char in_lru;
+    unsigned char pf;             /* brought in by a prefetch and not used yet */
     int rc;
     unsigned ver;                 /* the home version a Ready copy holds */
     void *buf;                    /* device memory, NULL when Unalloc */

@@ -47,6 +47,7 @@ static int check_env(double *stall)
 /* ------------------------------------------------------------------ */
 static int mpi_started;     /* we called MPI_Init_thread */
 static int world_rank, world_size = 1;
+static int local_rank, local_size = 1; /* among the ranks sharing this node's memory */
 static int tag_ub = 32767;
 
 /* per session */
@@ -223,6 +224,12 @@ int tamm__comm_init(void)
     int flag = 0;
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag);
     if (flag && v) tag_ub = *(int *)v;
+    MPI_Comm node;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_rank(node, &local_rank);
+        MPI_Comm_size(node, &local_size);
+        MPI_Comm_free(&node);
+    }
     tamm__error_set_fatal_hook(on_fatal_error);
     if (world_size > 1) {
         struct sigaction sa, old;
@@ -237,6 +244,11 @@ int tamm__comm_init(void)
 
 int tamm__comm_rank(void) { return mpi_started ? world_rank : 0; }
 int tamm__comm_size(void) { return mpi_started ? world_size : 1; }
+void tamm__comm_local(int *rank, int *size)
+{
+    *rank = mpi_started ? local_rank : 0;
+    *size = mpi_started ? local_size : 1;
+}
 int tamm__comm_tag_ub(void) { return tag_ub; }
 void *tamm__comm_leaf(void) { return leaf_comm != MPI_COMM_NULL ? &leaf_comm : NULL; }
 uint64_t tamm__comm_bytes_sent(void) { return atomic_load(&bytes_sent); }
@@ -763,6 +775,7 @@ int tamm__comm_progress_start(void) { return TAMM_OK; }
 void tamm__comm_session_end(void) {}
 int tamm__comm_rank(void) { return 0; }
 int tamm__comm_size(void) { return 1; }
+void tamm__comm_local(int *rank, int *size) { *rank = 0; *size = 1; }
 void *tamm__comm_leaf(void) { return NULL; }
 int tamm__comm_tag_ub(void) { return 32767; }
 uint64_t tamm__comm_bytes_sent(void) { return 0; }

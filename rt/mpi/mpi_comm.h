@@ -61,6 +61,10 @@ void tamm__comm_session_end(void);
 /** This rank and the number of ranks (0 and 1 without MPI). */
 int tamm__comm_rank(void);
 int tamm__comm_size(void);
+/** This rank among the ranks on its node, and their count (MPI_Comm_split_type with
+ *  MPI_COMM_TYPE_SHARED, computed by tamm__comm_init; 0 and 1 without MPI).  tamm_init hands them
+ *  to the GPU layer through the configuration (the rank-to-GPU mapping). */
+void tamm__comm_local(int *rank, int *size);
 /** The leaf communicator (an MPI_Comm *) of collective tasks; NULL without MPI. */
 void *tamm__comm_leaf(void);
 

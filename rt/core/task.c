@@ -367,7 +367,7 @@ static void task_complete(tamm_task_s *t, tamm_held *held)
 {
     int from = held ? TAMM_TASK_INLINE_REFS : 1;
     for (;;) {
-        int ndep = TAMM_UNLIKELY(t->flags & TAMM_TF_DEPS_ENDED) ? 0 : t->ndep; /* tamm__task_end_deps */
+        int ndep = t->ndep; /* 0 after tamm__task_end_deps: nothing to end here */
         /* the epochs were last written by other threads: fetch them together
          * (the first is needed at once; a run fetched its own already) */
         for (int i = from; i < ndep; i++)
@@ -434,6 +434,7 @@ void tamm__task_end_deps(tamm_task_s *t)
 {
     t->flags |= TAMM_TF_DEPS_ENDED; /* before: a successor may complete first, never t's completion */
     for (int i = 0; i < t->ndep; i++) tamm__dag_release(&t->dep[i]);
+    t->ndep = 0; /* so task_complete ends nothing twice, at no cost to tasks that never end early */
 }
 
 void tamm__task_run(tamm_worker *w, tamm_task_s *t)

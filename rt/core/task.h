@@ -126,7 +126,8 @@ void tamm__task_dep_satisfied(tamm_task_s *t);
 /** t's body (or CUDA work) has finished: completes t once its children have. */
 void tamm__task_body_done(tamm_task_s *t);
 /** End t's dependences now, before t completes: the tasks after it may start
- *  (its completion then skips them; it still counts for waits and fences).
+ *  (t->ndep becomes 0, so its completion skips them; it still counts for waits
+ *  and fences; TAMM_TF_DEPS_ENDED says it happened).
  *  Only for an executor that orders those tasks after t's effects by other
  *  means: a GPU whose device work is in flight, whose successors on that GPU
  *  wait for its event and on other units for the flush of its copies

@@ -53,8 +53,9 @@ typedef struct tamm_mblk {
     unsigned char made;  /* generated once already (block lock) */
 } tamm_mblk;
 
-/** tamm_init: decide whether the limit applies (limit set, one rank, no GPU). */
-void tamm__ml_init(size_t limit, int nranks, int ngpus);
+/** tamm_init: decide whether the limit applies (limit set, one rank, and no
+ *  other memory unit sharing the homes: shared is tamm__homes_shared). */
+void tamm__ml_init(size_t limit, int nranks, int shared);
 /** tamm_finalize, after the tensors are freed: close the spill file. */
 void tamm__ml_fini(void);
 /** TAMM_STATS lines. */

@@ -16,6 +16,18 @@
 
 int tamm__homes_shared; /* layer.h */
 
+/* A task running on another memory unit (ctx->unit, layer.h): its operations.
+ * Out of line, so that the host path's test of ctx->unit stays one compare. */
+static TAMM_NOINLINE void *unit_get(tamm_ctx *ctx, tamm_tensor *T, long lin, int req, int implicit, int canc)
+{
+    return ctx->unit->ops->get(ctx, T, lin, req, implicit, canc);
+}
+
+static TAMM_NOINLINE int unit_release(tamm_ctx *ctx, tamm_bufrec *r, int how)
+{
+    return ctx->unit->ops->release(ctx, r, how);
+}
+
 static const char *req_name[] = { "tamm_get_buf_read", "tamm_get_buf_write", "tamm_get_buf_readwrite",
                                   "tamm_get_buf_accum", "tamm_get_buf_tmp", "tamm_get_buf_cwrite",
                                   "tamm_get_buf_creadwrite", "tamm_block" };
@@ -265,7 +277,7 @@ static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const lon
      * tamm_cancel can drop what the task wrote (docs/runtime.md, "Cancellation"). */
     if (canc && (req == TAMM_REQ_WRITE || req == TAMM_REQ_RW))
         req = req == TAMM_REQ_WRITE ? TAMM_REQ_CWRITE : TAMM_REQ_CRW;
-    if (ctx->unit) return ctx->unit->ops->get(ctx, T, lin, req, implicit, canc); /* another memory unit (a GPU's) */
+    if (ctx->unit) return unit_get(ctx, T, lin, req, implicit, canc); /* another memory unit (a GPU's) */
     tamm_block_s *b = &T->blocks[lin];
     size_t bytes = b->bytes;
     tamm_bufkind kind;
@@ -534,7 +546,7 @@ int tamm__release(tamm_ctx *ctx, void *buf, tamm_relkind how)
         if (found->flags & TAMM_BR_CHECKED) /* TAMM_CHECK_ACCESS: verified, then released in general */
             return release_rec(ctx, found, how);
     }
-    if (ctx->unit) return ctx->unit->ops->release(ctx, found, how); /* applied when the unit's work is done */
+    if (ctx->unit) return unit_release(ctx, found, how); /* applied when the unit's work is done */
     /* the common cases: the end of a read, the commit of a write or readwrite */
     if ((found->kind == TAMM_BK_READ && how != TAMM_REL_ADD) ||
         ((found->kind == TAMM_BK_WRITE || found->kind == TAMM_BK_RW) && how == TAMM_REL_PUT)) {

@@ -1,5 +1,6 @@
 /* config.c — reading and validating the TAMM_* environment variables. */
 #include "config.h"
+#include "emu_fail.h"
 #include "error.h"
 #include <tamm.h>
 #include <ctype.h>
@@ -192,7 +193,7 @@ int tamm__config_read(tamm_config *cfg)
         else if (parse_int(s, 0, 2147483647L, &v)) return bad("TAMM_CUDA_EMU_SKIP_WAIT", s, "all, or n: drop the n-th stream wait (a test hook)");
         else cfg->emu_skip_wait = v;
     }
-    if ((s = getenv("TAMM_CUDA_EMU_FAIL")) && tamm__emu_parse_fail(s, 0))
+    if ((s = getenv("TAMM_CUDA_EMU_FAIL")) && tamm__emu_fail_parse(s, NULL) < 0)
         return bad("TAMM_CUDA_EMU_FAIL", s, "call:n[:sticky],... with call one of alloc free host_alloc stream_create "
                    "event_create h2d d2h d2d zero record wait query launch blas_create");
     if ((rc = parse_bool("TAMM_SEQUENTIAL", &cfg->sequential))) return rc;

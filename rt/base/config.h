@@ -60,9 +60,5 @@ int tamm__parse_size(const char *s, size_t *out, double *pct);
 int tamm__parse_sched(const char *s, tamm_sched_kind *cpu, tamm_gpu_policy *gpu);
 /** The TAMM_SCHED name of a device policy. */
 const char *tamm__gpu_policy_name(tamm_gpu_policy p);
-/** Validate (apply = 0) or load (apply = 1) a TAMM_CUDA_EMU_FAIL value; 0 or -1.  Defined by the
- *  emulated device (gpu/devops_emu.c): base/ declares it so that reading the environment includes
- *  no GPU header (a link-level dependency that remains; docs/architecture.md, "What is left"). */
-int tamm__emu_parse_fail(const char *s, int apply);
 
 #endif

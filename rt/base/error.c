@@ -1,6 +1,5 @@
 /* error.c — error reporting and the error recorded for the next wait. */
 #include "error.h"
-#include "task.h"
 #include "util.h"
 #include <tamm.h>
 #include <stdarg.h>
@@ -26,13 +25,10 @@ void tamm__error_detail(char *lines)
     detail = lines;
 }
 
-int tamm__error(const struct tamm_task_s *t, int err, const char *fmt, ...)
+int tamm__verror(const tamm_where *t, int err, const char *fmt, va_list ap)
 {
     char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     char where[512];
     if (t)
         snprintf(where, sizeof where, "task '%s' (%s:%d): ", t->label ? t->label : "(unlabelled)",

@@ -2,8 +2,8 @@
  * Layer rt/base/ — errors (error.c), configuration from TAMM_* variables
  * (config.c) and small utilities (util.h).  It owns no runtime state beyond
  * the configuration and the error mode.  It may call only the C library;
- * every other layer may call it.  (Today error.c also reads the failing task
- * through core/task.h to name it: tests/layering.sh allows that one include.)
+ * every other layer may call it.  An error names the failing task by its
+ * label and source location (tamm_where), which the core passes in.
  */
 /*
  * error.h — reporting misuse: one message naming the task (label and source
@@ -13,10 +13,22 @@
 #ifndef TAMM_ERROR_H
 #define TAMM_ERROR_H
 
+#include <stdarg.h>
+
 struct tamm_task_s;
 
-/** Report err for task t (NULL: top level).  Returns err (only in return mode;
- *  in abort mode the process exits with status 1). */
+/** Where an error happened: a task's label (NULL: unlabelled) and source location. */
+typedef struct tamm_where {
+    const char *label;
+    const char *file;
+    int line;
+} tamm_where;
+
+/** Report err at w (NULL: top level).  Returns err (only in return mode; in
+ *  abort mode the process exits with status 1). */
+int tamm__verror(const tamm_where *w, int err, const char *fmt, va_list ap);
+/** Report err for task t (NULL: top level): tamm__verror with t's label and
+ *  location.  Defined by the core (core/task.c), which knows the task record. */
 int tamm__error(const struct tamm_task_s *t, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /** Lines (each ending in a newline; heap, taken over) that the next

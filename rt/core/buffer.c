@@ -3,7 +3,7 @@
 #include "block_fsm.h"
 #include "check.h"
 #include "error.h"
-#include "gpu.h"
+#include "layer.h"
 #include "memlimit.h"
 #include "perm.h"
 #include "runtime.h"
@@ -13,6 +13,20 @@
 #include <tamm_cc.h>
 #include <stdio.h>
 #include <string.h>
+
+int tamm__homes_shared; /* layer.h */
+
+/* A task running on another memory unit (ctx->unit, layer.h): its operations.
+ * Out of line, so that the host path's test of ctx->unit stays one compare. */
+static TAMM_NOINLINE void *unit_get(tamm_ctx *ctx, tamm_tensor *T, long lin, int req, int implicit, int canc)
+{
+    return ctx->unit->ops->get(ctx, T, lin, req, implicit, canc);
+}
+
+static TAMM_NOINLINE int unit_release(tamm_ctx *ctx, tamm_bufrec *r, int how)
+{
+    return ctx->unit->ops->release(ctx, r, how);
+}
 
 static const char *req_name[] = { "tamm_get_buf_read", "tamm_get_buf_write", "tamm_get_buf_readwrite",
                                   "tamm_get_buf_accum", "tamm_get_buf_tmp", "tamm_get_buf_cwrite",
@@ -132,7 +146,7 @@ static int rw_allowed(unsigned perm);
  * transfer, eviction or message works on the block beside the tasks. */
 static inline int sole_user(const tamm_task_s *t, const tamm_tensor *T, unsigned perm)
 {
-    return (perm & TAMM_WRITE) && !t->parent && !t->children && !tamm__gpus.n && !T->nosole;
+    return (perm & TAMM_WRITE) && !t->parent && !t->children && !tamm__homes_shared && !T->nosole;
 }
 
 /* The common case, read / write / readwrite of a block the task may use and
@@ -141,7 +155,7 @@ static inline int sole_user(const tamm_task_s *t, const tamm_tensor *T, unsigned
  * FSM step changes nothing). */
 static inline void *get_buf_lin(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, long lin, tamm_bufreq req)
 {
-    if (TAMM_LIKELY(lin >= 0 && !ctx->gpu && (unsigned)req <= TAMM_REQ_RW && ctx->n < ctx->cap)) {
+    if (TAMM_LIKELY(lin >= 0 && !ctx->unit && (unsigned)req <= TAMM_REQ_RW && ctx->n < ctx->cap)) {
         unsigned perm = tamm__task_perm_bits(ctx->task, T, lin);
         tamm_op op = req == TAMM_REQ_READ ? TAMM_OP_READ : req == TAMM_REQ_WRITE ? TAMM_OP_WRITE : TAMM_OP_RW;
         /* a block the task may cancel takes the slow path: no modifying buffer of it may be the
@@ -263,7 +277,7 @@ static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const lon
      * tamm_cancel can drop what the task wrote (docs/runtime.md, "Cancellation"). */
     if (canc && (req == TAMM_REQ_WRITE || req == TAMM_REQ_RW))
         req = req == TAMM_REQ_WRITE ? TAMM_REQ_CWRITE : TAMM_REQ_CRW;
-    if (ctx->gpu) return tamm__gpu_get_buf(ctx, T, lin, req, implicit, canc); /* a GPU's memory unit */
+    if (ctx->unit) return unit_get(ctx, T, lin, req, implicit, canc); /* another memory unit (a GPU's) */
     tamm_block_s *b = &T->blocks[lin];
     size_t bytes = b->bytes;
     tamm_bufkind kind;
@@ -286,7 +300,7 @@ static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const lon
             }
         }
         kind = TAMM_BK_ACC_PRIVATE;
-        if (!canc && !tamm__gpus.n && acc_exclusive(t, T, lin)) { /* GPUs sum into homes meanwhile */
+        if (!canc && !tamm__homes_shared && acc_exclusive(t, T, lin)) { /* other units sum into homes meanwhile */
             tamm__spin_lock(&b->lock);
             if (host_fsm(T, lin, TAMM_BOP_ACC) == TAMM_BLK_OK) {
                 kind = TAMM_BK_ACC_INPLACE;
@@ -532,7 +546,7 @@ int tamm__release(tamm_ctx *ctx, void *buf, tamm_relkind how)
         if (found->flags & TAMM_BR_CHECKED) /* TAMM_CHECK_ACCESS: verified, then released in general */
             return release_rec(ctx, found, how);
     }
-    if (ctx->gpu) return tamm__unit_release(ctx, found, how); /* applied when the GPU work is done */
+    if (ctx->unit) return unit_release(ctx, found, how); /* applied when the unit's work is done */
     /* the common cases: the end of a read, the commit of a write or readwrite */
     if ((found->kind == TAMM_BK_READ && how != TAMM_REL_ADD) ||
         ((found->kind == TAMM_BK_WRITE || found->kind == TAMM_BK_RW) && how == TAMM_REL_PUT)) {
@@ -609,7 +623,7 @@ static int rw_allowed(unsigned perm)
  * buffer does not move (a device unit would fetch here). */
 static int widen_to_rw(tamm_ctx *ctx, tamm_bufrec *r)
 {
-    if (ctx->gpu) return 0; /* a GPU unit's hold would have to fetch: not widened */
+    if (ctx->unit) return 0; /* a GPU unit's hold would have to fetch: not widened */
     if (r->flags & TAMM_BR_CANCELLABLE) return 0; /* the block's memory must not be written: a private copy instead */
     if (!rw_allowed(tamm__task_perm(ctx->task, r->T, r->lin, NULL))) return 0;
     static const tamm_blk_op again[] = { [TAMM_BK_READ] = TAMM_BOP_READ, [TAMM_BK_WRITE] = TAMM_BOP_WRITE,
@@ -649,7 +663,7 @@ static void *share_held(tamm_ctx *ctx, tamm_bufrec *r, tamm_bufreq req, int clai
         break;
     case TAMM_BK_WRITE: /* the host buffer is the home: reading it reads what the task wrote */
         if (req != TAMM_REQ_WRITE) {
-            if (ctx->gpu) return NULL; /* a GPU's write buffer was not fetched */
+            if (ctx->unit) return NULL; /* a GPU's write buffer was not fetched */
             r->kind = TAMM_BK_RW;
         }
         break;

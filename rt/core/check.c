@@ -73,7 +73,7 @@ static const char *mode_hint(void)
 
 int tamm__check_release(tamm_ctx *ctx, const tamm_bufrec *r, int commit)
 {
-    if (ctx->gpu || !(r->flags & TAMM_BR_CHECKED) || !r->ptr || !r->T) return TAMM_OK;
+    if (ctx->unit || !(r->flags & TAMM_BR_CHECKED) || !r->ptr || !r->T) return TAMM_OK;
     char bn[128];
     if (r->kind == TAMM_BK_READ) {
         if (TAMM_LIKELY(tamm__check_hash(r->ptr, r->bytes) == r->fp)) return TAMM_OK;

@@ -11,6 +11,8 @@
  * resident size is the block's size.  Smaller blocks come from calloc.
  */
 #include "hostmem.h"
+#include "pool.h"
+#include "runtime.h"
 #include "util.h"
 #include <stdint.h>
 #include <stdlib.h>
@@ -49,4 +51,27 @@ void tamm__hostmem_free(void *p, size_t bytes)
     if (!p) return;
     if (bytes < TAMM_HOSTMEM_LARGE) free(p);
     else munmap(p, page_round(bytes));
+}
+
+/* ---- block homes ------------------------------------------------------ */
+static const tamm_home_ops *home_pin; /* NULL: plain host memory */
+
+void tamm__home_pin_install(const tamm_home_ops *ops) { home_pin = ops; }
+
+void *tamm__home_alloc(size_t bytes)
+{
+    if (home_pin) return home_pin->alloc(bytes); /* counted there */
+    tamm__mem_add(bytes);
+    return tamm__hostmem_alloc(bytes, tamm__rt.cfg.hugepages);
+}
+
+void tamm__home_free(void *p, size_t bytes)
+{
+    if (!p) return;
+    if (home_pin) {
+        home_pin->free(p, bytes);
+        return;
+    }
+    tamm__mem_sub(bytes);
+    tamm__hostmem_free(p, bytes);
 }

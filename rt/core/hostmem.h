@@ -19,10 +19,20 @@ void *tamm__hostmem_alloc(size_t bytes, int huge);
 void tamm__hostmem_free(void *p, size_t bytes);
 
 /** Home memory for a block (zero-filled), counted in the memory statistics:
- *  tamm__hostmem_alloc, or pinned memory when GPUs are in use.  The host memory
- *  unit's Allocate / Dealloc of a home; defined today in gpu/cuda_unit.c, which
- *  owns the pinned pool (docs/architecture.md, "What is left"). */
+ *  tamm__hostmem_alloc, or what the installed pinning hook gives.  The host
+ *  memory unit's Allocate / Dealloc of a home. */
 void *tamm__home_alloc(size_t bytes);
 void tamm__home_free(void *p, size_t bytes);
+
+/** Where homes come from while another memory unit copies them (the GPU
+ *  layer's pinned pool): alloc returns zero-filled memory of bytes and counts
+ *  it in the memory statistics, free gives back what alloc returned (bytes:
+ *  the size asked).  Installed with tamm__home_pin_install before the first
+ *  tensor exists and removed (NULL) after the last is freed. */
+typedef struct tamm_home_ops {
+    void *(*alloc)(size_t bytes);
+    void (*free)(void *p, size_t bytes);
+} tamm_home_ops;
+void tamm__home_pin_install(const tamm_home_ops *ops);
 
 #endif

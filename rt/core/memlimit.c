@@ -59,11 +59,11 @@ static inline int spin_trylock(tamm_spin *l)
            !atomic_exchange_explicit(&l->v, 1, memory_order_acquire);
 }
 
-void tamm__ml_init(size_t lim, int nranks, int ngpus)
+void tamm__ml_init(size_t lim, int nranks, int shared)
 {
     (void)nranks; /* under MPI the limit covers each rank's homes and copies alike (memlimit.h) */
-    tamm__ml_on = lim > 0 && ngpus == 0;
-    tamm__task_extra = (ngpus ? TAMM_EXTRA_GPUS : 0) | (tamm__ml_on ? TAMM_EXTRA_MEMLIMIT : 0);
+    tamm__ml_on = lim > 0 && !shared;
+    tamm__task_extra = (tamm__task_extra & TAMM_EXTRA_ROUTE) | (tamm__ml_on ? TAMM_EXTRA_MEMLIMIT : 0);
     limit = lim;
     reserved = top_bytes = 0;
     nadmitted = 0;
@@ -108,7 +108,7 @@ void tamm__ml_fini(void)
     tops = NULL;
     ctops = ntops = 0;
     tamm__ml_on = 0;
-    tamm__task_extra = 0;
+    tamm__task_extra &= ~TAMM_EXTRA_MEMLIMIT;
 }
 
 void tamm__ml_stats(FILE *f, int r)

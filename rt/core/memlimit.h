@@ -62,8 +62,9 @@ typedef struct tamm_mblk {
     unsigned char made;  /* generated once already (block lock) */
 } tamm_mblk;
 
-/** tamm_init: decide whether the limit applies (limit set, no GPU; on each rank under MPI). */
-void tamm__ml_init(size_t limit, int nranks, int ngpus);
+/** tamm_init: decide whether the limit applies (limit set, and no other memory
+ *  unit sharing the homes: shared is tamm__homes_shared; on each rank under MPI). */
+void tamm__ml_init(size_t limit, int nranks, int shared);
 /** tamm_finalize, after the tensors are freed: close the spill file. */
 void tamm__ml_fini(void);
 /** TAMM_STATS lines. */

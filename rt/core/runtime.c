@@ -1,8 +1,10 @@
 /*
- * runtime.c — the runtime's lifecycle (tamm_init / tamm_finalize) and the
- * top-level API: waits, barriers, tamm_block outside tasks (sequential
- * elision), top-level temps, gather / scatter, and the small public
- * accessors.
+ * runtime.c — the core's part of the lifecycle (tamm__core_start and the
+ * steps of tamm_finalize that rt/init/tamm.c calls between stopping the
+ * layers) and the top-level API: waits, barriers, tamm_block outside tasks
+ * (sequential elision), top-level temps, gather / scatter, and the small
+ * public accessors.  With several ranks the top-level calls go to the
+ * submission filter's entries (layer.h).
  */
 #include "runtime.h"
 #include "memlimit.h"
@@ -10,10 +12,8 @@
 #include "check.h"
 #include "error.h"
 #include "fence.h"
-#include "mpi_comm.h"
-#include "mpi_flow.h"
+#include "layer.h"
 #include "stream.h"
-#include "gpu.h"
 #include "tensor.h"
 #include "trace.h"
 #include "xfer.h"
@@ -23,68 +23,30 @@
 
 tamm_runtime tamm__rt;
 
-int tamm_rank(void) { return tamm__comm_rank(); }
-int tamm_nranks(void) { return tamm__comm_size(); }
 int tamm_num_workers(void) { return tamm__rt.initialised ? tamm__rt.nworkers : 0; }
 
-/* tamm_init could not start (its message is printed): stop, unless TAMM_ON_ERROR=return
- * (read here: the configuration itself may be what failed). */
-static int init_failed(int rc)
+void tamm__core_start(const tamm_config *cfg, int rank, int nranks)
 {
-    const char *oe = getenv("TAMM_ON_ERROR");
-    if (!oe || strcmp(oe, "return") != 0) exit(1);
-    return rc;
-}
-
-int tamm_init(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    if (tamm__rt.initialised) /* like any other misuse: fatal, or (TAMM_ON_ERROR=return) returned and recorded */
-        return tamm__error(NULL, TAMM_ESTATE, "tamm_init called twice without tamm_finalize");
-    tamm_config cfg;
-    int rc = tamm__config_read(&cfg);
-    if (!rc) rc = tamm__comm_init(); /* MPI, when launched by mpirun */
-    if (rc) return init_failed(rc);
-    tamm__comm_local(&cfg.local_rank, &cfg.local_size); /* for the rank-to-GPU mapping (gpu/) */
     memset(&tamm__rt, 0, sizeof tamm__rt);
-    tamm__rt.cfg = cfg;
-    tamm__error_set_mode(cfg.on_error == TAMM_ONERR_RETURN);
-    if (cfg.on_error == TAMM_ONERR_RETURN) tamm__error_exit_guard();
+    tamm__rt.cfg = *cfg;
+    tamm__rt.rank = rank;
+    tamm__rt.nranks = nranks;
+    tamm__error_set_mode(cfg->on_error == TAMM_ONERR_RETURN);
+    if (cfg->on_error == TAMM_ONERR_RETURN) tamm__error_exit_guard();
     tamm__error_take();
-    tamm__rt.sched = cfg.sched == TAMM_SCHED_FIFO ? &tamm__sched_fifo
-                   : cfg.sched == TAMM_SCHED_PRIO ? &tamm__sched_prio : &tamm__sched_ws;
+    tamm__rt.sched = cfg->sched == TAMM_SCHED_FIFO ? &tamm__sched_fifo
+                   : cfg->sched == TAMM_SCHED_PRIO ? &tamm__sched_prio : &tamm__sched_ws;
     tamm__pool_init(&tamm__rt.task_pool, sizeof(tamm_task_s));
-    tamm__rt.recording = cfg.trace_file || cfg.dag_file;
-    tamm__check_on = cfg.check_access;
+    tamm__rt.recording = cfg->trace_file || cfg->dag_file;
+    tamm__check_on = cfg->check_access;
     tamm__pool_init(&tamm__rt.epoch_pool, tamm__dag_epoch_size(tamm__rt.recording));
     pthread_mutex_init(&tamm__rt.tensors_lock, NULL);
     /* tasks in flight before the submitter starts running some itself: enough
      * to keep every worker fed, few enough that task records stay in cache */
-    tamm__rt.throttle = 256L * cfg.num_workers;
+    tamm__rt.throttle = 256L * cfg->num_workers;
     tamm__rt.t0 = tamm__now_ns();
     tamm__trace_start();
     tamm__mem_reset_stats();
-    rc = tamm__gpu_init(&cfg); /* before the workers: CUDA workers have entries in workers[] */
-    if (rc) return init_failed(rc);
-    tamm__ml_init(cfg.memory_limit, tamm__comm_size(), tamm__gpus.n); /* host memory as a bounded unit */
-    tamm__rt.initialised = 1;
-    /* the CUDA workers are executors beside the CPU workers (gpu/) */
-    rc = tamm__workers_start(cfg.num_workers, tamm__gpus.n, tamm__gpus.n ? tamm__gpu_busy : NULL);
-    if (!rc) rc = tamm__gpu_start();
-    if (rc) {
-        tamm__rt.initialised = 0;
-        return rc;
-    }
-    rc = tamm__comm_session_start();
-    if (!rc) rc = tamm__flow_session_start();
-    if (!rc) rc = tamm__comm_progress_start();
-    if (rc) {
-        tamm__workers_stop();
-        tamm__rt.initialised = 0;
-        return rc;
-    }
-    return TAMM_OK;
 }
 
 static int nothing_pending(void *arg)
@@ -110,12 +72,14 @@ static int top_level_only(const char *what)
 
 /* tamm_wait_all for the runtime's own callers (tamm_finalize, the taskwait
  * tammcc generates): an error it returns has not reached the program */
+static int wait_all(void);
+int tamm__wait_all(void) { return wait_all(); }
 static int wait_all(void)
 {
     int rc = top_level_only("tamm_wait_all");
     if (rc) return rc;
     if (TAMM_UNLIKELY(tamm__submit_divert)) (void)tamm__stream_flush(); /* kept streaming tasks */
-    if (tamm__flow_on) tamm__flow_sync(TAMM_SYNC_WAIT); /* close accumulation runs; compare streams */
+    if (tamm__flow_on) tamm__flow->sync_wait(); /* close accumulation runs; compare streams */
     rc = tamm__help_until(nothing_pending, NULL);
     atomic_store(&tamm__rt.top_waiting, 0);
     tamm__deadlock_detail(rc);
@@ -144,7 +108,7 @@ static int barrier(const char *what)
     int rc = top_level_only(what);
     if (rc) return rc;
     if (TAMM_UNLIKELY(tamm__submit_divert)) (void)tamm__stream_flush(); /* kept streaming tasks */
-    if (tamm__flow_on) tamm__flow_sync(TAMM_SYNC_WAIT); /* close accumulation runs; compare streams */
+    if (tamm__flow_on) tamm__flow->sync_wait(); /* close accumulation runs; compare streams */
     tamm_xfence *x = tamm__xfence_new();
     rc = tamm__help_until(xfence_reached, x);
     atomic_store(&tamm__rt.top_waiting, 0);
@@ -196,7 +160,7 @@ int tamm_cc_taskwait(void)
     }
     tamm_ctx *ctx = w->cur_ctx;
     tamm_task_s *p = ctx->task;
-    if (ctx->gpu)
+    if (ctx->unit)
         return tamm__error(p, TAMM_ENOTSUP, "a taskwait in a function called from a task that runs on a GPU");
     int held = tamm__ctx_held(ctx);
     if (held > 0) /* tammcc gives the blocks back before it calls a task function */
@@ -217,11 +181,8 @@ int tamm_cc_taskwait(void)
     return TAMM_OK;
 }
 
-int tamm_finalize(void)
+int tamm__core_quiesce(void)
 {
-    if (!tamm__rt.initialised) {
-        return tamm__not_init("tamm_finalize");
-    }
     int rc = wait_all();
     /* execution fences with no task after them: every rank's agreement is
      * under way or to come, and the progress thread must still run it (one
@@ -229,27 +190,11 @@ int tamm_finalize(void)
      * barrier); no task waits for them, so wait_all did not */
     if (tamm__help_until(tamm__xfence_all_fired, NULL) && !rc)
         rc = tamm__error(NULL, TAMM_EDEADLOCK, "tamm_finalize: an execution fence can never be reached");
-    if (tamm__flow_on) {
-        tamm__flow_sync(TAMM_SYNC_FINAL);
-        int r2 = tamm__comm_wait_final();
-        if (!rc) rc = r2;
-    }
-    if (tamm__rt.cfg.stats && tamm__comm_size() > 1) {
-        tamm_flow_stats fs;
-        tamm__flow_get_stats(&fs);
-        fprintf(stderr, "tamm stats: rank %d: %llu top-level tasks, %llu run here, %llu skipped (%.0f ns each), "
-                "%llu messages sent (%llu bytes), %llu received (%llu bytes), communication %.1f ms, of which "
-                "exposed (every worker idle) %.1f ms, %llu copies evicted (%llu bytes)\n", tamm_rank(), (unsigned long long)fs.tasks,
-                (unsigned long long)fs.executed, (unsigned long long)fs.skipped,
-                fs.skipped ? (double)fs.skip_ns / (double)fs.skipped : 0.0, (unsigned long long)fs.msgs_sent,
-                (unsigned long long)tamm__comm_bytes_sent(), (unsigned long long)fs.msgs_recv,
-                (unsigned long long)tamm__comm_bytes_recv(), (double)fs.comm_ns / 1e6, (double)fs.exposed_ns / 1e6,
-                (unsigned long long)fs.evictions, (unsigned long long)fs.evicted_bytes);
-    }
-    tamm__comm_session_end();
-    tamm__flow_session_end();
-    tamm__workers_stop();
-    tamm__gpu_stop();
+    return rc;
+}
+
+int tamm__core_release(void)
+{
     tamm__trace_finish();
     int deadlocked = tamm__top_pending() != 0;
     if (!deadlocked) tamm__tensor_free_all(); /* tasks that can never run still point at their tensors */
@@ -261,7 +206,11 @@ int tamm_finalize(void)
         tamm__deque_destroy(&tamm__rt.workers[i].dq);
         tamm__buf_cache_free(&tamm__rt.workers[i].bufs);
     }
-    tamm__gpu_fini(); /* after the tensors: their device copies are released first */
+    return deadlocked;
+}
+
+int tamm__core_end(int rc, int deadlocked)
+{
     if (!deadlocked) {
         tamm__pool_destroy(&tamm__rt.task_pool);
         tamm__pool_destroy(&tamm__rt.epoch_pool);
@@ -401,7 +350,7 @@ void *tamm_block_at(tamm_tensor *T, const long *idx, int n)
         return tamm__get_buf(w->cur_ctx, T, idx, n, TAMM_REQ_IMPLICIT);
     }
     if (T && tamm__tensor_gone(T, "tamm_block")) return NULL;
-    if (tamm__flow_on) return tamm__flow_block_at(T, idx, n); /* a synchronised copy off the owner */
+    if (tamm__flow_on) return tamm__flow->block_at(T, idx, n); /* a synchronised copy off the owner */
     tamm_ref r;
     long lin = -1;
     if (block_ref(T, idx, n, TAMM_READWRITE, &r, &lin, "tamm_block")) return NULL;
@@ -583,7 +532,7 @@ static int whole(tamm_tensor *T, void *arr, int to_arr, const char *what)
     if (rc) return rc;
     if (!T || !arr) return tamm__error(NULL, TAMM_EINVAL, "%s: %s is NULL", what, T ? "the array" : "the tensor");
     if (tamm__tensor_gone(T, what)) return TAMM_EINVAL;
-    if (tamm__flow_on) return tamm__flow_whole(T, arr, to_arr);
+    if (tamm__flow_on) return tamm__flow->whole(T, arr, to_arr);
     tamm_ref r;
     memset(&r, 0, sizeof r);
     r.tensor = T;
@@ -658,11 +607,6 @@ tamm_ctx *tamm_current_ctx(void)
 }
 
 const char *tamm_ctx_label(const tamm_ctx *ctx) { return ctx && ctx->task ? ctx->task->label : NULL; }
-void *tamm_comm(tamm_ctx *ctx)
-{
-    if (!ctx || !ctx->task || !(ctx->task->flags & TAMM_TF_COLLECTIVE)) return NULL;
-    return tamm__comm_leaf();
-}
 
 int tamm_streaming_begin(void)
 {

@@ -4,12 +4,12 @@
  * dag.c), permissions (perm.c), the execution FSM (block_fsm.c), buffers
  * (buffer.c), transfers between memory units (xfer.c), the host memory unit
  * (hostmem.c, memlimit.c), fences (fence.c), the access checker (check.c) and
- * the lifecycle (runtime.c).  It may call base/, exec/ (to hand ready tasks to
- * workers) and obs/ through obs headers; it may not include gpu/ or mpi/.
- * Today task.c, buffer.c, tensor.c and runtime.c still do: the list
- * is ALLOWED in tests/layering.sh, and docs/architecture.md says how each
- * goes (memory units, executors and a submission filter registered at
- * tamm_init).
+ * the core's part of the lifecycle (runtime.c).  It may call base/, exec/ (to
+ * hand ready tasks to workers) and obs/ through obs headers; it may not include
+ * gpu/ or mpi/, nor link to what only they define: the layers above reach it
+ * through the interfaces of layer.h (memory units, executors, the submission
+ * filter, per-tensor hooks), which they install at tamm_init (rt/init/tamm.c,
+ * the one file that knows every layer).
  */
 /*
  * runtime.h — the runtime's global state (one per process) and the helpers
@@ -28,6 +28,7 @@
 typedef struct tamm_runtime {
     int initialised;
     tamm_config cfg;
+    int rank, nranks;              /* this process in the run, and the run's processes (from the MPI layer) */
     int nworkers;
     int nthreads;                  /* entries of workers[]: the CPU workers, then one per CUDA worker */
     tamm_worker *workers;
@@ -61,6 +62,23 @@ typedef struct tamm_runtime {
 } tamm_runtime;
 
 extern tamm_runtime tamm__rt;
+
+/* The core's steps of the lifecycle; rt/init/tamm.c calls them around
+ * starting and stopping the layers (tamm_init, tamm_finalize). */
+/** tamm_init, once the configuration is read and the ranks are known: the
+ *  global state, pools, trace. */
+void tamm__core_start(const tamm_config *cfg, int rank, int nranks);
+/** tamm_wait_all for the runtime's own callers (no error marked seen). */
+int tamm__wait_all(void);
+/** tamm_finalize, first: every top-level task and execution fence done (an error, or TAMM_OK). */
+int tamm__core_quiesce(void);
+/** tamm_finalize, once the workers stopped: tensors, fences, the spill file,
+ *  the workers' deques and caches freed.  Returns nonzero if tasks that can
+ *  never run remain (their records and tensors are then kept). */
+int tamm__core_release(void);
+/** tamm_finalize, last: pools and workers freed, the runtime uninitialised;
+ *  returns rc, or else the error recorded for the program. */
+int tamm__core_end(int rc, int deadlocked);
 
 /** The calling thread's worker, or worker 0's caches for a foreign thread. */
 static inline tamm_worker *tamm__self(void) { return tamm__tls_worker; }

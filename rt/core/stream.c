@@ -15,7 +15,11 @@
  * inside the scope and destroyed in the same flush is released (its home
  * freed) by a permission-only task right after the last task that uses it.
  * Outside a scope nothing here runs: tamm__submit tests one flag it already
- * tested for the MPI flow (tamm__submit_divert).
+ * tested for the submission filter (tamm__submit_divert).
+ *
+ * The submission filter (layer.h) is installed here too: tamm__flow_install
+ * sets tamm__flow_on and the same flag, and tamm__divert_submit hands a
+ * top-level task to the filter once its description is validated.
  */
 #include "stream.h"
 #include "runtime.h"
@@ -23,13 +27,15 @@
 #include "task.h"
 #include "memlimit.h"
 #include "hostmem.h"
-#include "mpi_flow.h"
+#include "layer.h"
 #include "error.h"
 #include "util.h"
 #include <stdlib.h>
 #include <string.h>
 
 int tamm__submit_divert; /* tamm__flow_on, or a streaming scope keeps tasks */
+int tamm__flow_on;
+const tamm_flow_ops *tamm__flow;
 
 typedef struct srec {
     tamm_task u;    /* refs and args point to the copies below */
@@ -51,6 +57,13 @@ static long ndying, capdying;
 static void set_divert(void) { tamm__submit_divert = tamm__flow_on || (depth > 0 && !flushing); }
 
 int tamm__stream_depth(void) { return depth; }
+
+void tamm__flow_install(const tamm_flow_ops *ops)
+{
+    tamm__flow = ops;
+    tamm__flow_on = ops != NULL;
+    set_divert();
+}
 
 void tamm__stream_begin(void)
 {
@@ -201,7 +214,11 @@ int tamm__stream_submit(const tamm_task *u, const tamm_task_opts *o, unsigned fl
 /* tamm__submit's one test for a top-level task found tamm__submit_divert set */
 int tamm__divert_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flags, tamm_task_s **out)
 {
-    if (tamm__flow_on) return tamm__flow_submit(u, o, flags, out); /* several ranks: the sequential task flow */
+    if (tamm__flow_on) { /* several ranks: the submission filter (the sequential task flow), given a valid task */
+        if (out) *out = NULL;
+        int rc = tamm__task_check(u, flags);
+        return rc ? rc : tamm__flow->submit(u, o, flags, out);
+    }
     int kept = tamm__stream_submit(u, o, flags, out);
     if (kept != -1) return kept;
     /* submitted now (the kept ones before it); the flag only keeps it from coming back here */

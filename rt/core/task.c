@@ -5,12 +5,10 @@
  * continuations (see task.h).
  */
 #include "task.h"
-#include "mpi_comm.h"
 #include "buffer.h"
 #include "error.h"
 #include "fence.h"
-#include "mpi_flow.h"
-#include "gpu.h"
+#include "layer.h"
 #include "memlimit.h"
 #include "perm.h"
 #include "stream.h"
@@ -37,6 +35,24 @@ static void task_free(tamm_task_s *t)
     if (t->flags & TAMM_TF_SIGNALS) free(t->signal);
     tamm_worker *w = tamm__self();
     tamm__pool_put(&tamm__rt.task_pool, &w->task_cache, t);
+}
+
+/* ------------------------------------------------------------------ */
+/* errors: base/error.c is told the task's label and location           */
+/* ------------------------------------------------------------------ */
+int tamm__error(const tamm_task_s *t, int err, const char *fmt, ...)
+{
+    tamm_where where;
+    if (t) {
+        where.label = t->label;
+        where.file = t->file;
+        where.line = t->line;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = tamm__verror(t ? &where : NULL, err, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 /* ------------------------------------------------------------------ */
@@ -101,7 +117,7 @@ static TAMM_NOINLINE int nidx_error(const tamm_task_s *t, const tamm_ref *r, int
 
 int tamm__valid_on(const tamm_task_s *where, int rank)
 {
-    int n = tamm__comm_size();
+    int n = tamm__rt.nranks;
     if (rank >= -1 && rank < n) return TAMM_OK;
     return tamm__error(where, TAMM_EINVAL, "on(%d): the run has %d rank%s (0 to %d; -1: the owner of the first block "
                                            "written)", rank, n, n == 1 ? "" : "s", n - 1);
@@ -305,6 +321,15 @@ static inline void drop_guard(tamm_task_s *t)
 }
 
 int tamm__task_extra;
+const tamm_route_ops *tamm__route;
+const char *tamm__no_device_why = "";
+
+void tamm__route_install(const tamm_route_ops *ops)
+{
+    tamm__route = ops;
+    if (ops) tamm__task_extra |= TAMM_EXTRA_ROUTE;
+    else tamm__task_extra &= ~TAMM_EXTRA_ROUTE;
+}
 
 static inline void task_push(tamm_task_s *t)
 {
@@ -319,14 +344,15 @@ static void task_ready(tamm_task_s *t)
     if (TAMM_UNLIKELY(t->flags & TAMM_TF_COLLECTIVE)) {
         /* collectives run on CPU workers, once every rank is ready for them */
         if (tamm__flow_on && !(t->flags & TAMM_TF_AGREED)) {
-            tamm__flow_collective_ready(t);
+            tamm__flow->collective_ready(t);
             return;
         }
         t->est_ns = 0; /* not routed, but counted as a CPU task when GPUs exist */
         goto push;
     }
     if (TAMM_UNLIKELY(tamm__task_extra)) {
-        if (tamm__gpus.n && tamm__gpu_route(t)) return; /* a GPU's, or waits for a flush */
+        /* an executor of a layer (a GPU's), or it waits for a flush */
+        if ((tamm__task_extra & TAMM_EXTRA_ROUTE) && tamm__route->route(t)) return;
         /* under TAMM_MEMORY_LIMIT: only when its blocks fit beside those of running tasks */
         if (tamm__ml_on && !tamm__ml_admit(t)) return;
     }
@@ -459,7 +485,7 @@ void tamm__task_run(tamm_worker *w, tamm_task_s *t)
     ctx.nimplicit = 0;
     ctx.cap = TAMM_CTX_INLINE_BUFS;
     ctx.recs = ctx.inl;
-    ctx.gpu = NULL;
+    ctx.unit = NULL;
     tamm_ctx *prev = w->cur_ctx;
     w->cur_ctx = &ctx;
     int tracing = tamm__rt.recording, extra = tamm__task_extra;
@@ -468,14 +494,14 @@ void tamm__task_run(tamm_worker *w, tamm_task_s *t)
         t->cpu(&ctx, t->args);
     } else {
         tamm__error(t, TAMM_ENOTSUP, "the task has only a CUDA variant and this run has no GPU (%s)",
-                    tamm__gpus.why_none[0] ? tamm__gpus.why_none : "no device");
+                    tamm__no_device_why[0] ? tamm__no_device_why : "no device");
     }
     if (ctx.n) tamm__ctx_end(&ctx);
     if (TAMM_UNLIKELY(extra) && (t->flags & TAMM_TF_MLRES)) tamm__ml_done(t); /* its pins (TAMM_MEMORY_LIMIT) */
     if (ctx.recs != ctx.inl) free(ctx.recs);
     w->cur_ctx = prev;
     if (tracing) tamm__trace_event(w, t->id, t0, tamm__now_ns());
-    if (TAMM_UNLIKELY(extra & TAMM_EXTRA_GPUS)) tamm__gpu_cpu_ran(t, tamm__now_ns() - t0);
+    if (TAMM_UNLIKELY(extra & TAMM_EXTRA_ROUTE)) tamm__route->cpu_ran(t, tamm__now_ns() - t0);
     atomic_store_explicit(&w->ntasks, atomic_load_explicit(&w->ntasks, memory_order_relaxed) + 1,
                           memory_order_relaxed);
     body_done_held(t, w->id < tamm__rt.nworkers ? &w->held : NULL);
@@ -484,6 +510,31 @@ void tamm__task_run(tamm_worker *w, tamm_task_s *t)
 /* ------------------------------------------------------------------ */
 /* submission                                                            */
 /* ------------------------------------------------------------------ */
+/* The task's description and references are valid (errors name `where`). */
+static __attribute__((always_inline)) inline int check_task(const tamm_task_s *where, const tamm_task *u,
+                                                            unsigned flags)
+{
+    int rc = TAMM_OK;
+    if (!(flags & TAMM_TF_SENTINEL) && !u->cpu && !u->cuda)
+        rc = tamm__error(where, TAMM_EINVAL, "task has no variant (cpu and cuda are both NULL)");
+    else if (u->nrefs < 0 || (u->nrefs > 0 && !u->refs))
+        rc = tamm__error(where, TAMM_EINVAL, "task has %d refs but refs is %s", u->nrefs, u->refs ? "set" : "NULL");
+    else if (u->args_size > 0 && !u->args)
+        rc = tamm__error(where, TAMM_EINVAL, "task has args_size %zu but args is NULL", u->args_size);
+    else if (TAMM_UNLIKELY(u->rank != -1))
+        rc = tamm__valid_on(where, u->rank);
+    for (int i = 0; rc == TAMM_OK && i < u->nrefs; i++)
+        rc = check_ref(where, &u->refs[i], i, u->ref_text);
+    return rc;
+}
+
+int tamm__task_check(const tamm_task *u, unsigned flags)
+{
+    if (!u) return tamm__error(NULL, TAMM_EINVAL, "tamm_submit: NULL task");
+    tamm_task_s where = { .label = u->label, .file = u->file, .line = u->line, .flags = flags };
+    return check_task(&where, u, flags);
+}
+
 static int only_hold_left(void *arg)
 {
     tamm_task_s *t = arg;
@@ -530,17 +581,7 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
     atomic_init(&t->cont, NULL);
     t->id = tamm__rt.recording ? atomic_fetch_add(&tamm__rt.next_id, 1) + 1 : 0;
 
-    int rc = TAMM_OK;
-    if (!(flags & TAMM_TF_SENTINEL) && !u->cpu && !u->cuda)
-        rc = tamm__error(t, TAMM_EINVAL, "task has no variant (cpu and cuda are both NULL)");
-    else if (u->nrefs < 0 || (u->nrefs > 0 && !u->refs))
-        rc = tamm__error(t, TAMM_EINVAL, "task has %d refs but refs is %s", u->nrefs, u->refs ? "set" : "NULL");
-    else if (u->args_size > 0 && !u->args)
-        rc = tamm__error(t, TAMM_EINVAL, "task has args_size %zu but args is NULL", u->args_size);
-    else if (TAMM_UNLIKELY(u->rank != -1))
-        rc = tamm__valid_on(t, u->rank);
-    for (int i = 0; rc == TAMM_OK && i < u->nrefs; i++)
-        rc = check_ref(t, &u->refs[i], i, u->ref_text);
+    int rc = check_task(t, u, flags);
     if (rc) {
         task_free(t);
         return rc;

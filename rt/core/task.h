@@ -117,7 +117,7 @@ struct tamm_ctx {
     int n, cap;
     int nimplicit;              /* records made by tamm_block (given back at a nested submission) */
     tamm_bufrec *recs;
-    void *gpu;              /* the task's GPU record (gpu.h) when it runs on a GPU, else NULL */
+    struct tamm_unit_run *unit; /* the memory unit the task runs on (layer.h), NULL on the host */
     tamm_bufrec inl[TAMM_CTX_INLINE_BUFS];
 };
 
@@ -149,11 +149,16 @@ static inline void tamm__task_prefetch(const tamm_task_s *t)
 /** Run t's variant on worker w (t is ready). */
 void tamm__task_run(struct tamm_worker *w, tamm_task_s *t);
 /** What task_ready and task_run must do beyond the plain CPU path, one word
- *  so that the plain path tests one (set by tamm_init, memlimit.c): */
-enum { TAMM_EXTRA_GPUS = 1, TAMM_EXTRA_MEMLIMIT = 2 };
+ *  so that the plain path tests one: a router is installed (layer.h,
+ *  tamm__route_install), a host memory limit (memlimit.c). */
+enum { TAMM_EXTRA_ROUTE = 1, TAMM_EXTRA_MEMLIMIT = 2 };
 extern int tamm__task_extra;
 /** Hand a ready task to the scheduler (task_ready past routing and admission). */
 void tamm__task_push(tamm_task_s *t);
+/** Validate a task description and its references as tamm__submit does
+ *  (TAMM_OK, or the error reported naming the task): what the submission runs
+ *  before handing a top-level task to a submission filter (layer.h). */
+int tamm__task_check(const tamm_task *u, unsigned flags);
 /** Submission shared by tamm_submit, tamm_submit_ex and internal tasks. */
 /** on(rank) is valid: -1 (the owner decides) or 0..nranks-1; else TAMM_EINVAL naming `where`. */
 int tamm__valid_on(const struct tamm_task_s *where, int rank);

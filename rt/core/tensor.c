@@ -2,15 +2,30 @@
  * deferred destruction (see tensor.h). */
 #include "tensor.h"
 #include "buffer.h"
-#include "dist.h"
 #include "error.h"
-#include "gpu.h"
+#include "hostmem.h"
+#include "layer.h"
 #include "memlimit.h"
 #include "runtime.h"
 #include "stream.h"
 #include "task.h"
 #include <stdio.h>
 #include <string.h>
+
+/* the per-tensor hooks of the registered layers (layer.h), in order */
+static const tamm_tensor_hooks *hooks[TAMM_MAX_TENSOR_HOOKS];
+static int nhooks;
+
+void tamm__tensor_hooks_add(const tamm_tensor_hooks *h)
+{
+    if (nhooks == TAMM_MAX_TENSOR_HOOKS) {
+        fprintf(stderr, "tamm: internal error: more than %d layers with per-tensor state\n", TAMM_MAX_TENSOR_HOOKS);
+        abort();
+    }
+    hooks[nhooks++] = h;
+}
+
+void tamm__tensor_hooks_clear(void) { nhooks = 0; }
 
 size_t tamm__dtype_size(tamm_dtype dt)
 {
@@ -178,8 +193,8 @@ tamm_tensor *tamm_tensor_create_ex(const char *name, tamm_dtype dtype, int ndim,
         tamm__error(NULL, TAMM_EINVAL, "tensor '%s': unknown distribution %d", nm, (int)opts->dist);
         return NULL;
     }
-    if (opts && opts->dist == TAMM_DIST_LOCAL && (opts->owner < 0 || opts->owner >= tamm_nranks())) {
-        tamm__error(NULL, TAMM_EINVAL, "tensor '%s': owner rank %d does not exist (%d ranks)", nm, opts->owner, tamm_nranks());
+    if (opts && opts->dist == TAMM_DIST_LOCAL && (opts->owner < 0 || opts->owner >= tamm__rt.nranks)) {
+        tamm__error(NULL, TAMM_EINVAL, "tensor '%s': owner rank %d does not exist (%d ranks)", nm, opts->owner, tamm__rt.nranks);
         return NULL;
     }
     tamm_tensor *T = tamm__xcalloc(1, sizeof *T);
@@ -203,13 +218,15 @@ tamm_tensor *tamm_tensor_create_ex(const char *name, tamm_dtype dtype, int ndim,
     }
     tamm__chain_init(&T->coarse);
     atomic_init(&T->destroyed, 0);
-    if (tamm__dist_tensor_init(T) != TAMM_OK) { /* owners (and flow state with several ranks) */
+    /* the layers' state: owners (and flow state with several ranks), device copies */
+    for (int h = 0; h < nhooks; h++) {
+        if (hooks[h]->created(T) == TAMM_OK) continue;
+        while (h-- > 0) hooks[h]->destroyed(T);
         free(T->blocks);
         free(T->chains);
         free(T);
         return NULL;
     }
-    if (tamm__gpus.n) T->gpu = tamm__tgpu_new(T, tamm__gpus.n);
     if (tamm__ml_on) tamm__ml_tensor_init(T);
     T->nosole = T->dist != NULL || T->ml != NULL;
     if (TAMM_UNLIKELY(tamm__submit_divert)) tamm__stream_created(T);
@@ -237,8 +254,7 @@ static void release_storage(tamm_tensor *T)
     T->next_live = T->prev_live = NULL;
     pthread_mutex_unlock(&tamm__rt.tensors_lock);
     tamm__dag_tensor_done(T);
-    tamm__dist_tensor_free(T);
-    tamm__tgpu_free(T);
+    for (int h = 0; h < nhooks; h++) hooks[h]->destroyed(T);
     tamm__ml_tensor_free(T); /* its homes too, under a memory limit */
     for (long b = 0; b < T->nblk; b++) if (T->blocks[b].home) tamm__home_free(T->blocks[b].home, T->blocks[b].bytes);
     if (T->undo)
@@ -353,7 +369,7 @@ int tamm_block_owner(const tamm_tensor *T, const long *idx)
 {
     long lin = T && idx ? tamm__block_lin(T, idx, T->ndim) : -1;
     if (lin < 0 || atomic_load_explicit(&((tamm_tensor *)T)->destroyed, memory_order_acquire)) return -1;
-    return T->opts.dist == TAMM_DIST_REPLICATED ? tamm_rank() : T->blocks[lin].owner;
+    return T->opts.dist == TAMM_DIST_REPLICATED ? tamm__rt.rank : T->blocks[lin].owner;
 }
 size_t tamm_block_bytes(const tamm_tensor *T, const long *idx)
 {

@@ -94,23 +94,14 @@ static void pinned_put(void *buf)
     pthread_mutex_unlock(&pin_lock);
 }
 
-void *tamm__home_alloc(size_t bytes)
+/* the homes of blocks while GPUs are in use: pinned, so that copies are asynchronous (hostmem.h) */
+static void *home_get(size_t bytes) { return pinned_get(bytes, 1); /* counted there */ }
+static void home_put(void *p, size_t bytes)
 {
-    if (tamm__gpus.n) return pinned_get(bytes, 1); /* counted there */
-    tamm__mem_add(bytes);
-    return tamm__hostmem_alloc(bytes, tamm__rt.cfg.hugepages);
+    (void)bytes;
+    pinned_put(p);
 }
-
-void tamm__home_free(void *p, size_t bytes)
-{
-    if (!p) return;
-    if (tamm__gpus.n) {
-        pinned_put(p);
-        return;
-    }
-    tamm__mem_sub(bytes);
-    tamm__hostmem_free(p, bytes);
-}
+const tamm_home_ops tamm__pinned_homes = { home_get, home_put };
 
 static void pinned_release_all(void)
 {

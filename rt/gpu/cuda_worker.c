@@ -47,8 +47,22 @@ void *tamm_cublas_handle(void) { return cur_rec ? cur_gpu->blas[cur_rec->stream]
 
 void *tamm__gpu_get_buf(tamm_ctx *ctx, tamm_tensor *T, long lin, int req, int implicit, int canc)
 {
-    return tamm__unit_get(cur_gpu, ctx->gpu, ctx, T, lin, req, implicit, canc);
+    return tamm__unit_get(cur_gpu, (tamm_pend *)ctx->unit, ctx, T, lin, req, implicit, canc);
 }
+
+/* a GPU's memory as a memory unit of the core (layer.h) */
+const tamm_unit_ops tamm__gpu_unit_ops = { "GPU", tamm__gpu_get_buf, tamm__unit_release };
+
+/* the CUDA workers as executors of ready tasks (layer.h) */
+static const tamm_route_ops gpu_router = { tamm__gpu_route, tamm__gpu_cpu_ran };
+
+/* the blocks' state in the GPUs' memories, per tensor (layer.h) */
+static int tgpu_created(tamm_tensor *T)
+{
+    T->gpu = tamm__tgpu_new(T, tamm__gpus.n);
+    return TAMM_OK;
+}
+static const tamm_tensor_hooks tgpu_hooks = { tgpu_created, tamm__tgpu_free };
 
 void tamm__gpu_fail(tamm_gpu *g, const tamm_task_s *t, const char *what)
 {
@@ -359,7 +373,7 @@ static int early_end(tamm_gpu *g, tamm_pend *r, tamm_task_s *t)
     for (int i = 0; i < r->nitems; i++) /* a write-back of a copy read: the block stays dirty until it lands */
         if (r->items[i].kind != TAMM_PI_PUT) return 0;
     if (t->flags & (TAMM_TF_SIGNALS | TAMM_TF_DESTROY | TAMM_TF_COLLECTIVE | TAMM_TF_SENTINEL)) return 0;
-    if (atomic_load_explicit(&t->pending, memory_order_acquire) != 1 || tamm__error_returns() || tamm_nranks() > 1)
+    if (atomic_load_explicit(&t->pending, memory_order_acquire) != 1 || tamm__error_returns() || tamm__rt.nranks > 1)
         return 0;
     for (int i = 0; i < r->ctx.n; i++) {
         unsigned k = r->ctx.recs[i].kind;
@@ -382,7 +396,8 @@ static void run_task(tamm_gpu *g, tamm_task_s *t, int s, size_t fp)
     ctx->n = 0;
     ctx->cap = TAMM_CTX_INLINE_BUFS;
     ctx->recs = ctx->inl;
-    ctx->gpu = r;
+    r->unit.ops = &tamm__gpu_unit_ops;
+    ctx->unit = &r->unit;
     tamm_ctx *prev = g->w->cur_ctx;
     g->w->cur_ctx = ctx;
     cur_rec = r;
@@ -599,6 +614,7 @@ int tamm__gpu_init(const tamm_config *cfg)
     const char *td = getenv("TAMM_CUDA_TEST_LIBDIR");
     tamm__gpus.ops = cfg->fake_gpus && !(td && *td) ? &tamm__devops_emu : &tamm__devops_cuda;
     tamm__perf_reset();
+    tamm__no_device_why = tamm__gpus.why_none;
     if (cfg->num_gpus == 0) {
         snprintf(tamm__gpus.why_none, sizeof tamm__gpus.why_none, "TAMM_NUM_GPUS=0");
         return TAMM_OK;
@@ -657,6 +673,11 @@ int tamm__gpu_init(const tamm_config *cfg)
         tamm__taskq_reset(&g->q);
     }
     tamm__gpus.n = n;
+    /* the GPUs join the core: their memories beside the host's, their workers beside the CPU's */
+    tamm__homes_shared = 1;
+    tamm__home_pin_install(&tamm__pinned_homes);
+    tamm__route_install(&gpu_router);
+    tamm__tensor_hooks_add(&tgpu_hooks);
     return TAMM_OK;
 }
 
@@ -718,13 +739,18 @@ void tamm__gpu_fini(void)
     for (int i = tamm__gpus.n - 1; i >= 0; i--) tamm__unit_fini(&tamm__gpus.g[i]);
     free(tamm__gpus.g);
     tamm__gpus.g = NULL;
+    if (tamm__gpus.n) {
+        tamm__route_install(NULL);
+        tamm__home_pin_install(NULL);
+        tamm__homes_shared = 0;
+    }
     tamm__gpus.n = 0;
 }
 
 /* TAMM_STATS: one line per GPU, with the rank. */
 void tamm__gpu_stats(FILE *f)
 {
-    int r = tamm_rank();
+    int r = tamm__rt.rank;
     if (!tamm__gpus.n) {
         fprintf(f, "tamm stats: rank %d: GPUs: none (%s)\n", r, tamm__gpus.why_none[0] ? tamm__gpus.why_none : "no device");
         return;

@@ -29,6 +29,7 @@
  * Work is enqueued on a stream from the host with tamm_emu_launch (what test
  * variants and host-compiled kernels use instead of a kernel launch).
  */
+#include "emu_fail.h"
 #include "gpu.h"
 #include "memunit.h"
 #include "runtime.h"
@@ -83,44 +84,19 @@ static _Thread_local int cur_dev;
 
 /* ---- configuration (read once, at count()) ---- */
 static pthread_once_t cfg_once = PTHREAD_ONCE_INIT;
-enum { C_ALLOC, C_FREE, C_HOST_ALLOC, C_STREAM_CREATE, C_EVENT_CREATE, C_H2D, C_D2H, C_D2D, C_ZERO, C_RECORD,
-       C_WAIT, C_QUERY, C_LAUNCH, C_BLAS_CREATE, C_NCALLS };
-static const char *const call_names[C_NCALLS] = { "alloc", "free", "host_alloc", "stream_create", "event_create",
-                                                  "h2d", "d2h", "d2d", "zero", "record", "wait", "query",
-                                                  "launch", "blas_create" };
-#define EMU_MAX_FAULTS 16
-static struct { int call; long nth; int sticky; } faults[EMU_MAX_FAULTS];
+static tamm_emu_fault faults[TAMM_EMU_MAX_FAULTS]; /* TAMM_CUDA_EMU_FAIL (base/emu_fail.h) */
 static int nfaults;
-static atomic_long ncalls[C_NCALLS];
+static atomic_long ncalls[TAMM_EMU_NCALLS];
 static long skip_wait;  /* 0: none, -1: all, n: the n-th */
 static unsigned delay_us;
 static unsigned long long seed;
 static size_t capacity;
 
-/** Parse TAMM_CUDA_EMU_FAIL ("call:n[:sticky],..."); fills the table when apply. 0 or -1. */
-int tamm__emu_parse_fail(const char *s, int apply)
+/* load the faults to inject (an invalid value was refused by config.c) */
+static void load_faults(const char *s)
 {
-    int n = 0;
-    while (s && *s) {
-        const char *c = strchr(s, ':');
-        if (!c) return -1;
-        int call = -1;
-        for (int i = 0; i < C_NCALLS; i++)
-            if (strlen(call_names[i]) == (size_t)(c - s) && !strncmp(s, call_names[i], (size_t)(c - s))) call = i;
-        if (call < 0) return -1;
-        char *e;
-        long nth = strtol(c + 1, &e, 10);
-        if (e == c + 1 || nth < 1) return -1;
-        int st = 0;
-        if (!strncmp(e, ":sticky", 7)) { st = 1; e += 7; }
-        if (*e && *e != ',') return -1;
-        if (n == EMU_MAX_FAULTS) return -1;
-        if (apply) { faults[n].call = call; faults[n].nth = nth; faults[n].sticky = st; }
-        n++;
-        s = *e ? e + 1 : e;
-    }
-    if (apply) nfaults = n;
-    return 0;
+    int n = tamm__emu_fail_parse(s, faults);
+    nfaults = n > 0 ? n : 0;
 }
 
 #ifndef TAMM_EMU_STANDALONE
@@ -133,7 +109,7 @@ static void read_cfg(void)
     seed = c->emu_seed;
     capacity = c->emu_memory ? c->emu_memory : (size_t)1 << 30;
     skip_wait = c->emu_skip_wait;
-    tamm__emu_parse_fail(getenv("TAMM_CUDA_EMU_FAIL"), 1); /* validated by config.c */
+    load_faults(getenv("TAMM_CUDA_EMU_FAIL")); /* validated by config.c */
 }
 #else
 /* built into the stand-in CUDA runtime (tests/cudart_emu): the same variables, read here */
@@ -146,7 +122,7 @@ static void read_cfg(void)
     seed = (v = getenv("TAMM_CUDA_EMU_SEED")) ? (unsigned long long)atoll(v) : 0;
     capacity = (v = getenv("TAMM_CUDA_EMU_MEMORY")) && atoll(v) > 0 ? (size_t)atoll(v) : (size_t)1 << 30;
     skip_wait = (v = getenv("TAMM_CUDA_EMU_SKIP_WAIT")) ? (!strcmp(v, "all") ? -1 : atol(v)) : 0;
-    tamm__emu_parse_fail(getenv("TAMM_CUDA_EMU_FAIL"), 1);
+    load_faults(getenv("TAMM_CUDA_EMU_FAIL"));
 }
 #endif
 
@@ -167,7 +143,7 @@ static int enter(int call, const char *what)
                 atomic_store(&sticky, 1);
                 return fail_msg(what, "an illegal memory access was encountered (injected, sticky)");
             }
-            return fail_msg(what, call == C_ALLOC || call == C_HOST_ALLOC ? "out of memory (injected)"
+            return fail_msg(what, call == TAMM_EMU_ALLOC || call == TAMM_EMU_HOST_ALLOC ? "out of memory (injected)"
                                                                          : "injected failure");
         }
     return 0;
@@ -288,7 +264,7 @@ static int e_bind(int dev)
 static int e_alloc(void **p, size_t n, void *sp)
 {
     *p = NULL;
-    if (enter(C_ALLOC, "cudaMallocAsync")) return -1;
+    if (enter(TAMM_EMU_ALLOC, "cudaMallocAsync")) return -1;
     emu_stream *s = S(sp, "cudaMallocAsync");
     if (!s) return -1;
     if (!n) n = 1;
@@ -316,7 +292,7 @@ static int e_alloc(void **p, size_t n, void *sp)
 static int e_free(void *p, void *sp)
 {
     if (!p) return 0;
-    int rc = enter(C_FREE, "cudaFreeAsync");
+    int rc = enter(TAMM_EMU_FREE, "cudaFreeAsync");
     emu_stream *s = S(sp, "cudaFreeAsync");
     if (!s) return -1;
     if (((emu_blk *)p - 1)->magic != EMU_MAGIC) return fail_msg("cudaFreeAsync", "invalid argument (not device memory)");
@@ -332,7 +308,7 @@ static int e_free(void *p, void *sp)
 static int e_host_alloc(void **p, size_t n)
 {
     *p = NULL;
-    if (enter(C_HOST_ALLOC, "cudaHostAlloc")) return -1;
+    if (enter(TAMM_EMU_HOST_ALLOC, "cudaHostAlloc")) return -1;
     *p = malloc(n ? n : 1);
     return *p ? 0 : fail_msg("cudaHostAlloc", "out of memory");
 }
@@ -342,7 +318,7 @@ static void e_host_free(void *p) { free(p); }
 static int e_stream_create(void **sp)
 {
     *sp = NULL;
-    if (enter(C_STREAM_CREATE, "cudaStreamCreateWithFlags")) return -1;
+    if (enter(TAMM_EMU_STREAM_CREATE, "cudaStreamCreateWithFlags")) return -1;
     emu_stream *s = calloc(1, sizeof *s);
     if (!s) return fail_msg("cudaStreamCreateWithFlags", "out of memory");
     s->magic = EMU_MAGIC;
@@ -388,7 +364,7 @@ static void e_stream_destroy(void *sp)
 static int e_event_create(void **e)
 {
     *e = NULL;
-    if (enter(C_EVENT_CREATE, "cudaEventCreateWithFlags")) return -1;
+    if (enter(TAMM_EMU_EVENT_CREATE, "cudaEventCreateWithFlags")) return -1;
     emu_event *ev = calloc(1, sizeof *ev);
     if (!ev) return fail_msg("cudaEventCreateWithFlags", "out of memory");
     *e = ev;
@@ -412,13 +388,13 @@ static int copy_op(int call, const char *what, void *dst, const void *src, size_
     return enqueue(s, o);
 }
 
-static int e_h2d(void *d, const void *s, size_t n, void *st) { return copy_op(C_H2D, "cudaMemcpyAsync (host to device)", d, s, n, st); }
-static int e_d2h(void *d, const void *s, size_t n, void *st) { return copy_op(C_D2H, "cudaMemcpyAsync (device to host)", d, s, n, st); }
-static int e_d2d(void *d, const void *s, size_t n, void *st) { return copy_op(C_D2D, "cudaMemcpyAsync (device to device)", d, s, n, st); }
+static int e_h2d(void *d, const void *s, size_t n, void *st) { return copy_op(TAMM_EMU_H2D, "cudaMemcpyAsync (host to device)", d, s, n, st); }
+static int e_d2h(void *d, const void *s, size_t n, void *st) { return copy_op(TAMM_EMU_D2H, "cudaMemcpyAsync (device to host)", d, s, n, st); }
+static int e_d2d(void *d, const void *s, size_t n, void *st) { return copy_op(TAMM_EMU_D2D, "cudaMemcpyAsync (device to device)", d, s, n, st); }
 
 static int e_zero(void *dst, size_t n, void *sp)
 {
-    if (enter(C_ZERO, "cudaMemsetAsync")) return -1;
+    if (enter(TAMM_EMU_ZERO, "cudaMemsetAsync")) return -1;
     emu_stream *s = S(sp, "cudaMemsetAsync");
     if (!s) return -1;
     if (!n) return 0;
@@ -431,7 +407,7 @@ static int e_zero(void *dst, size_t n, void *sp)
 
 static int e_record(void *e, void *sp)
 {
-    if (enter(C_RECORD, "cudaEventRecord")) return -1;
+    if (enter(TAMM_EMU_RECORD, "cudaEventRecord")) return -1;
     emu_stream *s = S(sp, "cudaEventRecord");
     if (!s) return -1;
     emu_event *ev = e;
@@ -446,10 +422,10 @@ static int e_record(void *e, void *sp)
 
 static int e_wait(void *sp, void *e)
 {
-    if (enter(C_WAIT, "cudaStreamWaitEvent")) return -1;
+    if (enter(TAMM_EMU_WAIT, "cudaStreamWaitEvent")) return -1;
     emu_stream *s = S(sp, "cudaStreamWaitEvent");
     if (!s) return -1;
-    long k = atomic_load(&ncalls[C_WAIT]);
+    long k = atomic_load(&ncalls[TAMM_EMU_WAIT]);
     if (skip_wait < 0 || skip_wait == k) return 0; /* TAMM_CUDA_EMU_SKIP_WAIT: dropped on purpose */
     emu_event *ev = e;
     pthread_mutex_lock(&ev_mu);
@@ -465,7 +441,7 @@ static int e_wait(void *sp, void *e)
 
 static int e_query(void *e)
 {
-    if (enter(C_QUERY, "cudaEventQuery")) return -1;
+    if (enter(TAMM_EMU_QUERY, "cudaEventQuery")) return -1;
     emu_event *ev = e;
     pthread_mutex_lock(&ev_mu);
     int done = ev->completed >= ev->recorded;
@@ -477,7 +453,7 @@ static int e_blas_create(void **h, void *s)
 {
     (void)s;
     *h = NULL;
-    if (enter(C_BLAS_CREATE, "cublasCreate")) return -1;
+    if (enter(TAMM_EMU_BLAS_CREATE, "cublasCreate")) return -1;
     return fail_msg("cublasCreate", "the emulated device has no cuBLAS");
 }
 static void e_blas_destroy(void *h) { (void)h; }
@@ -488,7 +464,7 @@ long tamm__emu_live_allocs(void) { return atomic_load(&live_allocs); }
 /* fn(arg) in stream order; arg is a malloc'd copy (freed after the call) when own */
 static int emu_launch(void *stream, void (*fn)(void *), void *arg, int own, const char *what)
 {
-    if (enter(C_LAUNCH, what)) { if (own) free(arg); return TAMM_EDEVICE; }
+    if (enter(TAMM_EMU_LAUNCH, what)) { if (own) free(arg); return TAMM_EDEVICE; }
     emu_stream *s = S(stream, what);
     if (!s || !fn) { if (own) free(arg); return TAMM_EINVAL; }
     emu_op *o = op_new(OP_LAUNCH);

@@ -22,6 +22,8 @@
 #define TAMM_GPU_H
 
 #include "config.h"
+#include "hostmem.h"
+#include "layer.h"
 #include "memunit.h"
 #include "task.h"
 #include "taskq.h"
@@ -50,6 +52,7 @@ typedef enum { TAMM_CP_H2D, TAMM_CP_D2H, TAMM_CP_D2D } tamm_cp_dir;
 typedef struct tamm_tcopy { uint64_t t; size_t bytes; struct tamm_tensor *T; long lin; int dir; } tamm_tcopy;
 
 typedef struct tamm_pend {
+    struct tamm_unit_run unit;    /* first: ctx->unit of a task running on the GPU (layer.h) */
     void *ev;
     uint64_t seq;                 /* bumped each time the record completes */
     int stream;                   /* task stream index, or -1: the copy stream */
@@ -168,6 +171,12 @@ int tamm__gpu_init(const tamm_config *cfg);
 int tamm__gpu_start(void);
 void tamm__gpu_stop(void);
 void tamm__gpu_fini(void);
+/** The GPU layer's part of the core's interfaces (layer.h), installed by
+ *  tamm__gpu_init when GPUs are in use and removed by tamm__gpu_fini: the
+ *  memory-unit operations of ctx->unit, the router of ready tasks, the
+ *  per-tensor device state, pinned homes (hostmem.h), tamm__homes_shared. */
+extern const tamm_unit_ops tamm__gpu_unit_ops;
+extern const tamm_home_ops tamm__pinned_homes;
 void tamm__gpu_stats(FILE *f);
 /** t is ready: 1 if dispatch took it (a GPU's queue, or parked for flushes); 0: the caller queues it for the CPU. */
 int tamm__gpu_route(tamm_task_s *t);

@@ -124,7 +124,7 @@ tamm_tgpu *tamm__tgpu_new(struct tamm_tensor *T, int ngpu);
 /** The tensor is being freed (no task uses it): drop its device copies. */
 void tamm__tgpu_free(struct tamm_tensor *T);
 
-/* tamm__home_alloc / tamm__home_free: hostmem.h (defined in cuda_unit.c) */
+/* tamm__home_alloc / tamm__home_free: hostmem.h (core/hostmem.c; pinned through tamm__pinned_homes, gpu.h) */
 #include "hostmem.h"
 
 #endif

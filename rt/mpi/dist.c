@@ -88,3 +88,5 @@ void tamm__dist_tensor_free(tamm_tensor *T)
     free(D);
     T->dist = NULL;
 }
+
+const tamm_tensor_hooks tamm__dist_hooks = { tamm__dist_tensor_init, tamm__dist_tensor_free };

@@ -21,6 +21,7 @@
 #ifndef TAMM_DIST_H
 #define TAMM_DIST_H
 
+#include "layer.h"
 #include "tensor.h"
 #include <stdint.h>
 
@@ -54,6 +55,8 @@ typedef struct tamm_dist_tensor {
  *  state).  Returns TAMM_OK or reports a bad distribution (TAMM_EINVAL). */
 int tamm__dist_tensor_init(tamm_tensor *T);
 void tamm__dist_tensor_free(tamm_tensor *T);
+/** The two above as the core's per-tensor hooks (layer.h), added first at tamm_init. */
+extern const tamm_tensor_hooks tamm__dist_hooks;
 
 static inline uint64_t *tamm__dist_set(uint64_t *base, const tamm_dist_tensor *D, long lin)
 {

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 
-int tamm__flow_on;
 
 #define EXEC_ALL (-2)  /* a task that runs on every rank */
 
@@ -1314,6 +1313,17 @@ int tamm__flow_whole(tamm_tensor *T, void *arr, int to_arr)
 /* ------------------------------------------------------------------ */
 /* sessions and statistics                                              */
 /* ------------------------------------------------------------------ */
+static void flow_sync_wait(void) { tamm__flow_sync(TAMM_SYNC_WAIT); }
+
+/* the flow as the core's submission filter (layer.h) */
+static const tamm_flow_ops flow_ops = {
+    .submit = tamm__flow_submit,
+    .collective_ready = tamm__flow_collective_ready,
+    .sync_wait = flow_sync_wait,
+    .block_at = tamm__flow_block_at,
+    .whole = tamm__flow_whole,
+};
+
 int tamm__flow_session_start(void)
 {
     me = tamm__comm_rank();
@@ -1329,9 +1339,8 @@ int tamm__flow_session_start(void)
     atomic_store(&comm_ns, 0);
     atomic_store(&exposed_ns, 0);
     nruns = 0;
-    tamm__flow_on = nranks > 1;
+    tamm__flow_install(nranks > 1 ? &flow_ops : NULL); /* the submission filter, in front of the core */
     tamm__fence_filter = tamm__flow_on ? &flow_fences : NULL;
-    tamm__submit_divert = tamm__flow_on;
     cache_on = 0;
     cur_op = 0;
     cur_task = NULL;
@@ -1354,7 +1363,7 @@ int tamm__flow_session_start(void)
 
 void tamm__flow_session_end(void)
 {
-    tamm__flow_on = 0;
+    tamm__flow_install(NULL);
     tamm__fence_filter = NULL;
     free(seq_to);
     free(seq_from);

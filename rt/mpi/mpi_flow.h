@@ -44,17 +44,18 @@
 #ifndef TAMM_MPI_FLOW_H
 #define TAMM_MPI_FLOW_H
 
+#include "layer.h"
 #include "task.h"
 #include "tensor.h"
 #include <stdint.h>
 
-/** Nonzero while a session runs on several ranks: top-level tasks go through the flow. */
-extern int tamm__flow_on;
-
+/** Start / end a session: with several ranks the flow installs itself as the
+ *  core's submission filter (tamm__flow_install, layer.h: tamm__flow_on is set
+ *  while it stands in front of the core) and the fences' filter. */
 int tamm__flow_session_start(void);
 void tamm__flow_session_end(void);
 
-/** A top-level task (tamm__submit forwards them when tamm__flow_on). */
+/** A top-level task, validated (tamm__submit forwards them while tamm__flow_on: the filter's submit). */
 int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flags, tamm_task_s **out);
 /** A collective task's local dependences are satisfied: agree with the other ranks, then run. */
 void tamm__flow_collective_ready(tamm_task_s *t);

@@ -375,7 +375,7 @@ static void put_part(int rank, const char *data, size_t n, void *arg)
  * writes head, every rank's part, tail to `file` (NULL on the other ranks). */
 static void write_merged(const char *var, const char *file, int root, int json, int64_t base)
 {
-    int me = tamm_rank(), nranks = tamm__comm_size();
+    int me = tamm__rt.rank, nranks = tamm__rt.nranks;
     char *buf = NULL;
     size_t len = 0;
     FILE *mf = open_memstream(&buf, &len);
@@ -412,7 +412,7 @@ static void print_stats(void)
      * level on blocks, skipped after an error (a failed GPU), or never run (it
      * still waited when the run ended: a deadlock, or an error that stopped
      * the waits) */
-    int r = tamm_rank();
+    int r = tamm__rt.rank;
     uint64_t cpu = 0, gpu = 0, submitted = 0;
     for (int i = 0; i < tamm__rt.nthreads; i++) {
         uint64_t n = atomic_load(&tamm__rt.workers[i].ntasks);
@@ -454,7 +454,7 @@ void tamm__trace_finish(void)
     /* Which rank writes each file (the lowest that set the variable; none: no file)
      * and the earliest tamm_init on the wall clock, which the merged trace counts from.
      * With several ranks this is collective: every rank takes part, tracing or not. */
-    int me = tamm_rank();
+    int me = tamm__rt.rank;
     int64_t agree[3] = { tamm__rt.cfg.trace_file ? me : INT64_MAX, tamm__rt.cfg.dag_file ? me : INT64_MAX,
                          t0_real };
     if (tamm__comm_size() > 1) tamm__comm_world_min(agree, 3);

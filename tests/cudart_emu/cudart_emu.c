@@ -14,6 +14,7 @@
  * _MEMORY / _FAIL / _SKIP_WAIT as for the built-in emulator.
  */
 #define TAMM_EMU_STANDALONE 1
+#include "../../rt/base/emu_fail.c"
 #include "../../rt/gpu/devops_emu.c"
 #include <cuda_runtime_api.h>
 

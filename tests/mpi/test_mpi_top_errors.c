@@ -6,7 +6,8 @@
  * wrong number of indices, NULL array) keep their one-rank wording, and so
  * does a call on a tensor whose destroy has completed.  With several ranks,
  * also the check that a task running on every rank for a replicated block
- * modifies no distributed one.  Run under
+ * modifies no distributed one, and that a task with no variant is refused on
+ * every rank (the submission validates before the MPI flow).  Run under
  * TAMM_ON_ERROR=return; each rank captures its own standard error in a file
  * and checks the message there.
  */
@@ -159,6 +160,32 @@ int main(int argc, char **argv)
                "the task modifies replicated data, so it runs on every rank, but it also modifies Amat[3,1] of "
                "distributed tensor 'Amat'");
         CHECK(tamm_wait_all() == TAMM_EINVAL, "the wait after writing replicated and distributed blocks");
+    }
+
+    /* a task with no variant that writes one rank's block: the submission validates it before the
+     * MPI flow decides where it runs, so every rank reports it and returns the same result (only the
+     * rank that would run it did: the others returned TAMM_OK, and their waits too) */
+    {
+        tamm_ref wr;
+        memset(&wr, 0, sizeof wr);
+        wr.tensor = A;
+        wr.nidx = 2;
+        wr.idx[0] = 2;
+        wr.idx[1] = 1;
+        wr.mode = TAMM_WRITE;
+        tamm_task nv;
+        memset(&nv, 0, sizeof nv);
+        nv.refs = &wr;
+        nv.nrefs = 1;
+        nv.rank = -1;
+        nv.label = "no_variant";
+        capture();
+        rc = tamm_submit(NULL, &nv);
+        e = captured();
+        CHECK(rc == TAMM_EINVAL, "a task with no variant returned %d", rc);
+        expect("a task with no variant", e,
+               "tamm: error: task 'no_variant' (?:0): task has no variant (cpu and cuda are both NULL)");
+        CHECK(tamm_wait_all() == TAMM_EINVAL, "the wait after a task with no variant");
     }
 
     /* a collective leaf using a block its rank does not own (docs/errors.md, TAMM_EPERM) */

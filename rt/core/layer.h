@@ -1,0 +1,129 @@
+/*
+ * layer.h — what the core offers to the layers above it (gpu/, mpi/), which
+ * register themselves at tamm_init (rt/init/tamm.c) when they are enabled and
+ * remove themselves at tamm_finalize.  The core calls them only through what
+ * is declared here; it includes no header of gpu/ or mpi/ and links to no
+ * symbol only they define (tests/layering.sh checks both).
+ *
+ * The hot path pays nothing for it: with no GPU and one rank every hook below
+ * is behind a flag the plain path tested already (tamm__task_extra in
+ * task_ready and tamm__task_run, ctx->unit in tamm__get_buf / tamm__release,
+ * tamm__submit_divert in tamm__submit), so no indirect call and no extra
+ * branch per task.
+ *
+ *   memory units      tamm_unit_ops: the execution FSM's actions on one memory
+ *                     other than the host (each GPU), reached from a running
+ *                     task's ctx->unit; tamm__homes_shared tells the host unit
+ *                     that other units read and sum into the homes meanwhile.
+ *   executors         tamm_route_ops: where a ready task runs when it is not
+ *                     simply the next CPU worker's (a GPU's worker, or after
+ *                     every rank agreed, for a collective).
+ *   submission filter tamm_flow_ops: the MPI task flow in front of tamm__submit
+ *                     for top-level tasks while several ranks run.
+ *   tensor hooks      per-tensor state of the registered layers (owners and
+ *                     flow state, device copies), made at tamm_tensor_create
+ *                     and freed at destruction.
+ */
+#ifndef TAMM_LAYER_H
+#define TAMM_LAYER_H
+
+#include "task.h"
+#include "tensor.h"
+#include <stdint.h>
+
+/* ------------------------------------------------------------------ */
+/* memory units                                                          */
+/* ------------------------------------------------------------------ */
+/** The operations of a memory unit other than the host, for a task running on
+ *  it.  Contract: called on the executor's thread for a block the task's
+ *  permissions cover (the DAG granted access); get returns the unit's buffer
+ *  for the request (Allocate / Get as needed, possibly completing later: the
+ *  unit waits for its own copies before the task's work runs), or NULL with
+ *  the error reported; release ends one hold (how: tamm_release_how,
+ *  buffer.h), Put / AccAll applied when the task's work on the unit is done.
+ *  A unit never decides order: the DAG did. */
+typedef struct tamm_unit_ops {
+    const char *name; /* "GPU" */
+    void *(*get)(tamm_ctx *ctx, tamm_tensor *T, long lin, int req, int implicit, int canc);
+    int (*release)(tamm_ctx *ctx, tamm_bufrec *r, int how);
+} tamm_unit_ops;
+
+/** The first member of a unit's per-task record; ctx->unit points to it while
+ *  a task runs on that unit (NULL on the host). */
+struct tamm_unit_run {
+    const tamm_unit_ops *ops;
+};
+
+/** Nonzero while other memory units (GPUs) read and sum into the homes
+ *  concurrently with the host unit: a top-level writer is then never the
+ *  block's sole user, and accumulations never go straight into the home
+ *  (buffer.c).  Set by the GPU layer at tamm_init, cleared at tamm_finalize. */
+extern int tamm__homes_shared;
+
+/* ------------------------------------------------------------------ */
+/* executors / routers                                                   */
+/* ------------------------------------------------------------------ */
+/** Where a ready task runs, besides the CPU workers.  Installed with
+ *  tamm__route_install; read only under TAMM_EXTRA_ROUTE in tamm__task_extra
+ *  (task.c), so the plain CPU path does not see it.
+ *  route: 1 if the layer took the task (queued on one of its executors, or
+ *         parked until its blocks are flushed: it calls tamm__task_make_ready
+ *         or tamm__task_push later), 0 to leave it to the CPU workers.
+ *         Contract: an executor that took a task runs its variant once and
+ *         then calls tamm__task_body_done.
+ *  cpu_ran: a CPU worker ran t's body in ns (for the layer's cost model). */
+typedef struct tamm_route_ops {
+    int (*route)(tamm_task_s *t);
+    void (*cpu_ran)(tamm_task_s *t, uint64_t ns);
+} tamm_route_ops;
+extern const tamm_route_ops *tamm__route;
+/** Install (ops) or remove (NULL) the router; sets or clears TAMM_EXTRA_ROUTE. */
+void tamm__route_install(const tamm_route_ops *ops);
+
+/** Why there is no device, for a task that has only a CUDA variant ("" if
+ *  nobody said: "no device").  Set by the GPU layer. */
+extern const char *tamm__no_device_why;
+
+/* ------------------------------------------------------------------ */
+/* the submission filter                                                 */
+/* ------------------------------------------------------------------ */
+/** A filter in front of the core for top-level tasks while several ranks run
+ *  (the MPI task flow).  Contract: submit receives a task whose description
+ *  tamm__submit validated already; it submits it to the core (tamm__submit
+ *  with TAMM_TF_INTERNAL) exactly once on each rank that must run it, or drops
+ *  it on the others, and returns the same result on every rank.  The other
+ *  entries stand in for the core's single-process versions at top level. */
+typedef struct tamm_flow_ops {
+    int (*submit)(const tamm_task *u, const tamm_task_opts *o, unsigned flags, tamm_task_s **out);
+    /** A collective task's local dependences are satisfied: agree with the other ranks, then run it. */
+    void (*collective_ready)(tamm_task_s *t);
+    /** tamm_wait_all / tamm_barrier: close open runs, compare the ranks' streams. */
+    void (*sync_wait)(void);
+    /** tamm_block outside a task; tamm_tensor_gather / _scatter. */
+    void *(*block_at)(tamm_tensor *T, const long *idx, int n);
+    int (*whole)(tamm_tensor *T, void *arr, int to_arr);
+} tamm_flow_ops;
+/** Nonzero while a filter is installed (a session on several ranks). */
+extern int tamm__flow_on;
+extern const tamm_flow_ops *tamm__flow;
+/** Install (ops) or remove (NULL) the submission filter; sets tamm__flow_on
+ *  and the submission's divert flag (stream.h). */
+void tamm__flow_install(const tamm_flow_ops *ops);
+
+/* ------------------------------------------------------------------ */
+/* per-tensor hooks                                                      */
+/* ------------------------------------------------------------------ */
+/** A layer's state per tensor.  created runs at tamm_tensor_create after the
+ *  blocks exist (TAMM_OK, or an error reported: the tensor is not made);
+ *  destroyed when the tensor is freed (also after a failed created of a later
+ *  layer).  Hooks run in the order they were added. */
+typedef struct tamm_tensor_hooks {
+    int (*created)(tamm_tensor *T);
+    void (*destroyed)(tamm_tensor *T);
+} tamm_tensor_hooks;
+#define TAMM_MAX_TENSOR_HOOKS 4
+/** Add a layer's hooks (tamm_init); tamm__tensor_hooks_clear removes them all (tamm_finalize). */
+void tamm__tensor_hooks_add(const tamm_tensor_hooks *h);
+void tamm__tensor_hooks_clear(void);
+
+#endif

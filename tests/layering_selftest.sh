@@ -1,0 +1,38 @@
+#!/bin/sh
+# layering_selftest.sh — tests/layering.sh fails on what it must catch: a core
+# file that includes a GPU header, and (link level) a core object that uses a
+# symbol only the MPI layer defines.  Each case runs the check on a copy of rt/
+# (or of the built objects) with one violation added.
+#
+# usage: tests/layering_selftest.sh <repository root> <folder of the built rt objects> <C compiler>
+set -u
+root=$1 objs=$2 cc=$3
+check=$root/tests/layering.sh
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+status=0
+
+# the tree as it is passes
+if ! out=$(sh "$check" "$root" "$objs"); then
+  echo "FAIL: the layering check fails on the tree itself: $out"
+  status=1
+fi
+
+# include level: core/task.c includes gpu.h
+mkdir -p "$tmp/src" && cp -r "$root/rt" "$tmp/src/rt"
+printf '#include "gpu.h"\n' >>"$tmp/src/rt/core/task.c"
+out=$(sh "$check" "$tmp/src")
+case $? in 0) echo "FAIL: core/task.c including gpu.h passed: $out"; status=1 ;; esac
+case $out in *"NEW violation: rt/core/task.c includes gpu.h"*) ;; *) echo "FAIL: not named: $out"; status=1 ;; esac
+
+# link level: an object of core/ that calls tamm__flow_sync (defined in mpi/ only)
+cp -r "$objs" "$tmp/objs"
+printf 'void tamm__flow_sync(int kind);\nvoid tamm__selftest_probe(void) { tamm__flow_sync(0); }\n' >"$tmp/probe.c"
+"$cc" -c "$tmp/probe.c" -o "$tmp/objs/core/probe.c.o" || { echo "FAIL: cannot compile the probe"; exit 1; }
+out=$(sh "$check" "$root" "$tmp/objs")
+case $? in 0) echo "FAIL: a core object using an mpi symbol passed: $out"; status=1 ;; esac
+case $out in *"link-level violation: rt/core/probe.c.o uses tamm__flow_sync, defined only in mpi"*) ;;
+  *) echo "FAIL: not named: $out"; status=1 ;; esac
+
+[ $status -eq 0 ] && echo "layering selftest ok"
+exit $status

@@ -10,7 +10,8 @@
  *    thread only enqueues (copies, memsets, frees, launches run later);
  *  - every operation may be delayed by a random 0..TAMM_CUDA_EMU_DELAY us
  *    (seeded by TAMM_CUDA_EMU_SEED, per stream), so streams interleave freely;
- *  - events are stream markers: a record completes when its stream reaches it;
+ *  - events are stream markers: a record completes when its stream reaches it
+ *    (the host time then is the event's timestamp, cudaEventElapsedTime);
  *    query reports the most recent record; a stream wait (cudaStreamWaitEvent)
  *    blocks that stream's thread until the record captured at issue completes,
  *    and is the only thing ordering two streams (happens-before for TSan too);
@@ -44,6 +45,8 @@
 typedef struct emu_event {
     uint64_t recorded;  /* generation of the most recent record issued (ev_mu) */
     uint64_t completed; /* highest generation its stream has reached (ev_mu) */
+    double t;           /* host time (CLOCK_MONOTONIC, s) when its stream reached the last record (ev_mu) */
+    unsigned flags;     /* the stand-in runtime's cudaEventCreateWithFlags flags */
 } emu_event;
 
 enum { OP_COPY, OP_ZERO, OP_RECORD, OP_WAIT, OP_FREE, OP_LAUNCH, OP_STOP };
@@ -185,12 +188,18 @@ static void *stream_main(void *arg)
             atomic_fetch_sub(&live_allocs, 1);
             break;
         }
-        case OP_RECORD:
+        case OP_RECORD: {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
             pthread_mutex_lock(&ev_mu);
-            if (o->gen > o->ev->completed) o->ev->completed = o->gen;
+            if (o->gen > o->ev->completed) {
+                o->ev->completed = o->gen;
+                o->ev->t = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+            }
             pthread_cond_broadcast(&ev_cv);
             pthread_mutex_unlock(&ev_mu);
             break;
+        }
         case OP_WAIT:
             pthread_mutex_lock(&ev_mu);
             while (o->ev->completed < o->gen) pthread_cond_wait(&ev_cv, &ev_mu);
@@ -261,24 +270,25 @@ static int e_bind(int dev)
     return 0;
 }
 
-static int e_alloc(void **p, size_t n, void *sp)
+/* n bytes of device memory on the device of stream sp; what names the call in errors */
+static int alloc_as(void **p, size_t n, void *sp, const char *what)
 {
     *p = NULL;
-    if (enter(TAMM_EMU_ALLOC, "cudaMallocAsync")) return -1;
-    emu_stream *s = S(sp, "cudaMallocAsync");
+    if (enter(TAMM_EMU_ALLOC, what)) return -1;
+    emu_stream *s = S(sp, what);
     if (!s) return -1;
     if (!n) n = 1;
     pthread_mutex_lock(&mem_mu);
     int over = n > capacity - mem_used[s->dev];
     if (!over) mem_used[s->dev] += n;
     pthread_mutex_unlock(&mem_mu);
-    if (over) return fail_msg("cudaMallocAsync", "out of memory");
+    if (over) return fail_msg(what, "out of memory");
     emu_blk *b = malloc(sizeof *b + n);
     if (!b) {
         pthread_mutex_lock(&mem_mu);
         mem_used[s->dev] -= n;
         pthread_mutex_unlock(&mem_mu);
-        return fail_msg("cudaMallocAsync", "out of memory (host)");
+        return fail_msg(what, "out of memory (host)");
     }
     b->n = n;
     b->dev = s->dev;
@@ -289,21 +299,26 @@ static int e_alloc(void **p, size_t n, void *sp)
     return 0;
 }
 
-static int e_free(void *p, void *sp)
+static int e_alloc(void **p, size_t n, void *sp) { return alloc_as(p, n, sp, "cudaMallocAsync"); }
+
+/* p freed when stream sp reaches the free; what names the call in errors */
+static int free_as(void *p, void *sp, const char *what)
 {
     if (!p) return 0;
-    int rc = enter(TAMM_EMU_FREE, "cudaFreeAsync");
-    emu_stream *s = S(sp, "cudaFreeAsync");
+    int rc = enter(TAMM_EMU_FREE, what);
+    emu_stream *s = S(sp, what);
     if (!s) return -1;
-    if (((emu_blk *)p - 1)->magic != EMU_MAGIC) return fail_msg("cudaFreeAsync", "invalid argument (not device memory)");
+    if (((emu_blk *)p - 1)->magic != EMU_MAGIC) return fail_msg(what, "invalid argument (not device memory)");
     if (rc && !atomic_load(&sticky)) return rc; /* an injected failure: nothing freed */
     /* after a sticky fault the call fails, but the memory goes back (as when the dead context is destroyed) */
     emu_op *o = op_new(OP_FREE);
-    if (!o) return fail_msg("cudaFreeAsync", "out of memory (host)");
+    if (!o) return fail_msg(what, "out of memory (host)");
     o->dst = p;
     enqueue(s, o);
     return rc;
 }
+
+static int e_free(void *p, void *sp) { return free_as(p, sp, "cudaFreeAsync"); }
 
 static int e_host_alloc(void **p, size_t n)
 {
@@ -315,14 +330,15 @@ static int e_host_alloc(void **p, size_t n)
 
 static void e_host_free(void *p) { free(p); }
 
-static int e_stream_create(void **sp)
+/* a stream of device dev with its thread, outside fault injection (the stand-in runtime's default
+ * stream is created with it, implicitly, as CUDA's is) */
+static int stream_new(void **sp, int dev)
 {
     *sp = NULL;
-    if (enter(TAMM_EMU_STREAM_CREATE, "cudaStreamCreateWithFlags")) return -1;
     emu_stream *s = calloc(1, sizeof *s);
     if (!s) return fail_msg("cudaStreamCreateWithFlags", "out of memory");
     s->magic = EMU_MAGIC;
-    s->dev = cur_dev;
+    s->dev = dev;
     s->rng = (seed ? seed : 0x9E3779B97F4A7C15ull) ^ ((uint64_t)(atomic_fetch_add(&stream_seq, 1) + 1) * 0xD1B54A32D192ED03ull);
     if (!s->rng) s->rng = 1;
     pthread_mutex_init(&s->mu, NULL);
@@ -336,6 +352,25 @@ static int e_stream_create(void **sp)
     *sp = s;
     return 0;
 }
+
+static int e_stream_create(void **sp)
+{
+    *sp = NULL;
+    if (enter(TAMM_EMU_STREAM_CREATE, "cudaStreamCreateWithFlags")) return -1;
+    return stream_new(sp, cur_dev);
+}
+
+#ifdef TAMM_EMU_STANDALONE
+/* blocks until stream s has executed everything issued to it before the call (not what other
+ * threads issue meanwhile) */
+static void stream_wait_prior(emu_stream *s)
+{
+    pthread_mutex_lock(&s->mu);
+    uint64_t upto = s->issued;
+    while (s->done < upto) pthread_cond_wait(&s->cv, &s->mu);
+    pthread_mutex_unlock(&s->mu);
+}
+#endif
 
 static int e_sync(void *sp)
 {
@@ -392,18 +427,21 @@ static int e_h2d(void *d, const void *s, size_t n, void *st) { return copy_op(TA
 static int e_d2h(void *d, const void *s, size_t n, void *st) { return copy_op(TAMM_EMU_D2H, "cudaMemcpyAsync (device to host)", d, s, n, st); }
 static int e_d2d(void *d, const void *s, size_t n, void *st) { return copy_op(TAMM_EMU_D2D, "cudaMemcpyAsync (device to device)", d, s, n, st); }
 
-static int e_zero(void *dst, size_t n, void *sp)
+/* n zero bytes at dst in the order of stream sp; what names the call in errors */
+static int zero_as(void *dst, size_t n, void *sp, const char *what)
 {
-    if (enter(TAMM_EMU_ZERO, "cudaMemsetAsync")) return -1;
-    emu_stream *s = S(sp, "cudaMemsetAsync");
+    if (enter(TAMM_EMU_ZERO, what)) return -1;
+    emu_stream *s = S(sp, what);
     if (!s) return -1;
     if (!n) return 0;
     emu_op *o = op_new(OP_ZERO);
-    if (!o) return fail_msg("cudaMemsetAsync", "out of memory (host)");
+    if (!o) return fail_msg(what, "out of memory (host)");
     o->dst = dst;
     o->n = n;
     return enqueue(s, o);
 }
+
+static int e_zero(void *dst, size_t n, void *sp) { return zero_as(dst, n, sp, "cudaMemsetAsync"); }
 
 static int e_record(void *e, void *sp)
 {

@@ -47,7 +47,12 @@ typedef struct emu_event {
     uint64_t completed; /* highest generation its stream has reached (ev_mu) */
     double t;           /* host time (CLOCK_MONOTONIC, s) when its stream reached the last record (ev_mu) */
     unsigned flags;     /* the stand-in runtime's cudaEventCreateWithFlags flags */
+    unsigned refs;      /* records and waits queued on streams, not yet executed (ev_mu) */
+    int dead;           /* destroyed while refs > 0: freed by the op that drops refs to 0 (ev_mu) */
 } emu_event;
+
+/* an op on ev has executed (ev_mu held): true when ev is to be freed now, after unlocking */
+static int ev_unref(emu_event *ev) { return --ev->refs == 0 && ev->dead; }
 
 enum { OP_COPY, OP_ZERO, OP_RECORD, OP_WAIT, OP_FREE, OP_LAUNCH, OP_STOP };
 typedef struct emu_op {
@@ -196,15 +201,20 @@ static void *stream_main(void *arg)
                 o->ev->completed = o->gen;
                 o->ev->t = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
             }
+            int gone = ev_unref(o->ev);
             pthread_cond_broadcast(&ev_cv);
             pthread_mutex_unlock(&ev_mu);
+            if (gone) free(o->ev);
             break;
         }
-        case OP_WAIT:
+        case OP_WAIT: {
             pthread_mutex_lock(&ev_mu);
             while (o->ev->completed < o->gen) pthread_cond_wait(&ev_cv, &ev_mu);
+            int gone = ev_unref(o->ev);
             pthread_mutex_unlock(&ev_mu);
+            if (gone) free(o->ev);
             break;
+        }
         default: break;
         }
         pthread_mutex_lock(&s->mu);
@@ -406,7 +416,17 @@ static int e_event_create(void **e)
     return 0;
 }
 
-static void e_event_destroy(void *e) { free(e); }
+/* as cudaEventDestroy: at once, or (records or waits on it still queued) when the last has run */
+static void e_event_destroy(void *e)
+{
+    emu_event *ev = e;
+    if (!ev) return;
+    pthread_mutex_lock(&ev_mu);
+    int later = ev->refs > 0;
+    if (later) ev->dead = 1;
+    pthread_mutex_unlock(&ev_mu);
+    if (!later) free(ev);
+}
 
 static int copy_op(int call, const char *what, void *dst, const void *src, size_t n, void *sp)
 {
@@ -453,6 +473,7 @@ static int e_record(void *e, void *sp)
     if (!o) return fail_msg("cudaEventRecord", "out of memory (host)");
     pthread_mutex_lock(&ev_mu);
     o->gen = ++ev->recorded;
+    ev->refs++;
     pthread_mutex_unlock(&ev_mu);
     o->ev = ev;
     return enqueue(s, o);
@@ -466,12 +487,13 @@ static int e_wait(void *sp, void *e)
     long k = atomic_load(&ncalls[TAMM_EMU_WAIT]);
     if (skip_wait < 0 || skip_wait == k) return 0; /* TAMM_CUDA_EMU_SKIP_WAIT: dropped on purpose */
     emu_event *ev = e;
-    pthread_mutex_lock(&ev_mu);
-    uint64_t gen = ev->recorded; /* the record captured now; a never recorded event: nothing to wait for */
-    pthread_mutex_unlock(&ev_mu);
-    if (!gen) return 0;
     emu_op *o = op_new(OP_WAIT);
     if (!o) return fail_msg("cudaStreamWaitEvent", "out of memory (host)");
+    pthread_mutex_lock(&ev_mu);
+    uint64_t gen = ev->recorded; /* the record captured now; a never recorded event: nothing to wait for */
+    if (gen) ev->refs++;
+    pthread_mutex_unlock(&ev_mu);
+    if (!gen) { free(o); return 0; }
     o->ev = ev;
     o->gen = gen;
     return enqueue(s, o);

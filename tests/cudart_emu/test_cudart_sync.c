@@ -1,0 +1,84 @@
+/*
+ * test_cudart_sync.c — the stand-in CUDA runtime's synchronous default-stream
+ * calls (cudart_emu.c): cudaMemcpy, cudaFree and cudaDeviceSynchronize wait for
+ * work issued before them on other streams, timing events measure stream
+ * order, and what is not emulated is refused with an error.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static int fails;
+#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); fails++; } } while (0)
+
+static void nap(long ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    nanosleep(&ts, NULL);
+}
+
+/* on a stream: sleep, then store 42 in the device int */
+static void late_store(void *p) { nap(50); *(volatile int *)p = 42; }
+static void sleep20(void *p) { (void)p; nap(20); }
+
+int main(void)
+{
+    cudaStream_t s, blocking;
+    CHECK(cudaSetDevice(0) == cudaSuccess);
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
+
+    /* cudaMemcpy waits for the other stream's earlier work */
+    int *d = NULL, h = 0;
+    CHECK(cudaMalloc((void **)&d, sizeof *d) == cudaSuccess);
+    CHECK(cudaMemcpy(d, &(int){ 0 }, sizeof *d, cudaMemcpyHostToDevice) == cudaSuccess);
+    CHECK(cudaLaunchHostFunc(s, late_store, d) == cudaSuccess);
+    CHECK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(h == 42);
+    /* cudaMemset is ordered on stream 0 (and only there: not with s) */
+    CHECK(cudaMemset(d, 0, sizeof *d) == cudaSuccess);
+    CHECK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(h == 0);
+    CHECK(cudaMemset(d, 1, sizeof *d) == cudaErrorNotSupported);
+    CHECK(cudaGetLastError() == cudaErrorNotSupported);
+
+    /* cudaDeviceSynchronize too; cudaFree frees after the work using the memory (ASan otherwise) */
+    CHECK(cudaMemcpy(d, &(int){ 0 }, sizeof *d, cudaMemcpyHostToDevice) == cudaSuccess);
+    CHECK(cudaLaunchHostFunc(s, late_store, d) == cudaSuccess);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(*(volatile int *)d == 42);
+    CHECK(cudaLaunchHostFunc(s, late_store, d) == cudaSuccess);
+    CHECK(cudaFree(d) == cudaSuccess);
+
+    /* timing events on stream 0: at least the 20 ms between the records */
+    cudaEvent_t e0, e1, never, notime;
+    CHECK(cudaEventCreate(&e0) == cudaSuccess && cudaEventCreate(&e1) == cudaSuccess);
+    CHECK(cudaEventCreate(&never) == cudaSuccess);
+    CHECK(cudaEventCreateWithFlags(&notime, cudaEventDisableTiming) == cudaSuccess);
+    CHECK(cudaEventRecord(e0, 0) == cudaSuccess);
+    CHECK(cudaLaunchHostFunc(0, sleep20, NULL) == cudaSuccess);
+    CHECK(cudaEventRecord(e1, 0) == cudaSuccess);
+    CHECK(cudaEventRecord(notime, 0) == cudaSuccess);
+    CHECK(cudaEventSynchronize(e1) == cudaSuccess);
+    float ms = -1;
+    CHECK(cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess);
+    CHECK(ms >= 19.0f && ms < 10000.0f);
+    CHECK(cudaEventElapsedTime(&ms, e0, never) == cudaErrorInvalidResourceHandle);
+    CHECK(cudaGetLastError() == cudaErrorInvalidResourceHandle);
+    CHECK(cudaEventElapsedTime(&ms, e0, notime) == cudaErrorInvalidResourceHandle);
+    CHECK(cudaGetLastError() == cudaErrorInvalidResourceHandle);
+    CHECK(cudaEventSynchronize(never) == cudaSuccess); /* never recorded: nothing to wait for */
+
+    /* what is not emulated: a clear error */
+    CHECK(cudaStreamCreateWithFlags(&blocking, cudaStreamDefault) == cudaErrorNotSupported);
+    CHECK(cudaGetLastError() == cudaErrorNotSupported);
+    CHECK(cudaStreamDestroy(0) == cudaErrorInvalidResourceHandle);
+    CHECK(cudaGetLastError() == cudaErrorInvalidResourceHandle);
+
+    CHECK(cudaEventDestroy(e0) == cudaSuccess && cudaEventDestroy(e1) == cudaSuccess);
+    CHECK(cudaEventDestroy(never) == cudaSuccess && cudaEventDestroy(notime) == cudaSuccess);
+    CHECK(cudaStreamDestroy(s) == cudaSuccess);
+    printf("test_cudart_sync: %s\n", fails ? "FAILED" : "ok");
+    return fails != 0;
+}

@@ -1,8 +1,9 @@
 #!/bin/sh
 # layering_selftest.sh — tests/layering.sh fails on what it must catch: a core
-# file that includes a GPU header, and (link level) a core object that uses a
-# symbol only the MPI layer defines.  Each case runs the check on a copy of rt/
-# (or of the built objects) with one violation added.
+# file that includes a GPU header, a new cycle between folders, and (link
+# level) a core object that uses a symbol only the MPI layer defines.  Each
+# case runs the check on a copy of rt/ (or of the built objects) with one
+# violation added.
 #
 # usage: tests/layering_selftest.sh <repository root> <folder of the built rt objects> <C compiler>
 set -u
@@ -24,6 +25,16 @@ printf '#include "gpu.h"\n' >>"$tmp/src/rt/core/task.c"
 out=$(sh "$check" "$tmp/src")
 case $? in 0) echo "FAIL: core/task.c including gpu.h passed: $out"; status=1 ;; esac
 case $out in *"NEW violation: rt/core/task.c includes gpu.h"*) ;; *) echo "FAIL: not named: $out"; status=1 ;; esac
+
+# folder cycle: exec/worker.c includes trace.h (exec -> obs) and obs/trace.c
+# includes worker.h (obs -> exec); no per-folder rule forbids either edge, only
+# the acyclicity check catches the pair.
+rm -rf "$tmp/src" && mkdir -p "$tmp/src" && cp -r "$root/rt" "$tmp/src/rt"
+printf '#include "trace.h"\n' >>"$tmp/src/rt/exec/worker.c"
+printf '#include "worker.h"\n' >>"$tmp/src/rt/obs/trace.c"
+out=$(sh "$check" "$tmp/src")
+case $? in 0) echo "FAIL: a cycle exec <-> obs passed: $out"; status=1 ;; esac
+case $out in *"NEW folder cycle"*exec*) ;; *) echo "FAIL: cycle not named: $out"; status=1 ;; esac
 
 # link level: an object of core/ that calls tamm__flow_sync (defined in mpi/ only)
 cp -r "$objs" "$tmp/objs"

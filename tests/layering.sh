@@ -14,6 +14,8 @@
 #   - core/, exec/ and obs/ include no <mpi.h> and no CUDA header.
 # obs/ may include core headers (it reads tasks and blocks); core calls obs only
 # through obs headers.  init/ (tamm_init, tamm_finalize) may include every layer.
+# Over all folders, the graph of include edges between folders has no cycle
+# (BACK_EDGES below lists the edges of the cycles still being removed).
 #
 # Given the folder of the built objects (ctest passes the build's), the same
 # rules hold at link level: an object of a layer has no undefined symbol that

@@ -3,17 +3,17 @@
 #
 # usage: tests/layering.sh [repository root [folder of the built rt objects]]
 #
-# rt/ has one folder per layer:  base  <  core, exec  <  gpu, mpi  <  init;
-# obs beside.  A file's layer is its folder; a header's layer is the folder
+# rt/ has one folder per layer:  base  <  core, exec  <  gpu, mpi  <  obs  <  init.  A file's layer is its folder; a header's layer is the folder
 # that holds it (header names are unique across rt/).  The rules, on
 # #include "..." lines:
 #   - base/ includes no header of another layer;
 #   - core/ and exec/ include no header of gpu/, mpi/ or init/;
 #   - gpu/ includes no header of mpi/, and mpi/ none of gpu/;
-#   - no layer but init/ includes a header of init/;
+#   - no layer but init/ includes a header of init/ or of obs/;
 #   - core/, exec/ and obs/ include no <mpi.h> and no CUDA header.
-# obs/ may include core headers (it reads tasks and blocks); core calls obs only
-# through obs headers.  init/ (tamm_init, tamm_finalize) may include every layer.
+# obs/ may include the headers of the layers below (it reads tasks, blocks, GPUs
+# and ranks); they reach obs only through the recorders they declare, which
+# init/ installs.  init/ (tamm_init, tamm_finalize) may include every layer.
 # Over all folders, the graph of include edges between folders has no cycle
 # (BACK_EDGES below lists the edges of the cycles still being removed).
 #
@@ -61,6 +61,8 @@ for f in */*.c */*.h; do
       core:gpu | core:mpi | exec:gpu | exec:mpi) bad=1 ;;
       gpu:mpi | mpi:gpu) bad=1 ;;
       *:init) bad=1 ;;
+      init:obs) ;;
+      *:obs) bad=1 ;;
     esac
     [ -n "$bad" ] && echo "$f $h"
   done >>"$found"
@@ -91,10 +93,7 @@ done || status=1
 # tolerated until removed (issue 18): they are left out of the graph, and an
 # entry whose edge no longer occurs fails the check, so the list only shrinks.
 # The intended order is base < core < exec < gpu, mpi < obs < init.
-BACK_EDGES='core exec
-core obs
-gpu obs
-mpi obs'
+BACK_EDGES='core exec'
 edges=$(mktemp) || exit 1
 for f in */*.c */*.h; do
   layer=${f%%/*}
@@ -139,6 +138,7 @@ if [ -n "$objs" ]; then
       if (a == b) return 1
       if (a == "base") return 0
       if (b == "init") return 0
+      if (b == "obs" && a != "init") return 0
       if ((a == "core" || a == "exec") && (b == "gpu" || b == "mpi")) return 0
       if ((a == "gpu" && b == "mpi") || (a == "mpi" && b == "gpu")) return 0
       return 1

@@ -1,7 +1,8 @@
 #!/bin/sh
 # layering_selftest.sh — tests/layering.sh fails on what it must catch: a core
-# file that includes a GPU header, a new cycle between folders, and (link
-# level) a core object that uses a symbol only the MPI layer defines.  Each
+# file that includes a GPU header or an obs header, a new cycle between folders,
+# and (link level) a core object that uses a symbol only the MPI layer defines
+# and a GPU object that uses one only obs defines.  Each
 # case runs the check on a copy of rt/ (or of the built objects) with one
 # violation added.
 #
@@ -26,6 +27,13 @@ out=$(sh "$check" "$tmp/src")
 case $? in 0) echo "FAIL: core/task.c including gpu.h passed: $out"; status=1 ;; esac
 case $out in *"NEW violation: rt/core/task.c includes gpu.h"*) ;; *) echo "FAIL: not named: $out"; status=1 ;; esac
 
+# include level: core/task.c includes trace.h (only init/ may include obs/)
+rm -rf "$tmp/src" && mkdir -p "$tmp/src" && cp -r "$root/rt" "$tmp/src/rt"
+printf '#include "trace.h"\n' >>"$tmp/src/rt/core/task.c"
+out=$(sh "$check" "$tmp/src")
+case $? in 0) echo "FAIL: core/task.c including trace.h passed: $out"; status=1 ;; esac
+case $out in *"NEW violation: rt/core/task.c includes trace.h"*) ;; *) echo "FAIL: not named: $out"; status=1 ;; esac
+
 # folder cycle: exec/worker.c includes trace.h (exec -> obs) and obs/trace.c
 # includes worker.h (obs -> exec); no per-folder rule forbids either edge, only
 # the acyclicity check catches the pair.
@@ -43,6 +51,16 @@ printf 'void tamm__flow_sync(int kind);\nvoid tamm__selftest_probe(void) { tamm_
 out=$(sh "$check" "$root" "$tmp/objs")
 case $? in 0) echo "FAIL: a core object using an mpi symbol passed: $out"; status=1 ;; esac
 case $out in *"link-level violation: rt/core/probe.c.o uses tamm__flow_sync, defined only in mpi"*) ;;
+  *) echo "FAIL: not named: $out"; status=1 ;; esac
+
+# link level: an object of gpu/ that calls tamm__trace_msg (defined in obs/ only: the
+# layers below obs reach it through the recorders init installs)
+rm -rf "$tmp/objs" && cp -r "$objs" "$tmp/objs"
+printf 'void tamm__trace_msg(void);\nvoid tamm__selftest_probe2(void) { tamm__trace_msg(); }\n' >"$tmp/probe2.c"
+"$cc" -c "$tmp/probe2.c" -o "$tmp/objs/gpu/probe2.c.o" || { echo "FAIL: cannot compile the probe"; exit 1; }
+out=$(sh "$check" "$root" "$tmp/objs")
+case $? in 0) echo "FAIL: a gpu object using an obs symbol passed: $out"; status=1 ;; esac
+case $out in *"link-level violation: rt/gpu/probe2.c.o uses tamm__trace_msg, defined only in obs"*) ;;
   *) echo "FAIL: not named: $out"; status=1 ;; esac
 
 [ $status -eq 0 ] && echo "layering selftest ok"

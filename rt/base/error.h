@@ -34,12 +34,6 @@ int tamm__error(const struct tamm_task_s *t, int err, const char *fmt, ...)
 /** Lines (each ending in a newline; heap, taken over) that the next
  *  tamm__error of this thread prints after its own (NULL: none). */
 void tamm__error_detail(char *lines);
-/** The stuck tasks of a deadlock, one line each: "  task 'x' (f.c:12) waits
- *  for ..." (heap; NULL when none is found).  Call only when every worker is
- *  idle (help loop returned TAMM_EDEADLOCK); stuck.c. */
-char *tamm__stuck_report(void);
-/** rc == TAMM_EDEADLOCK: the next tamm__error lists the stuck tasks. */
-void tamm__deadlock_detail(int rc);
 /** A call before tamm_init: the message, then exit status 1, or (with
  *  TAMM_ON_ERROR=return in the environment) TAMM_ESTATE for the caller. */
 int tamm__not_init(const char *what);

@@ -5,6 +5,7 @@
 #include "error.h"
 #include "runtime.h"
 #include "task.h"
+#include "stuck.h"
 #include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>

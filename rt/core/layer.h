@@ -23,6 +23,11 @@
  *   tensor hooks      per-tensor state of the registered layers (owners and
  *                     flow state, device copies), made at tamm_tensor_create
  *                     and freed at destruction.
+ *   recorder          tamm_record_ops: what the core tells an observer (obs/,
+ *                     installed by tamm_init) while TAMM_TRACE or TAMM_DAG
+ *                     records: each task submitted, each run on a CPU worker.
+ *                     The GPU and MPI layers declare their own recorders
+ *                     (gpu.h, mpi_flow.h) the same way.
  */
 #ifndef TAMM_LAYER_H
 #define TAMM_LAYER_H
@@ -125,5 +130,25 @@ typedef struct tamm_tensor_hooks {
 /** Add a layer's hooks (tamm_init); tamm__tensor_hooks_clear removes them all (tamm_finalize). */
 void tamm__tensor_hooks_add(const tamm_tensor_hooks *h);
 void tamm__tensor_hooks_clear(void);
+
+/* ------------------------------------------------------------------ */
+/* the recorder                                                          */
+/* ------------------------------------------------------------------ */
+struct tamm_worker;
+/** An observer of the core's tasks (the traces and DAG output of obs/).
+ *  Called only while tamm__rt.recording (TAMM_TRACE or TAMM_DAG), inside the
+ *  branch on it that the plain path has anyway, so recording off costs nothing.
+ *  node: task id (label, parent's id, 0 at top level) was submitted;
+ *  event: task id ran on CPU worker w from t0 to t1 (ns).
+ *  Contract: any thread, concurrently; the recorder changes nothing it reads. */
+typedef struct tamm_record_ops {
+    void (*node)(uint64_t id, const char *label, uint64_t parent);
+    void (*event)(struct tamm_worker *w, uint64_t id, uint64_t t0, uint64_t t1);
+} tamm_record_ops;
+/** The installed recorder (never NULL: one that records nothing by default). */
+extern const tamm_record_ops *tamm__recorder;
+/** Install ops (NULL: the recorder that records nothing).  tamm_init, before
+ *  the first task. */
+void tamm__recorder_install(const tamm_record_ops *ops);
 
 #endif

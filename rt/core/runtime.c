@@ -15,8 +15,8 @@
 #include "layer.h"
 #include "stream.h"
 #include "tensor.h"
-#include "trace.h"
 #include "xfer.h"
+#include "stuck.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +45,6 @@ void tamm__core_start(const tamm_config *cfg, int rank, int nranks)
      * to keep every worker fed, few enough that task records stay in cache */
     tamm__rt.throttle = 256L * cfg->num_workers;
     tamm__rt.t0 = tamm__now_ns();
-    tamm__trace_start();
     tamm__mem_reset_stats();
 }
 
@@ -195,7 +194,6 @@ int tamm__core_quiesce(void)
 
 int tamm__core_release(void)
 {
-    tamm__trace_finish();
     int deadlocked = tamm__top_pending() != 0;
     if (!deadlocked) tamm__tensor_free_all(); /* tasks that can never run still point at their tensors */
     coll_token = NULL;

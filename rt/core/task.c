@@ -14,7 +14,7 @@
 #include "stream.h"
 #include "runtime.h"
 #include "tensor.h"
-#include "trace.h"
+#include "stuck.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -322,6 +322,16 @@ static inline void drop_guard(tamm_task_s *t)
 
 int tamm__task_extra;
 const tamm_route_ops *tamm__route;
+
+static void record_no_node(uint64_t id, const char *label, uint64_t parent) { (void)id; (void)label; (void)parent; }
+static void record_no_event(struct tamm_worker *w, uint64_t id, uint64_t t0, uint64_t t1)
+{
+    (void)w; (void)id; (void)t0; (void)t1;
+}
+static const tamm_record_ops record_nothing = { record_no_node, record_no_event };
+const tamm_record_ops *tamm__recorder = &record_nothing;
+
+void tamm__recorder_install(const tamm_record_ops *ops) { tamm__recorder = ops ? ops : &record_nothing; }
 const char *tamm__no_device_why = "";
 
 void tamm__route_install(const tamm_route_ops *ops)
@@ -500,7 +510,7 @@ void tamm__task_run(tamm_worker *w, tamm_task_s *t)
     if (TAMM_UNLIKELY(extra) && (t->flags & TAMM_TF_MLRES)) tamm__ml_done(t); /* its pins (TAMM_MEMORY_LIMIT) */
     if (ctx.recs != ctx.inl) free(ctx.recs);
     w->cur_ctx = prev;
-    if (tracing) tamm__trace_event(w, t->id, t0, tamm__now_ns());
+    if (tracing) tamm__recorder->event(w, t->id, t0, tamm__now_ns());
     if (TAMM_UNLIKELY(extra & TAMM_EXTRA_ROUTE)) tamm__route->cpu_ran(t, tamm__now_ns() - t0);
     atomic_store_explicit(&w->ntasks, atomic_load_explicit(&w->ntasks, memory_order_relaxed) + 1,
                           memory_order_relaxed);
@@ -652,7 +662,7 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
     atomic_store_explicit(&w->nsubmitted, atomic_load_explicit(&w->nsubmitted, memory_order_relaxed) + 1,
                           memory_order_relaxed);
     if (TAMM_UNLIKELY(tamm__rt.recording))
-        tamm__trace_node(t->id, t->label, t->parent ? t->parent->id : 0);
+        tamm__recorder->node(t->id, t->label, t->parent ? t->parent->id : 0);
     if (!dom) /* the chains' newest epochs were last written by the workers: fetch them together */
         for (int i = 0; i < t->ndep; i++)
             if (t->dep[i].lin >= 0) TAMM_PREFETCHW(t->dep[i].T->chains[t->dep[i].lin].cur);

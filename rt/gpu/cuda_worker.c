@@ -27,12 +27,12 @@
 #include "gpu.h"
 #include "runtime.h"
 #include "tensor.h"
-#include "trace.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 tamm_gpus tamm__gpus;
+void (*tamm__gpu_recorder)(tamm_gpu *g, tamm_pend *r, uint64_t from, uint64_t to);
 static _Thread_local tamm_pend *cur_rec; /* the record of the GPU task running on this thread */
 static _Thread_local tamm_gpu *cur_gpu;
 
@@ -269,7 +269,7 @@ static void complete(tamm_gpu *g, tamm_pend *r, int k)
     uint64_t from = r->t_issue > g->last_done[k] ? r->t_issue : g->last_done[k];
     g->last_done[k] = now;
     /* recorded before the record's waiters run: one may destroy a tensor its copies name */
-    if (TAMM_UNLIKELY(tamm__rt.recording)) tamm__trace_gpu_record(g, r, from, now);
+    if (TAMM_UNLIKELY(tamm__rt.recording) && tamm__gpu_recorder) tamm__gpu_recorder(g, r, from, now);
     tamm__unit_complete(g, r);
     if (t) {
         g->inflight[k]--;

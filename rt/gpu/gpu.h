@@ -186,6 +186,11 @@ void *tamm__gpu_get_buf(tamm_ctx *ctx, struct tamm_tensor *T, long lin, int req,
 void tamm__gpu_cpu_ran(tamm_task_s *t, uint64_t ns);
 /** GPU work is queued, in flight, or waiting for a flush (the deadlock detector's view). */
 int tamm__gpu_busy(void);
+/** The observer of the GPUs' records (obs/: a slice per task or batch of write-backs on its
+ *  stream's track, with the copies it issued), installed by tamm_init; NULL: none.  Called on
+ *  the CUDA worker's thread when record r of GPU g has run from `from` to `to` (ns), only while
+ *  tamm__rt.recording (TAMM_TRACE or TAMM_DAG). */
+extern void (*tamm__gpu_recorder)(tamm_gpu *g, tamm_pend *r, uint64_t from, uint64_t to);
 tamm_pend *tamm__rec_get(tamm_gpu *g);
 /** Report a failed device call on GPU g (the GPU stops taking work). */
 void tamm__gpu_fail(tamm_gpu *g, const tamm_task_s *t, const char *what);

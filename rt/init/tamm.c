@@ -17,6 +17,7 @@
 #include "mpi_comm.h"
 #include "mpi_flow.h"
 #include "runtime.h"
+#include "trace.h"
 #include "worker.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,9 @@ void *tamm_comm(tamm_ctx *ctx)
     if (!ctx || !ctx->task || !(ctx->task->flags & TAMM_TF_COLLECTIVE)) return NULL;
     return tamm__comm_leaf();
 }
+
+/* the traces and DAG output (obs/trace.c) as the core's recorder (layer.h) */
+static const tamm_record_ops trace_recorder = { tamm__trace_node, tamm__trace_event };
 
 /* tamm_init could not start (its message is printed): stop, unless TAMM_ON_ERROR=return
  * (read here: the configuration itself may be what failed). */
@@ -51,7 +55,12 @@ int tamm_init(int *argc, char ***argv)
     if (!rc) rc = tamm__comm_init(); /* MPI, when launched by mpirun */
     if (rc) return init_failed(rc);
     tamm__comm_local(&cfg.local_rank, &cfg.local_size); /* for the rank-to-GPU mapping (gpu/) */
+    /* the observers (obs/), called only while TAMM_TRACE or TAMM_DAG records */
+    tamm__recorder_install(&trace_recorder);
+    tamm__gpu_recorder = tamm__trace_gpu_record;
+    tamm__flow_msg_recorder = tamm__trace_msg;
     tamm__core_start(&cfg, tamm__comm_rank(), tamm__comm_size());
+    tamm__trace_start(); /* the instant tamm__rt.t0 on the wall clock */
     /* nothing a failed tamm_init left installed */
     tamm__tensor_hooks_clear();
     tamm__route_install(NULL);
@@ -115,6 +124,7 @@ int tamm_finalize(void)
     tamm__flow_session_end();
     tamm__workers_stop();
     tamm__gpu_stop();
+    tamm__trace_finish(); /* collective with several ranks; reads the GPUs' and the flow's figures */
     int deadlocked = tamm__core_release();
     tamm__gpu_fini(); /* after the tensors: their device copies are released first */
     tamm__tensor_hooks_clear();

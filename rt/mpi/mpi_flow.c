@@ -8,8 +8,8 @@
 #include "mpi_comm.h"
 #include "runtime.h"
 #include "stream.h"
-#include "trace.h"
 #include "worker.h"
+#include "stuck.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -102,6 +102,8 @@ static const char *pk_label[] = { "tamm:send", "tamm:recv", "tamm:recv-acc", "ta
 static int msg_tag(uint32_t seq) { return (int)(seq % ((uint32_t)tamm__comm_tag_ub() + 1u)); }
 typedef struct pargs { int kind, peer; uint32_t seq; tamm_tensor *T; long lin; } pargs;
 
+void (*tamm__flow_msg_recorder)(int send, uint64_t task, int peer, uint32_t seq, size_t bytes, uint64_t t0, uint64_t t1);
+
 typedef struct flow_op {
     tamm_comm_op c;
     tamm_task_s *task;
@@ -116,7 +118,9 @@ typedef struct flow_op {
 /* Recording: the message of f has completed (its slice and arrow in the trace). */
 static void record_msg(const flow_op *f)
 {
-    tamm__trace_msg(f->c.kind == TAMM_COP_SEND, f->task->id, f->c.peer, f->seq, f->c.bytes, f->t_post, tamm__now_ns());
+    if (tamm__flow_msg_recorder)
+        tamm__flow_msg_recorder(f->c.kind == TAMM_COP_SEND, f->task->id, f->c.peer, f->seq, f->c.bytes, f->t_post,
+                                tamm__now_ns());
 }
 
 static void op_finish(tamm_handoff *h)

@@ -55,6 +55,13 @@
 int tamm__flow_session_start(void);
 void tamm__flow_session_end(void);
 
+/** The observer of the flow's messages (obs/: a slice on the rank's message track and an
+ *  arrow to the peer's), installed by tamm_init; NULL: none.  Called on any thread when a
+ *  block or fence message of task `task` to (send) or from `peer`, the seq-th between the two
+ *  ranks, posted at t0, has completed at t1 (ns); only while recording (TAMM_TRACE, TAMM_DAG). */
+extern void (*tamm__flow_msg_recorder)(int send, uint64_t task, int peer, uint32_t seq, size_t bytes, uint64_t t0,
+                                       uint64_t t1);
+
 /** A top-level task, validated (tamm__submit forwards them while tamm__flow_on: the filter's submit). */
 int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flags, tamm_task_s **out);
 /** A collective task's local dependences are satisfied: agree with the other ranks, then run. */

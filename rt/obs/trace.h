@@ -2,8 +2,11 @@
  * Layer rt/obs/ — observation: traces, DAG output and statistics (trace.c) and
  * the report of stuck tasks at a deadlock (stuck.c).  It reads the state of
  * the other layers (tasks, workers, GPUs, ranks) and may include their
- * headers; the others call it only through its headers (trace.h, error.h for
- * the stuck report), and it changes nothing it reads.
+ * headers, and it changes nothing it reads.  Nothing below it includes its
+ * headers: the core, the GPU layer and the MPI layer each declare a recorder
+ * (core/layer.h tamm_record_ops, gpu.h tamm__gpu_recorder, mpi_flow.h
+ * tamm__flow_msg_recorder), and tamm_init (rt/init/tamm.c) installs the
+ * functions below as those recorders and calls start and finish.
  */
 /*
  * trace.h — observability: TAMM_TRACE (Chrome trace-event JSON that Perfetto

@@ -17,6 +17,7 @@
 #include "error.h"
 #include "fence.h"
 #include "runtime.h"
+#include "stuck.h"
 #include "task.h"
 #include "tensor.h"
 #include <stdarg.h>

@@ -1,6 +1,7 @@
 /*
  * Layer rt/base/ — errors (error.c), configuration from TAMM_* variables
- * (config.c) and small utilities (util.h).  It owns no runtime state beyond
+ * (config.c), the TAMM_CUDA_EMU_FAIL grammar (emu_fail.c), the work-stealing
+ * deque (deque.c) and small utilities (util.h).  It owns no runtime state beyond
  * the configuration and the error mode.  It may call only the C library;
  * every other layer may call it.  An error names the failing task by its
  * label and source location (tamm_where), which the core passes in.

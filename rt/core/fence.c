@@ -1,7 +1,7 @@
 /* fence.c — user fences (see fence.h) and their public API. */
 #include "fence.h"
 #include "stream.h"
-#include "worker.h"
+#include "executor.h"
 #include "error.h"
 #include "runtime.h"
 #include "task.h"

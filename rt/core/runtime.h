@@ -3,13 +3,15 @@
  * blocks (tensor.c), tasks (task.c), the submission FSM and the DAG (dep_fsm.c,
  * dag.c), permissions (perm.c), the execution FSM (block_fsm.c), buffers
  * (buffer.c), transfers between memory units (xfer.c), the host memory unit
- * (hostmem.c, memlimit.c), fences (fence.c), the access checker (check.c) and
- * the core's part of the lifecycle (runtime.c).  It may call base/, exec/ (to
- * hand ready tasks to workers) and obs/ through obs headers; it may not include
- * gpu/ or mpi/, nor link to what only they define: the layers above reach it
- * through the interfaces of layer.h (memory units, executors, the submission
- * filter, per-tensor hooks), which they install at tamm_init (rt/init/tamm.c,
- * the one file that knows every layer).
+ * (hostmem.c, memlimit.c, and the object and buffer caches of pool.c), fences
+ * (fence.c), streaming scopes (stream.c), the access checker (check.c), the
+ * deadlock report (stuck.c) and the core's part of the lifecycle (runtime.c).
+ * It includes only base/ besides itself.  The CPU executors (exec/) implement
+ * the executor interface it declares (executor.h), bound at link time; the
+ * layers above reach it through the interfaces of layer.h (memory units,
+ * executors, the submission filter, per-tensor hooks, the recorder), which
+ * they install at tamm_init (rt/init/tamm.c, the one file that knows every
+ * layer).  It links to nothing only gpu/, mpi/ or obs/ define.
  */
 /*
  * runtime.h — the runtime's global state (one per process) and the helpers
@@ -20,9 +22,8 @@
 #define TAMM_RUNTIME_H
 
 #include "config.h"
+#include "executor.h"
 #include "pool.h"
-#include "sched_policy.h"
-#include "worker.h"
 #include <pthread.h>
 
 typedef struct tamm_runtime {

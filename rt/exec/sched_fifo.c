@@ -1,7 +1,7 @@
 /* sched_fifo.c — eager FIFO: one central queue, tasks run in the order they
  * became ready (StarPU's "eager"). */
 #include "runtime.h"
-#include "sched_policy.h"
+#include "executor.h"
 #include "taskq.h"
 
 static tamm_taskq q = TAMM_TASKQ_INIT;

@@ -2,7 +2,7 @@
  * priority runs first; equal priorities run in the order they became ready. */
 #include "prioq.h"
 #include "runtime.h"
-#include "sched_policy.h"
+#include "executor.h"
 
 static tamm_prioq q = TAMM_PRIOQ_INIT;
 

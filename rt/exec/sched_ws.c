@@ -6,7 +6,7 @@
  * queue instead, which every worker serves before its deque. */
 #include "prioq.h"
 #include "runtime.h"
-#include "sched_policy.h"
+#include "executor.h"
 #include "taskq.h"
 
 static tamm_taskq inject = TAMM_TASKQ_INIT; /* tasks made ready outside a worker */

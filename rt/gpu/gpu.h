@@ -1,9 +1,10 @@
 /*
  * Layer rt/gpu/ — GPUs: the device interface and its backends (memunit.h,
- * devops_cuda.c, devops_fake.c), each GPU's memory as a memory unit
+ * devops_cuda.c, devops_emu.c), each GPU's memory as a memory unit
  * (cuda_unit.c), the CUDA workers that execute ready tasks (cuda_worker.c)
- * and the device-selection policies (sched_gpu.c).  It may call base/, core/,
- * exec/ and obs/; it knows nothing of mpi/ (and mpi/ nothing of it).
+ * and the device-selection policies (sched_gpu.c).  It may call base/, core/
+ * and exec/; it knows nothing of mpi/ (and mpi/ nothing of it), and obs/ only
+ * as the recorder tamm_init installs (tamm__gpu_recorder).
  */
 /*
  * gpu.h — the state of GPUs inside the runtime, shared by the memory unit

@@ -3,7 +3,8 @@
  * task flow that decides from the task stream where each task runs and which
  * blocks move (mpi_flow.c), and the progress thread with its control protocol
  * (mpi_comm.c; its completions reach the workers through exec/handoff.h).  It
- * may call base/, core/, exec/ and obs/; it knows nothing of gpu/.
+ * may call base/, core/ and exec/; it knows nothing of gpu/, and obs/ only as
+ * the recorder tamm_init installs (tamm__flow_msg_recorder).
  */
 /*
  * mpi_flow.h — the sequential task flow over several ranks (SPEC sections 5

@@ -21,57 +21,42 @@ if ! out=$(sh "$check" "$root" "$objs"); then
   status=1
 fi
 
-# include level: core/task.c includes gpu.h
-mkdir -p "$tmp/src" && cp -r "$root/rt" "$tmp/src/rt"
-printf '#include "gpu.h"\n' >>"$tmp/src/rt/core/task.c"
-out=$(sh "$check" "$tmp/src")
-case $? in 0) echo "FAIL: core/task.c including gpu.h passed: $out"; status=1 ;; esac
-case $out in *"NEW violation: rt/core/task.c includes gpu.h"*) ;; *) echo "FAIL: not named: $out"; status=1 ;; esac
+# include_case FILE HEADER EXPECTED: rt/FILE of a copy of the tree also includes
+# HEADER; the check must fail with a message that matches the pattern *EXPECTED*.
+include_case() {
+  rm -rf "$tmp/src" && mkdir -p "$tmp/src" && cp -r "$root/rt" "$tmp/src/rt"
+  printf '#include "%s"\n' "$2" >>"$tmp/src/rt/$1"
+  out=$(sh "$check" "$tmp/src")
+  case $? in 0) echo "FAIL: rt/$1 including $2 passed: $out"; status=1 ;; esac
+  case $out in *$3*) ;; *) echo "FAIL: rt/$1 including $2: not named ($3): $out"; status=1 ;; esac
+}
 
-# include level: core/task.c includes trace.h (only init/ may include obs/)
-rm -rf "$tmp/src" && mkdir -p "$tmp/src" && cp -r "$root/rt" "$tmp/src/rt"
-printf '#include "trace.h"\n' >>"$tmp/src/rt/core/task.c"
-out=$(sh "$check" "$tmp/src")
-case $? in 0) echo "FAIL: core/task.c including trace.h passed: $out"; status=1 ;; esac
-case $out in *"NEW violation: rt/core/task.c includes trace.h"*) ;; *) echo "FAIL: not named: $out"; status=1 ;; esac
+# link_case LAYER SYMBOL DEFINER: a copy of the built objects gains LAYER/probe.c.o,
+# which calls SYMBOL; the check must fail naming the object, the symbol and
+# the one layer that defines it (DEFINER, the third argument).
+link_case() {
+  rm -rf "$tmp/objs" && cp -r "$objs" "$tmp/objs"
+  printf 'void %s(void);\nvoid tamm__selftest_probe(void) { %s(); }\n' "$2" "$2" >"$tmp/probe.c"
+  "$cc" -c "$tmp/probe.c" -o "$tmp/objs/$1/probe.c.o" || { echo "FAIL: cannot compile the probe"; exit 1; }
+  out=$(sh "$check" "$root" "$tmp/objs")
+  case $? in 0) echo "FAIL: a $1 object using $2 passed: $out"; status=1 ;; esac
+  case $out in *"link-level violation: rt/$1/probe.c.o uses $2, defined only in $3"*) ;;
+    *) echo "FAIL: $1 using $2: not named: $out"; status=1 ;; esac
+}
 
-# folder cycle: core/task.c includes worker.h (core -> exec, while exec/ includes
-# core headers); no per-folder rule forbids the edge, only the acyclicity check
-# catches it.
-rm -rf "$tmp/src" && mkdir -p "$tmp/src" && cp -r "$root/rt" "$tmp/src/rt"
-printf '#include "worker.h"\n' >>"$tmp/src/rt/core/task.c"
-out=$(sh "$check" "$tmp/src")
-case $? in 0) echo "FAIL: a cycle core <-> exec passed: $out"; status=1 ;; esac
-case $out in *"NEW folder cycle"*core*) ;; *) echo "FAIL: cycle not named: $out"; status=1 ;; esac
+# include level: the core includes a GPU header, or an obs header (only init/ may)
+include_case core/task.c gpu.h "NEW violation: rt/core/task.c includes gpu.h"
+include_case core/task.c trace.h "NEW violation: rt/core/task.c includes trace.h"
+# folder cycle: core -> exec while exec/ includes core headers; no per-folder
+# rule forbids the edge, only the acyclicity check catches it
+include_case core/task.c worker.h "NEW folder cycle*core"
 
-# link level: an object of core/ that calls tamm__flow_sync (defined in mpi/ only)
-cp -r "$objs" "$tmp/objs"
-printf 'void tamm__flow_sync(int kind);\nvoid tamm__selftest_probe(void) { tamm__flow_sync(0); }\n' >"$tmp/probe.c"
-"$cc" -c "$tmp/probe.c" -o "$tmp/objs/core/probe.c.o" || { echo "FAIL: cannot compile the probe"; exit 1; }
-out=$(sh "$check" "$root" "$tmp/objs")
-case $? in 0) echo "FAIL: a core object using an mpi symbol passed: $out"; status=1 ;; esac
-case $out in *"link-level violation: rt/core/probe.c.o uses tamm__flow_sync, defined only in mpi"*) ;;
-  *) echo "FAIL: not named: $out"; status=1 ;; esac
-
-# link level: an object of gpu/ that calls tamm__trace_msg (defined in obs/ only: the
-# layers below obs reach it through the recorders init installs)
-rm -rf "$tmp/objs" && cp -r "$objs" "$tmp/objs"
-printf 'void tamm__trace_msg(void);\nvoid tamm__selftest_probe2(void) { tamm__trace_msg(); }\n' >"$tmp/probe2.c"
-"$cc" -c "$tmp/probe2.c" -o "$tmp/objs/gpu/probe2.c.o" || { echo "FAIL: cannot compile the probe"; exit 1; }
-out=$(sh "$check" "$root" "$tmp/objs")
-case $? in 0) echo "FAIL: a gpu object using an obs symbol passed: $out"; status=1 ;; esac
-case $out in *"link-level violation: rt/gpu/probe2.c.o uses tamm__trace_msg, defined only in obs"*) ;;
-  *) echo "FAIL: not named: $out"; status=1 ;; esac
-
-# link level: an object of core/ that calls tamm__workers_stop (defined in exec/, and
-# not part of the executor interface core/executor.h declares)
-rm -rf "$tmp/objs" && cp -r "$objs" "$tmp/objs"
-printf 'void tamm__workers_stop(void);\nvoid tamm__selftest_probe3(void) { tamm__workers_stop(); }\n' >"$tmp/probe3.c"
-"$cc" -c "$tmp/probe3.c" -o "$tmp/objs/core/probe3.c.o" || { echo "FAIL: cannot compile the probe"; exit 1; }
-out=$(sh "$check" "$root" "$tmp/objs")
-case $? in 0) echo "FAIL: a core object using an exec symbol outside executor.h passed: $out"; status=1 ;; esac
-case $out in *"link-level violation: rt/core/probe3.c.o uses tamm__workers_stop, defined only in exec"*) ;;
-  *) echo "FAIL: not named: $out"; status=1 ;; esac
+# link level: the core calls the MPI layer; gpu/ calls obs/ (the layers below obs
+# reach it through the recorders init installs); the core calls an exec/ function
+# the executor interface (core/executor.h) does not declare
+link_case core tamm__flow_sync mpi
+link_case gpu tamm__trace_msg obs
+link_case core tamm__workers_stop exec
 
 [ $status -eq 0 ] && echo "layering selftest ok"
 exit $status

@@ -14,7 +14,9 @@
  *   - a task whose blocks alone exceed the limit: TAMM_ENOMEM naming the task
  *     and the sizes, no hang;
  *   - a full disk (RLIMIT_FSIZE of 2 MiB in the child): a clear error naming the
- *     spill file, and results still equal to the reference.
+ *     spill file, and results still equal to the reference;
+ *   - blocks never written read as zeros although their memory is that of
+ *     evicted blocks (memlimit.c's spare buffers).
  * On a runtime that ignores the limit, the maxrss bound and the two errors fail.
  */
 #include <tamm.h>
@@ -263,6 +265,65 @@ static int child_toobig(int argc, char **argv)
     return 0;
 }
 
+/* ---- never-written blocks in recycled memory ---- */
+#define NZ 8 /* blocks of A and of B; the limit holds 4 */
+typedef struct { tamm_tensor *T, *S; long i; } zargs;
+
+static void t_fill(tamm_ctx *c, void *a) /* A[i] = 7 */
+{
+    zargs *g = a;
+    double *p = tamm_get_buf_write(c, g->T, &g->i);
+    for (size_t k = 0; k < TILE; k++) p[k] = 7.0;
+    tamm_release_put(c, p);
+}
+
+static void t_count(tamm_ctx *c, void *a) /* S[0] += number of nonzero elements of B[i] */
+{
+    zargs *g = a;
+    long zero = 0;
+    const double *p = tamm_get_buf_read(c, g->T, &g->i);
+    double *s = tamm_get_buf_accum(c, g->S, &zero);
+    for (size_t k = 0; k < TILE; k++) s[0] += p[k] != 0.0;
+    tamm_release_put(c, (void *)p);
+    tamm_release_add(c, s);
+}
+
+static int child_zeros(int argc, char **argv)
+{
+    alarm(60);
+    if (tamm_init(&argc, &argv) != TAMM_OK) return 3;
+    size_t dims = (size_t)NZ * TILE, tile = TILE, one = 1;
+    tamm_tensor *A = tamm_tensor_create("A", TAMM_F64, 1, &dims, &tile);
+    tamm_tensor *B = tamm_tensor_create("B", TAMM_F64, 1, &dims, &tile);
+    tamm_tensor *S = tamm_tensor_create("S", TAMM_F64, 1, &one, &one);
+    static zargs args[2 * NZ];
+    for (int phase = 0; phase < 2; phase++)
+        for (long i = 0; i < NZ; i++) {
+            zargs *g = &args[phase * NZ + i];
+            *g = (zargs){ phase ? B : A, S, i };
+            tamm_ref r[2] = { { g->T, 1, { i }, phase ? TAMM_READ : TAMM_WRITE }, { S, 1, { 0 }, TAMM_ACCUM } };
+            tamm_task t;
+            memset(&t, 0, sizeof t);
+            t.cpu = phase ? t_count : t_fill;
+            t.args = g;
+            t.args_size = sizeof *g;
+            t.refs = r;
+            t.nrefs = phase ? 2 : 1;
+            t.label = phase ? "count" : "fill";
+            if (tamm_submit(NULL, &t)) return 4;
+        }
+    int rc = tamm_wait_all();
+    double s = -1;
+    int grc = tamm_tensor_gather(S, &s);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("rc=%d gather=%d equal=%d hash=%llx rss_kb=%ld\n", rc, grc, s == 0.0, (unsigned long long)s, ru.ru_maxrss);
+    fflush(stdout);
+    tamm_tensor_destroy(A); tamm_tensor_destroy(B); tamm_tensor_destroy(S);
+    tamm_finalize();
+    return 0;
+}
+
 /* ---- parent side ---- */
 static char self[4096];
 static int g_ranks = 1;
@@ -307,6 +368,18 @@ static int run_child(const char *env, const char *mode, result *res)
     return st;
 }
 
+/* The most evictions a rank's TAMM_STATS line reports ("...bytes: N evictions"). */
+static long max_evictions(const char *err)
+{
+    long most = 0;
+    for (const char *p = strstr(err, " evictions"); p; p = strstr(p + 1, " evictions")) {
+        const char *q = p;
+        while (q > err && q[-1] >= '0' && q[-1] <= '9') q--;
+        if (q < p && atol(q) > most) most = atol(q);
+    }
+    return most;
+}
+
 static int dir_empty(const char *d)
 {
     DIR *dd = opendir(d);
@@ -324,6 +397,7 @@ int main(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "compute")) return child_compute(argc, argv);
     if (argc > 1 && !strcmp(argv[1], "base")) return child_base(argc, argv);
     if (argc > 1 && !strcmp(argv[1], "toobig")) return child_toobig(argc, argv);
+    if (argc > 1 && !strcmp(argv[1], "zeros")) return child_zeros(argc, argv);
     if (argc > 1 && !strcmp(argv[1], "fsize")) {
         struct rlimit rl = { 2u << 20, 2u << 20 };
         setrlimit(RLIMIT_FSIZE, &rl);
@@ -400,6 +474,12 @@ int main(int argc, char **argv)
     CHECK(r.equal && r.hash == plain.hash, "full disk: results differ from the reference");
     CHECK(dir_empty(spilldir), "full disk: the spill directory is not empty after the run");
     }
+    /* blocks never written, in the memory of evicted ones: zeros */
+    st = run_child("TAMM_NUM_WORKERS=2 TAMM_MEMORY_LIMIT=2M TAMM_STATS=1", "zeros", &r);
+    printf("never-written blocks after evictions (limit 2 MiB): rc=%d, nonzero elements %llu\n", r.rc, r.hash);
+    CHECK(st == 0 && r.rc == 0 && r.grc == 0, "never-written blocks: status %d, rc %d, gather %d\n%s", st, r.rc, r.grc, r.err);
+    CHECK(r.equal, "never-written blocks read after evictions: %llu nonzero elements, expected 0", r.hash);
+    CHECK(max_evictions(r.err) > 0, "never-written blocks: no eviction happened on any rank\n%s", r.err);
 
     char rm[600];
     snprintf(rm, sizeof rm, "rm -rf '%s'", top);

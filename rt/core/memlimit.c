@@ -53,6 +53,9 @@ static tamm_mblk *io_cur;    /* the block the I/O thread is reading back */
 static atomic_ullong st_msg_over, st_nested_over, st_ahead, st_spilled, st_writes, st_readback, st_reads, st_evict, st_drop, st_regen, st_waits, st_wait_ns,
     st_over;
 
+static void spare_drop(void);
+static int nspares; /* spare buffers (see "spare buffers" below) */
+
 static inline int spin_trylock(tamm_spin *l)
 {
     return !atomic_load_explicit(&l->v, memory_order_relaxed) &&
@@ -107,6 +110,7 @@ void tamm__ml_fini(void)
     free(tops);
     tops = NULL;
     ctops = ntops = 0;
+    while (nspares) spare_drop();
     tamm__ml_on = 0;
     tamm__task_extra &= ~TAMM_EXTRA_MEMLIMIT;
 }
@@ -146,6 +150,49 @@ static void raw_free(void *p, size_t bytes)
     if (!p) return;
     if (bytes < ML_MMAP_MIN) free(p);
     else munmap(p, page_round(bytes));
+}
+
+/* ---- spare buffers ----
+ * A block's memory that is given up (evicted, released, a private buffer put
+ * back) is kept as a spare, still counted in the bytes in use, and the next
+ * block or buffer of the same size takes it: a read-back into fresh mappings
+ * faulted in every page (and munmap interrupted the other cores to flush
+ * their TLBs), a quarter of the CPU time of a Cholesky factorisation at twice
+ * its limit.  Only mapped sizes (ML_MMAP_MIN and more), at most ML_SPARES. */
+#define ML_SPARES 8
+static struct { void *p; size_t bytes; } spares[ML_SPARES];
+
+/* Give up memory p of `bytes` (counted in use).  mlk held. */
+static void spare_put(void *p, size_t bytes)
+{
+    if (!p) return;
+    if (bytes >= ML_MMAP_MIN && nspares < ML_SPARES) {
+        spares[nspares].p = p;
+        spares[nspares++].bytes = bytes;
+        return;
+    }
+    raw_free(p, bytes);
+    tamm__mem_sub(bytes);
+}
+
+/* A spare of exactly `bytes` (still counted in use), or NULL.  mlk held. */
+static void *spare_take(size_t bytes)
+{
+    for (int i = nspares - 1; i >= 0; i--)
+        if (spares[i].bytes == bytes) {
+            void *p = spares[i].p;
+            spares[i] = spares[--nspares];
+            return p;
+        }
+    return NULL;
+}
+
+/* Free the oldest spare.  mlk held. */
+static void spare_drop(void)
+{
+    raw_free(spares[0].p, spares[0].bytes);
+    tamm__mem_sub(spares[0].bytes);
+    memmove(&spares[0], &spares[1], (size_t)(--nspares) * sizeof spares[0]);
 }
 
 static void lru_remove(tamm_mblk *m)
@@ -285,20 +332,27 @@ static int evict_one(void)
         u->rc = 0;
         lru_remove(m);
         tamm__spin_unlock(&b->lock);
-        raw_free(p, bytes);
-        tamm__mem_sub(bytes);
+        spare_put(p, bytes);
         atomic_fetch_add(&st_evict, 1);
         return 1;
     }
     return busy ? 2 : 0;
 }
 
-/* Make room for `bytes` more and count them in.  mlk held (dropped and taken
- * again while a candidate's lock is busy: its holder may need mlk). */
-static void room(size_t bytes)
+/* Make room for `bytes` more and count them in: a spare of that size (returned:
+ * the caller uses it), else NULL (the caller allocates).  mlk held (dropped
+ * and taken again while a candidate's lock is busy: its holder may need mlk). */
+static void *room(size_t bytes)
 {
     int tries = 0;
-    while (tamm__mem_in_use() + bytes > limit) {
+    for (;;) {
+        void *p = spare_take(bytes);
+        if (p) return p;
+        if (tamm__mem_in_use() + bytes <= limit) break;
+        if (nspares) {
+            spare_drop();
+            continue;
+        }
         int r = evict_one();
         if (r == 1) continue;
         if (r == 2 && tries++ < 1000) { /* a transient lock (bounded: never a livelock) */
@@ -311,23 +365,31 @@ static void room(size_t bytes)
         break;
     }
     tamm__mem_add(bytes);
+    return NULL;
 }
 
 void *tamm__ml_buf_get(size_t bytes)
 {
     pthread_mutex_lock(&mlk);
-    room(bytes);
+    void *p = room(bytes);
     pthread_mutex_unlock(&mlk);
+    if (p) return p;
     /* (aligned_alloc wants a multiple of the alignment: the MPI flow asks for any block size) */
-    void *p = bytes < ML_MMAP_MIN ? aligned_alloc(64, (bytes + 63) & ~(size_t)63) : raw_alloc(bytes);
+    p = bytes < ML_MMAP_MIN ? aligned_alloc(64, (bytes + 63) & ~(size_t)63) : raw_alloc(bytes);
     if (!p) tamm__mem_sub(bytes);
     return p;
 }
 
 void tamm__ml_buf_put(void *p, size_t bytes)
 {
-    tamm__mem_sub(bytes);
-    raw_free(p, bytes);
+    if (bytes < ML_MMAP_MIN) { /* (from aligned_alloc: never a spare) */
+        tamm__mem_sub(bytes);
+        free(p);
+        return;
+    }
+    pthread_mutex_lock(&mlk);
+    spare_put(p, bytes);
+    pthread_mutex_unlock(&mlk);
 }
 
 /* ------------------------------------------------------------------ */
@@ -381,8 +443,7 @@ void tamm__ml_tensor_free(tamm_tensor *T)
         if (m->toppin) top_drop(m);
         slot_free(m->off, blk->bytes);
         if (blk->home) {
-            raw_free(blk->home, blk->bytes);
-            tamm__mem_sub(blk->bytes);
+            spare_put(blk->home, blk->bytes);
             blk->home = NULL;
         }
     }
@@ -424,10 +485,7 @@ void tamm__ml_release(tamm_tensor *T, long lin)
     b->units[0].state = TAMM_BS_UNALLOC;
     m->valid = 0;
     m->dirty = 0;
-    if (p) {
-        raw_free(p, b->bytes);
-        tamm__mem_sub(b->bytes);
-    }
+    spare_put(p, b->bytes);
     pthread_mutex_unlock(&mlk);
     tamm__spin_unlock(&b->lock);
 }
@@ -438,9 +496,10 @@ void *tamm__ml_home(tamm_tensor *T, long lin)
     tamm_mblk *m = &T->ml[lin];
     size_t bytes = b->bytes;
     pthread_mutex_lock(&mlk);
-    room(bytes);
+    void *p = room(bytes);
     pthread_mutex_unlock(&mlk);
-    void *p = raw_alloc(bytes);
+    int reused = p != NULL;
+    if (!p) p = raw_alloc(bytes);
     if (!p) tamm__fatal_oom(bytes);
     if (m->valid) { /* the Get: read back what was spilled */
         size_t done = 0;
@@ -463,6 +522,8 @@ void *tamm__ml_home(tamm_tensor *T, long lin)
         T->opts.gen(T, idx, p, T->opts.gen_arg);
         if (m->made) atomic_fetch_add(&st_regen, 1);
         m->made = 1;
+    } else if (reused) { /* a block never written: zeros, as a fresh mapping would be */
+        memset(p, 0, bytes);
     }
     m->dirty = 0;
     b->home = p;

@@ -9,7 +9,8 @@
  *     workers: maxrss stays below the limit + the baseline of an empty run +
  *     SLACK_MB (the documented constant), the results equal the sequential
  *     reference and a run without a limit bit for bit, TAMM_STATS reports
- *     spills, read-backs and evictions, and the spill directory is empty
+ *     spills, read-backs and evictions, no task's body waited for a read-back
+ *     (its task was queued only once its blocks were back), and the spill directory is empty
  *     afterwards (the file is unlinked once opened);
  *   - a task whose blocks alone exceed the limit: TAMM_ENOMEM naming the task
  *     and the sizes, no hang;
@@ -443,6 +444,14 @@ int main(int argc, char **argv)
         CHECK(r.rss_kb > 0 && (!RSS_CHECKED || r.rss_kb <= bound_kb), "%d workers: maxrss %ld KiB is over the bound %ld KiB", w, r.rss_kb,
               bound_kb);
         CHECK(sl != NULL, "%d workers: TAMM_STATS has no memory-limit line", w);
+        /* issue 19 item 2: tasks are queued only once their spilled blocks are back, so no
+         * task's body waits for a read (under MPI the message tasks read on use) */
+        const char *st = sl ? strstr(sl, " by a running task") : NULL;
+        const char *sn = st;
+        while (sn && sn > sl && sn[-1] >= '0' && sn[-1] <= '9') sn--;
+        long in_task = st && sn < st ? atol(sn) : -1;
+        CHECK(in_task == 0 || (MEMLIMIT_MPI && in_task > 0), "%d workers: %ld spilled blocks were read back by their "
+              "running task instead of ahead of it (-1: TAMM_STATS gives no figure)", w, in_task);
         CHECK(dir_empty(spilldir), "%d workers: the spill directory is not empty after the run", w);
     }
     /* a limit just above the largest task's footprint (3 blocks: 1.5 MiB): no deadlock, no livelock */

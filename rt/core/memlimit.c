@@ -49,11 +49,17 @@ static pthread_cond_t io_idle = PTHREAD_COND_INITIALIZER;  /* io_cur changed */
 static tamm_mblk **ioq;      /* blocks to read back, FIFO ring */
 static int ioq_head, ioq_n, ioq_cap;
 static tamm_mblk *io_cur;    /* the block the I/O thread is reading back */
+/* admitted tasks whose spilled blocks are still being read back: they hold no
+ * worker meanwhile, and the I/O thread queues each once its reads are done
+ * (the scheduler is given only tasks whose blocks are resident) */
+static tamm_task_s *phead, *ptail; /* linked by t->next, in admission order */
+static int nparked;
 /* TAMM_STATS */
-static atomic_ullong st_msg_over, st_nested_over, st_ahead, st_spilled, st_writes, st_readback, st_reads, st_evict, st_drop, st_regen, st_waits, st_wait_ns,
+static atomic_ullong st_in_task, st_parked, st_msg_over, st_nested_over, st_ahead, st_spilled, st_writes, st_readback, st_reads, st_evict, st_drop, st_regen, st_waits, st_wait_ns,
     st_over;
 
 static void spare_drop(void);
+static void unpark_and_push(void);
 static int nspares; /* spare buffers (see "spare buffers" below) */
 
 static inline int spin_trylock(tamm_spin *l)
@@ -84,6 +90,10 @@ void tamm__ml_init(size_t lim, int nranks, int shared)
     atomic_store(&st_ahead, 0);
     atomic_store(&st_nested_over, 0);
     atomic_store(&st_msg_over, 0);
+    atomic_store(&st_parked, 0);
+    atomic_store(&st_in_task, 0);
+    phead = ptail = NULL;
+    nparked = 0;
     io_stop = 0;
     ioq_head = ioq_n = 0;
     io_cur = NULL;
@@ -120,12 +130,13 @@ void tamm__ml_stats(FILE *f, int r)
     if (!tamm__ml_on) return;
     fprintf(f, "tamm stats: rank %d: memory limit %zu bytes: %llu evictions (%llu dropped clean or regenerable), "
                "%llu bytes spilled in %llu writes, %llu bytes read back in %llu reads (%llu ahead of their task, on the "
-               "I/O thread), %llu blocks regenerated, "
+               "I/O thread; %llu by a running task, which waited; %llu tasks queued only once their blocks were read back), "
+               "%llu blocks regenerated, "
                "%llu tasks waited for memory (%.1f ms in all), %llu nested tasks admitted beyond the reservations, "
                "%llu message tasks admitted beyond the reservations, %llu allocations over the limit (nothing evictable)\n",
             r, limit, (unsigned long long)st_evict, (unsigned long long)st_drop, (unsigned long long)st_spilled,
             (unsigned long long)st_writes, (unsigned long long)st_readback, (unsigned long long)st_reads,
-            (unsigned long long)st_ahead, (unsigned long long)st_regen, (unsigned long long)st_waits, (double)st_wait_ns / 1e6,
+            (unsigned long long)st_ahead, (unsigned long long)st_in_task, (unsigned long long)st_parked, (unsigned long long)st_regen, (unsigned long long)st_waits, (double)st_wait_ns / 1e6,
             (unsigned long long)st_nested_over, (unsigned long long)st_msg_over, (unsigned long long)st_over);
 }
 
@@ -469,6 +480,7 @@ void tamm__ml_release(tamm_tensor *T, long lin)
         }
         ioq_n = keep;
         m->ioq = 0;
+        unpark_and_push(); /* (none waits for it: the releasing task holds the block) */
     }
     pthread_mutex_unlock(&mlk);
     /* the block lock, then mlk (their order): the home leaves the LRU and the bytes in use
@@ -516,6 +528,8 @@ void *tamm__ml_home(tamm_tensor *T, long lin)
         }
         atomic_fetch_add(&st_readback, bytes);
         atomic_fetch_add(&st_reads, 1);
+        tamm_worker *w = tamm__self();
+        if (w && w->cur_ctx) atomic_fetch_add(&st_in_task, 1); /* a stall: a task's body waited for this read */
     } else if (T->opts.gen) { /* an on-demand block: made again rather than spilled */
         long idx[TAMM_MAX_DIMS];
         tamm__block_idx(T, lin, idx);
@@ -586,6 +600,64 @@ static inline size_t extra_of(const tamm_dep *d, size_t bytes)
 }
 
 /* ---- read-ahead ---- */
+/* Whether block m is queued for or under a read-back.  mlk held. */
+static inline int read_pending(const tamm_mblk *m) { return m->ioq || io_cur == m; }
+
+/* Whether one of t's blocks is still to be read back.  mlk held. */
+static int reads_pending(const tamm_task_s *t)
+{
+    for (int i = 0; i < t->ndep; i++) {
+        const tamm_dep *d = &t->dep[i];
+        if (d->lin >= 0 && d->T->ml && read_pending(&d->T->ml[d->lin])) return 1;
+    }
+    return 0;
+}
+
+/* Take the parked tasks whose blocks are all resident off the parked list, in
+ * order, as a list (linked by next) for the caller to queue after dropping
+ * mlk.  mlk held. */
+static tamm_task_s *unpark(void)
+{
+    tamm_task_s *go = NULL, *gotail = NULL, *prev = NULL;
+    for (tamm_task_s *t = phead, *n; t; t = n) {
+        n = t->next;
+        if (reads_pending(t)) {
+            prev = t;
+            continue;
+        }
+        if (prev) prev->next = n;
+        else phead = n;
+        if (ptail == t) ptail = prev;
+        nparked--;
+        t->next = NULL;
+        if (gotail) gotail->next = t;
+        else go = t;
+        gotail = t;
+    }
+    return go;
+}
+
+static void push_all(tamm_task_s *go)
+{
+    while (go) {
+        tamm_task_s *n = go->next;
+        go->next = NULL;
+        tamm__task_push(go);
+        go = n;
+    }
+}
+
+/* Queue the parked tasks that can run now.  mlk held; dropped while queuing. */
+static void unpark_and_push(void)
+{
+    if (!phead) return;
+    tamm_task_s *go = unpark();
+    if (!go) return;
+    pthread_mutex_unlock(&mlk);
+    push_all(go);
+    pthread_mutex_lock(&mlk);
+}
+
 static void *io_main(void *arg)
 {
     (void)arg;
@@ -597,7 +669,10 @@ static void *io_main(void *arg)
         ioq_head = (ioq_head + 1) % ioq_cap;
         ioq_n--;
         m->ioq = 0;
-        if (!m->pins || m->in_lru) continue; /* its task is done already, or it is resident */
+        if (!m->pins || m->in_lru) { /* its task is done already, or it is resident */
+            unpark_and_push();
+            continue;
+        }
         io_cur = m; /* pinned: its tensor lives at least until io_cur is cleared (tensor_free waits) */
         /* a pin of its own while it reads: the block stays reserved until it is in the LRU, even
          * if its task runs (having read it itself) and ends, and another eviction spills it again
@@ -616,6 +691,7 @@ static void *io_main(void *arg)
         if (--m->pins == 0) reserved -= T->blocks[m->lin].bytes; /* (its tasks are done: evictable now) */
         io_cur = NULL;
         pthread_cond_broadcast(&io_idle);
+        unpark_and_push();
     }
     pthread_mutex_unlock(&mlk);
     return NULL;
@@ -643,8 +719,9 @@ static void io_enqueue(tamm_mblk *m)
     pthread_cond_signal(&io_cond);
 }
 
-/* Try to admit t.  mlk held.  1: admitted (pinned), 0: does not fit now,
- * -1: can never fit (*total: its footprint). */
+/* Try to admit t.  mlk held.  1: admitted (pinned), 2: admitted, but some of
+ * its blocks are being read back (park it), 0: does not fit now, -1: can
+ * never fit (*total: its footprint). */
 static int try_admit(tamm_task_s *t, size_t *total)
 {
     size_t all = 0, need = 0;
@@ -672,6 +749,7 @@ static int try_admit(tamm_task_s *t, size_t *total)
         if (!t->parent && !msg) return 0;
         atomic_fetch_add(msg ? &st_msg_over : &st_nested_over, 1);
     }
+    int reading = 0;
     for (int i = 0; i < t->ndep; i++) {
         tamm_dep *d = &t->dep[i];
         if (d->lin < 0 || !d->T->ml) continue;
@@ -680,11 +758,25 @@ static int try_admit(tamm_task_s *t, size_t *total)
         if (m->pins++ == 0) reserved += bytes;
         reserved += extra_of(d, bytes);
         if (m->in_lru) lru_front(m);
-        else if (m->valid && !m->ioq && !msg) io_enqueue(m); /* spilled: read it back before the task runs */
+        else if (m->valid && !msg) { /* spilled: read it back before the task runs */
+            if (!read_pending(m)) io_enqueue(m);
+            reading |= read_pending(m); /* (0 if the I/O thread could not start: the task reads on use) */
+        }
     }
     if (!msg) nadmitted++; /* a message task's pins may last until its message arrives: not a running body */
     t->flags |= TAMM_TF_MLRES;
-    return 1;
+    return reading ? 2 : 1;
+}
+
+/* t waits for the reads of its blocks, holding no worker.  mlk held. */
+static void park(tamm_task_s *t)
+{
+    t->next = NULL;
+    if (ptail) ptail->next = t;
+    else phead = t;
+    ptail = t;
+    nparked++;
+    atomic_fetch_add(&st_parked, 1);
 }
 
 static TAMM_COLD void fail_task(tamm_task_s *t, size_t total)
@@ -716,6 +808,7 @@ int tamm__ml_admit(tamm_task_s *t)
     /* a nested task does not queue behind top-level ones: its parent's body may be waiting for it
      * (tamm_cc_taskwait) with its blocks reserved, which would hold up the line for ever */
     if (!qhead || t->parent || (t->flags & TAMM_TF_PSEUDO)) r = try_admit(t, &total);
+    if (r == 2) park(t);
     if (r == 0) { /* waits for memory, behind those already waiting */
         t->next = NULL;
         t->est_ns = (double)tamm__now_ns(); /* (no GPU under a host limit: the field is free) */
@@ -726,7 +819,7 @@ int tamm__ml_admit(tamm_task_s *t)
     }
     pthread_mutex_unlock(&mlk);
     if (r < 0) fail_task(t, total);
-    return r > 0;
+    return r == 1;
 }
 
 int tamm__ml_keep(tamm_task_s *t)
@@ -778,6 +871,9 @@ static void unpin_and_drain(tamm_task_s *t)
             if (badtail) badtail->next = q;
             else bad = q;
             badtail = q;
+        } else if (r == 2) {
+            q->est_ns = 0;
+            park(q);
         } else {
             q->est_ns = 0;
             if (gotail) gotail->next = q;
@@ -786,12 +882,7 @@ static void unpin_and_drain(tamm_task_s *t)
         }
     }
     pthread_mutex_unlock(&mlk);
-    while (go) {
-        tamm_task_s *n = go->next;
-        go->next = NULL;
-        tamm__task_push(go);
-        go = n;
-    }
+    push_all(go);
     while (bad) {
         tamm_task_s *n = bad->next;
         bad->next = NULL;
@@ -802,10 +893,11 @@ static void unpin_and_drain(tamm_task_s *t)
     }
 }
 
-int tamm__ml_waiting(void)
+int tamm__ml_busy(void)
 {
+    if (!tamm__ml_on) return 0;
     pthread_mutex_lock(&mlk);
-    int n = qlen;
+    int busy = nparked || ioq_n || io_cur;
     pthread_mutex_unlock(&mlk);
-    return n;
+    return busy;
 }

@@ -18,7 +18,9 @@
  * declared block refs name fit beside those that admitted, still running tasks
  * hold (pins); its pins are given back when its body returns.  Admission also
  * queues the task's spilled blocks for the I/O thread, which reads them back
- * (the FSM's Get) while the task waits in the scheduler's queues.  Without a limit
+ * (the FSM's Get) while workers run other tasks: a task with blocks to read
+ * back is handed to the scheduler only once they are resident (by the I/O
+ * thread), so the ready tasks that workers take have their blocks in memory.  Without a limit
  * nothing here runs: tamm__ml_on is 0 and the callers test it only off the
  * fast paths (block_home of an absent home, private buffers, task_ready).
  *
@@ -106,7 +108,9 @@ void tamm__ml_done(struct tamm_task_s *t);
 int tamm__ml_keep(struct tamm_task_s *t);
 /** The message of a task that tamm__ml_keep kept has completed: its pins go back. */
 void tamm__ml_kept_done(struct tamm_task_s *t);
-/** Tasks waiting for memory (deadlock detection). */
-int tamm__ml_waiting(void);
+/** Whether the I/O thread has work: blocks to read back, or admitted tasks
+ *  waiting for their reads (deadlock detection: every worker may be idle
+ *  meanwhile, and the I/O thread queues those tasks once their reads are done). */
+int tamm__ml_busy(void);
 
 #endif

@@ -35,6 +35,13 @@ void *tamm_comm(tamm_ctx *ctx)
 /* the traces and DAG output (obs/trace.c) as the core's recorder (layer.h) */
 static const tamm_record_ops trace_recorder = { tamm__trace_node, tamm__trace_event };
 
+/* Whether work is under way off the CPU workers, which a deadlock check must
+ * wait for: a GPU's, or the I/O thread's under TAMM_MEMORY_LIMIT. */
+static int others_busy(void)
+{
+    return (tamm__gpus.n && tamm__gpu_busy()) || tamm__ml_busy();
+}
+
 /* tamm_init could not start (its message is printed): stop, unless TAMM_ON_ERROR=return
  * (read here: the configuration itself may be what failed). */
 static int init_failed(int rc)
@@ -75,7 +82,7 @@ int tamm_init(int *argc, char ***argv)
     tamm__ml_init(cfg.memory_limit, tamm__comm_size(), tamm__homes_shared); /* host memory as a bounded unit */
     tamm__rt.initialised = 1;
     /* the CUDA workers are executors beside the CPU workers (gpu/) */
-    rc = tamm__workers_start(cfg.num_workers, tamm__gpus.n, tamm__gpus.n ? tamm__gpu_busy : NULL);
+    rc = tamm__workers_start(cfg.num_workers, tamm__gpus.n, others_busy);
     if (!rc) rc = tamm__gpu_start();
     if (rc) {
         tamm__rt.initialised = 0;

@@ -1,6 +1,7 @@
 /* memlimit.c — host memory as a bounded memory unit (see memlimit.h). */
 #include "memlimit.h"
 #include "error.h"
+#include "layer.h"
 #include "pool.h"
 #include "runtime.h"
 #include "task.h"
@@ -61,6 +62,17 @@ static atomic_ullong st_in_task, st_parked, st_msg_over, st_nested_over, st_ahea
 static void spare_drop(void);
 static void unpark_and_push(void);
 static int nspares; /* spare buffers (see "spare buffers" below) */
+
+static _Thread_local int on_io_thread; /* set on the I/O thread (TAMM_TRACE's I/O track) */
+
+/* TAMM_TRACE / TAMM_DAG: a spill-file transfer of block lin of T, from t0 to now. */
+static TAMM_COLD void record_io(int write, tamm_tensor *T, long lin, size_t bytes, uint64_t t0)
+{
+    tamm_worker *w = tamm__self();
+    int by = on_io_thread ? TAMM_IO_BY_IO_THREAD : w && w->id < tamm__rt.nworkers ? w->id : TAMM_IO_BY_OTHER;
+    uint64_t task = w && w->cur_ctx && w->cur_ctx->task ? w->cur_ctx->task->id : 0;
+    tamm__recorder->io(write, T, lin, bytes, by, task, t0, tamm__now_ns());
+}
 
 static inline int spin_trylock(tamm_spin *l)
 {
@@ -277,6 +289,7 @@ static int spill_write(tamm_mblk *m, const void *p, size_t bytes)
         return -1;
     }
     if (m->off < 0) m->off = slot_alloc(bytes);
+    uint64_t t0 = TAMM_UNLIKELY(tamm__rt.recording) ? tamm__now_ns() : 0;
     size_t done = 0;
     while (done < bytes) {
         ssize_t w = pwrite(fd, (const char *)p + done, bytes - done, (off_t)(m->off + (int64_t)done));
@@ -298,6 +311,7 @@ static int spill_write(tamm_mblk *m, const void *p, size_t bytes)
     }
     atomic_fetch_add(&st_spilled, bytes);
     atomic_fetch_add(&st_writes, 1);
+    if (TAMM_UNLIKELY(tamm__rt.recording)) record_io(1, m->T, m->lin, bytes, t0);
     return 0;
 }
 
@@ -514,6 +528,7 @@ void *tamm__ml_home(tamm_tensor *T, long lin)
     if (!p) p = raw_alloc(bytes);
     if (!p) tamm__fatal_oom(bytes);
     if (m->valid) { /* the Get: read back what was spilled */
+        uint64_t t0 = TAMM_UNLIKELY(tamm__rt.recording) ? tamm__now_ns() : 0;
         size_t done = 0;
         while (done < bytes) {
             ssize_t r = pread(fd, (char *)p + done, bytes - done, (off_t)(m->off + (int64_t)done));
@@ -530,6 +545,7 @@ void *tamm__ml_home(tamm_tensor *T, long lin)
         atomic_fetch_add(&st_reads, 1);
         tamm_worker *w = tamm__self();
         if (w && w->cur_ctx) atomic_fetch_add(&st_in_task, 1); /* a stall: a task's body waited for this read */
+        if (TAMM_UNLIKELY(tamm__rt.recording)) record_io(0, T, lin, bytes, t0);
     } else if (T->opts.gen) { /* an on-demand block: made again rather than spilled */
         long idx[TAMM_MAX_DIMS];
         tamm__block_idx(T, lin, idx);
@@ -661,6 +677,7 @@ static void unpark_and_push(void)
 static void *io_main(void *arg)
 {
     (void)arg;
+    on_io_thread = 1;
     pthread_mutex_lock(&mlk);
     for (;;) {
         while (!ioq_n && !io_stop) pthread_cond_wait(&io_cond, &mlk);

@@ -328,7 +328,12 @@ static void record_no_event(struct tamm_worker *w, uint64_t id, uint64_t t0, uin
 {
     (void)w; (void)id; (void)t0; (void)t1;
 }
-static const tamm_record_ops record_nothing = { record_no_node, record_no_event };
+static void record_no_io(int write, const tamm_tensor *T, long lin, size_t bytes, int by, uint64_t task, uint64_t t0,
+                         uint64_t t1)
+{
+    (void)write; (void)T; (void)lin; (void)bytes; (void)by; (void)task; (void)t0; (void)t1;
+}
+static const tamm_record_ops record_nothing = { record_no_node, record_no_event, record_no_io };
 const tamm_record_ops *tamm__recorder = &record_nothing;
 
 void tamm__recorder_install(const tamm_record_ops *ops) { tamm__recorder = ops ? ops : &record_nothing; }

@@ -4,7 +4,8 @@
  * Recording: a task's submission (its label and parent) goes to `nodes`; each
  * thread appends what it ran to its own worker's event array (a CPU worker its
  * tasks, a CUDA worker its streams' records and their copies); completed MPI
- * messages go to `msgs`, under a lock.  All of it only while recording.
+ * messages go to `msgs` and spill-file transfers to `ios`, each under a lock.
+ * All of it only while recording.
  *
  * At tamm_finalize each rank writes its part — its process, its tracks, its
  * events, ts in microseconds since the earliest tamm_init of all ranks — and
@@ -37,10 +38,17 @@ static pthread_mutex_t msg_lock = PTHREAD_MUTEX_INITIALIZER;
 static msg *msgs;
 static size_t nmsgs, capmsgs;
 
+/* spill-file transfers under TAMM_MEMORY_LIMIT (any thread: under io_lock) */
+typedef struct { char *name; uint64_t t0, t1, bytes, task; int by, lane; } iorec;
+static pthread_mutex_t io_lock = PTHREAD_MUTEX_INITIALIZER;
+static iorec *ios;
+static size_t nios, capios;
+
 /* Track ids (the JSON's tid) within a rank's process: CPU worker i is i. */
 #define TID_GPU(g, s) (1000 + 16 * (g) + ((s) < 0 ? 15 : (s)))  /* s = -1: the copy stream */
 #define TID_SEND(lane) (2000 + (lane))
 #define TID_RECV(lane) (3000 + (lane))
+#define TID_IO(lane) (4000 + (lane))
 
 static int64_t t0_real; /* tamm__rt.t0 on CLOCK_REALTIME */
 
@@ -136,6 +144,20 @@ void tamm__trace_msg(int send, uint64_t task, int peer, uint32_t seq, size_t byt
     pthread_mutex_unlock(&msg_lock);
 }
 
+void tamm__trace_io(int write, const tamm_tensor *T, long lin, size_t bytes, int by, uint64_t task, uint64_t t0,
+                    uint64_t t1)
+{
+    char bn[96], name[128];
+    snprintf(name, sizeof name, "%s %s", write ? "write" : "read", tamm__block_name(T, lin, bn, sizeof bn));
+    pthread_mutex_lock(&io_lock);
+    if (nios == capios) {
+        capios = capios ? 2 * capios : 256;
+        ios = tamm__xrealloc(ios, capios * sizeof *ios);
+    }
+    ios[nios++] = (iorec){ strdup(name), t0, t1 > t0 ? t1 : t0, bytes, task, by, 0 };
+    pthread_mutex_unlock(&io_lock);
+}
+
 static void json_str(FILE *f, const char *s)
 {
     fputc('"', f);
@@ -226,6 +248,30 @@ static void assign_lanes(int *nsend, int *nrecv)
     *nsend = n[1];
 }
 
+static int cmp_io(const void *a, const void *b)
+{
+    const iorec *x = a, *y = b;
+    return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
+/* Spill-file transfers overlap (the I/O thread reads while workers write
+ * evicted blocks): lanes as for messages.  Gives the lanes used. */
+static int assign_io_lanes(void)
+{
+    if (nios) qsort(ios, nios, sizeof *ios, cmp_io);
+    uint64_t *end = NULL;
+    int n = 0;
+    for (size_t i = 0; i < nios; i++) {
+        int l = 0;
+        while (l < n && end[l] > ios[i].t0) l++;
+        if (l == n) end = tamm__xrealloc(end, (size_t)++n * sizeof *end);
+        end[l] = ios[i].t1;
+        ios[i].lane = l;
+    }
+    free(end);
+    return n;
+}
+
 /* A message's arrow id: the same on both ends (< 2^53, what a JSON reader keeps exactly). */
 static uint64_t msg_id(int src, int dst, uint32_t seq, int nranks)
 {
@@ -259,6 +305,21 @@ static void trace_part(jout *o)
     for (int l = 0; l < nrecv; l++) {
         snprintf(nm, sizeof nm, "MPI receives %d", l);
         meta(o, "thread_name", TID_RECV(l), nm, TID_RECV(l));
+    }
+    int nio = assign_io_lanes();
+    for (int l = 0; l < nio; l++) {
+        snprintf(nm, sizeof nm, "spill file %d", l);
+        meta(o, "thread_name", TID_IO(l), nm, TID_IO(l));
+    }
+    for (size_t k = 0; k < nios; k++) {
+        const iorec *io = &ios[k];
+        char by[32];
+        if (io->by == TAMM_IO_BY_IO_THREAD) snprintf(by, sizeof by, "I/O thread");
+        else if (io->by >= 0) snprintf(by, sizeof by, "cpu worker %d", io->by);
+        else snprintf(by, sizeof by, "other thread");
+        snprintf(args, sizeof args, "\"bytes\":%llu,\"by\":\"%s\",\"task\":%llu", (unsigned long long)io->bytes, by,
+                 (unsigned long long)io->task);
+        slice(o, TID_IO(io->lane), io->name, "io", io->t0, io->t1, args);
     }
     for (int i = 0; i < tamm__rt.nthreads; i++) {
         tamm_worker *w = &tamm__rt.workers[i];
@@ -468,6 +529,10 @@ void tamm__trace_finish(void)
     free(msgs);
     msgs = NULL;
     nmsgs = capmsgs = 0;
+    for (size_t i = 0; i < nios; i++) free(ios[i].name);
+    free(ios);
+    ios = NULL;
+    nios = capios = 0;
     for (int i = 0; i < tamm__rt.nthreads; i++) {
         tamm_worker *w = &tamm__rt.workers[i];
         for (size_t k = 0; k < w->nev; k++) free(w->ev[k].name);

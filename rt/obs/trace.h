@@ -10,8 +10,9 @@
  */
 /*
  * trace.h — observability: TAMM_TRACE (Chrome trace-event JSON that Perfetto
- * opens: a process per rank, a track per CPU worker, per GPU stream and for
- * MPI messages; tasks by label, host-device copies and messages as slices,
+ * opens: a process per rank, a track per CPU worker, per GPU stream, for MPI
+ * messages and for the spill file; tasks by label, host-device copies,
+ * messages and spill-file transfers as slices,
  * dependence and message arrows), TAMM_DAG (Graphviz) and TAMM_STATS (a
  * summary at finalize).  Under several ranks every rank records its own
  * events and tamm_finalize merges them into one file on the lowest rank that
@@ -43,6 +44,11 @@ void tamm__trace_gpu_record(struct tamm_gpu *g, struct tamm_pend *r, uint64_t fr
  *  seq-th between the two ranks, was posted at t0 and completed at t1
  *  (recording only; any thread). */
 void tamm__trace_msg(int send, uint64_t task, int peer, uint32_t seq, size_t bytes, uint64_t t0, uint64_t t1);
+/** Block lin of T was written to or read back from the spill file (recording
+ *  only; any thread; core/layer.h tamm_record_ops.io). */
+struct tamm_tensor;
+void tamm__trace_io(int write, const struct tamm_tensor *T, long lin, size_t bytes, int by, uint64_t task, uint64_t t0,
+                    uint64_t t1);
 /** Write the files and the summary asked for by the configuration.  With
  *  several ranks every rank calls it (tamm_finalize): it is collective. */
 void tamm__trace_finish(void);

@@ -12,6 +12,9 @@
   --gpus G --streams S   per rank one track per GPU stream ("GPU g stream s")
                  and per GPU copy stream, task slices on at least two streams,
                  host-to-device and device-to-host copies as slices;
+  --io           (TAMM_MEMORY_LIMIT with spills) per rank tracks "spill file k"
+                 holding every "io" slice: writes and read-backs of blocks,
+                 each with its bytes and the thread that did it;
   --dag F        the Graphviz file is one well-formed digraph; with several
                  ranks one cluster per rank, and each message an edge from a
                  task of the sending rank to one of the receiving rank
@@ -71,7 +74,7 @@ def enclosing(slices, ts):
     return False
 
 
-def check_trace(path, nranks, workers, gpus, streams, deps):
+def check_trace(path, nranks, workers, gpus, streams, deps, io=False):
     try:
         with open(path) as f:
             doc = json.load(f)
@@ -167,6 +170,22 @@ def check_trace(path, nranks, workers, gpus, streams, deps):
         check(h2d and d2h, "host-to-device and device-to-host copies as slices")
         check(all(e["args"].get("bytes", 0) > 0 for e in copies), "copy slices carry their bytes")
         check(all(tname.get((e["pid"], e["tid"]), "").startswith("GPU ") for e in copies), "copies on GPU tracks")
+    if io:
+        ios = [e for e in evs if e.get("ph") == "X" and e.get("cat") == "io"]
+        for r in range(nranks):
+            mine = [e for e in ios if e["pid"] == r]
+            writes = [e for e in mine if re.match(r"^write \w+\[\d+\]$", e["name"])]
+            reads = [e for e in mine if re.match(r"^read \w+\[\d+\]$", e["name"])]
+            print("trace: rank %d: %d spill writes and %d read-backs as slices, on %d tracks" % (
+                r, len(writes), len(reads), len(set(e["tid"] for e in mine))))
+            check(writes and reads, "rank %d: spill-file writes and read-backs as slices" % r)
+            check(len(writes) + len(reads) == len(mine), "rank %d: every io slice is 'write B[i]' or 'read B[i]'" % r)
+        check(all(tname.get((e["pid"], e["tid"]), "").startswith("spill file ") for e in ios),
+              "io slices on the 'spill file k' tracks only")
+        check(all(e["args"].get("bytes", 0) > 0 and e["args"].get("by") for e in ios),
+              "io slices carry their bytes and the thread that did them")
+        check(not any(e.get("cat") == "io" and not tname.get((e["pid"], e["tid"]), "").startswith("spill file ")
+                      for e in evs), "no io slice elsewhere")
 
 
 STMT_NODE = re.compile(r'^\s*(\w+)\s*\[(.*)\];$')
@@ -283,6 +302,7 @@ def main():
     ap.add_argument("--gpus", type=int, default=0)
     ap.add_argument("--streams", type=int, default=0)
     ap.add_argument("--deps", action="store_true", help="the program has dependent tasks: arrows expected")
+    ap.add_argument("--io", action="store_true", help="TAMM_MEMORY_LIMIT spills: spill-file slices expected")
     ap.add_argument("--min-peak-from-stdout", action="store_true")
     a = ap.parse_args()
     if a.files:
@@ -290,7 +310,7 @@ def main():
             extra = set(f.read().split()) - {"trace.json", "dag.dot", "out", "err", "files"}
         check(not extra, "no files beyond the trace and the DAG: %s" % sorted(extra))
     if a.trace:
-        check_trace(a.trace, a.ranks, a.workers, a.gpus, a.streams, a.deps)
+        check_trace(a.trace, a.ranks, a.workers, a.gpus, a.streams, a.deps, a.io)
     if a.dag:
         check_dag(a.dag, a.ranks)
     min_peak = None

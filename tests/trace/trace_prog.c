@@ -12,7 +12,9 @@
  *                    (host-to-device copies on several streams), a gather
  *                    brings the dirty copies back (device-to-host copies);
  *   trace_prog mem   tensors of known size, every block written: prints
- *                    "block bytes: N" (what TAMM_STATS "peak memory" must reach).
+ *                    "block bytes: N" (what TAMM_STATS "peak memory" must reach);
+ *   trace_prog spill under TAMM_MEMORY_LIMIT=256K: 16 blocks of 64 KiB written,
+ *                    then each read into another 16 (spill writes and read-backs).
  */
 #include <tamm.h>
 
@@ -202,11 +204,42 @@ static int run_mem(void)
     return 0;
 }
 
+static int run_spill(void)
+{
+    size_t d[1] = { 32 * 8192 }, t[1] = { 8192 };
+    tamm_tensor *A = tamm_tensor_create("S", TAMM_F64, 1, d, t);
+    if (!A) return 1;
+    static args_t a[32];
+    for (long i = 0; i < 16; i++) {
+        a[i] = (args_t){ A, i, 0, (double)i };
+        tamm_ref r = ref1(A, i, TAMM_WRITE);
+        CHECK(submit(fill, NULL, &a[i], &r, 1, -1, "fill") == TAMM_OK);
+    }
+    for (long i = 0; i < 16; i++) { /* block 16 + i := block i * 2 + 1 */
+        a[16 + i] = (args_t){ A, i, 16 + i, 1.0 };
+        tamm_ref r[2] = { ref1(A, i, TAMM_READ), ref1(A, 16 + i, TAMM_WRITE) };
+        CHECK(submit(shift, NULL, &a[16 + i], r, 2, -1, "shift") == TAMM_OK);
+    }
+    double *all = malloc(d[0] * sizeof *all);
+    CHECK(all && tamm_tensor_gather(A, all) == TAMM_OK);
+    for (long i = 0; all && i < 16; i++)
+        for (long e = 0; e < 8192; e++)
+            if (all[(16 + i) * 8192 + e] != ((double)i + (double)e) * 2 + 1) {
+                CHECK(!"block 16 + i holds block i * 2 + 1");
+                i = 16;
+                break;
+            }
+    free(all);
+    tamm_tensor_destroy(A);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "mpi";
     if (tamm_init(&argc, &argv) != TAMM_OK) return 1;
-    int rc = !strcmp(mode, "gpu") ? run_gpu() : !strcmp(mode, "mem") ? run_mem() : run_mpi();
+    int rc = !strcmp(mode, "gpu") ? run_gpu() : !strcmp(mode, "mem") ? run_mem() : !strcmp(mode, "spill") ? run_spill()
+                                                                                                         : run_mpi();
     CHECK(tamm_wait_all() == TAMM_OK);
     int r = tamm_rank();
     CHECK(tamm_finalize() == TAMM_OK);

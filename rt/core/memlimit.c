@@ -50,13 +50,15 @@ static pthread_cond_t io_idle = PTHREAD_COND_INITIALIZER;  /* io_cur changed */
 static tamm_mblk **ioq;      /* blocks to read back, FIFO ring */
 static int ioq_head, ioq_n, ioq_cap;
 static tamm_mblk *io_cur;    /* the block the I/O thread is reading back */
+static tamm_mblk *io_clean;  /* the block the I/O thread is writing back ahead of its eviction */
+static int clean_wanted;     /* memory is three-quarters full: write dirty blocks back ahead */
 /* admitted tasks whose spilled blocks are still being read back: they hold no
  * worker meanwhile, and the I/O thread queues each once its reads are done
  * (the scheduler is given only tasks whose blocks are resident) */
 static tamm_task_s *phead, *ptail; /* linked by t->next, in admission order */
 static int nparked;
 /* TAMM_STATS */
-static atomic_ullong st_in_task, st_parked, st_msg_over, st_nested_over, st_ahead, st_spilled, st_writes, st_readback, st_reads, st_evict, st_drop, st_regen, st_waits, st_wait_ns,
+static atomic_ullong st_ahead_w, st_in_task, st_parked, st_msg_over, st_nested_over, st_ahead, st_spilled, st_writes, st_readback, st_reads, st_evict, st_drop, st_regen, st_waits, st_wait_ns,
     st_over;
 
 static void spare_drop(void);
@@ -104,6 +106,9 @@ void tamm__ml_init(size_t lim, int nranks, int shared)
     atomic_store(&st_msg_over, 0);
     atomic_store(&st_parked, 0);
     atomic_store(&st_in_task, 0);
+    atomic_store(&st_ahead_w, 0);
+    io_clean = NULL;
+    clean_wanted = 0;
     phead = ptail = NULL;
     nparked = 0;
     io_stop = 0;
@@ -141,13 +146,13 @@ void tamm__ml_stats(FILE *f, int r)
 {
     if (!tamm__ml_on) return;
     fprintf(f, "tamm stats: rank %d: memory limit %zu bytes: %llu evictions (%llu dropped clean or regenerable), "
-               "%llu bytes spilled in %llu writes, %llu bytes read back in %llu reads (%llu ahead of their task, on the "
+               "%llu bytes spilled in %llu writes (%llu ahead of their eviction, on the I/O thread), %llu bytes read back in %llu reads (%llu ahead of their task, on the "
                "I/O thread; %llu by a running task, which waited; %llu tasks queued only once their blocks were read back), "
                "%llu blocks regenerated, "
                "%llu tasks waited for memory (%.1f ms in all), %llu nested tasks admitted beyond the reservations, "
                "%llu message tasks admitted beyond the reservations, %llu allocations over the limit (nothing evictable)\n",
             r, limit, (unsigned long long)st_evict, (unsigned long long)st_drop, (unsigned long long)st_spilled,
-            (unsigned long long)st_writes, (unsigned long long)st_readback, (unsigned long long)st_reads,
+            (unsigned long long)st_writes, (unsigned long long)st_ahead_w, (unsigned long long)st_readback, (unsigned long long)st_reads,
             (unsigned long long)st_ahead, (unsigned long long)st_in_task, (unsigned long long)st_parked, (unsigned long long)st_regen, (unsigned long long)st_waits, (double)st_wait_ns / 1e6,
             (unsigned long long)st_nested_over, (unsigned long long)st_msg_over, (unsigned long long)st_over);
 }
@@ -281,37 +286,64 @@ static void slot_free(int64_t off, size_t len)
     freeslots[nfree++] = (slot){ off, len };
 }
 
-/* Write block m (home p) to its slot.  mlk and the block lock held. 0: done. */
-static int spill_write(tamm_mblk *m, const void *p, size_t bytes)
+/* Give block m a slot in the spill file (opened at first need).  mlk held.
+ * 0: done; -1: spilling is broken (reported already). */
+static int slot_prepare(tamm_mblk *m, size_t bytes)
 {
     if (spill_broken || spill_open()) {
         spill_broken = 1;
         return -1;
     }
     if (m->off < 0) m->off = slot_alloc(bytes);
-    uint64_t t0 = TAMM_UNLIKELY(tamm__rt.recording) ? tamm__now_ns() : 0;
+    return 0;
+}
+
+/* Write p to m's slot.  The block lock held (its home cannot change), mlk
+ * not needed.  0, or the errno of the failed write. */
+static int slot_write(const tamm_mblk *m, const void *p, size_t bytes)
+{
     size_t done = 0;
     while (done < bytes) {
         ssize_t w = pwrite(fd, (const char *)p + done, bytes - done, (off_t)(m->off + (int64_t)done));
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            int e = w < 0 ? errno : ENOSPC;
-            char bn[128];
-            m->valid = 0; /* the slot may hold part of this write: never read it */
-            spill_broken = 1;
-            tamm__error(NULL, TAMM_ENOMEM, "TAMM_MEMORY_LIMIT: cannot write %s (%zu bytes) to the spill file in %s "
-                        "(%s); it and every block not yet spilled stay in memory, over the limit (results are not "
-                        "affected; set TAMM_SPILL_DIR to a directory with room)",
-                        tamm__block_name(m->T, m->lin, bn, sizeof bn), bytes,
-                        getenv("TAMM_SPILL_DIR") && *getenv("TAMM_SPILL_DIR") ? getenv("TAMM_SPILL_DIR") : "the temporary directory",
-                        strerror(e));
-            return -1;
-        }
+        if (w <= 0) return w < 0 ? errno : ENOSPC;
         done += (size_t)w;
     }
+    return 0;
+}
+
+/* A write of m to its slot failed with errno e.  mlk and the block lock held. */
+static TAMM_COLD void spill_failed(tamm_mblk *m, size_t bytes, int e)
+{
+    char bn[128];
+    m->valid = 0; /* the slot may hold part of this write: never read it */
+    spill_broken = 1;
+    tamm__error(NULL, TAMM_ENOMEM, "TAMM_MEMORY_LIMIT: cannot write %s (%zu bytes) to the spill file in %s "
+                "(%s); it and every block not yet spilled stay in memory, over the limit (results are not "
+                "affected; set TAMM_SPILL_DIR to a directory with room)",
+                tamm__block_name(m->T, m->lin, bn, sizeof bn), bytes,
+                getenv("TAMM_SPILL_DIR") && *getenv("TAMM_SPILL_DIR") ? getenv("TAMM_SPILL_DIR") : "the temporary directory",
+                strerror(e));
+}
+
+static void spill_counted(tamm_mblk *m, size_t bytes, uint64_t t0)
+{
     atomic_fetch_add(&st_spilled, bytes);
     atomic_fetch_add(&st_writes, 1);
     if (TAMM_UNLIKELY(tamm__rt.recording)) record_io(1, m->T, m->lin, bytes, t0);
+}
+
+/* Write block m (home p) to its slot.  mlk and the block lock held. 0: done. */
+static int spill_write(tamm_mblk *m, const void *p, size_t bytes)
+{
+    if (slot_prepare(m, bytes)) return -1;
+    uint64_t t0 = TAMM_UNLIKELY(tamm__rt.recording) ? tamm__now_ns() : 0;
+    int e = slot_write(m, p, bytes);
+    if (e) {
+        spill_failed(m, bytes, e);
+        return -1;
+    }
+    spill_counted(m, bytes, t0);
     return 0;
 }
 
@@ -452,7 +484,8 @@ void tamm__ml_tensor_free(tamm_tensor *T)
 {
     if (!T->ml) return;
     pthread_mutex_lock(&mlk);
-    while (io_cur && io_cur->T == T) pthread_cond_wait(&io_idle, &mlk); /* (its pins are gone: it stops soon) */
+    while ((io_cur && io_cur->T == T) || (io_clean && io_clean->T == T))
+        pthread_cond_wait(&io_idle, &mlk); /* (its pins are gone: it stops soon) */
     int keep = 0;
     for (int i = 0; i < ioq_n; i++) { /* drop its blocks from the read-ahead queue */
         tamm_mblk *q = ioq[(ioq_head + i) % ioq_cap];
@@ -485,7 +518,7 @@ void tamm__ml_release(tamm_tensor *T, long lin)
     tamm_block_s *b = &T->blocks[lin];
     tamm_mblk *m = &T->ml[lin];
     pthread_mutex_lock(&mlk);
-    while (io_cur == m) pthread_cond_wait(&io_idle, &mlk);
+    while (io_cur == m || io_clean == m) pthread_cond_wait(&io_idle, &mlk);
     if (m->ioq) { /* queued for read-ahead (pinned by the releasing task): nothing to read any more */
         int keep = 0;
         for (int i = 0; i < ioq_n; i++) {
@@ -674,14 +707,69 @@ static void unpark_and_push(void)
     pthread_mutex_lock(&mlk);
 }
 
+/* Write back ahead: the execution FSM's FLUSH row on the host unit, run by
+ * the I/O thread.  A dirty block among the least recently used quarter of the
+ * limit, which no task holds (RC = 0, nothing pending) or has reserved, is
+ * written to its slot; the unit goes _Dirty -> _Ready (its Put is no copy: the
+ * unit's buffer is the home) and the block is clean, so that its eviction
+ * only drops it.  The block lock is held through the write, so nothing can
+ * change the home meanwhile; whatever changes it later makes it dirty again
+ * (a write or accumulation through the FSM, tamm__ml_dirty, a top-level
+ * pointer), all under the block lock.  mlk held (dropped during the write).
+ * 1: one was written. */
+static int clean_one(void)
+{
+    if (spill_broken || tamm__mem_in_use() < limit - limit / 4) return 0;
+    size_t seen = 0;
+    for (tamm_mblk *m = lru.prev; m != &lru && seen < limit / 4; m = m->prev) {
+        tamm_block_s *b = &m->T->blocks[m->lin];
+        seen += b->bytes;
+        if (m->pins || m->toppin) continue;
+        if (!spin_trylock(&b->lock)) continue;
+        tamm_unit_state *u = &b->units[0];
+        size_t bytes = b->bytes;
+        tamm_blk_step st = tamm__blk_step((tamm_blk_state)u->state, u->rc, u->pending, TAMM_BOP_FLUSH);
+        int dirty = m->dirty || u->state == TAMM_BS_DIRTY;
+        if (!b->home || !dirty || u->pending || u->state == TAMM_BS_DIRTYACC || st.result != TAMM_BLK_OK ||
+            (st.actions & ~(unsigned)TAMM_ACT_PUT) || slot_prepare(m, bytes)) {
+            tamm__spin_unlock(&b->lock);
+            continue;
+        }
+        io_clean = m; /* its tensor lives on until io_clean is cleared (tensor_free waits) */
+        pthread_mutex_unlock(&mlk);
+        uint64_t t0 = TAMM_UNLIKELY(tamm__rt.recording) ? tamm__now_ns() : 0;
+        int e = slot_write(m, b->home, bytes);
+        pthread_mutex_lock(&mlk);
+        if (e) {
+            spill_failed(m, bytes, e); /* it stays dirty, in memory */
+        } else {
+            m->valid = 1;
+            m->dirty = 0;
+            u->state = (unsigned char)st.next;
+            u->rc = st.rc;
+            spill_counted(m, bytes, t0);
+            atomic_fetch_add(&st_ahead_w, 1);
+        }
+        tamm__spin_unlock(&b->lock);
+        io_clean = NULL;
+        pthread_cond_broadcast(&io_idle);
+        return !e;
+    }
+    return 0;
+}
+
 static void *io_main(void *arg)
 {
     (void)arg;
     on_io_thread = 1;
     pthread_mutex_lock(&mlk);
     for (;;) {
-        while (!ioq_n && !io_stop) pthread_cond_wait(&io_cond, &mlk);
+        while (!ioq_n && !io_stop && !clean_wanted) pthread_cond_wait(&io_cond, &mlk);
         if (io_stop) break;
+        if (!ioq_n) { /* nothing to read: write back ahead while memory is full */
+            if (!clean_one()) clean_wanted = 0;
+            continue;
+        }
         tamm_mblk *m = ioq[ioq_head];
         ioq_head = (ioq_head + 1) % ioq_cap;
         ioq_n--;
@@ -714,13 +802,20 @@ static void *io_main(void *arg)
     return NULL;
 }
 
+/* Start the I/O thread if it is not running.  mlk held.  0: it runs. */
+static int io_start(void)
+{
+    if (!io_started) {
+        if (pthread_create(&io_thread, NULL, io_main, NULL)) return -1; /* no read-ahead: tasks read on use */
+        io_started = 1;
+    }
+    return 0;
+}
+
 /* Queue m for read-ahead.  mlk held. */
 static void io_enqueue(tamm_mblk *m)
 {
-    if (!io_started) {
-        if (pthread_create(&io_thread, NULL, io_main, NULL)) return; /* no read-ahead: tasks read on use */
-        io_started = 1;
-    }
+    if (io_start()) return;
     if (ioq_n == ioq_cap) {
         int nc = ioq_cap ? 2 * ioq_cap : 64;
         tamm_mblk **nq = tamm__xmalloc((size_t)nc * sizeof *nq);
@@ -870,6 +965,12 @@ static void unpin_and_drain(tamm_task_s *t)
         reserved -= extra_of(d, bytes);
     }
     if (!(t->flags & TAMM_TF_PSEUDO)) nadmitted--;
+    /* t's blocks may be dirty and evictable now: while memory is three-quarters full the I/O
+     * thread writes such blocks back ahead of their eviction */
+    if (!clean_wanted && !spill_broken && tamm__mem_in_use() >= limit - limit / 4 && !io_start()) {
+        clean_wanted = 1;
+        pthread_cond_signal(&io_cond);
+    }
     uint64_t now = tamm__now_ns();
     tamm_task_s *badtail = NULL;
     while (qhead) {

@@ -10,7 +10,8 @@
 #   KERNELS="gemm cholesky"   N_gemm=4096   N_cholesky=6144   NB=256
 #   FACTORS="2 4"  the matrices' bytes over the limit (limit = bytes / factor)
 #   REPS=3       timed runs per configuration; the configurations are interleaved
-#                within each repetition and the tables give medians, and the median of
+#                within each repetition (in an order rotated by one each repetition)
+#                and the tables give medians, and the median of
 #                the per-repetition ratios to the in-core run ("paired")
 #   WORKERS=2    TAMM_NUM_WORKERS / STARPU_NCPU
 #   IMPLS="tamm starpu"
@@ -169,14 +170,19 @@ for k in $KERNELS; do
       done
     done
   fi
+  # every configuration once per repetition, in an order rotated by one each repetition: on
+  # this VM a run right after an in-core run is slower than one after an out-of-core run
+  # (bench/README.md "Out of core - 2026-11-27"), so no configuration always follows the same one
+  confs=()
+  for mode in $MODES; do for impl in $IMPLS; do confs+=("$mode $impl"); done; done
   for ((rep = 1; rep <= REPS; rep++)); do
-    for mode in $MODES; do
-      for impl in $IMPLS; do
-        r=$(run_one "$k" "$impl" "$mode" "") || STATUS=1
-        RES[$k,$impl,$mode,$rep]=$r
-        set -- $r
-        echo "run $rep $k $impl $mode: gflops=$1 maxrss=$3KiB peak=$4 spilled=$5 readback=$6 waited_ms=$7"
-      done
+    for ((c = 0; c < ${#confs[@]}; c++)); do
+      set -- ${confs[$(( (c + rep - 1) % ${#confs[@]} ))]}
+      mode=$1 impl=$2
+      r=$(run_one "$k" "$impl" "$mode" "") || STATUS=1
+      RES[$k,$impl,$mode,$rep]=$r
+      set -- $r
+      echo "run $rep $k $impl $mode: gflops=$1 maxrss=$3KiB peak=$4 spilled=$5 readback=$6 waited_ms=$7"
     done
   done
 done

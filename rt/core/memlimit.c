@@ -31,7 +31,6 @@ static size_t reserved;     /* bytes of blocks pinned by admitted tasks, and the
 static size_t top_bytes;    /* bytes pinned by top-level tamm_block */
 static int nadmitted;       /* admitted tasks whose body has not returned (the MPI flow's message tasks aside) */
 static tamm_task_s *qhead, *qtail; /* tasks waiting for memory, FIFO (linked by t->next) */
-static int qlen;
 static tamm_mblk **tops;    /* top-level pins, oldest first */
 static int ntops, ctops;
 /* the spill file */
@@ -76,6 +75,9 @@ static TAMM_COLD void record_io(int write, tamm_tensor *T, long lin, size_t byte
     tamm__recorder->io(write, T, lin, bytes, by, task, t0, tamm__now_ns());
 }
 
+/* Memory is three-quarters full: the I/O thread writes dirty blocks back ahead of their eviction. */
+static inline int memory_high(void) { return tamm__mem_in_use() >= limit - limit / 4; }
+
 static inline int spin_trylock(tamm_spin *l)
 {
     return !atomic_load_explicit(&l->v, memory_order_relaxed) &&
@@ -91,7 +93,6 @@ void tamm__ml_init(size_t lim, int nranks, int shared)
     reserved = top_bytes = 0;
     nadmitted = 0;
     qhead = qtail = NULL;
-    qlen = 0;
     lru.next = lru.prev = &lru;
     spill_broken = 0;
     fend = 0;
@@ -719,7 +720,7 @@ static void unpark_and_push(void)
  * 1: one was written. */
 static int clean_one(void)
 {
-    if (spill_broken || tamm__mem_in_use() < limit - limit / 4) return 0;
+    if (spill_broken || !memory_high()) return 0;
     size_t seen = 0;
     for (tamm_mblk *m = lru.prev; m != &lru && seen < limit / 4; m = m->prev) {
         tamm_block_s *b = &m->T->blocks[m->lin];
@@ -728,10 +729,12 @@ static int clean_one(void)
         if (!spin_trylock(&b->lock)) continue;
         tamm_unit_state *u = &b->units[0];
         size_t bytes = b->bytes;
+        /* the FSM decides: _Dirty (RC 0) flushes with a Put; _DirtyAcc would need an AccAll
+         * (a sum, not a write-back), and the other states flush with nothing to do */
         tamm_blk_step st = tamm__blk_step((tamm_blk_state)u->state, u->rc, u->pending, TAMM_BOP_FLUSH);
         int dirty = m->dirty || u->state == TAMM_BS_DIRTY;
-        if (!b->home || !dirty || u->pending || u->state == TAMM_BS_DIRTYACC || st.result != TAMM_BLK_OK ||
-            (st.actions & ~(unsigned)TAMM_ACT_PUT) || slot_prepare(m, bytes)) {
+        if (!b->home || !dirty || u->pending || st.result != TAMM_BLK_OK || (st.actions & ~(unsigned)TAMM_ACT_PUT) ||
+            slot_prepare(m, bytes)) {
             tamm__spin_unlock(&b->lock);
             continue;
         }
@@ -927,7 +930,6 @@ int tamm__ml_admit(tamm_task_s *t)
         if (qtail) qtail->next = t;
         else qhead = t;
         qtail = t;
-        qlen++;
     }
     pthread_mutex_unlock(&mlk);
     if (r < 0) fail_task(t, total);
@@ -967,7 +969,7 @@ static void unpin_and_drain(tamm_task_s *t)
     if (!(t->flags & TAMM_TF_PSEUDO)) nadmitted--;
     /* t's blocks may be dirty and evictable now: while memory is three-quarters full the I/O
      * thread writes such blocks back ahead of their eviction */
-    if (!clean_wanted && !spill_broken && tamm__mem_in_use() >= limit - limit / 4 && !io_start()) {
+    if (!clean_wanted && !spill_broken && memory_high() && !io_start()) {
         clean_wanted = 1;
         pthread_cond_signal(&io_cond);
     }
@@ -980,7 +982,6 @@ static void unpin_and_drain(tamm_task_s *t)
         tamm_task_s *q = qhead;
         qhead = q->next;
         if (!qhead) qtail = NULL;
-        qlen--;
         atomic_fetch_add(&st_waits, 1);
         atomic_fetch_add(&st_wait_ns, now - (uint64_t)q->est_ns);
         q->est_ns = (double)total; /* for fail_task */

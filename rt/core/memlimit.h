@@ -18,12 +18,12 @@
  * declared block refs name fit beside those that admitted, still running tasks
  * hold (pins); its pins are given back when its body returns.  Admission also
  * queues the task's spilled blocks for the I/O thread, which reads them back
- * (the FSM's Get) while workers run other tasks, and which, while memory is
- * three-quarters full and nothing is to be read, writes dirty blocks near the
- * LRU end back ahead of their eviction (the FSM's FLUSH), so that eviction
- * finds them clean and only drops them: a task with blocks to read
- * back is handed to the scheduler only once they are resident (by the I/O
- * thread), so the ready tasks that workers take have their blocks in memory.  Without a limit
+ * (the FSM's Get) while workers run other tasks; such a task is handed to the
+ * scheduler only once they are resident (by the I/O thread), so the ready
+ * tasks that workers take have their blocks in memory.  While memory is
+ * three-quarters full and nothing is to be read, the I/O thread also writes
+ * dirty blocks near the LRU end back ahead of their eviction (the FSM's
+ * FLUSH), so that eviction finds them clean and only drops them.  Without a limit
  * nothing here runs: tamm__ml_on is 0 and the callers test it only off the
  * fast paths (block_home of an absent home, private buffers, task_ready).
  *

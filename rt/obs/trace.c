@@ -230,17 +230,25 @@ static int cmp_msg(const void *a, const void *b)
 
 /* Messages overlap: each goes to the first lane of its direction free at its
  * start, so that the slices of a track never overlap.  Gives the lanes used. */
+/* The first lane free at t0 among the *n whose last slices end at end[] (a new
+ * lane if none is), which then ends at t1.  Slices must come in order of t0. */
+static int take_lane(uint64_t **end, int *n, uint64_t t0, uint64_t t1)
+{
+    int l = 0;
+    while (l < *n && (*end)[l] > t0) l++;
+    if (l == *n) *end = tamm__xrealloc(*end, (size_t)++*n * sizeof **end);
+    (*end)[l] = t1;
+    return l;
+}
+
 static void assign_lanes(int *nsend, int *nrecv)
 {
     if (nmsgs) qsort(msgs, nmsgs, sizeof *msgs, cmp_msg); /* msgs is NULL when there are none */
     uint64_t *end[2] = { NULL, NULL };
     int n[2] = { 0, 0 };
     for (size_t i = 0; i < nmsgs; i++) {
-        int d = msgs[i].send != 0, l = 0;
-        while (l < n[d] && end[d][l] > msgs[i].t0) l++;
-        if (l == n[d]) end[d] = tamm__xrealloc(end[d], (size_t)++n[d] * sizeof *end[d]);
-        end[d][l] = msgs[i].t1;
-        msgs[i].lane = l;
+        int d = msgs[i].send != 0;
+        msgs[i].lane = take_lane(&end[d], &n[d], msgs[i].t0, msgs[i].t1);
     }
     free(end[0]);
     free(end[1]);
@@ -261,13 +269,7 @@ static int assign_io_lanes(void)
     if (nios) qsort(ios, nios, sizeof *ios, cmp_io);
     uint64_t *end = NULL;
     int n = 0;
-    for (size_t i = 0; i < nios; i++) {
-        int l = 0;
-        while (l < n && end[l] > ios[i].t0) l++;
-        if (l == n) end = tamm__xrealloc(end, (size_t)++n * sizeof *end);
-        end[l] = ios[i].t1;
-        ios[i].lane = l;
-    }
+    for (size_t i = 0; i < nios; i++) ios[i].lane = take_lane(&end, &n, ios[i].t0, ios[i].t1);
     free(end);
     return n;
 }

@@ -37,7 +37,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <thread>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <pthread.h>
 #include <vector>
 
 #include <tamm.h> /* tamm_emu_launch: a launch runs in stream order on the emulated device */
@@ -199,10 +202,45 @@ static void tamm_cuda_emu_run(dim3 grid, dim3 block, uint64_t seed, K kernel, A.
         }
     };
     /* the CUDA threads never run on the caller's thread: its frames (the host variant) stay out of
-     * their stacks, and ThreadSanitizer reports about them cannot be suppressed with the caller */
-    std::vector<std::thread> th;
-    for (unsigned w = 0; w < nthr; w++) th.emplace_back(run, w);
-    for (auto &x : th) x.join();
+     * their stacks, and ThreadSanitizer reports about them cannot be suppressed with the caller.
+     * They are created detached and counted down on a latch instead of joined: a joinable thread
+     * exists, finished and not yet joined (or detached), for a moment after its last pair, and a
+     * fatal error's _exit in that moment (another task's failure) is a "thread leak" to
+     * ThreadSanitizer.  A thread touches nothing of this frame after its count-down; the latch is
+     * shared, so the last one out frees it. */
+    struct latch {
+        std::mutex mu;
+        std::condition_variable cv;
+        unsigned left;
+    };
+    struct part {
+        decltype(run) *body;
+        std::shared_ptr<latch> done;
+        unsigned w;
+        static void *main(void *p)
+        {
+            part *me = (part *)p;
+            (*me->body)(me->w);
+            std::shared_ptr<latch> done = std::move(me->done);
+            delete me;
+            std::lock_guard<std::mutex> g(done->mu);
+            if (--done->left == 0) done->cv.notify_all();
+            return NULL;
+        }
+    };
+    std::shared_ptr<latch> done = std::make_shared<latch>();
+    done->left = nthr;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    for (unsigned w = 0; w < nthr; w++) {
+        part *p = new part{ &run, done, w };
+        pthread_t t;
+        if (pthread_create(&t, &attr, part::main, p) != 0) part::main(p); /* no thread: run here */
+    }
+    pthread_attr_destroy(&attr);
+    std::unique_lock<std::mutex> g(done->mu);
+    done->cv.wait(g, [&] { return done->left == 0; });
 }
 
 /* a launch waiting in a stream's queue of the emulated device (tamm_emu_launch) */

@@ -43,32 +43,29 @@ done
 found=$(mktemp) || exit 1
 trap 'rm -f "$found"' EXIT
 
-for f in */*.c */*.h; do
-  layer=${f%%/*}
-  # headers in angle brackets: MPI and CUDA only where they belong
-  case $layer in
-    core|exec|obs|base)
-      if grep -Eq '^[[:space:]]*#[[:space:]]*include[[:space:]]*<(mpi\.h|cuda[a-z_]*\.h|cublas[a-z_0-9]*\.h)>' "$f"; then
-        echo "$f <system>" >>"$found"
-      fi ;;
-  esac
-  sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" | while read -r h; do
-    hl=
-    for c in */"$h"; do [ -f "$c" ] && hl=${c%%/*}; done
-    [ -n "$hl" ] || continue # a header outside rt/ (include/tamm.h, ...)
-    [ "$hl" = "$layer" ] && continue
-    bad=
-    case $layer:$hl in
-      base:*) bad=1 ;;
-      core:gpu | core:mpi | exec:gpu | exec:mpi) bad=1 ;;
-      gpu:mpi | mpi:gpu) bad=1 ;;
-      *:init) bad=1 ;;
-      init:obs) ;;
-      *:obs) bad=1 ;;
-    esac
-    [ -n "$bad" ] && echo "$f $h"
-  done >>"$found"
-done
+# every header's layer (header names are unique across rt/), then one pass over
+# all files: "FILE HEADER" for each rule broken, "FILE <system>" for an MPI or
+# CUDA header where it does not belong, and "edge FROM TO" for the folder graph
+hdrs=$(for h in */*.h; do printf '%s %s ' "${h##*/}" "${h%%/*}"; done)
+scan=$(mktemp) || exit 1
+awk -v hdrs="$hdrs" '
+  BEGIN { n = split(hdrs, a, " "); for (i = 1; i < n; i += 2) hl[a[i]] = a[i + 1] }
+  FNR == 1 { layer = FILENAME; sub(/\/.*/, "", layer); sys = 0 }
+  /^[ \t]*#[ \t]*include[ \t]*</ && layer ~ /^(core|exec|obs|base)$/ && !sys &&
+    /<(mpi\.h|cuda[a-z_]*\.h|cublas[a-z_0-9]*\.h)>/ { print FILENAME, "<system>"; sys = 1 }
+  /^[ \t]*#[ \t]*include[ \t]*"/ {
+    h = $0; sub(/^[^"]*"/, "", h); sub(/".*/, "", h)
+    if (!(h in hl) || hl[h] == layer) next # a header outside rt/ (include/tamm.h, ...), or its own layer
+    to = hl[h]; print "edge", layer, to
+    bad = 0
+    if (layer == "base") bad = 1
+    else if ((layer == "core" || layer == "exec") && (to == "gpu" || to == "mpi")) bad = 1
+    else if ((layer == "gpu" && to == "mpi") || (layer == "mpi" && to == "gpu")) bad = 1
+    else if (to == "init") bad = 1
+    else if (to == "obs" && layer != "init") bad = 1
+    if (bad) print FILENAME, h
+  }' */*.c */*.h >"$scan"
+grep -v '^edge ' "$scan" >"$found"
 
 status=0
 while read -r f h; do
@@ -97,14 +94,7 @@ done || status=1
 # The intended order is base < core < exec < gpu, mpi < obs < init.
 BACK_EDGES=''
 edges=$(mktemp) || exit 1
-for f in */*.c */*.h; do
-  layer=${f%%/*}
-  sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" | while read -r h; do
-    for c in */"$h"; do
-      [ -f "$c" ] && [ "${c%%/*}" != "$layer" ] && echo "$layer ${c%%/*}"
-    done
-  done
-done | sort -u >"$edges"
+sed -n 's/^edge //p' "$scan" | sort -u >"$edges"
 printf '%s\n' "$BACK_EDGES" | while read -r a b; do
   [ -n "$a" ] || continue
   grep -qx "$a $b" "$edges" && continue
@@ -118,7 +108,7 @@ if ! loop=$(tsort "$edges.dag" 2>&1 >/dev/null) || [ -n "$loop" ]; then
   echo "layering: NEW folder cycle in the include graph:" $(printf '%s\n' "$loop" | sed -n 's/^tsort: \([a-z]*\)$/\1/p')
   status=1
 fi
-rm -f "$edges" "$edges.dag" "$edges.back"
+rm -f "$edges" "$edges.dag" "$edges.back" "$scan"
 
 # ---- link level ----
 checked=
@@ -130,11 +120,13 @@ if [ -n "$objs" ]; then
   command -v nm >/dev/null 2>&1 || { echo "layering: nm not found"; exit 1; }
   defs=$(mktemp) && undef=$(mktemp) || exit 1
   trap 'rm -f "$found" "$defs" "$undef"' EXIT
-  for o in "$objs"/*/*.o; do
-    l=${o%/*}; l=${l##*/}
-    nm --defined-only "$o" | awk -v l="$l" 'NF == 3 && $2 ~ /^[TDBRVWCGS]$/ { print $3, l }'
-    nm -u "$o" | awk -v l="$l" -v f="${o#"$objs"/}" '{ print $NF, l, f }' >>"$undef"
-  done | sort -u >"$defs"
+  # "SYMBOL LAYER" for every definition, "SYMBOL LAYER FILE" for every use (nm -A
+  # prefixes each line with its object, whose folder is its layer)
+  nm -A --defined-only "$objs"/*/*.o | awk -v p="$objs/" '
+    { f = substr($1, length(p) + 1); sub(/\.o:.*/, ".o", f); l = f; sub(/\/.*/, "", l) }
+    NF == 3 && $2 ~ /^[TDBRVWCGS]$/ { print $3, l }' | sort -u >"$defs"
+  nm -A -u "$objs"/*/*.o | awk -v p="$objs/" '
+    { f = substr($1, length(p) + 1); sub(/\.o:.*/, ".o", f); l = f; sub(/\/.*/, "", l); print $NF, l, f }' >"$undef"
   # a symbol defined in the user's own layer or one it may use is fine
   # the core reaches exec/ only through what core/executor.h declares (bound at link time)
   execapi=$(grep -o 'tamm__[A-Za-z0-9_]*' core/executor.h | sort -u | tr '\n' ' ')

@@ -142,7 +142,8 @@ int tamm__config_read(tamm_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    cfg->num_workers = ncpu > 0 ? (int)ncpu : 1;
+    cfg->cores = ncpu > 0 ? (int)ncpu : 1;
+    cfg->num_workers = cfg->cores;
     cfg->hugepages = 1;
     cfg->num_gpus = -1;
     cfg->cuda_streams = 4;

@@ -15,6 +15,7 @@ typedef enum { TAMM_GPOL_EFT = 0, TAMM_GPOL_RR, TAMM_GPOL_STREAM, TAMM_GPOL_MINS
 
 typedef struct tamm_config {
     int num_workers;           /* TAMM_NUM_WORKERS (default: cores) */
+    int cores;                 /* the machine's online cores (sysconf), at least 1 */
     int num_gpus;              /* TAMM_NUM_GPUS (-1: all found) */
     tamm_sched_kind sched;     /* TAMM_SCHED: the CPU queueing policy */
     tamm_gpu_policy gpu_sched; /* TAMM_SCHED: the device-selection policy */
@@ -39,7 +40,8 @@ typedef struct tamm_config {
     int cuda_dev_mode;         /* TAMM_CUDA_DEVICES: TAMM_CDEV_LOCAL (default), _ALL or _LIST */
     int cuda_dev_list[8], cuda_ndev_list; /* TAMM_CDEV_LIST: the device ordinals, in order */
     int local_rank, local_size; /* this process among the ranks on its node (0 and 1 without MPI); set
-                                   by tamm_init from the MPI layer, read by the GPU layer's mapping */
+                                   by tamm_init from the MPI layer, read by the GPU layer's mapping
+                                   and by the idle workers' polling (tamm__core_start) */
 } tamm_config;
 
 /* TAMM_CUDA_DEVICES: which GPUs a rank uses (gpu/cuda_worker.c, tamm__gpu_map) */

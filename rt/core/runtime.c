@@ -44,6 +44,14 @@ void tamm__core_start(const tamm_config *cfg, int rank, int nranks)
     /* tasks in flight before the submitter starts running some itself: enough
      * to keep every worker fed, few enough that task records stay in cache */
     tamm__rt.throttle = 256L * cfg->num_workers;
+    /* an idle worker polls ~10-40 us before it sleeps, for the latency of the next task; when the
+     * node's polling threads outnumber its cores, that polling takes the core from a thread with
+     * work, another rank's most often (2 ranks of 2 workers on 2 cores: the random DAGs of
+     * tests/mpi took 3 to 4 times longer), so it polls only briefly then.  They are every rank's
+     * workers, and each rank's message thread when ranks share the node (one rank per node:
+     * its workers alone, as without MPI). */
+    long pollers = (long)cfg->local_size * cfg->num_workers + (cfg->local_size > 1 ? cfg->local_size : 0);
+    tamm__rt.spin_rounds = pollers > cfg->cores ? TAMM_SPIN_SHARED : TAMM_SPIN_ROUNDS;
     tamm__rt.t0 = tamm__now_ns();
     tamm__mem_reset_stats();
 }

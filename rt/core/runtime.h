@@ -26,6 +26,11 @@
 #include "pool.h"
 #include <pthread.h>
 
+/* An idle worker's polling rounds (tamm__pause each, ~10-40 us in all) before it sleeps; a few
+ * when the node's polling threads outnumber its cores (tamm_runtime.spin_rounds). */
+#define TAMM_SPIN_ROUNDS 4000
+#define TAMM_SPIN_SHARED 64
+
 typedef struct tamm_runtime {
     int initialised;
     tamm_config cfg;
@@ -39,6 +44,7 @@ typedef struct tamm_runtime {
     pthread_mutex_t tensors_lock;
     struct tamm_tensor *tensors;   /* live tensors */
     long throttle;                 /* top-level tasks in flight before the submitter helps */
+    int spin_rounds;               /* an idle worker's polling rounds before it sleeps (tamm__core_start) */
     /* Lines by writer, so that no thread's per-task write evicts a line another
      * thread reads per task.  Read on every ready / top-level completion, written
      * only around sleeps: */

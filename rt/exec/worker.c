@@ -14,7 +14,6 @@
 
 _Thread_local tamm_worker *tamm__tls_worker;
 
-#define SPIN_ROUNDS 4000        /* ~10-40 us of polling before sleeping */
 #define DEADLOCK_TIMEOUT_MS 100 /* sleep slice of a waiting thread */
 /* pauses between the throttled submitter's looks at the other deques
  * (~1.5 us here): each look pulls the lines their owners write on every push
@@ -135,7 +134,7 @@ static void *worker_main(void *arg)
         tamm_task_s *t = next_task(w);
         if (t) { run(w, t); continue; }
         uint64_t idle0 = tamm__rt.cfg.stats ? tamm__now_ns() : 0;
-        for (int i = 0; i < SPIN_ROUNDS && !t; i++) {
+        for (int i = 0; i < tamm__rt.spin_rounds && !t; i++) {
             tamm__pause();
             if ((i & 15) == 15) t = next_task(w);
         }
@@ -225,7 +224,7 @@ static int help_loop(int (*cond)(void *), void *arg, int top)
             quiet = 0;
             continue;
         }
-        if (++spins < SPIN_ROUNDS) {
+        if (++spins < tamm__rt.spin_rounds) {
             tamm__pause();
             continue;
         }

@@ -74,6 +74,7 @@ run:
 # Each suite configures and builds its directory, runs ctest, and records
 # "PASSED FAILED STATUS" in DIR/tamm-test-result; test-summary adds them up.
 test: deps
+	@mkdir -p $(BUILD_DIR) && date +%s > $(BUILD_DIR)/tamm-test-start
 	@rm -f $(BUILD_DIR)/tamm-test-result $(ASAN_DIR)/tamm-test-result $(TSAN_DIR)/tamm-test-result
 	@$(MAKE) --no-print-directory test-suite SUITE=release SUITE_DIR=$(BUILD_DIR) \
 	    SUITE_CMAKE="-DCMAKE_BUILD_TYPE=Release" SUITE_ENV="" || true
@@ -88,13 +89,15 @@ test: deps
 
 test-suite:
 	@dir=$(SUITE_DIR); mkdir -p "$$dir"; rm -f "$$dir/tamm-test-result" "$$dir/tamm-ctest.log"; \
-	echo; echo "=== [$(SUITE)] configure and build in $$dir"; \
+	echo; echo "=== [$(SUITE)] configure and build in $$dir"; t0=$$(date +%s); \
 	if ! { cmake -S . -B "$$dir" $(SUITE_CMAKE) $(CMAKE_ARGS) && cmake --build "$$dir" -j$(JOBS); }; then \
 	  echo "=== [$(SUITE)] BUILD FAILED"; echo "0 1 build-failed" > "$$dir/tamm-test-result"; exit 1; \
 	fi; \
+	t1=$$(date +%s); \
 	echo "=== [$(SUITE)] ctest in $$dir $(if $(SUITE_ENV),with $(SUITE_ENV))$(if $(SUITE_WRAP), under '$(SUITE_WRAP)')"; \
 	( cd "$$dir" && env $(SUITE_ENV) $(SUITE_WRAP) ctest --output-on-failure $(CTEST_ARGS) ) 2>&1 \
 	  | tee "$$dir/tamm-ctest.log"; rc=$$?; \
+	echo "=== [$(SUITE)] configure and build $$((t1 - t0)) s, ctest $$(( $$(date +%s) - t1 )) s"; \
 	counts=$$(sed -nE 's/.*tests passed, ([0-9]+) tests? failed out of ([0-9]+).*/\1 \2/p' "$$dir/tamm-ctest.log" | tail -n 1); \
 	if [ -n "$$counts" ]; then \
 	  set -- $$counts; failed=$$1; passed=$$(( $$2 - $$1 )); \
@@ -137,6 +140,7 @@ test-summary:
 	  passed=$$((passed + p)); failed=$$((failed + f)); [ "$$st" = ok ] || bad=1; \
 	done; \
 	echo "$$passed passed, $$failed failed"; \
+	if [ -f $(BUILD_DIR)/tamm-test-start ]; then echo "make test: $$(( $$(date +%s) - $$(cat $(BUILD_DIR)/tamm-test-start) )) s (three builds and suites, after make deps)"; rm -f $(BUILD_DIR)/tamm-test-start; fi; \
 	[ $$bad -eq 0 ]
 
 # ---------------------------------------------------------------- fuzz

@@ -5,6 +5,9 @@
 #   make run       deps + build + run samples/gemm.c compiled by tammcc (and gemm_explicit)
 #   make test      deps + three test suites: Release (build/), ASan+UBSan
 #                  (build-asan/), TSan (build-tsan/); ends with "N passed, N failed"
+#   make gpu-check on a machine with an NVIDIA GPU: build for it (build-gpu/), run every
+#                  gpu-labelled test on the device (a skip fails), print the speed table
+#                  against cuBLAS / cuSOLVER (bench/gpu/gpu_check.sh)
 #   make fuzz      the soundness fuzzer, longer than CI's: FUZZ_PROGRAMS (2000)
 #                  random pragma programs vs plain cc at 1/2/4 workers and
 #                  FUZZ_MPI_PROGRAMS (200) at 2 and 3 ranks, TAMM_CHECK_ACCESS=1
@@ -38,7 +41,7 @@ ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 TSAN_ENV := TSAN_OPTIONS=halt_on_error=1:atexit_sleep_ms=50
 
-.PHONY: all deps build run test install clean test-suite test-summary tsan-probe
+.PHONY: all deps build run test install clean test-suite test-summary tsan-probe gpu-check
 
 all: build
 
@@ -69,6 +72,13 @@ run:
 	@./$(BUILD_DIR)/samples/gemm
 	@echo "=== samples/gemm_explicit.c (the explicit task API)"
 	@./$(BUILD_DIR)/samples/gemm_explicit
+
+# ---------------------------------------------------------------- gpu-check
+# Needs a GPU, nvcc and CMake; no Debian packages are installed (GPU machines
+# often have no network), libclang is not needed (the tammcc output it builds
+# is pregenerated in tests/gpu/pregen and bench/gpu/pregen).
+gpu-check:
+	@bash bench/gpu/gpu_check.sh
 
 # ---------------------------------------------------------------- test
 # Each suite configures and builds its directory, runs ctest, and records

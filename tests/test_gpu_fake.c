@@ -644,6 +644,41 @@ static int lru(void *arg)
 #endif
 
 #ifndef TAMM_TEST_REAL_GPU
+/* Top-level waits that hand the program no buffer keep the GPU's copies valid: tamm_wait_on
+ * (it invalidated them: the next GPU read fetched the block again) and tamm_tensor_gather
+ * (its copies are read tasks); a scatter writes the homes, so the GPU's copies go stale. */
+static int waits_keep_copies(void *arg)
+{
+    (void)arg;
+    tu_init();
+    tamm_tensor *T = tu_vec("W", 4, TILE);
+    tamm_gpu *g = &tamm__gpus.g[0];
+    for (long b = 0; b < 4; b++) lru_step(T, b, 1, 100 * (uint64_t)b); /* written on the GPU: dirty there */
+    tamm_ref r = tu_ref1(T, TAMM_READ, 1);
+    CHECK_EQ_INT(tamm_wait_on(&r, 1), TAMM_OK);
+    unsigned long long misses = atomic_load(&g->misses);
+    lru_step(T, 1, 0, 100);
+    CHECK_EQ_INT(atomic_load(&g->misses) - misses, 0);
+    uint64_t all[4 * TILE];
+    CHECK_EQ_INT(tamm_tensor_gather(T, all), TAMM_OK);
+    for (long b = 0; b < 4; b++) CHECK(all[b * TILE] == 100 * (uint64_t)b && all[b * TILE + TILE - 1] == 100 * (uint64_t)b + TILE - 1);
+    CHECK_EQ_INT(resident(T), 0xF);
+    misses = atomic_load(&g->misses);
+    for (long b = 0; b < 4; b++) lru_step(T, b, 0, 100 * (uint64_t)b);
+    CHECK_EQ_INT(atomic_load(&g->misses) - misses, 0);
+    for (long e = 0; e < 4 * TILE; e++) all[e] = 7 + (uint64_t)e;
+    CHECK_EQ_INT(tamm_tensor_scatter(T, all), TAMM_OK);
+    CHECK_EQ_INT(resident(T), 0);
+    lru_step(T, 2, 0, 7 + 2 * TILE); /* fetched again: the scattered values */
+    CHECK_TASKS_OK();
+    tamm_tensor_destroy(T);
+    TU_FINALIZE();
+    CHECK_EQ_INT(atomic_load(&dev_bad), 0);
+    return 0;
+}
+#endif
+
+#ifndef TAMM_TEST_REAL_GPU
 /* ------------------------------------------------------------------ */
 /* read sharing: tasks that only read a block are not ordered on streams */
 /* ------------------------------------------------------------------ */
@@ -899,6 +934,8 @@ int main(void)
     }
     const char *elru[] = { "TAMM_CUDA_EMU=1", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_MEMORY_LIMIT=384", NULL };
     run_test_child("LRU eviction and write-back", lru, NULL, elru, 60);
+    const char *ew[] = { "TAMM_CUDA_EMU=1", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
+    run_test_child("top-level waits and gathers keep GPU copies valid", waits_keep_copies, NULL, ew, 60);
 #endif
 #ifndef TAMM_TEST_REAL_GPU
     {   /* the device cannot pin host memory (the 1st and 5th cudaHostAlloc fail): homes and staging fall

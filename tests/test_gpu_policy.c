@@ -2,11 +2,13 @@
  * test_gpu_policy.c — the device-selection policies (rt/sched_gpu.c) as pure
  * decisions: given what each GPU holds and does, which unit gets the task;
  * TAMM_SCHED parsing; the duration table EFT learns from; the rank-to-GPU
- * mapping under MPI (tamm__gpu_map).
+ * mapping under MPI (tamm__gpu_map); the order of a CUDA worker's queue.
  */
 #include "harness.h"
 #include "config.h"
 #include "gpu.h"
+#include "taskq.h"
+#include <string.h>
 
 static tamm_pick_in base(int ngpu)
 {
@@ -100,14 +102,37 @@ int main(void)
     tamm__perf_reset();
     static const char la[] = "gemm", lb[] = "other";
     CHECK(tamm__perf_estimate(la, 4096, 1) < 0);
+    tamm__perf_record(la, 4096, 1, 1e9); /* the first run on GPU 0 (its kernels' loading): not recorded */
+    CHECK(tamm__perf_estimate(la, 4096, 1) < 0);
     tamm__perf_record(la, 4096, 1, 100);
     tamm__perf_record(la, 5000, 1, 300); /* same power-of-two size class */
     CHECK(tamm__perf_estimate(la, 4097, 1) == 200);
+    tamm__perf_record(la, 4096, 2, 5e8); /* the first run on GPU 1: not recorded either */
+    CHECK(tamm__perf_estimate(la, 4096, 1) == 200);
+    tamm__perf_record(la, 4096, 2, 500);
+    CHECK(tamm__perf_estimate(la, 4096, 1) == 300);
     CHECK(tamm__perf_estimate(la, 4096, 0) < 0);      /* other kind */
     CHECK(tamm__perf_estimate(la, 100000, 1) < 0);    /* other size */
     CHECK(tamm__perf_estimate(lb, 4096, 1) < 0);      /* other label */
     tamm__perf_record(NULL, 10, 0, 7);
     CHECK(tamm__perf_estimate(NULL, 10, 0) == 7);
+
+    /* a CUDA worker's queue: by priority, FIFO among equal priorities */
+    {
+        static const int prio[] = { 0, 0, 5, 0, 5, 9, -1, 5, 0 };
+        static const int want[] = { 5, 2, 4, 7, 0, 1, 3, 8, 6 }; /* the order of the pushes to pop */
+        enum { NP = sizeof prio / sizeof prio[0] };
+        tamm_task_s ts[NP];
+        tamm_taskq q = TAMM_TASKQ_INIT;
+        memset(ts, 0, sizeof ts);
+        for (int i = 0; i < NP; i++) {
+            ts[i].priority = prio[i];
+            tamm__taskq_push_prio(&q, &ts[i]);
+        }
+        CHECK_EQ_INT(atomic_load(&q.n), NP);
+        for (int i = 0; i < NP; i++) CHECK(tamm__taskq_pop(&q) == &ts[want[i]]);
+        CHECK(tamm__taskq_pop(&q) == NULL && q.tail == NULL);
+    }
 
     /* TAMM_SCHED */
     tamm_sched_kind c;

@@ -242,7 +242,7 @@ static int sentinel_ready(void *arg)
 
 /* Submit a bodiless task with refs and wait until it may run; the caller
  * then does its work and calls tamm__task_finish_sentinel. */
-static int sentinel_wait(const tamm_ref *refs, int n, const char *what, tamm_task_s **out)
+static int sentinel_wait(const tamm_ref *refs, int n, const char *what, unsigned flags, tamm_task_s **out)
 {
     tamm_task sk;
     memset(&sk, 0, sizeof sk);
@@ -252,7 +252,7 @@ static int sentinel_wait(const tamm_ref *refs, int n, const char *what, tamm_tas
     sk.rank = -1;
     tamm_task_s *t = NULL;
     if (TAMM_UNLIKELY(tamm__submit_divert)) (void)tamm__stream_flush(); /* kept streaming tasks first */
-    int rc = tamm__submit(NULL, &sk, NULL, TAMM_TF_SENTINEL, &t);
+    int rc = tamm__submit(NULL, &sk, NULL, TAMM_TF_SENTINEL | flags, &t);
     if (rc) return rc;
     rc = tamm__help_until(sentinel_ready, t);
     tamm__deadlock_detail(rc);
@@ -278,7 +278,7 @@ static int wait_on(const tamm_ref *refs, int nrefs)
         rw[i].mode = TAMM_READWRITE;
     }
     tamm_task_s *t = NULL;
-    rc = sentinel_wait(rw, nrefs, "tamm_wait_on", &t);
+    rc = sentinel_wait(rw, nrefs, "tamm_wait_on", TAMM_TF_WAIT_ONLY, &t);
     free(rw);
     if (rc) return rc;
     tamm__task_finish_sentinel(t);
@@ -326,7 +326,7 @@ void tamm_cc_translated(void) { translated = 1; }
 static void *top_block(tamm_tensor *T, const tamm_ref *r, long lin, int keep)
 {
     tamm_task_s *t = NULL;
-    if (sentinel_wait(r, 1, "tamm_block", &t)) return NULL;
+    if (sentinel_wait(r, 1, "tamm_block", 0, &t)) return NULL;
     tamm_block_s *b = &T->blocks[lin];
     tamm__spin_lock(&b->lock);
     void *home = tamm__block_home(T, lin); /* read back if it was spilled */
@@ -532,6 +532,40 @@ void tamm__block_copy(tamm_tensor *T, long lin, void *home, void *arr, int to_ar
     }
 }
 
+/* A gather or a scatter is a set of CPU tasks, each copying a run of blocks (a read of each
+ * for a gather, a write for a scatter), then a wait for them: the copies run in parallel on
+ * the workers, each as soon as its blocks are ready, so that a block a GPU changed is copied
+ * back for its task alone while other blocks are still computed or copied, and a block beyond
+ * the host memory limit is read back for its task like any other. */
+typedef struct { tamm_tensor *T; char *arr; long b0, b1; int to_arr; } whole_args;
+
+static void whole_copy(tamm_ctx *ctx, void *p)
+{
+    whole_args *a = p;
+    for (long b = a->b0; b < a->b1; b++) {
+        long idx[TAMM_MAX_DIMS];
+        tamm__block_idx(a->T, b, idx);
+        void *buf = a->to_arr ? tamm_get_buf_read(ctx, a->T, idx) : tamm_get_buf_write(ctx, a->T, idx);
+        if (!buf) continue; /* the task's error is reported (TAMM_ON_ERROR=return) */
+        tamm__block_copy(a->T, b, buf, a->arr, a->to_arr);
+        if (a->to_arr) tamm_release_cancel(ctx, buf);
+        else tamm_release_put(ctx, buf);
+    }
+}
+
+/* Blocks per copy task: enough tasks to keep every worker busy (4 each), none over 4 MiB
+ * unless one block is, and one block per task under a host memory limit (admission). */
+static long whole_chunk(const tamm_tensor *T)
+{
+    long nw = tamm__rt.nworkers > 0 ? tamm__rt.nworkers : 1;
+    size_t bb = T->esize;
+    for (int d = 0; d < T->ndim; d++) bb *= T->tile[d];
+    long by_tasks = (T->nblk + 4 * nw - 1) / (4 * nw);
+    long by_bytes = bb ? (long)(((size_t)4 << 20) / bb) : T->nblk;
+    long c = by_tasks < by_bytes ? by_tasks : by_bytes;
+    return T->ml || c < 1 ? 1 : c;
+}
+
 static int whole(tamm_tensor *T, void *arr, int to_arr, const char *what)
 {
     int rc = top_level_only(what);
@@ -539,27 +573,43 @@ static int whole(tamm_tensor *T, void *arr, int to_arr, const char *what)
     if (!T || !arr) return tamm__error(NULL, TAMM_EINVAL, "%s: %s is NULL", what, T ? "the array" : "the tensor");
     if (tamm__tensor_gone(T, what)) return TAMM_EINVAL;
     if (tamm__flow_on) return tamm__flow->whole(T, arr, to_arr);
+    if (TAMM_UNLIKELY(tamm__submit_divert)) (void)tamm__stream_flush(); /* kept streaming tasks first */
+    long chunk = whole_chunk(T);
+    tamm_ref *refs = tamm__xmalloc((size_t)chunk * sizeof *refs);
+    for (long b0 = 0; b0 < T->nblk && !rc; b0 += chunk) {
+        long b1 = b0 + chunk < T->nblk ? b0 + chunk : T->nblk;
+        memset(refs, 0, (size_t)chunk * sizeof *refs);
+        for (long b = b0; b < b1; b++) {
+            tamm_ref *r = &refs[b - b0];
+            r->tensor = T;
+            r->nidx = T->ndim;
+            tamm__block_idx(T, b, r->idx);
+            r->mode = to_arr ? TAMM_READ : TAMM_WRITE;
+        }
+        whole_args a = { T, arr, b0, b1, to_arr };
+        tamm_task t;
+        memset(&t, 0, sizeof t);
+        t.cpu = whole_copy;
+        t.args = &a;
+        t.args_size = sizeof a;
+        t.refs = refs;
+        t.nrefs = (int)(b1 - b0);
+        t.label = what;
+        t.rank = -1;
+        rc = tamm__submit(NULL, &t, NULL, 0, NULL);
+    }
+    free(refs);
+    if (rc) return rc;
+    /* wait for the copies (the sentinel orders after readers too: a read-write wait) */
     tamm_ref r;
     memset(&r, 0, sizeof r);
     r.tensor = T;
     r.nidx = 0;
-    r.mode = to_arr ? TAMM_READ : TAMM_WRITE;
-    tamm_task_s *t = NULL;
-    rc = sentinel_wait(&r, 1, what, &t);
+    r.mode = TAMM_READWRITE;
+    tamm_task_s *s = NULL;
+    rc = sentinel_wait(&r, 1, what, TAMM_TF_WAIT_ONLY, &s);
     if (rc) return rc;
-    for (long b = 0; b < T->nblk; b++) {
-        tamm_block_s *blk = &T->blocks[b];
-        tamm__spin_lock(&blk->lock);
-        void *home = tamm__block_home(T, b);
-        if (T->ml) {
-            tamm__ml_pin(T, b); /* no eviction during the copy */
-            if (!to_arr) tamm__ml_dirty(T, b);
-        }
-        tamm__spin_unlock(&blk->lock);
-        tamm__block_copy(T, b, home, arr, to_arr);
-        if (T->ml) tamm__ml_unpin(T, b);
-    }
-    tamm__task_finish_sentinel(t);
+    tamm__task_finish_sentinel(s);
     return tamm__error_take();
 }
 

@@ -47,7 +47,9 @@ enum {
     TAMM_TF_AGREED     = 4096, /* a collective task all ranks are ready for */
     TAMM_TF_PSEUDO     = 8192, /* the flow's side of a block message: never run inline (TAMM_SEQUENTIAL) */
     TAMM_TF_MLRES      = 16384, /* holds pins under a host memory limit (memlimit.c) */
-    TAMM_TF_DEPS_ENDED = 32768  /* its dependences were ended before it completed (tamm__task_end_deps) */
+    TAMM_TF_DEPS_ENDED = 32768, /* its dependences were ended before it completed (tamm__task_end_deps) */
+    TAMM_TF_WAIT_ONLY  = 65536  /* a sentinel whose waiter then touches none of its blocks (tamm_wait_on, the
+                                 * end of a gather): copies of them elsewhere (a GPU's) stay valid */
 };
 
 /* The armed bit of a kids slot: a continuation waits for the slot to drain. */

@@ -33,6 +33,29 @@ static inline void tamm__taskq_push(tamm_taskq *q, tamm_task_s *t)
     pthread_mutex_unlock(&q->lock);
 }
 
+/* Queue t behind every task of its priority or a higher one and before the first of a lower
+ * one: a FIFO when the priorities are equal (the tail is looked at first, so that case costs
+ * what tamm__taskq_push costs); a CUDA worker's queue, whose tasks the GPU takes in order. */
+static inline void tamm__taskq_push_prio(tamm_taskq *q, tamm_task_s *t)
+{
+    t->next = NULL;
+    pthread_mutex_lock(&q->lock);
+    if (!q->tail || q->tail->priority >= t->priority) {
+        if (q->tail) q->tail->next = t; else q->head = t;
+        q->tail = t;
+    } else if (q->head->priority < t->priority) {
+        t->next = q->head;
+        q->head = t;
+    } else {
+        tamm_task_s *p = q->head; /* the last task of t's priority or a higher one */
+        while (p->next->priority >= t->priority) p = p->next;
+        t->next = p->next;
+        p->next = t;
+    }
+    atomic_fetch_add(&q->n, 1);
+    pthread_mutex_unlock(&q->lock);
+}
+
 static inline tamm_task_s *tamm__taskq_pop(tamm_taskq *q)
 {
     if (atomic_load_explicit(&q->n, memory_order_relaxed) == 0) return NULL;

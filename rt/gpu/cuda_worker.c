@@ -213,7 +213,7 @@ int tamm__gpu_route(tamm_task_s *t)
     }
     t->est_ns = est; /* taken back when it has run (cpu_ran, complete) */
     if (unit == 0) {
-        cpu_writes(t);
+        if (!(t->flags & TAMM_TF_WAIT_ONLY)) cpu_writes(t);
         if (sentinel) return 0;
         atomic_fetch_add(&tamm__gpus.cpu_running, 1);
         double b = atomic_load(&tamm__gpus.cpu_busy_ns);
@@ -230,7 +230,7 @@ int tamm__gpu_route(tamm_task_s *t)
     atomic_fetch_add(&g->queued, 1);
     double b = atomic_load(&g->busy_ns);
     while (!atomic_compare_exchange_weak(&g->busy_ns, &b, b + est)) {}
-    tamm__taskq_push(&g->q, t);
+    tamm__taskq_push_prio(&g->q, t);
     pthread_mutex_lock(&g->req_lock);
     pthread_cond_signal(&g->cond);
     pthread_mutex_unlock(&g->req_lock);
@@ -276,7 +276,7 @@ static void complete(tamm_gpu *g, tamm_pend *r, int k)
         pthread_mutex_lock(&g->lock);
         g->reserved -= r->reserved;
         pthread_mutex_unlock(&g->lock);
-        tamm__perf_record(t->label, r->reserved, 1, (double)(now - from));
+        tamm__perf_record(t->label, r->reserved, g->id + 1, (double)(now - from));
         double b = atomic_load(&g->busy_ns);
         while (!atomic_compare_exchange_weak(&g->busy_ns, &b, b > r->est_ns ? b - r->est_ns : 0)) {}
         if (r->ctx.recs != r->ctx.inl) free(r->ctx.recs);

@@ -217,9 +217,11 @@ typedef struct tamm_pick_in {
 double tamm__eft_duration(const tamm_pick_in *in, int gpu);
 /** Pure: the unit for a task (0: the CPU, g + 1: GPU g), or -1 when it can run nowhere. */
 int tamm__gpu_pick(tamm_gpu_policy p, const tamm_pick_in *in);
-/** Measurements: a task of this label and size took ns on a unit kind (0 CPU, 1 GPU). */
-void tamm__perf_record(const char *label, size_t bytes, int kind, double ns);
-/** The mean duration measured, or -1. */
+/** Measurements: a task of this label and size took ns on unit (0: the CPUs, g + 1: GPU g).
+ *  The first run on each GPU is not recorded: it loads (and may JIT-compile) the kernels,
+ *  a cost the later runs do not pay. */
+void tamm__perf_record(const char *label, size_t bytes, int unit, double ns);
+/** The mean duration measured on a kind of unit (0: CPU, 1: GPU), or -1. */
 double tamm__perf_estimate(const char *label, size_t bytes, int kind);
 void tamm__perf_reset(void);
 /** Fill in for t (reads the block states racily: a heuristic). */

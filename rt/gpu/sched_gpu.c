@@ -84,7 +84,7 @@ int tamm__gpu_pick(tamm_gpu_policy p, const tamm_pick_in *in)
 /* measured durations: a lock-free table keyed by label, size, kind      */
 /* ------------------------------------------------------------------ */
 #define PERF_SLOTS 4096
-typedef struct { _Atomic uint64_t key; atomic_ullong sum, n; } perf_ent;
+typedef struct { _Atomic uint64_t key; atomic_ullong sum, n; atomic_uint warm; } perf_ent; /* warm: GPUs seen */
 static perf_ent perf[PERF_SLOTS];
 
 static uint64_t perf_key(const char *label, size_t bytes, int kind)
@@ -112,10 +112,14 @@ static perf_ent *perf_find(uint64_t key, int insert)
     return NULL; /* full: not measured */
 }
 
-void tamm__perf_record(const char *label, size_t bytes, int kind, double ns)
+void tamm__perf_record(const char *label, size_t bytes, int unit, double ns)
 {
-    perf_ent *e = perf_find(perf_key(label, bytes, kind), 1);
+    perf_ent *e = perf_find(perf_key(label, bytes, unit > 0), 1);
     if (!e) return;
+    if (unit > 0) { /* the first run on this GPU: its kernels' loading, not their duration */
+        unsigned bit = 1u << ((unit - 1) & 31);
+        if (!(atomic_fetch_or_explicit(&e->warm, bit, memory_order_relaxed) & bit)) return;
+    }
     atomic_fetch_add_explicit(&e->sum, (unsigned long long)(ns > 0 ? ns : 0), memory_order_relaxed);
     atomic_fetch_add_explicit(&e->n, 1, memory_order_release);
 }
@@ -135,6 +139,7 @@ void tamm__perf_reset(void)
         atomic_store(&perf[i].key, 0);
         atomic_store(&perf[i].sum, 0);
         atomic_store(&perf[i].n, 0);
+        atomic_store(&perf[i].warm, 0);
     }
 }
 

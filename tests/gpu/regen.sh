@@ -17,5 +17,5 @@ gen() { # source dir outdir
 }
 # cuda_variant.c and variant_status.c: their "CUDA variants" are host functions over the emulator: not for a GPU
 for f in tests/tammcc_cuda/*.c; do case $(basename "$f") in cuda_variant.c|variant_status.c) ;; *) gen "$f" tests/gpu/pregen;; esac; done
-for f in bench/gpu/b[0-9]*.c; do [ -e "$f" ] && gen "$f" bench/gpu/pregen; done
+for f in bench/gpu/b[0-9]*.c bench/gpu/gemm_naive.c; do [ -e "$f" ] && gen "$f" bench/gpu/pregen; done
 echo "regen.sh: regenerated tests/gpu/pregen and bench/gpu/pregen with $tammcc"

@@ -111,6 +111,9 @@ API cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr
 
 API cudaError_t cudaHostAlloc(void **p, size_t n, unsigned int flags) { (void)flags; return done(e_host_alloc(p, n), cudaErrorMemoryAllocation); }
 API cudaError_t cudaFreeHost(void *p) { e_host_free(p); return cudaSuccess; }
+/* host memory the emulated device copies from is any host memory: registering it is a no-op */
+API cudaError_t cudaHostRegister(void *p, size_t n, unsigned int flags) { (void)flags; return p && n ? cudaSuccess : cudaErrorInvalidValue; }
+API cudaError_t cudaHostUnregister(void *p) { return p ? cudaSuccess : cudaErrorInvalidValue; }
 /* adds s to the streams cudaDeviceSynchronize waits for (reg_mu held) */
 static int reg_add(emu_stream *s)
 {

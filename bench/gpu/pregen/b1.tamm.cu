@@ -15,68 +15,6 @@
 #undef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
 
-/* ---- task tamm_task_main_37: bench/gpu/b1.c:37, in main() ---- */
-struct tamm_task_main_37_args {
-    long m;
-    long off;
-    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* X[b] */
-    tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* Y[b] */
-};
-
-static __global__ void tamm_task_main_37_kernel(long m, long off, void *tamm_b0_, void *tamm_b1_)
-{
-    float *x = (float *)tamm_b0_;
-    (void)x;
-    float *y = (float *)tamm_b1_;
-    (void)y;
-#line 40 "bench/gpu/b1.c"
-            for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
-#line 40 "bench/gpu/b1.c"
-                                         {
-                x[i] = 1.0f / (float)(off + i + 1);
-                y[i] = 2.0f / (float)(off + i + 1);
-            }
-#line 40 "b1.tamm.cu"
-    }
-}
-
-extern "C" void tamm_task_main_37_cuda_dc39e9c8(tamm_ctx *tamm_ctx_, void *tamm_args_)
-{
-    struct tamm_task_main_37_args *tamm_a_ = (struct tamm_task_main_37_args *)tamm_args_;
-    long m = tamm_a_->m;
-    long off = tamm_a_->off;
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* X[b] */
-    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* Y[b] */
-    if (!tamm_b0_ || !tamm_b1_) {  /* no buffer: the task's error says why; nothing runs */
-        tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
-        tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
-        return;
-    }
-    (void)m; (void)off;
-    {   /* the loop over i on the grid */
-        long long tamm_n0_ = (long long)(m) - (long long)(0);
-        if (tamm_n0_ > 0) {
-            cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if (tamm_b0_ != tamm_b1_) {
-                tamm_blk_ = dim3(256);
-                tamm_grd_ = dim3((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            }
-            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_37_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, off, tamm_b0_, tamm_b1_);
-            cudaError_t tamm_e_ = cudaGetLastError();
-            if (tamm_e_ != cudaSuccess) {
-                char tamm_m_[256];
-                snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));
-                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);
-            }
-        }
-    }
-    tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
-}
-
 /* ---- task tamm_task_main_54: bench/gpu/b1.c:54, in main() ---- */
 struct tamm_task_main_54_args {
     long m;
@@ -94,11 +32,11 @@ static __global__ void tamm_task_main_54_kernel(long m, void *tamm_b0_, void *ta
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 58 "bench/gpu/b1.c"
                                              x2[i] = x[i] * x[i];
-#line 98 "b1.tamm.cu"
+#line 36 "b1.tamm.cu"
     }
 }
 
-extern "C" void tamm_task_main_54_cuda_dc39e9c8(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_54_cuda_88a56a49(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_54_args *tamm_a_ = (struct tamm_task_main_54_args *)tamm_args_;
     long m = tamm_a_->m;
@@ -151,11 +89,11 @@ static __global__ void tamm_task_main_60_kernel(long m, void *tamm_b0_, void *ta
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 64 "bench/gpu/b1.c"
                                              y2[i] = y[i] * y[i];
-#line 155 "b1.tamm.cu"
+#line 93 "b1.tamm.cu"
     }
 }
 
-extern "C" void tamm_task_main_60_cuda_dc39e9c8(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_60_cuda_88a56a49(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_60_args *tamm_a_ = (struct tamm_task_main_60_args *)tamm_args_;
     long m = tamm_a_->m;
@@ -211,11 +149,11 @@ static __global__ void tamm_task_main_66_kernel(long m, void *tamm_b0_, void *ta
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 70 "bench/gpu/b1.c"
                                              atomicAdd(&(zz[0]), (float)(x2[i] - y2[i]));
-#line 215 "b1.tamm.cu"
+#line 153 "b1.tamm.cu"
     }
 }
 
-extern "C" void tamm_task_main_66_cuda_dc39e9c8(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_66_cuda_88a56a49(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_66_args *tamm_a_ = (struct tamm_task_main_66_args *)tamm_args_;
     long m = tamm_a_->m;

@@ -23,83 +23,32 @@
 #undef KS
 #define KS 60.0
 
-/* ---- task tamm_task_main_42: bench/gpu/b5.c:42, in main() ---- */
-struct tamm_task_main_42_args {
-    long m;
-    long off;
-    int k;
-    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* S[k][b] */
-};
-
-static __global__ void tamm_task_main_42_kernel(long m, long off, int k, void *tamm_b0_)
-{
-    double *s = (double *)tamm_b0_;
-    (void)s;
-#line 45 "bench/gpu/b5.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
-#line 45 "bench/gpu/b5.c"
-                                             s[i] = 30.0 + (double)((off + i + 7 * k) % 61);
-#line 43 "b5.tamm.cu"
-    }
-}
-
-extern "C" void tamm_task_main_42_cuda_90a56704(tamm_ctx *tamm_ctx_, void *tamm_args_)
-{
-    struct tamm_task_main_42_args *tamm_a_ = (struct tamm_task_main_42_args *)tamm_args_;
-    long m = tamm_a_->m;
-    long off = tamm_a_->off;
-    int k = tamm_a_->k;
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* S[k][b] */
-    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
-        tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
-        return;
-    }
-    (void)m; (void)off; (void)k;
-    {   /* the loop over i on the grid */
-        long long tamm_n0_ = (long long)(m) - (long long)(0);
-        if (tamm_n0_ > 0) {
-            cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(256);
-            dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_42_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, off, k, tamm_b0_);
-            cudaError_t tamm_e_ = cudaGetLastError();
-            if (tamm_e_ != cudaSuccess) {
-                char tamm_m_[256];
-                snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));
-                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);
-            }
-        }
-    }
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
-}
-
-/* ---- task tamm_task_main_55: bench/gpu/b5.c:55, in main() ---- */
-struct tamm_task_main_55_args {
+/* ---- task tamm_task_main_57: bench/gpu/b5.c:57, in main() ---- */
+struct tamm_task_main_57_args {
     long m;
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* S[k][b] */
     tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* C[k][b] */
 };
 
-static __global__ void tamm_task_main_55_kernel(long m, void *tamm_b0_, void *tamm_b1_)
+static __global__ void tamm_task_main_57_kernel(long m, void *tamm_b0_, void *tamm_b1_)
 {
     const double *s = (const double *)tamm_b0_;
     (void)s;
     double *c = (double *)tamm_b1_;
     (void)c;
-#line 59 "bench/gpu/b5.c"
+#line 61 "bench/gpu/b5.c"
                     for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
-#line 60 "bench/gpu/b5.c"
+#line 62 "bench/gpu/b5.c"
                         c[i] = s[i] * 0.5 * erfc((double)(-((log((double)(s[i] / KS)) + (R + 0.5 * V * V) * TT) / (V * sqrt((double)(TT)))) / sqrt((double)(2.0)))) -
                                KS * exp((double)(-R * TT)) * 0.5 *
                                    erfc((double)(-((log((double)(s[i] / KS)) + (R - 0.5 * V * V) * TT) / (V * sqrt((double)(TT)))) / sqrt((double)(2.0))));
-#line 97 "b5.tamm.cu"
+#line 46 "b5.tamm.cu"
     }
 }
 
-extern "C" void tamm_task_main_55_cuda_90a56704(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_57_cuda_ab2bcf7d(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_55_args *tamm_a_ = (struct tamm_task_main_55_args *)tamm_args_;
+    struct tamm_task_main_57_args *tamm_a_ = (struct tamm_task_main_57_args *)tamm_args_;
     long m = tamm_a_->m;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* S[k][b] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* C[k][b] */
@@ -120,7 +69,7 @@ extern "C" void tamm_task_main_55_cuda_90a56704(tamm_ctx *tamm_ctx_, void *tamm_
                 tamm_grd_ = dim3((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
             }
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_55_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_, tamm_b1_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_57_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];

@@ -15,94 +15,30 @@
 #undef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
 
-/* ---- task tamm_task_main_40: bench/gpu/b6.c:40, in main() ---- */
-struct tamm_task_main_40_args {
-    long m;
-    long nf;
-    long off;
-    tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* X[b][0] */
-};
-
-static __global__ void tamm_task_main_40_kernel(long m, long nf, long off, void *tamm_b0_)
-{
-    float *x = (float *)tamm_b0_;
-    (void)x;
-#line 43 "bench/gpu/b6.c"
-            for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
-#line 44 "bench/gpu/b6.c"
-                for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nf); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
-#line 44 "bench/gpu/b6.c"
-                                              x[i * nf + j] = (float)((off + i + 3 * j) % 17) / 16;
-#line 37 "b6.tamm.cu"
-    }}
-}
-
-extern "C" void tamm_task_main_40_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_args_)
-{
-    struct tamm_task_main_40_args *tamm_a_ = (struct tamm_task_main_40_args *)tamm_args_;
-    long m = tamm_a_->m;
-    long nf = tamm_a_->nf;
-    long off = tamm_a_->off;
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* X[b][0] */
-    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
-        tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
-        return;
-    }
-    (void)m; (void)nf; (void)off;
-    {   /* the loop over i (y) and over j (x) on the grid */
-        long long tamm_n0_ = (long long)(m) - (long long)(0);
-        long long tamm_n1_ = (long long)(nf) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
-            cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)nf) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)nf) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)nf) != 0)); else i if tamm_cc_abs((long long)nf) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)nf) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_cc_abs((long long)nf) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)nf) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)nf) != 0))) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if (tamm_cc_abs((long long)nf) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if (1 > tamm_cc_abs((long long)nf) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
-            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_40_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, nf, off, tamm_b0_);
-            cudaError_t tamm_e_ = cudaGetLastError();
-            if (tamm_e_ != cudaSuccess) {
-                char tamm_m_[256];
-                snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));
-                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);
-            }
-        }
-    }
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
-}
-
-/* ---- task tamm_task_main_52: bench/gpu/b6.c:52, in main() ---- */
-struct tamm_task_main_52_args {
+/* ---- task tamm_task_main_53: bench/gpu/b6.c:53, in main() ---- */
+struct tamm_task_main_53_args {
     long m;
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* R1[b] */
     tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* R2[b] */
 };
 
-static __global__ void tamm_task_main_52_kernel(long m, void *tamm_b0_, void *tamm_b1_)
+static __global__ void tamm_task_main_53_kernel(long m, void *tamm_b0_, void *tamm_b1_)
 {
     float *r1 = (float *)tamm_b0_;
     (void)r1;
     float *r2 = (float *)tamm_b1_;
     (void)r2;
-#line 55 "bench/gpu/b6.c"
+#line 56 "bench/gpu/b6.c"
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
-#line 55 "bench/gpu/b6.c"
+#line 56 "bench/gpu/b6.c"
                                              { r1[i] = 0; r2[i] = 0; }
-#line 100 "b6.tamm.cu"
+#line 36 "b6.tamm.cu"
     }
 }
 
-extern "C" void tamm_task_main_52_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_53_cuda_5f2bc708(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_52_args *tamm_a_ = (struct tamm_task_main_52_args *)tamm_args_;
+    struct tamm_task_main_53_args *tamm_a_ = (struct tamm_task_main_53_args *)tamm_args_;
     long m = tamm_a_->m;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* R1[b] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* R2[b] */
@@ -123,7 +59,7 @@ extern "C" void tamm_task_main_52_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
                 tamm_grd_ = dim3((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
             }
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_52_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_, tamm_b1_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_53_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -136,8 +72,8 @@ extern "C" void tamm_task_main_52_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 
-/* ---- task tamm_task_main_57: bench/gpu/b6.c:57, in main() ---- */
-struct tamm_task_main_57_args {
+/* ---- task tamm_task_main_58: bench/gpu/b6.c:58, in main() ---- */
+struct tamm_task_main_58_args {
     long m;
     long nf;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* X[b][0] */
@@ -145,7 +81,7 @@ struct tamm_task_main_57_args {
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* R1[b] */
 };
 
-static __global__ void tamm_task_main_57_kernel(long m, long nf, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
+static __global__ void tamm_task_main_58_kernel(long m, long nf, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
 {
     const float *x = (const float *)tamm_b0_;
     (void)x;
@@ -153,19 +89,19 @@ static __global__ void tamm_task_main_57_kernel(long m, long nf, void *tamm_b0_,
     (void)w;
     float *r = (float *)tamm_b2_;
     (void)r;
-#line 61 "bench/gpu/b6.c"
+#line 62 "bench/gpu/b6.c"
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
-#line 62 "bench/gpu/b6.c"
+#line 63 "bench/gpu/b6.c"
                     for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nf); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
-#line 62 "bench/gpu/b6.c"
+#line 63 "bench/gpu/b6.c"
                                                   atomicAdd(&(r[i]), (float)(x[i * nf + j] * w[j]));
-#line 163 "b6.tamm.cu"
+#line 99 "b6.tamm.cu"
     }}
 }
 
-extern "C" void tamm_task_main_57_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_58_cuda_5f2bc708(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_57_args *tamm_a_ = (struct tamm_task_main_57_args *)tamm_args_;
+    struct tamm_task_main_58_args *tamm_a_ = (struct tamm_task_main_58_args *)tamm_args_;
     long m = tamm_a_->m;
     long nf = tamm_a_->nf;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* X[b][0] */
@@ -196,7 +132,7 @@ extern "C" void tamm_task_main_57_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
                 tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
             }
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_57_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, nf, tamm_b0_, tamm_b1_, tamm_b2_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_58_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, nf, tamm_b0_, tamm_b1_, tamm_b2_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -210,8 +146,8 @@ extern "C" void tamm_task_main_57_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 
-/* ---- task tamm_task_main_64: bench/gpu/b6.c:64, in main() ---- */
-struct tamm_task_main_64_args {
+/* ---- task tamm_task_main_65: bench/gpu/b6.c:65, in main() ---- */
+struct tamm_task_main_65_args {
     long m;
     long nf;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* X[b][0] */
@@ -219,7 +155,7 @@ struct tamm_task_main_64_args {
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* R2[b] */
 };
 
-static __global__ void tamm_task_main_64_kernel(long m, long nf, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
+static __global__ void tamm_task_main_65_kernel(long m, long nf, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
 {
     const float *x = (const float *)tamm_b0_;
     (void)x;
@@ -227,19 +163,19 @@ static __global__ void tamm_task_main_64_kernel(long m, long nf, void *tamm_b0_,
     (void)w;
     float *r = (float *)tamm_b2_;
     (void)r;
-#line 68 "bench/gpu/b6.c"
+#line 69 "bench/gpu/b6.c"
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
-#line 69 "bench/gpu/b6.c"
+#line 70 "bench/gpu/b6.c"
                     for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nf); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
-#line 69 "bench/gpu/b6.c"
+#line 70 "bench/gpu/b6.c"
                                                   atomicAdd(&(r[i]), (float)(x[i * nf + j] * w[j]));
-#line 237 "b6.tamm.cu"
+#line 173 "b6.tamm.cu"
     }}
 }
 
-extern "C" void tamm_task_main_64_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_65_cuda_5f2bc708(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_64_args *tamm_a_ = (struct tamm_task_main_64_args *)tamm_args_;
+    struct tamm_task_main_65_args *tamm_a_ = (struct tamm_task_main_65_args *)tamm_args_;
     long m = tamm_a_->m;
     long nf = tamm_a_->nf;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* X[b][0] */
@@ -270,7 +206,7 @@ extern "C" void tamm_task_main_64_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
                 tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
             }
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_64_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, nf, tamm_b0_, tamm_b1_, tamm_b2_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_65_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, nf, tamm_b0_, tamm_b1_, tamm_b2_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -284,27 +220,27 @@ extern "C" void tamm_task_main_64_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 
-/* ---- task tamm_task_main_71: bench/gpu/b6.c:71, in main() ---- */
-struct tamm_task_main_71_args {
+/* ---- task tamm_task_main_72: bench/gpu/b6.c:72, in main() ---- */
+struct tamm_task_main_72_args {
     long m;
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* R1[b] */
 };
 
-static __global__ void tamm_task_main_71_kernel(long m, void *tamm_b0_)
+static __global__ void tamm_task_main_72_kernel(long m, void *tamm_b0_)
 {
     float *r = (float *)tamm_b0_;
     (void)r;
-#line 74 "bench/gpu/b6.c"
+#line 75 "bench/gpu/b6.c"
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
-#line 74 "bench/gpu/b6.c"
+#line 75 "bench/gpu/b6.c"
                                              r[i] = r[i] / (1.0f + (r[i] < 0 ? -r[i] : r[i]));
-#line 302 "b6.tamm.cu"
+#line 238 "b6.tamm.cu"
     }
 }
 
-extern "C" void tamm_task_main_71_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_72_cuda_5f2bc708(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_71_args *tamm_a_ = (struct tamm_task_main_71_args *)tamm_args_;
+    struct tamm_task_main_72_args *tamm_a_ = (struct tamm_task_main_72_args *)tamm_args_;
     long m = tamm_a_->m;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* R1[b] */
     if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
@@ -319,7 +255,7 @@ extern "C" void tamm_task_main_71_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
             dim3 tamm_blk_(256);
             dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_71_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_72_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -331,27 +267,27 @@ extern "C" void tamm_task_main_71_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
 
-/* ---- task tamm_task_main_76: bench/gpu/b6.c:76, in main() ---- */
-struct tamm_task_main_76_args {
+/* ---- task tamm_task_main_77: bench/gpu/b6.c:77, in main() ---- */
+struct tamm_task_main_77_args {
     long m;
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* R2[b] */
 };
 
-static __global__ void tamm_task_main_76_kernel(long m, void *tamm_b0_)
+static __global__ void tamm_task_main_77_kernel(long m, void *tamm_b0_)
 {
     float *r = (float *)tamm_b0_;
     (void)r;
-#line 79 "bench/gpu/b6.c"
+#line 80 "bench/gpu/b6.c"
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
-#line 79 "bench/gpu/b6.c"
+#line 80 "bench/gpu/b6.c"
                                              r[i] = r[i] / (1.0f + (r[i] < 0 ? -r[i] : r[i]));
-#line 349 "b6.tamm.cu"
+#line 285 "b6.tamm.cu"
     }
 }
 
-extern "C" void tamm_task_main_76_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_77_cuda_5f2bc708(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_76_args *tamm_a_ = (struct tamm_task_main_76_args *)tamm_args_;
+    struct tamm_task_main_77_args *tamm_a_ = (struct tamm_task_main_77_args *)tamm_args_;
     long m = tamm_a_->m;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* R2[b] */
     if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
@@ -366,7 +302,7 @@ extern "C" void tamm_task_main_76_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
             dim3 tamm_blk_(256);
             dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_76_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_77_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -378,15 +314,15 @@ extern "C" void tamm_task_main_76_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
 
-/* ---- task tamm_task_main_81: bench/gpu/b6.c:81, in main() ---- */
-struct tamm_task_main_81_args {
+/* ---- task tamm_task_main_82: bench/gpu/b6.c:82, in main() ---- */
+struct tamm_task_main_82_args {
     long m;
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* R1[b] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* R2[b] */
     tamm_tensor *tamm_T2; long tamm_i2[1]; unsigned tamm_m2;  /* O[b] */
 };
 
-static __global__ void tamm_task_main_81_kernel(long m, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
+static __global__ void tamm_task_main_82_kernel(long m, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
 {
     const float *r1 = (const float *)tamm_b0_;
     (void)r1;
@@ -394,17 +330,17 @@ static __global__ void tamm_task_main_81_kernel(long m, void *tamm_b0_, void *ta
     (void)r2;
     int *o = (int *)tamm_b2_;
     (void)o;
-#line 85 "bench/gpu/b6.c"
+#line 86 "bench/gpu/b6.c"
                 for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
-#line 85 "bench/gpu/b6.c"
+#line 86 "bench/gpu/b6.c"
                                              o[i] = r1[i] >= r2[i] ? 0 : 1;
-#line 402 "b6.tamm.cu"
+#line 338 "b6.tamm.cu"
     }
 }
 
-extern "C" void tamm_task_main_81_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_82_cuda_5f2bc708(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_81_args *tamm_a_ = (struct tamm_task_main_81_args *)tamm_args_;
+    struct tamm_task_main_82_args *tamm_a_ = (struct tamm_task_main_82_args *)tamm_args_;
     long m = tamm_a_->m;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* R1[b] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* R2[b] */
@@ -427,7 +363,7 @@ extern "C" void tamm_task_main_81_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
                 tamm_grd_ = dim3((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
             }
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_81_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_, tamm_b1_, tamm_b2_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_82_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_, tamm_b1_, tamm_b2_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];

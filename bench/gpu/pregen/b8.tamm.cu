@@ -17,100 +17,34 @@
 #undef CL
 #define CL(v, n) ((v) < 0 ? 0 : (v) >= (n) ? (n) - 1 : (v))
 
-/* ---- task tamm_task_main_39: bench/gpu/b8.c:39, in main() ---- */
-struct tamm_task_main_39_args {
-    long h;
-    long w;
-    long bi;
-    long bj;
-    tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* I[bi][bj] */
-};
-
-static __global__ void tamm_task_main_39_kernel(long h, long w, long bi, long bj, void *tamm_b0_)
-{
-    float *img = (float *)tamm_b0_;
-    (void)img;
-#line 42 "bench/gpu/b8.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
-#line 43 "bench/gpu/b8.c"
-                    for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
-#line 43 "bench/gpu/b8.c"
-                                                 img[i * w + j] = (float)(((bi * 131 + i) * (bj * 71 + j)) % 255) / 255.0f;
-#line 40 "b8.tamm.cu"
-    }}
-}
-
-extern "C" void tamm_task_main_39_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_args_)
-{
-    struct tamm_task_main_39_args *tamm_a_ = (struct tamm_task_main_39_args *)tamm_args_;
-    long h = tamm_a_->h;
-    long w = tamm_a_->w;
-    long bi = tamm_a_->bi;
-    long bj = tamm_a_->bj;
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* I[bi][bj] */
-    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
-        tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
-        return;
-    }
-    (void)h; (void)w; (void)bi; (void)bj;
-    {   /* the loop over i (y) and over j (x) on the grid */
-        long long tamm_n0_ = (long long)(h) - (long long)(0);
-        long long tamm_n1_ = (long long)(w) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
-            cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0))) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
-            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_39_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, bi, bj, tamm_b0_);
-            cudaError_t tamm_e_ = cudaGetLastError();
-            if (tamm_e_ != cudaSuccess) {
-                char tamm_m_[256];
-                snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));
-                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);
-            }
-        }
-    }
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
-}
-
-/* ---- task tamm_task_main_52: bench/gpu/b8.c:52, in main() ---- */
-struct tamm_task_main_52_args {
+/* ---- task tamm_task_main_53: bench/gpu/b8.c:53, in main() ---- */
+struct tamm_task_main_53_args {
     long h;
     long w;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* I[bi][bj] */
     tamm_tensor *tamm_T1; long tamm_i1[2]; unsigned tamm_m1;  /* S[bi][bj] */
 };
 
-static __global__ void tamm_task_main_52_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_)
+static __global__ void tamm_task_main_53_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_)
 {
     const float *img = (const float *)tamm_b0_;
     (void)img;
     float *s = (float *)tamm_b1_;
     (void)s;
-#line 56 "bench/gpu/b8.c"
-                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 57 "bench/gpu/b8.c"
-                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 58 "bench/gpu/b8.c"
+                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+#line 59 "bench/gpu/b8.c"
                             s[i * w + j] = (img[CL(i - 1, h) * w + j] + img[CL(i + 1, h) * w + j] + img[i * w + CL(j - 1, w)] +
                                             img[i * w + CL(j + 1, w)] + 4 * img[i * w + j]) / 8;
-#line 108 "b8.tamm.cu"
+#line 42 "b8.tamm.cu"
     }}
 }
 
-extern "C" void tamm_task_main_52_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_53_cuda_5f7d6505(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_52_args *tamm_a_ = (struct tamm_task_main_52_args *)tamm_args_;
+    struct tamm_task_main_53_args *tamm_a_ = (struct tamm_task_main_53_args *)tamm_args_;
     long h = tamm_a_->h;
     long w = tamm_a_->w;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* I[bi][bj] */
@@ -139,7 +73,7 @@ extern "C" void tamm_task_main_52_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
                 tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
             }
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_52_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_53_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -152,37 +86,37 @@ extern "C" void tamm_task_main_52_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 
-/* ---- task tamm_task_main_61: bench/gpu/b8.c:61, in main() ---- */
-struct tamm_task_main_61_args {
+/* ---- task tamm_task_main_62: bench/gpu/b8.c:62, in main() ---- */
+struct tamm_task_main_62_args {
     long h;
     long w;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* I[bi][bj] */
     tamm_tensor *tamm_T1; long tamm_i1[2]; unsigned tamm_m1;  /* L[bi][bj] */
 };
 
-static __global__ void tamm_task_main_61_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_)
+static __global__ void tamm_task_main_62_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_)
 {
     const float *img = (const float *)tamm_b0_;
     (void)img;
     float *l = (float *)tamm_b1_;
     (void)l;
-#line 65 "bench/gpu/b8.c"
-                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 66 "bench/gpu/b8.c"
-                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 67 "bench/gpu/b8.c"
+                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+#line 68 "bench/gpu/b8.c"
                             l[i * w + j] = (img[CL(i - 3, h) * w + j] + img[CL(i - 2, h) * w + j] + img[CL(i - 1, h) * w + j] +
                                             img[CL(i + 1, h) * w + j] + img[CL(i + 2, h) * w + j] + img[CL(i + 3, h) * w + j] +
                                             img[i * w + CL(j - 3, w)] + img[i * w + CL(j - 2, w)] + img[i * w + CL(j - 1, w)] +
                                             img[i * w + CL(j + 1, w)] + img[i * w + CL(j + 2, w)] + img[i * w + CL(j + 3, w)] +
                                             img[i * w + j]) / 13;
-#line 180 "b8.tamm.cu"
+#line 114 "b8.tamm.cu"
     }}
 }
 
-extern "C" void tamm_task_main_61_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_62_cuda_5f7d6505(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_61_args *tamm_a_ = (struct tamm_task_main_61_args *)tamm_args_;
+    struct tamm_task_main_62_args *tamm_a_ = (struct tamm_task_main_62_args *)tamm_args_;
     long h = tamm_a_->h;
     long w = tamm_a_->w;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* I[bi][bj] */
@@ -211,7 +145,7 @@ extern "C" void tamm_task_main_61_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
                 tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
             }
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_61_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_62_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -224,36 +158,36 @@ extern "C" void tamm_task_main_61_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 
-/* ---- task tamm_task_main_73: bench/gpu/b8.c:73, in main() ---- */
-struct tamm_task_main_73_args {
+/* ---- task tamm_task_main_74: bench/gpu/b8.c:74, in main() ---- */
+struct tamm_task_main_74_args {
     long h;
     long w;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* S[bi][bj] */
     tamm_tensor *tamm_T1; long tamm_i1[2]; unsigned tamm_m1;  /* M[bi][bj] */
 };
 
-static __global__ void tamm_task_main_73_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_)
+static __global__ void tamm_task_main_74_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_)
 {
     const float *s = (const float *)tamm_b0_;
     (void)s;
     float *m = (float *)tamm_b1_;
     (void)m;
-#line 77 "bench/gpu/b8.c"
-                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 78 "bench/gpu/b8.c"
-                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 79 "bench/gpu/b8.c"
+                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+#line 80 "bench/gpu/b8.c"
                             m[i * w + j] = (s[CL(i + 1, h) * w + j] - s[CL(i - 1, h) * w + j]) *
                                                (s[CL(i + 1, h) * w + j] - s[CL(i - 1, h) * w + j]) +
                                            (s[i * w + CL(j + 1, w)] - s[i * w + CL(j - 1, w)]) *
                                                (s[i * w + CL(j + 1, w)] - s[i * w + CL(j - 1, w)]) > 0.01f ? 1.0f : 0.0f;
-#line 251 "b8.tamm.cu"
+#line 185 "b8.tamm.cu"
     }}
 }
 
-extern "C" void tamm_task_main_73_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_74_cuda_5f7d6505(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_73_args *tamm_a_ = (struct tamm_task_main_73_args *)tamm_args_;
+    struct tamm_task_main_74_args *tamm_a_ = (struct tamm_task_main_74_args *)tamm_args_;
     long h = tamm_a_->h;
     long w = tamm_a_->w;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* S[bi][bj] */
@@ -282,7 +216,7 @@ extern "C" void tamm_task_main_73_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
                 tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
             }
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_73_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_74_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -295,8 +229,8 @@ extern "C" void tamm_task_main_73_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 
-/* ---- task tamm_task_main_84: bench/gpu/b8.c:84, in main() ---- */
-struct tamm_task_main_84_args {
+/* ---- task tamm_task_main_85: bench/gpu/b8.c:85, in main() ---- */
+struct tamm_task_main_85_args {
     long h;
     long w;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* I[bi][bj] */
@@ -304,7 +238,7 @@ struct tamm_task_main_84_args {
     tamm_tensor *tamm_T2; long tamm_i2[2]; unsigned tamm_m2;  /* U[bi][bj] */
 };
 
-static __global__ void tamm_task_main_84_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
+static __global__ void tamm_task_main_85_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
 {
     const float *img = (const float *)tamm_b0_;
     (void)img;
@@ -312,19 +246,19 @@ static __global__ void tamm_task_main_84_kernel(long h, long w, void *tamm_b0_, 
     (void)l;
     float *u = (float *)tamm_b2_;
     (void)u;
-#line 88 "bench/gpu/b8.c"
+#line 89 "bench/gpu/b8.c"
                     for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
-#line 89 "bench/gpu/b8.c"
+#line 90 "bench/gpu/b8.c"
                         for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
-#line 89 "bench/gpu/b8.c"
+#line 90 "bench/gpu/b8.c"
                                                      u[i * w + j] = img[i * w + j] + 0.5f * (img[i * w + j] - l[i * w + j]);
-#line 322 "b8.tamm.cu"
+#line 256 "b8.tamm.cu"
     }}
 }
 
-extern "C" void tamm_task_main_84_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_85_cuda_5f7d6505(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_84_args *tamm_a_ = (struct tamm_task_main_84_args *)tamm_args_;
+    struct tamm_task_main_85_args *tamm_a_ = (struct tamm_task_main_85_args *)tamm_args_;
     long h = tamm_a_->h;
     long w = tamm_a_->w;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* I[bi][bj] */
@@ -355,7 +289,7 @@ extern "C" void tamm_task_main_84_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
                 tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
             }
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_84_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_, tamm_b2_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_85_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_, tamm_b2_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -369,8 +303,8 @@ extern "C" void tamm_task_main_84_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 
-/* ---- task tamm_task_main_91: bench/gpu/b8.c:91, in main() ---- */
-struct tamm_task_main_91_args {
+/* ---- task tamm_task_main_92: bench/gpu/b8.c:92, in main() ---- */
+struct tamm_task_main_92_args {
     long h;
     long w;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* U[bi][bj] */
@@ -379,7 +313,7 @@ struct tamm_task_main_91_args {
     tamm_tensor *tamm_T3; long tamm_i3[2]; unsigned tamm_m3;  /* O[bi][bj] */
 };
 
-static __global__ void tamm_task_main_91_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_, void *tamm_b3_)
+static __global__ void tamm_task_main_92_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_, void *tamm_b3_)
 {
     const float *u = (const float *)tamm_b0_;
     (void)u;
@@ -389,19 +323,19 @@ static __global__ void tamm_task_main_91_kernel(long h, long w, void *tamm_b0_, 
     (void)m;
     float *o = (float *)tamm_b3_;
     (void)o;
-#line 95 "bench/gpu/b8.c"
-                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 96 "bench/gpu/b8.c"
-                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 97 "bench/gpu/b8.c"
+                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+#line 98 "bench/gpu/b8.c"
                             o[i * w + j] = m[i * w + j] * u[i * w + j] + (1 - m[i * w + j]) * s[i * w + j];
-#line 399 "b8.tamm.cu"
+#line 333 "b8.tamm.cu"
     }}
 }
 
-extern "C" void tamm_task_main_91_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_92_cuda_5f7d6505(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_91_args *tamm_a_ = (struct tamm_task_main_91_args *)tamm_args_;
+    struct tamm_task_main_92_args *tamm_a_ = (struct tamm_task_main_92_args *)tamm_args_;
     long h = tamm_a_->h;
     long w = tamm_a_->w;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* U[bi][bj] */
@@ -434,7 +368,7 @@ extern "C" void tamm_task_main_91_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
                 tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
             }
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_91_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_, tamm_b2_, tamm_b3_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_92_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_, tamm_b2_, tamm_b3_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];

@@ -31,14 +31,14 @@ struct tamm_task_main_42_args {
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* S[k][b] */
 };
 
-static __global__ void tamm_task_main_42_kernel(long m, long off, int k, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_42_kernel(long m, long off, int k, void *tamm_b0_)
 {
     double *s = (double *)tamm_b0_;
     (void)s;
 #line 45 "bench/gpu/b5.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 45 "bench/gpu/b5.c"
-                                             s[i] = 30.0 + (double)((off + i + 7 * k) % 61);
+                s[i] = 30.0 + (double)((off + i + 7 * k) % 61);
 #line 43 "b5.tamm.cu"
     }
 }
@@ -55,12 +55,11 @@ extern "C" void tamm_task_main_42_cuda_90a56704(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)m; (void)off; (void)k;
-    {   /* the loop over i on the grid */
+    {   /* on the grid: i (x) */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(256);
-            dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_42_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, off, k, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -81,19 +80,19 @@ struct tamm_task_main_55_args {
     tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* C[k][b] */
 };
 
-static __global__ void tamm_task_main_55_kernel(long m, void *tamm_b0_, void *tamm_b1_)
+static __global__ void __launch_bounds__(256) tamm_task_main_55_kernel(long m, void *tamm_b0_, void *tamm_b1_)
 {
     const double *s = (const double *)tamm_b0_;
     (void)s;
     double *c = (double *)tamm_b1_;
     (void)c;
 #line 59 "bench/gpu/b5.c"
-                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
+                    for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 60 "bench/gpu/b5.c"
                         c[i] = s[i] * 0.5 * erfc((double)(-((log((double)(s[i] / KS)) + (R + 0.5 * V * V) * TT) / (V * sqrt((double)(TT)))) / sqrt((double)(2.0)))) -
                                KS * exp((double)(-R * TT)) * 0.5 *
                                    erfc((double)(-((log((double)(s[i] / KS)) + (R - 0.5 * V * V) * TT) / (V * sqrt((double)(TT)))) / sqrt((double)(2.0))));
-#line 97 "b5.tamm.cu"
+#line 96 "b5.tamm.cu"
     }
 }
 
@@ -109,16 +108,12 @@ extern "C" void tamm_task_main_55_cuda_90a56704(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)m;
-    {   /* the loop over i on the grid */
+    {   /* on the grid: i (x) */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if (tamm_b0_ != tamm_b1_) {
-                tamm_blk_ = dim3(256);
-                tamm_grd_ = dim3((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            }
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_55_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();

@@ -384,9 +384,17 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_52_cuda_466390b9 ? NULL : tamm_task_main_52, tamm_task_main_52_cuda_466390b9, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_52_refs(&tamm_a_, tamm_r_, tamm_s_),
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_main_52_cuda_466390b9 && tamm_num_gpus()) {
+        if (tamm_cc_same_block(tamm_a_.tamm_T0, 1, tamm_a_.tamm_i0, tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1))
+            tamm_nocuda_ = "R1[b] and R2[b] are one block";
+    }
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_52_cuda_466390b9 && !tamm_nocuda_ ? NULL : tamm_task_main_52, tamm_nocuda_ ? NULL : tamm_task_main_52_cuda_466390b9, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_52_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "zero", 0, -1, "bench/gpu/b6.c", 52, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
 #line 56 "bench/gpu/b6.c"
              
@@ -402,9 +410,19 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T2 = (R1); tamm_a_.tamm_i2[0] = (b);  /* accum R1[b] */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_57_cuda_466390b9 ? NULL : tamm_task_main_57, tamm_task_main_57_cuda_466390b9, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_57_refs(&tamm_a_, tamm_r_, tamm_s_),
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_main_57_cuda_466390b9 && tamm_num_gpus()) {
+        if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T2, 1, tamm_a_.tamm_i2))
+            tamm_nocuda_ = "X[b][0] and R1[b] are one block";
+        else if (tamm_cc_same_block(tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1, tamm_a_.tamm_T2, 1, tamm_a_.tamm_i2))
+            tamm_nocuda_ = "W1[0] and R1[b] are one block";
+    }
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_57_cuda_466390b9 && !tamm_nocuda_ ? NULL : tamm_task_main_57, tamm_nocuda_ ? NULL : tamm_task_main_57_cuda_466390b9, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_57_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "branch1", 0, -1, "bench/gpu/b6.c", 57, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
 #line 63 "bench/gpu/b6.c"
              
@@ -420,9 +438,19 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T2 = (R2); tamm_a_.tamm_i2[0] = (b);  /* accum R2[b] */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_64_cuda_466390b9 ? NULL : tamm_task_main_64, tamm_task_main_64_cuda_466390b9, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_64_refs(&tamm_a_, tamm_r_, tamm_s_),
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_main_64_cuda_466390b9 && tamm_num_gpus()) {
+        if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T2, 1, tamm_a_.tamm_i2))
+            tamm_nocuda_ = "X[b][0] and R2[b] are one block";
+        else if (tamm_cc_same_block(tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1, tamm_a_.tamm_T2, 1, tamm_a_.tamm_i2))
+            tamm_nocuda_ = "W2[0] and R2[b] are one block";
+    }
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_64_cuda_466390b9 && !tamm_nocuda_ ? NULL : tamm_task_main_64, tamm_nocuda_ ? NULL : tamm_task_main_64_cuda_466390b9, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_64_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "branch2", 0, -1, "bench/gpu/b6.c", 64, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
 #line 70 "bench/gpu/b6.c"
              
@@ -468,9 +496,19 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m2 = tamm_cc_write_mode(tamm_a_.tamm_T2, tamm_a_.tamm_i2, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_81_cuda_466390b9 ? NULL : tamm_task_main_81, tamm_task_main_81_cuda_466390b9, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_81_refs(&tamm_a_, tamm_r_, tamm_s_),
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_main_81_cuda_466390b9 && tamm_num_gpus()) {
+        if (tamm_cc_same_block(tamm_a_.tamm_T0, 1, tamm_a_.tamm_i0, tamm_a_.tamm_T2, 1, tamm_a_.tamm_i2))
+            tamm_nocuda_ = "R1[b] and O[b] are one block";
+        else if (tamm_cc_same_block(tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1, tamm_a_.tamm_T2, 1, tamm_a_.tamm_i2))
+            tamm_nocuda_ = "R2[b] and O[b] are one block";
+    }
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_81_cuda_466390b9 && !tamm_nocuda_ ? NULL : tamm_task_main_81, tamm_nocuda_ ? NULL : tamm_task_main_81_cuda_466390b9, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_81_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "argmax", 0, -1, "bench/gpu/b6.c", 81, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
 #line 86 "bench/gpu/b6.c"
              

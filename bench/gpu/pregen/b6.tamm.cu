@@ -23,16 +23,16 @@ struct tamm_task_main_40_args {
     tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* X[b][0] */
 };
 
-static __global__ void tamm_task_main_40_kernel(long m, long nf, long off, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_40_kernel(long m, long nf, long off, void *tamm_b0_)
 {
     float *x = (float *)tamm_b0_;
     (void)x;
 #line 43 "bench/gpu/b6.c"
-            for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
+            for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 44 "bench/gpu/b6.c"
-                for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nf); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+                for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nf); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 44 "bench/gpu/b6.c"
-                                              x[i * nf + j] = (float)((off + i + 3 * j) % 17) / 16;
+                x[i * nf + j] = (float)((off + i + 3 * j) % 17) / 16;
 #line 37 "b6.tamm.cu"
     }}
 }
@@ -49,23 +49,12 @@ extern "C" void tamm_task_main_40_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)m; (void)nf; (void)off;
-    {   /* the loop over i (y) and over j (x) on the grid */
-        long long tamm_n0_ = (long long)(m) - (long long)(0);
+    {   /* on the grid: j (x) and i (y) */
         long long tamm_n1_ = (long long)(nf) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        long long tamm_n0_ = (long long)(m) - (long long)(0);
+        if (tamm_n1_ > 0 && tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)nf) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)nf) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)nf) != 0)); else i if tamm_cc_abs((long long)nf) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)nf) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_cc_abs((long long)nf) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)nf) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)nf) != 0))) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if (tamm_cc_abs((long long)nf) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if (1 > tamm_cc_abs((long long)nf) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
+            dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_40_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, nf, off, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -86,17 +75,17 @@ struct tamm_task_main_52_args {
     tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* R2[b] */
 };
 
-static __global__ void tamm_task_main_52_kernel(long m, void *tamm_b0_, void *tamm_b1_)
+static __global__ void __launch_bounds__(256) tamm_task_main_52_kernel(long m, void *tamm_b0_, void *tamm_b1_)
 {
     float *r1 = (float *)tamm_b0_;
     (void)r1;
     float *r2 = (float *)tamm_b1_;
     (void)r2;
 #line 55 "bench/gpu/b6.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 55 "bench/gpu/b6.c"
-                                             { r1[i] = 0; r2[i] = 0; }
-#line 100 "b6.tamm.cu"
+                { r1[i] = 0; r2[i] = 0; }
+#line 89 "b6.tamm.cu"
     }
 }
 
@@ -112,16 +101,12 @@ extern "C" void tamm_task_main_52_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)m;
-    {   /* the loop over i on the grid */
+    {   /* on the grid: i (x) */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if (tamm_b0_ != tamm_b1_) {
-                tamm_blk_ = dim3(256);
-                tamm_grd_ = dim3((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            }
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_52_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -145,7 +130,7 @@ struct tamm_task_main_57_args {
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* R1[b] */
 };
 
-static __global__ void tamm_task_main_57_kernel(long m, long nf, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
+static __global__ void __launch_bounds__(256) tamm_task_main_57_kernel(long m, long nf, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
 {
     const float *x = (const float *)tamm_b0_;
     (void)x;
@@ -154,13 +139,18 @@ static __global__ void tamm_task_main_57_kernel(long m, long nf, void *tamm_b0_,
     float *r = (float *)tamm_b2_;
     (void)r;
 #line 61 "bench/gpu/b6.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
+#line 144 "b6.tamm.cu"
+                    const bool tamm_g0_ = 0 < nf;  /* the loops around r[i] run */
+                    float tamm_r0_ = tamm_g0_ ? r[i] : 0;  /* r[i]: this thread's own, summed here in order */
 #line 62 "bench/gpu/b6.c"
-                    for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nf); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+                    for (long j = 0; j < nf; j++) {
 #line 62 "bench/gpu/b6.c"
-                                                  atomicAdd(&(r[i]), (float)(x[i * nf + j] * w[j]));
-#line 163 "b6.tamm.cu"
-    }}
+                    tamm_r0_ += x[i * nf + j] * w[j];
+#line 151 "b6.tamm.cu"
+                    }  /* the loops in each thread */
+                    if (tamm_g0_) r[i] = tamm_r0_;
+    }
 }
 
 extern "C" void tamm_task_main_57_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -178,23 +168,12 @@ extern "C" void tamm_task_main_57_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)m; (void)nf;
-    {   /* the loop over i (y) and over j (x) on the grid */
+    {   /* on the grid: i (x); in each thread: j */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
-        long long tamm_n1_ = (long long)(nf) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) (only if (tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_): two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_57_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, nf, tamm_b0_, tamm_b1_, tamm_b2_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -219,7 +198,7 @@ struct tamm_task_main_64_args {
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* R2[b] */
 };
 
-static __global__ void tamm_task_main_64_kernel(long m, long nf, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
+static __global__ void __launch_bounds__(256) tamm_task_main_64_kernel(long m, long nf, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
 {
     const float *x = (const float *)tamm_b0_;
     (void)x;
@@ -228,13 +207,18 @@ static __global__ void tamm_task_main_64_kernel(long m, long nf, void *tamm_b0_,
     float *r = (float *)tamm_b2_;
     (void)r;
 #line 68 "bench/gpu/b6.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
+#line 212 "b6.tamm.cu"
+                    const bool tamm_g0_ = 0 < nf;  /* the loops around r[i] run */
+                    float tamm_r0_ = tamm_g0_ ? r[i] : 0;  /* r[i]: this thread's own, summed here in order */
 #line 69 "bench/gpu/b6.c"
-                    for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nf); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+                    for (long j = 0; j < nf; j++) {
 #line 69 "bench/gpu/b6.c"
-                                                  atomicAdd(&(r[i]), (float)(x[i * nf + j] * w[j]));
-#line 237 "b6.tamm.cu"
-    }}
+                    tamm_r0_ += x[i * nf + j] * w[j];
+#line 219 "b6.tamm.cu"
+                    }  /* the loops in each thread */
+                    if (tamm_g0_) r[i] = tamm_r0_;
+    }
 }
 
 extern "C" void tamm_task_main_64_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -252,23 +236,12 @@ extern "C" void tamm_task_main_64_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)m; (void)nf;
-    {   /* the loop over i (y) and over j (x) on the grid */
+    {   /* on the grid: i (x); in each thread: j */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
-        long long tamm_n1_ = (long long)(nf) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) (only if (tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_): two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_64_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, nf, tamm_b0_, tamm_b1_, tamm_b2_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -290,15 +263,15 @@ struct tamm_task_main_71_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* R1[b] */
 };
 
-static __global__ void tamm_task_main_71_kernel(long m, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_71_kernel(long m, void *tamm_b0_)
 {
     float *r = (float *)tamm_b0_;
     (void)r;
 #line 74 "bench/gpu/b6.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 74 "bench/gpu/b6.c"
-                                             r[i] = r[i] / (1.0f + (r[i] < 0 ? -r[i] : r[i]));
-#line 302 "b6.tamm.cu"
+                r[i] = r[i] / (1.0f + (r[i] < 0 ? -r[i] : r[i]));
+#line 275 "b6.tamm.cu"
     }
 }
 
@@ -312,12 +285,11 @@ extern "C" void tamm_task_main_71_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)m;
-    {   /* the loop over i on the grid */
+    {   /* on the grid: i (x) */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(256);
-            dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_71_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -337,15 +309,15 @@ struct tamm_task_main_76_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* R2[b] */
 };
 
-static __global__ void tamm_task_main_76_kernel(long m, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_76_kernel(long m, void *tamm_b0_)
 {
     float *r = (float *)tamm_b0_;
     (void)r;
 #line 79 "bench/gpu/b6.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 79 "bench/gpu/b6.c"
-                                             r[i] = r[i] / (1.0f + (r[i] < 0 ? -r[i] : r[i]));
-#line 349 "b6.tamm.cu"
+                r[i] = r[i] / (1.0f + (r[i] < 0 ? -r[i] : r[i]));
+#line 321 "b6.tamm.cu"
     }
 }
 
@@ -359,12 +331,11 @@ extern "C" void tamm_task_main_76_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)m;
-    {   /* the loop over i on the grid */
+    {   /* on the grid: i (x) */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(256);
-            dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_76_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -386,7 +357,7 @@ struct tamm_task_main_81_args {
     tamm_tensor *tamm_T2; long tamm_i2[1]; unsigned tamm_m2;  /* O[b] */
 };
 
-static __global__ void tamm_task_main_81_kernel(long m, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
+static __global__ void __launch_bounds__(256) tamm_task_main_81_kernel(long m, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
 {
     const float *r1 = (const float *)tamm_b0_;
     (void)r1;
@@ -395,10 +366,10 @@ static __global__ void tamm_task_main_81_kernel(long m, void *tamm_b0_, void *ta
     int *o = (int *)tamm_b2_;
     (void)o;
 #line 85 "bench/gpu/b6.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 85 "bench/gpu/b6.c"
-                                             o[i] = r1[i] >= r2[i] ? 0 : 1;
-#line 402 "b6.tamm.cu"
+                o[i] = r1[i] >= r2[i] ? 0 : 1;
+#line 373 "b6.tamm.cu"
     }
 }
 
@@ -416,16 +387,12 @@ extern "C" void tamm_task_main_81_cuda_466390b9(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)m;
-    {   /* the loop over i on the grid */
+    {   /* on the grid: i (x) */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (only if (tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_): two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
-                tamm_blk_ = dim3(256);
-                tamm_grd_ = dim3((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            }
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_81_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_, tamm_b1_, tamm_b2_);
             cudaError_t tamm_e_ = cudaGetLastError();

@@ -26,16 +26,16 @@ struct tamm_task_main_39_args {
     tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* I[bi][bj] */
 };
 
-static __global__ void tamm_task_main_39_kernel(long h, long w, long bi, long bj, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_39_kernel(long h, long w, long bi, long bj, void *tamm_b0_)
 {
     float *img = (float *)tamm_b0_;
     (void)img;
 #line 42 "bench/gpu/b8.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 43 "bench/gpu/b8.c"
-                    for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+                    for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 43 "bench/gpu/b8.c"
-                                                 img[i * w + j] = (float)(((bi * 131 + i) * (bj * 71 + j)) % 255) / 255.0f;
+                    img[i * w + j] = (float)(((bi * 131 + i) * (bj * 71 + j)) % 255) / 255.0f;
 #line 40 "b8.tamm.cu"
     }}
 }
@@ -53,23 +53,12 @@ extern "C" void tamm_task_main_39_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)h; (void)w; (void)bi; (void)bj;
-    {   /* the loop over i (y) and over j (x) on the grid */
-        long long tamm_n0_ = (long long)(h) - (long long)(0);
+    {   /* on the grid: j (x) and i (y) */
         long long tamm_n1_ = (long long)(w) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        long long tamm_n0_ = (long long)(h) - (long long)(0);
+        if (tamm_n1_ > 0 && tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0))) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
+            dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_39_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, bi, bj, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -91,20 +80,20 @@ struct tamm_task_main_52_args {
     tamm_tensor *tamm_T1; long tamm_i1[2]; unsigned tamm_m1;  /* S[bi][bj] */
 };
 
-static __global__ void tamm_task_main_52_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_)
+static __global__ void __launch_bounds__(256) tamm_task_main_52_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_)
 {
     const float *img = (const float *)tamm_b0_;
     (void)img;
     float *s = (float *)tamm_b1_;
     (void)s;
 #line 56 "bench/gpu/b8.c"
-                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
+                    for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 57 "bench/gpu/b8.c"
-                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+                        for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 58 "bench/gpu/b8.c"
                             s[i * w + j] = (img[CL(i - 1, h) * w + j] + img[CL(i + 1, h) * w + j] + img[i * w + CL(j - 1, w)] +
                                             img[i * w + CL(j + 1, w)] + 4 * img[i * w + j]) / 8;
-#line 108 "b8.tamm.cu"
+#line 97 "b8.tamm.cu"
     }}
 }
 
@@ -121,23 +110,13 @@ extern "C" void tamm_task_main_52_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)h; (void)w;
-    {   /* the loop over i (y) and over j (x) on the grid */
-        long long tamm_n0_ = (long long)(h) - (long long)(0);
+    {   /* on the grid: j (x) and i (y) */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n1_ = (long long)(w) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        long long tamm_n0_ = (long long)(h) - (long long)(0);
+        if (tamm_n1_ > 0 && tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_b0_ != tamm_b1_ && (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)))) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if ((tamm_b0_ != tamm_b1_ && tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0))) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if ((tamm_b0_ != tamm_b1_ && 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0))) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
+            dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_52_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -160,23 +139,23 @@ struct tamm_task_main_61_args {
     tamm_tensor *tamm_T1; long tamm_i1[2]; unsigned tamm_m1;  /* L[bi][bj] */
 };
 
-static __global__ void tamm_task_main_61_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_)
+static __global__ void __launch_bounds__(256) tamm_task_main_61_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_)
 {
     const float *img = (const float *)tamm_b0_;
     (void)img;
     float *l = (float *)tamm_b1_;
     (void)l;
 #line 65 "bench/gpu/b8.c"
-                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
+                    for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 66 "bench/gpu/b8.c"
-                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+                        for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 67 "bench/gpu/b8.c"
                             l[i * w + j] = (img[CL(i - 3, h) * w + j] + img[CL(i - 2, h) * w + j] + img[CL(i - 1, h) * w + j] +
                                             img[CL(i + 1, h) * w + j] + img[CL(i + 2, h) * w + j] + img[CL(i + 3, h) * w + j] +
                                             img[i * w + CL(j - 3, w)] + img[i * w + CL(j - 2, w)] + img[i * w + CL(j - 1, w)] +
                                             img[i * w + CL(j + 1, w)] + img[i * w + CL(j + 2, w)] + img[i * w + CL(j + 3, w)] +
                                             img[i * w + j]) / 13;
-#line 180 "b8.tamm.cu"
+#line 159 "b8.tamm.cu"
     }}
 }
 
@@ -193,23 +172,13 @@ extern "C" void tamm_task_main_61_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)h; (void)w;
-    {   /* the loop over i (y) and over j (x) on the grid */
-        long long tamm_n0_ = (long long)(h) - (long long)(0);
+    {   /* on the grid: j (x) and i (y) */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n1_ = (long long)(w) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        long long tamm_n0_ = (long long)(h) - (long long)(0);
+        if (tamm_n1_ > 0 && tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_b0_ != tamm_b1_ && (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)))) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if ((tamm_b0_ != tamm_b1_ && tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0))) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if ((tamm_b0_ != tamm_b1_ && 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0))) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
+            dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_61_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -232,22 +201,22 @@ struct tamm_task_main_73_args {
     tamm_tensor *tamm_T1; long tamm_i1[2]; unsigned tamm_m1;  /* M[bi][bj] */
 };
 
-static __global__ void tamm_task_main_73_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_)
+static __global__ void __launch_bounds__(256) tamm_task_main_73_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_)
 {
     const float *s = (const float *)tamm_b0_;
     (void)s;
     float *m = (float *)tamm_b1_;
     (void)m;
 #line 77 "bench/gpu/b8.c"
-                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
+                    for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 78 "bench/gpu/b8.c"
-                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+                        for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 79 "bench/gpu/b8.c"
                             m[i * w + j] = (s[CL(i + 1, h) * w + j] - s[CL(i - 1, h) * w + j]) *
                                                (s[CL(i + 1, h) * w + j] - s[CL(i - 1, h) * w + j]) +
                                            (s[i * w + CL(j + 1, w)] - s[i * w + CL(j - 1, w)]) *
                                                (s[i * w + CL(j + 1, w)] - s[i * w + CL(j - 1, w)]) > 0.01f ? 1.0f : 0.0f;
-#line 251 "b8.tamm.cu"
+#line 220 "b8.tamm.cu"
     }}
 }
 
@@ -264,23 +233,13 @@ extern "C" void tamm_task_main_73_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)h; (void)w;
-    {   /* the loop over i (y) and over j (x) on the grid */
-        long long tamm_n0_ = (long long)(h) - (long long)(0);
+    {   /* on the grid: j (x) and i (y) */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n1_ = (long long)(w) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        long long tamm_n0_ = (long long)(h) - (long long)(0);
+        if (tamm_n1_ > 0 && tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_b0_ != tamm_b1_ && (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)))) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if ((tamm_b0_ != tamm_b1_ && tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0))) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if ((tamm_b0_ != tamm_b1_ && 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0))) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
+            dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_73_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -304,7 +263,7 @@ struct tamm_task_main_84_args {
     tamm_tensor *tamm_T2; long tamm_i2[2]; unsigned tamm_m2;  /* U[bi][bj] */
 };
 
-static __global__ void tamm_task_main_84_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
+static __global__ void __launch_bounds__(256) tamm_task_main_84_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
 {
     const float *img = (const float *)tamm_b0_;
     (void)img;
@@ -313,12 +272,12 @@ static __global__ void tamm_task_main_84_kernel(long h, long w, void *tamm_b0_, 
     float *u = (float *)tamm_b2_;
     (void)u;
 #line 88 "bench/gpu/b8.c"
-                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
+                    for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 89 "bench/gpu/b8.c"
-                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+                        for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 89 "bench/gpu/b8.c"
-                                                     u[i * w + j] = img[i * w + j] + 0.5f * (img[i * w + j] - l[i * w + j]);
-#line 322 "b8.tamm.cu"
+                        u[i * w + j] = img[i * w + j] + 0.5f * (img[i * w + j] - l[i * w + j]);
+#line 281 "b8.tamm.cu"
     }}
 }
 
@@ -337,23 +296,13 @@ extern "C" void tamm_task_main_84_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)h; (void)w;
-    {   /* the loop over i (y) and over j (x) on the grid */
-        long long tamm_n0_ = (long long)(h) - (long long)(0);
+    {   /* on the grid: j (x) and i (y) */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n1_ = (long long)(w) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        long long tamm_n0_ = (long long)(h) - (long long)(0);
+        if (tamm_n1_ > 0 && tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread (only if (tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_): two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if (((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_) && (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)))) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if (((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_) && tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0))) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if (((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_) && 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0))) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
+            dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_84_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_, tamm_b2_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -379,7 +328,7 @@ struct tamm_task_main_91_args {
     tamm_tensor *tamm_T3; long tamm_i3[2]; unsigned tamm_m3;  /* O[bi][bj] */
 };
 
-static __global__ void tamm_task_main_91_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_, void *tamm_b3_)
+static __global__ void __launch_bounds__(256) tamm_task_main_91_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_, void *tamm_b3_)
 {
     const float *u = (const float *)tamm_b0_;
     (void)u;
@@ -390,12 +339,12 @@ static __global__ void tamm_task_main_91_kernel(long h, long w, void *tamm_b0_, 
     float *o = (float *)tamm_b3_;
     (void)o;
 #line 95 "bench/gpu/b8.c"
-                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
+                    for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 96 "bench/gpu/b8.c"
-                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+                        for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 97 "bench/gpu/b8.c"
                             o[i * w + j] = m[i * w + j] * u[i * w + j] + (1 - m[i * w + j]) * s[i * w + j];
-#line 399 "b8.tamm.cu"
+#line 348 "b8.tamm.cu"
     }}
 }
 
@@ -416,23 +365,13 @@ extern "C" void tamm_task_main_91_cuda_09918545(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)h; (void)w;
-    {   /* the loop over i (y) and over j (x) on the grid */
-        long long tamm_n0_ = (long long)(h) - (long long)(0);
+    {   /* on the grid: j (x) and i (y) */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n1_ = (long long)(w) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        long long tamm_n0_ = (long long)(h) - (long long)(0);
+        if (tamm_n1_ > 0 && tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread (only if ((tamm_b0_ != tamm_b3_ && tamm_b1_ != tamm_b3_) && tamm_b2_ != tamm_b3_): two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((((tamm_b0_ != tamm_b3_ && tamm_b1_ != tamm_b3_) && tamm_b2_ != tamm_b3_) && (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)))) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if ((((tamm_b0_ != tamm_b3_ && tamm_b1_ != tamm_b3_) && tamm_b2_ != tamm_b3_) && tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0))) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if ((((tamm_b0_ != tamm_b3_ && tamm_b1_ != tamm_b3_) && tamm_b2_ != tamm_b3_) && 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0))) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
+            dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_91_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_, tamm_b2_, tamm_b3_);
             cudaError_t tamm_e_ = cudaGetLastError();

@@ -197,9 +197,17 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (b);  /* readwrite A[b] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_27, tamm_task_main_27_cuda_3137d60a, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_27_refs(&tamm_a_, tamm_r_, tamm_s_),
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_main_27_cuda_3137d60a && tamm_num_gpus()) {
+        if (!(1 > ((long long)m > 1 ? (long long)m - 1 : 0)))
+            tamm_nocuda_ = "the elements it stores or accumulates into are not proven distinct per GPU thread: 1 > ((long long)m > 1 ? (long long)m - 1 : 0) does not hold";
+    }
+    tamm_task tamm_t_ = { tamm_task_main_27, tamm_nocuda_ ? NULL : tamm_task_main_27_cuda_3137d60a, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_27_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "main:27", 0, -1, "tests/tammcc_cuda/grid_races.c", 27, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
 #line 33 "tests/tammcc_cuda/grid_races.c"
          
@@ -229,9 +237,17 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (H); tamm_a_.tamm_i0[0] = (b);  /* readwrite H[b] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_41, tamm_task_main_41_cuda_3137d60a, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_41_refs(&tamm_a_, tamm_r_, tamm_s_),
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_main_41_cuda_3137d60a && tamm_num_gpus()) {
+        if (!(tamm_cc_abs((long long)k) != 0))
+            tamm_nocuda_ = "the elements it stores or accumulates into are not proven distinct per GPU thread: tamm_cc_abs((long long)k) != 0 does not hold";
+    }
+    tamm_task tamm_t_ = { tamm_task_main_41, tamm_nocuda_ ? NULL : tamm_task_main_41_cuda_3137d60a, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_41_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "main:41", 0, -1, "tests/tammcc_cuda/grid_races.c", 41, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
 #line 46 "tests/tammcc_cuda/grid_races.c"
          

@@ -375,11 +375,12 @@ typedef struct {
     int el;                     /* its first element */
     int ns; cc_kpoly *poly; int *ok; /* its subscripts as polynomials */
     unsigned loops;             /* the loop atoms they use */
+    int all;                    /* every subscript is a polynomial */
     int fixed;                  /* every subscript is a polynomial of host values: one element */
 } keyinfo;
 typedef struct { int kinds; keyinfo *key; int nkey; int same_type; } blkinfo;
 
-static void blocks_info(cc_kernel *k, cc_kx *g, blkinfo *bl, int nacc)
+static void blocks_info(cc_kernel *k, cc_kx *g, blkinfo *bl)
 {
     for (int i = 0; i < k->nel; i++) {
         cc_kelem *e = &k->el[i];
@@ -397,15 +398,14 @@ static void blocks_info(cc_kernel *k, cc_kx *g, blkinfo *bl, int nacc)
         ki->poly = calloc((size_t)(e->nix ? e->nix : 1), sizeof *ki->poly);
         ki->ok = calloc((size_t)(e->nix ? e->nix : 1), sizeof *ki->ok);
         ki->loops = 0;
-        ki->fixed = 1;
+        ki->all = 1;
         for (int s = 0; s < e->nix; s++) {
             ki->ok[s] = cc_kx_poly(g, e->ix[s], &ki->poly[s]);
             if (ki->ok[s]) ki->loops |= cc_kx_loops(g, &ki->poly[s]);
-            else ki->fixed = 0;
+            else ki->all = 0;
         }
-        if (ki->loops) ki->fixed = 0;
+        ki->fixed = ki->all && !ki->loops;
     }
-    (void)nacc;
 }
 
 static void blocks_free(blkinfo *bl, int nacc)
@@ -712,7 +712,7 @@ static int plan_kernel(cc_cuda_plan *p)
     for (int i = 0; i < k->ninner; i++) loop_trip(p, g, &k->inner[i]);
     /* the candidates: one loop or two of the perfect nest on the grid */
     blkinfo *bl = calloc((size_t)(t->nacc ? t->nacc : 1), sizeof *bl);
-    blocks_info(k, g, bl, t->nacc);
+    blocks_info(k, g, bl);
     cand best;
     memset(&best, 0, sizeof best);
     cand first; /* the outer loop alone: its failure is the reason when nothing goes on the grid */
@@ -764,9 +764,7 @@ static int plan_kernel(cc_cuda_plan *p)
         blkinfo *b = &bl[a];
         if (!(b->kinds & CC_KE_ACC)) continue;
         int written = (b->kinds & CC_KE_STORE) || (b->kinds & CC_KE_READ);
-        cc_kcond d = written || b->nkey != 1 ? cc_kcond_const(0) : cc_kcond_dup(&k->check);
-        int owned = written || (b->nkey == 1 && !b->key[0].fixed);
-        free(d.s);
+        int owned = written || (b->nkey == 1 && !b->key[0].fixed); /* else a reduction (eval_cand) */
         for (int q = 0; q < (owned ? 1 : b->nkey); q++) {
             k->ka = realloc(k->ka, (size_t)(k->nka + 1) * sizeof *k->ka);
             cc_kacc *ka = &k->ka[k->nka];
@@ -779,8 +777,8 @@ static int plan_kernel(cc_cuda_plan *p)
             if (!owned) {
                 ka->how = CC_KA_REDUCE;
                 ka->slot = k->nslot++;
-            } else if (!written && b->key[0].ns > 0 && (b->key[0].loops & ~matoms) == 0 && b->key[0].loops &&
-                       register_ok(p, k, ka, mapped)) {
+            } else if (!written && b->key[0].ns > 0 && b->key[0].all && (b->key[0].loops & ~matoms) == 0 &&
+                       b->key[0].loops && register_ok(p, k, ka, mapped)) { /* fixed in the thread */
                 ka->how = CC_KA_REGISTER;
             } else {
                 ka->how = CC_KA_MEMORY;

@@ -200,7 +200,8 @@ static void emit_grid_loop(cc_out *o, const cc_cuda_plan *p, int li, char axis)
               l->name, l->type, li);
 }
 
-/* the kernel's parameters, after `first` ones (also the launch's arguments, with decl 0) */
+/* the kernel's parameters: the host values its code uses and the buffers (decl 0: the launch's
+ * arguments, each after a comma); returns how many were declared */
 static int emit_params(cc_out *o, const cc_cuda_plan *p, int decl)
 {
     const cc_kernel *k = p->k;

@@ -3,7 +3,8 @@
  * of them: a naive tile GEMM in i-j-k order (i and j on the grid, k in each thread: the element
  * of C summed in a register, stored once) and in the i-k-j order of SPEC's gemm_tile (the same
  * mapping), a GEMV (only i on the grid, so that each y[i] has one thread), column sums (j on
- * the grid), rows updated in place by their threads, and reductions into one element (a sum of a
+ * the grid), rows updated in place by their threads (also where a subscript is no polynomial),
+ * and reductions into one element (a sum of a
  * tile, a float sum and an integer count, two sums at once): per thread, per block in shared
  * memory, then the blocks in order.  Values are small integers, so every order of summation gives
  * the same bits as the plain C build.
@@ -31,6 +32,8 @@ int main(int argc, char **argv)
     tamm_tensor *F = tamm_tensor_create("F", TAMM_F32, 1, one, one_t);
     tamm_tensor *K = tamm_tensor_create("K", TAMM_I64, 1, one, one_t);
     tamm_tensor *Q = tamm_tensor_create("Q", TAMM_F64, 2, dims, tile);
+    size_t wdims[2] = {N, 4}, wtile[2] = {NB, 4};
+    tamm_tensor *W = tamm_tensor_create("W", TAMM_F64, 2, wdims, wtile);
     int nb = NB;
     for (long bi = 0; bi < NT; bi++) {
         for (long bj = 0; bj < NT; bj++) {
@@ -57,7 +60,9 @@ int main(int argc, char **argv)
             double *t = tamm_block(T, bi);
             float *f = tamm_block(F, bi);
             long *k = tamm_block(K, bi);
+            double (*w)[4] = tamm_block(W, bi, 0);
             for (int i = 0; i < NB; i++) {
+                w[i][0] = w[i][1] = w[i][2] = w[i][3] = 0;
                 x[i] = (double)((bi * NB + i) % 5) - 2.0;
                 y[i] = s[i] = 0;
                 t[0] = 0;
@@ -141,8 +146,19 @@ int main(int argc, char **argv)
                 }
             }
         }
+    for (long bi = 0; bi < NT; bi++) {
+        /* W[bi] += counts by i and k % 4: i on the grid, w[i][k % 4] one thread's, but not one element in the
+         * thread (k % 4 is no polynomial): updated in place, not in a register */
+        #pragma tamm task label("mod")
+        {
+            double (*w)[4] = tamm_block(W, bi, 0);
+            for (int i = 0; i < NB; i++)
+                for (int k = 0; k < 8; k++)
+                    w[i][k % 4] += (double)(i + k);
+        }
+    }
     #pragma tamm taskwait
-    double sc = 0, sd = 0, sy = 0, ss = 0, st = 0, sf = 0, sq = 0;
+    double sc = 0, sd = 0, sy = 0, ss = 0, st = 0, sf = 0, sq = 0, sw = 0;
     long sk = 0;
     for (long bi = 0; bi < NT; bi++) {
         for (long bj = 0; bj < NT; bj++) {
@@ -161,9 +177,11 @@ int main(int argc, char **argv)
         st += ((const double *)tamm_block(T, bi))[0] * (bi + 1);
         sf += ((const float *)tamm_block(F, bi))[0] * (bi + 2);
         sk += ((const long *)tamm_block(K, bi))[0] * (bi + 3);
+        const double (*w)[4] = tamm_block(W, bi, 0);
+        for (int e = 0; e < NB; e++) sw += (w[e][0] + 2 * w[e][1] + 3 * w[e][2] + 4 * w[e][3]) * (e + 1);
     }
-    printf("tile_kernels: gemm %.1f %.1f gemv %.1f colsum %.1f tilesum %.1f count %.1f %ld rows %.1f\n", sc, sd, sy,
-           ss, st, sf, sk, sq);
+    printf("tile_kernels: gemm %.1f %.1f gemv %.1f colsum %.1f tilesum %.1f count %.1f %ld rows %.1f mod %.1f\n", sc,
+           sd, sy, ss, st, sf, sk, sq, sw);
     tamm_tensor_destroy(A);
     tamm_tensor_destroy(B);
     tamm_tensor_destroy(C);
@@ -175,5 +193,6 @@ int main(int argc, char **argv)
     tamm_tensor_destroy(F);
     tamm_tensor_destroy(K);
     tamm_tensor_destroy(Q);
+    tamm_tensor_destroy(W);
     return tamm_finalize() == TAMM_OK ? 0 : 1;
 }

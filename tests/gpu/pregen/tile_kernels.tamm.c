@@ -6,7 +6,8 @@
  * of them: a naive tile GEMM in i-j-k order (i and j on the grid, k in each thread: the element
  * of C summed in a register, stored once) and in the i-k-j order of SPEC's gemm_tile (the same
  * mapping), a GEMV (only i on the grid, so that each y[i] has one thread), column sums (j on
- * the grid), rows updated in place by their threads, and reductions into one element (a sum of a
+ * the grid), rows updated in place by their threads (also where a subscript is no polynomial),
+ * and reductions into one element (a sum of a
  * tile, a float sum and an integer count, two sums at once): per thread, per block in shared
  * memory, then the blocks in order.  Values are small integers, so every order of summation gives
  * the same bits as the plain C build.
@@ -19,15 +20,15 @@
 #define NB 32
 #define NT (N / NB)
 
-#line 23 "tile_kernels.tamm.c"
+#line 24 "tile_kernels.tamm.c"
 #include <tamm_cc.h>
-#line 19 "tests/tammcc_cuda/tile_kernels.c"
-#line 26 "tile_kernels.tamm.c"
+#line 20 "tests/tammcc_cuda/tile_kernels.c"
+#line 27 "tile_kernels.tamm.c"
 int main(int argc, char **argv);
-#line 28 "tile_kernels.tamm.c"
+#line 29 "tile_kernels.tamm.c"
 
-/* ---- task tamm_task_main_37: tests/tammcc_cuda/tile_kernels.c:37, in main() ---- */
-struct tamm_task_main_37_args {
+/* ---- task tamm_task_main_40: tests/tammcc_cuda/tile_kernels.c:40, in main() ---- */
+struct tamm_task_main_40_args {
     long bi;
     long bj;
     tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* A[bi][bj] */
@@ -35,7 +36,7 @@ struct tamm_task_main_37_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_37_refs(const struct tamm_task_main_37_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_40_refs(const struct tamm_task_main_40_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
@@ -45,11 +46,11 @@ static int tamm_task_main_37_refs(const struct tamm_task_main_37_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_37_cuda_7ab0222b(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_40_cuda_17dae1ac(tamm_ctx *, void *) __attribute__((weak));
 
-static void tamm_task_main_37(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_40(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_37_args *tamm_a_ = (struct tamm_task_main_37_args *)tamm_args_;
+    struct tamm_task_main_40_args *tamm_a_ = (struct tamm_task_main_40_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long bi = tamm_a_->bi;
     long bj = tamm_a_->bj;
@@ -57,7 +58,7 @@ static void tamm_task_main_37(tamm_ctx *tamm_ctx_, void *tamm_args_)
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* B[bi][bj] */
     (void)bi; (void)bj;
     {
-#line 38 "tests/tammcc_cuda/tile_kernels.c"
+#line 41 "tests/tammcc_cuda/tile_kernels.c"
             {
                 double *a = tamm_b0_, *b = tamm_b1_;
                 for (int i = 0; i < NB; i++)
@@ -67,21 +68,21 @@ static void tamm_task_main_37(tamm_ctx *tamm_ctx_, void *tamm_args_)
                     }
             }
     }
-#line 71 "tile_kernels.tamm.c"
+#line 72 "tile_kernels.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 75 "tile_kernels.tamm.c"
+#line 76 "tile_kernels.tamm.c"
 
-/* ---- task tamm_task_main_46: tests/tammcc_cuda/tile_kernels.c:46, in main() ---- */
-struct tamm_task_main_46_args {
+/* ---- task tamm_task_main_49: tests/tammcc_cuda/tile_kernels.c:49, in main() ---- */
+struct tamm_task_main_49_args {
     tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* C[bi][bj] */
     tamm_tensor *tamm_T1; long tamm_i1[2];  /* D[bi][bj] */
     tamm_tensor *tamm_T2; long tamm_i2[2];  /* Q[bi][bj] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_46_refs(const struct tamm_task_main_46_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_49_refs(const struct tamm_task_main_49_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
@@ -93,17 +94,17 @@ static int tamm_task_main_46_refs(const struct tamm_task_main_46_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_46_cuda_7ab0222b(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_49_cuda_17dae1ac(tamm_ctx *, void *) __attribute__((weak));
 
-static void tamm_task_main_46(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_49(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_46_args *tamm_a_ = (struct tamm_task_main_46_args *)tamm_args_;
+    struct tamm_task_main_49_args *tamm_a_ = (struct tamm_task_main_49_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* C[bi][bj] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_RW);  /* D[bi][bj] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_RW);  /* Q[bi][bj] */
     {
-#line 47 "tests/tammcc_cuda/tile_kernels.c"
+#line 50 "tests/tammcc_cuda/tile_kernels.c"
             {
                 double *c = tamm_b0_, *d = tamm_b1_, *q = tamm_b2_;
                 for (int i = 0; i < NB; i++)
@@ -111,15 +112,15 @@ static void tamm_task_main_46(tamm_ctx *tamm_ctx_, void *tamm_args_)
                         c[i * NB + j] = d[i * NB + j] = q[i * NB + j] = (double)(i == j);
             }
     }
-#line 115 "tile_kernels.tamm.c"
+#line 116 "tile_kernels.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 120 "tile_kernels.tamm.c"
+#line 121 "tile_kernels.tamm.c"
 
-/* ---- task tamm_task_main_54: tests/tammcc_cuda/tile_kernels.c:54, in main() ---- */
-struct tamm_task_main_54_args {
+/* ---- task tamm_task_main_57: tests/tammcc_cuda/tile_kernels.c:57, in main() ---- */
+struct tamm_task_main_57_args {
     long bi;
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* X[bi] */
     tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* Y[bi] */
@@ -127,10 +128,11 @@ struct tamm_task_main_54_args {
     tamm_tensor *tamm_T3; long tamm_i3[1];  /* T[bi] */
     tamm_tensor *tamm_T4; long tamm_i4[1];  /* F[bi] */
     tamm_tensor *tamm_T5; long tamm_i5[1];  /* K[bi] */
+    tamm_tensor *tamm_T6; long tamm_i6[2];  /* W[bi][0] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_54_refs(const struct tamm_task_main_54_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_57_refs(const struct tamm_task_main_57_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
@@ -145,12 +147,14 @@ static int tamm_task_main_54_refs(const struct tamm_task_main_54_args *tamm_p_, 
     tamm_s_[tamm_n_++] = "F[bi]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T5, 1, tamm_p_->tamm_i5, TAMM_READWRITE);
     tamm_s_[tamm_n_++] = "K[bi]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T6, 2, tamm_p_->tamm_i6, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "W[bi][0]";
     return tamm_n_;
 }
 
-static void tamm_task_main_54(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_57(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_54_args *tamm_a_ = (struct tamm_task_main_54_args *)tamm_args_;
+    struct tamm_task_main_57_args *tamm_a_ = (struct tamm_task_main_57_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long bi = tamm_a_->bi;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* X[bi] */
@@ -159,15 +163,18 @@ static void tamm_task_main_54(tamm_ctx *tamm_ctx_, void *tamm_args_)
     void *tamm_b3_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T3, tamm_a_->tamm_i3, TAMM_CC_RW);  /* T[bi] */
     void *tamm_b4_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T4, tamm_a_->tamm_i4, TAMM_CC_RW);  /* F[bi] */
     void *tamm_b5_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T5, tamm_a_->tamm_i5, TAMM_CC_RW);  /* K[bi] */
+    void *tamm_b6_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T6, tamm_a_->tamm_i6, TAMM_CC_RW);  /* W[bi][0] */
     (void)bi;
     {
-#line 55 "tests/tammcc_cuda/tile_kernels.c"
+#line 58 "tests/tammcc_cuda/tile_kernels.c"
         {
             double *x = tamm_b0_, *y = tamm_b1_, *s = tamm_b2_;
             double *t = tamm_b3_;
             float *f = tamm_b4_;
             long *k = tamm_b5_;
+            double (*w)[4] = tamm_b6_;
             for (int i = 0; i < NB; i++) {
+                w[i][0] = w[i][1] = w[i][2] = w[i][3] = 0;
                 x[i] = (double)((bi * NB + i) % 5) - 2.0;
                 y[i] = s[i] = 0;
                 t[0] = 0;
@@ -176,7 +183,8 @@ static void tamm_task_main_54(tamm_ctx *tamm_ctx_, void *tamm_args_)
             }
         }
     }
-#line 180 "tile_kernels.tamm.c"
+#line 187 "tile_kernels.tamm.c"
+    tamm_cc_release(tamm_ctx_, &tamm_b6_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b5_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b4_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b3_, TAMM_CC_RW);
@@ -184,10 +192,10 @@ static void tamm_task_main_54(tamm_ctx *tamm_ctx_, void *tamm_args_)
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 188 "tile_kernels.tamm.c"
+#line 196 "tile_kernels.tamm.c"
 
-/* ---- task tamm_task_main_73: tests/tammcc_cuda/tile_kernels.c:73, in main() ---- */
-struct tamm_task_main_73_args {
+/* ---- task tamm_task_main_78: tests/tammcc_cuda/tile_kernels.c:78, in main() ---- */
+struct tamm_task_main_78_args {
     int nb;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[bi][bk] */
     tamm_tensor *tamm_T1; long tamm_i1[2];  /* B[bk][bj] */
@@ -195,7 +203,7 @@ struct tamm_task_main_73_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_73_refs(const struct tamm_task_main_73_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_78_refs(const struct tamm_task_main_78_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
@@ -207,11 +215,11 @@ static int tamm_task_main_73_refs(const struct tamm_task_main_73_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_73_cuda_7ab0222b(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_78_cuda_17dae1ac(tamm_ctx *, void *) __attribute__((weak));
 
-static void tamm_task_main_73(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_78(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_73_args *tamm_a_ = (struct tamm_task_main_73_args *)tamm_args_;
+    struct tamm_task_main_78_args *tamm_a_ = (struct tamm_task_main_78_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int nb = tamm_a_->nb;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[bi][bk] */
@@ -219,7 +227,7 @@ static void tamm_task_main_73(tamm_ctx *tamm_ctx_, void *tamm_args_)
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_ACC);  /* C[bi][bj] */
     (void)nb;
     {
-#line 74 "tests/tammcc_cuda/tile_kernels.c"
+#line 79 "tests/tammcc_cuda/tile_kernels.c"
                 {
                     const double *a = tamm_b0_, *b = tamm_b1_;
                     double *c = tamm_b2_;
@@ -229,15 +237,15 @@ static void tamm_task_main_73(tamm_ctx *tamm_ctx_, void *tamm_args_)
                                 c[i * nb + j] += a[i * nb + k] * b[k * nb + j];
                 }
     }
-#line 233 "tile_kernels.tamm.c"
+#line 241 "tile_kernels.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 238 "tile_kernels.tamm.c"
+#line 246 "tile_kernels.tamm.c"
 
-/* ---- task tamm_task_main_83: tests/tammcc_cuda/tile_kernels.c:83, in main() ---- */
-struct tamm_task_main_83_args {
+/* ---- task tamm_task_main_88: tests/tammcc_cuda/tile_kernels.c:88, in main() ---- */
+struct tamm_task_main_88_args {
     int nb;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[bi][bk] */
     tamm_tensor *tamm_T1; long tamm_i1[2];  /* B[bk][bj] */
@@ -245,7 +253,7 @@ struct tamm_task_main_83_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_83_refs(const struct tamm_task_main_83_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_88_refs(const struct tamm_task_main_88_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
@@ -257,11 +265,11 @@ static int tamm_task_main_83_refs(const struct tamm_task_main_83_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_83_cuda_7ab0222b(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_88_cuda_17dae1ac(tamm_ctx *, void *) __attribute__((weak));
 
-static void tamm_task_main_83(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_88(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_83_args *tamm_a_ = (struct tamm_task_main_83_args *)tamm_args_;
+    struct tamm_task_main_88_args *tamm_a_ = (struct tamm_task_main_88_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int nb = tamm_a_->nb;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[bi][bk] */
@@ -269,7 +277,7 @@ static void tamm_task_main_83(tamm_ctx *tamm_ctx_, void *tamm_args_)
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_ACC);  /* D[bi][bj] */
     (void)nb;
     {
-#line 84 "tests/tammcc_cuda/tile_kernels.c"
+#line 89 "tests/tammcc_cuda/tile_kernels.c"
                 {
                     const double *a = tamm_b0_, *b = tamm_b1_;
                     double *d = tamm_b2_;
@@ -279,15 +287,15 @@ static void tamm_task_main_83(tamm_ctx *tamm_ctx_, void *tamm_args_)
                                 d[i * nb + j] += a[i * nb + k] * b[k * nb + j];
                 }
     }
-#line 283 "tile_kernels.tamm.c"
+#line 291 "tile_kernels.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 288 "tile_kernels.tamm.c"
+#line 296 "tile_kernels.tamm.c"
 
-/* ---- task tamm_task_main_96: tests/tammcc_cuda/tile_kernels.c:96, in main() ---- */
-struct tamm_task_main_96_args {
+/* ---- task tamm_task_main_101: tests/tammcc_cuda/tile_kernels.c:101, in main() ---- */
+struct tamm_task_main_101_args {
     int nb;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[bi][bj] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* X[bj] */
@@ -295,7 +303,7 @@ struct tamm_task_main_96_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_96_refs(const struct tamm_task_main_96_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_101_refs(const struct tamm_task_main_101_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
@@ -307,11 +315,11 @@ static int tamm_task_main_96_refs(const struct tamm_task_main_96_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_96_cuda_7ab0222b(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_101_cuda_17dae1ac(tamm_ctx *, void *) __attribute__((weak));
 
-static void tamm_task_main_96(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_101(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_96_args *tamm_a_ = (struct tamm_task_main_96_args *)tamm_args_;
+    struct tamm_task_main_101_args *tamm_a_ = (struct tamm_task_main_101_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int nb = tamm_a_->nb;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[bi][bj] */
@@ -319,7 +327,7 @@ static void tamm_task_main_96(tamm_ctx *tamm_ctx_, void *tamm_args_)
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_ACC);  /* Y[bi] */
     (void)nb;
     {
-#line 97 "tests/tammcc_cuda/tile_kernels.c"
+#line 102 "tests/tammcc_cuda/tile_kernels.c"
             {
                 const double *a = tamm_b0_, *x = tamm_b1_;
                 double *y = tamm_b2_;
@@ -328,22 +336,22 @@ static void tamm_task_main_96(tamm_ctx *tamm_ctx_, void *tamm_args_)
                         y[i] += a[i * nb + j] * x[j];
             }
     }
-#line 332 "tile_kernels.tamm.c"
+#line 340 "tile_kernels.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 337 "tile_kernels.tamm.c"
+#line 345 "tile_kernels.tamm.c"
 
-/* ---- task tamm_task_main_105: tests/tammcc_cuda/tile_kernels.c:105, in main() ---- */
-struct tamm_task_main_105_args {
+/* ---- task tamm_task_main_110: tests/tammcc_cuda/tile_kernels.c:110, in main() ---- */
+struct tamm_task_main_110_args {
     int nb;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* C[bi][bj] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* S[bj] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_105_refs(const struct tamm_task_main_105_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_110_refs(const struct tamm_task_main_110_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
@@ -353,18 +361,18 @@ static int tamm_task_main_105_refs(const struct tamm_task_main_105_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_105_cuda_7ab0222b(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_110_cuda_17dae1ac(tamm_ctx *, void *) __attribute__((weak));
 
-static void tamm_task_main_105(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_110(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_105_args *tamm_a_ = (struct tamm_task_main_105_args *)tamm_args_;
+    struct tamm_task_main_110_args *tamm_a_ = (struct tamm_task_main_110_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int nb = tamm_a_->nb;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* C[bi][bj] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* S[bj] */
     (void)nb;
     {
-#line 106 "tests/tammcc_cuda/tile_kernels.c"
+#line 111 "tests/tammcc_cuda/tile_kernels.c"
             {
                 const double *c = tamm_b0_;
                 double *s = tamm_b1_;
@@ -373,20 +381,20 @@ static void tamm_task_main_105(tamm_ctx *tamm_ctx_, void *tamm_args_)
                         s[j] += c[i * nb + j];
             }
     }
-#line 377 "tile_kernels.tamm.c"
+#line 385 "tile_kernels.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 381 "tile_kernels.tamm.c"
+#line 389 "tile_kernels.tamm.c"
 
-/* ---- task tamm_task_main_114: tests/tammcc_cuda/tile_kernels.c:114, in main() ---- */
-struct tamm_task_main_114_args {
+/* ---- task tamm_task_main_119: tests/tammcc_cuda/tile_kernels.c:119, in main() ---- */
+struct tamm_task_main_119_args {
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* D[bi][bj] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* T[bi] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_114_refs(const struct tamm_task_main_114_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_119_refs(const struct tamm_task_main_119_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
@@ -396,16 +404,16 @@ static int tamm_task_main_114_refs(const struct tamm_task_main_114_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_114_cuda_7ab0222b(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_119_cuda_17dae1ac(tamm_ctx *, void *) __attribute__((weak));
 
-static void tamm_task_main_114(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_119(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_114_args *tamm_a_ = (struct tamm_task_main_114_args *)tamm_args_;
+    struct tamm_task_main_119_args *tamm_a_ = (struct tamm_task_main_119_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* D[bi][bj] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* T[bi] */
     {
-#line 115 "tests/tammcc_cuda/tile_kernels.c"
+#line 120 "tests/tammcc_cuda/tile_kernels.c"
             {
                 const double *d = tamm_b0_;
                 double *t = tamm_b1_;
@@ -414,21 +422,21 @@ static void tamm_task_main_114(tamm_ctx *tamm_ctx_, void *tamm_args_)
                         t[0] += d[i * NB + j];
             }
     }
-#line 418 "tile_kernels.tamm.c"
+#line 426 "tile_kernels.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 422 "tile_kernels.tamm.c"
+#line 430 "tile_kernels.tamm.c"
 
-/* ---- task tamm_task_main_123: tests/tammcc_cuda/tile_kernels.c:123, in main() ---- */
-struct tamm_task_main_123_args {
+/* ---- task tamm_task_main_128: tests/tammcc_cuda/tile_kernels.c:128, in main() ---- */
+struct tamm_task_main_128_args {
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* C[bi][bj] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* F[bj] */
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* K[bj] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_123_refs(const struct tamm_task_main_123_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_128_refs(const struct tamm_task_main_128_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
@@ -440,17 +448,17 @@ static int tamm_task_main_123_refs(const struct tamm_task_main_123_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_123_cuda_7ab0222b(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_128_cuda_17dae1ac(tamm_ctx *, void *) __attribute__((weak));
 
-static void tamm_task_main_123(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_128(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_123_args *tamm_a_ = (struct tamm_task_main_123_args *)tamm_args_;
+    struct tamm_task_main_128_args *tamm_a_ = (struct tamm_task_main_128_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* C[bi][bj] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* F[bj] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_ACC);  /* K[bj] */
     {
-#line 124 "tests/tammcc_cuda/tile_kernels.c"
+#line 129 "tests/tammcc_cuda/tile_kernels.c"
             {
                 const double *c = tamm_b0_;
                 float *f = tamm_b1_;
@@ -461,21 +469,21 @@ static void tamm_task_main_123(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 }
             }
     }
-#line 465 "tile_kernels.tamm.c"
+#line 473 "tile_kernels.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 470 "tile_kernels.tamm.c"
+#line 478 "tile_kernels.tamm.c"
 
-/* ---- task tamm_task_main_135: tests/tammcc_cuda/tile_kernels.c:135, in main() ---- */
-struct tamm_task_main_135_args {
+/* ---- task tamm_task_main_140: tests/tammcc_cuda/tile_kernels.c:140, in main() ---- */
+struct tamm_task_main_140_args {
     int nb;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* Q[bi][bj] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_135_refs(const struct tamm_task_main_135_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_140_refs(const struct tamm_task_main_140_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_ACCUM);
@@ -483,17 +491,17 @@ static int tamm_task_main_135_refs(const struct tamm_task_main_135_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_135_cuda_7ab0222b(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_140_cuda_17dae1ac(tamm_ctx *, void *) __attribute__((weak));
 
-static void tamm_task_main_135(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_140(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_135_args *tamm_a_ = (struct tamm_task_main_135_args *)tamm_args_;
+    struct tamm_task_main_140_args *tamm_a_ = (struct tamm_task_main_140_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int nb = tamm_a_->nb;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* Q[bi][bj] */
     (void)nb;
     {
-#line 136 "tests/tammcc_cuda/tile_kernels.c"
+#line 141 "tests/tammcc_cuda/tile_kernels.c"
             for (int i = 0; i < nb; i++) {
                 double w = i + 1.0;
                 for (int j = 0; j < nb; j++) {
@@ -502,11 +510,46 @@ static void tamm_task_main_135(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 }
             }
     }
-#line 506 "tile_kernels.tamm.c"
+#line 514 "tile_kernels.tamm.c"
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+}
+#line 517 "tile_kernels.tamm.c"
+
+/* ---- task tamm_task_main_152: tests/tammcc_cuda/tile_kernels.c:152, in main() ---- */
+struct tamm_task_main_152_args {
+    tamm_tensor *tamm_T0; long tamm_i0[2];  /* W[bi][0] */
+};
+
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_152_refs(const struct tamm_task_main_152_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+{
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "W[bi][0]";
+    return tamm_n_;
+}
+
+extern void tamm_task_main_152_cuda_17dae1ac(tamm_ctx *, void *) __attribute__((weak));
+
+static void tamm_task_main_152(tamm_ctx *tamm_ctx_, void *tamm_args_)
+{
+    struct tamm_task_main_152_args *tamm_a_ = (struct tamm_task_main_152_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* W[bi][0] */
+    {
+#line 153 "tests/tammcc_cuda/tile_kernels.c"
+        {
+            double (*w)[4] = tamm_b0_;
+            for (int i = 0; i < NB; i++)
+                for (int k = 0; k < 8; k++)
+                    w[i][k % 4] += (double)(i + k);
+        }
+    }
+#line 549 "tile_kernels.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
 
-#line 19 "tests/tammcc_cuda/tile_kernels.c"
+#line 20 "tests/tammcc_cuda/tile_kernels.c"
 int main(int argc, char **argv)
 {
     if (tamm_init(&argc, &argv) != TAMM_OK) return 1;
@@ -522,13 +565,15 @@ int main(int argc, char **argv)
     tamm_tensor *F = tamm_tensor_create("F", TAMM_F32, 1, one, one_t);
     tamm_tensor *K = tamm_tensor_create("K", TAMM_I64, 1, one, one_t);
     tamm_tensor *Q = tamm_tensor_create("Q", TAMM_F64, 2, dims, tile);
+    size_t wdims[2] = {N, 4}, wtile[2] = {NB, 4};
+    tamm_tensor *W = tamm_tensor_create("W", TAMM_F64, 2, wdims, wtile);
     int nb = NB;
     for (long bi = 0; bi < NT; bi++) {
         for (long bj = 0; bj < NT; bj++) {
             
-#line 37 "tests/tammcc_cuda/tile_kernels.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/tile_kernels.c:37) */
-    struct tamm_task_main_37_args tamm_a_;
+#line 40 "tests/tammcc_cuda/tile_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/tile_kernels.c:40) */
+    struct tamm_task_main_40_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.bi = bi;
     tamm_a_.bj = bj;
@@ -539,23 +584,23 @@ int main(int argc, char **argv)
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
-    if (tamm_task_main_37_cuda_7ab0222b && tamm_num_gpus()) {
+    if (tamm_task_main_40_cuda_17dae1ac && tamm_num_gpus()) {
         if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T1, 2, tamm_a_.tamm_i1))
             tamm_nocuda_ = "A[bi][bj] and B[bi][bj] are one block";
     }
-    tamm_task tamm_t_ = { tamm_task_main_37, tamm_nocuda_ ? NULL : tamm_task_main_37_cuda_7ab0222b, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_37_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "main:37", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 37, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_40, tamm_nocuda_ ? NULL : tamm_task_main_40_cuda_17dae1ac, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_40_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "main:40", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 40, tamm_s_ };
     tamm_task_opts tamm_o_;
     memset(&tamm_o_, 0, sizeof tamm_o_);
     tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
     (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
-#line 45 "tests/tammcc_cuda/tile_kernels.c"
+#line 48 "tests/tammcc_cuda/tile_kernels.c"
              
             
-#line 46 "tests/tammcc_cuda/tile_kernels.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/tile_kernels.c:46) */
-    struct tamm_task_main_46_args tamm_a_;
+#line 49 "tests/tammcc_cuda/tile_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/tile_kernels.c:49) */
+    struct tamm_task_main_49_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (C); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* write C[bi][bj] */
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(32)*TAMM_CC_COUNT(32)*8);
@@ -564,7 +609,7 @@ int main(int argc, char **argv)
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
-    if (tamm_task_main_46_cuda_7ab0222b && tamm_num_gpus()) {
+    if (tamm_task_main_49_cuda_17dae1ac && tamm_num_gpus()) {
         if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T1, 2, tamm_a_.tamm_i1))
             tamm_nocuda_ = "C[bi][bj] and D[bi][bj] are one block";
         else if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T2, 2, tamm_a_.tamm_i2))
@@ -572,20 +617,20 @@ int main(int argc, char **argv)
         else if (tamm_cc_same_block(tamm_a_.tamm_T1, 2, tamm_a_.tamm_i1, tamm_a_.tamm_T2, 2, tamm_a_.tamm_i2))
             tamm_nocuda_ = "D[bi][bj] and Q[bi][bj] are one block";
     }
-    tamm_task tamm_t_ = { tamm_task_main_46, tamm_nocuda_ ? NULL : tamm_task_main_46_cuda_7ab0222b, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_46_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "main:46", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 46, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_49, tamm_nocuda_ ? NULL : tamm_task_main_49_cuda_17dae1ac, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_49_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "main:49", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 49, tamm_s_ };
     tamm_task_opts tamm_o_;
     memset(&tamm_o_, 0, sizeof tamm_o_);
     tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
     (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
-#line 52 "tests/tammcc_cuda/tile_kernels.c"
+#line 55 "tests/tammcc_cuda/tile_kernels.c"
              
         }
         
-#line 54 "tests/tammcc_cuda/tile_kernels.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/tile_kernels.c:54) */
-    struct tamm_task_main_54_args tamm_a_;
+#line 57 "tests/tammcc_cuda/tile_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/tile_kernels.c:57) */
+    struct tamm_task_main_57_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.bi = bi;
     tamm_a_.tamm_T0 = (X); tamm_a_.tamm_i0[0] = (bi);  /* write X[bi] */
@@ -596,13 +641,14 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T3 = (T); tamm_a_.tamm_i3[0] = (bi);  /* readwrite T[bi] */
     tamm_a_.tamm_T4 = (F); tamm_a_.tamm_i4[0] = (bi);  /* readwrite F[bi] */
     tamm_a_.tamm_T5 = (K); tamm_a_.tamm_i5[0] = (bi);  /* readwrite K[bi] */
-    tamm_ref tamm_r_[6];
-    const char *tamm_s_[6];
-    tamm_task tamm_t_ = { tamm_task_main_54, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_54_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "main:54", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 54, tamm_s_ };
+    tamm_a_.tamm_T6 = (W); tamm_a_.tamm_i6[0] = (bi); tamm_a_.tamm_i6[1] = (0);  /* readwrite W[bi][0] */
+    tamm_ref tamm_r_[7];
+    const char *tamm_s_[7];
+    tamm_task tamm_t_ = { tamm_task_main_57, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_57_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "main:57", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 57, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
-#line 67 "tests/tammcc_cuda/tile_kernels.c"
+#line 72 "tests/tammcc_cuda/tile_kernels.c"
          
     }
     for (long bi = 0; bi < NT; bi++)
@@ -610,9 +656,9 @@ int main(int argc, char **argv)
             for (long bk = 0; bk < NT; bk++) {
                 /* C[bi][bj] += A[bi][bk] * B[bk][bj]: the naive tile GEMM, i-j-k */
                 
-#line 73 "tests/tammcc_cuda/tile_kernels.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/tile_kernels.c:73) */
-    struct tamm_task_main_73_args tamm_a_;
+#line 78 "tests/tammcc_cuda/tile_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/tile_kernels.c:78) */
+    struct tamm_task_main_78_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.nb = nb;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bk);  /* read A[bi][bk] */
@@ -621,26 +667,26 @@ int main(int argc, char **argv)
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
-    if (tamm_task_main_73_cuda_7ab0222b && tamm_num_gpus()) {
+    if (tamm_task_main_78_cuda_17dae1ac && tamm_num_gpus()) {
         if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T2, 2, tamm_a_.tamm_i2))
             tamm_nocuda_ = "A[bi][bk] and C[bi][bj] are one block";
         else if (tamm_cc_same_block(tamm_a_.tamm_T1, 2, tamm_a_.tamm_i1, tamm_a_.tamm_T2, 2, tamm_a_.tamm_i2))
             tamm_nocuda_ = "B[bk][bj] and C[bi][bj] are one block";
     }
-    tamm_task tamm_t_ = { tamm_task_main_73, tamm_nocuda_ ? NULL : tamm_task_main_73_cuda_7ab0222b, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_73_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "gemm_ijk", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 73, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_78, tamm_nocuda_ ? NULL : tamm_task_main_78_cuda_17dae1ac, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_78_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "gemm_ijk", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 78, tamm_s_ };
     tamm_task_opts tamm_o_;
     memset(&tamm_o_, 0, sizeof tamm_o_);
     tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
     (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
-#line 81 "tests/tammcc_cuda/tile_kernels.c"
+#line 86 "tests/tammcc_cuda/tile_kernels.c"
                  
                 /* the same into D, in i-k-j order (SPEC's gemm_tile) */
                 
-#line 83 "tests/tammcc_cuda/tile_kernels.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/tile_kernels.c:83) */
-    struct tamm_task_main_83_args tamm_a_;
+#line 88 "tests/tammcc_cuda/tile_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/tile_kernels.c:88) */
+    struct tamm_task_main_88_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.nb = nb;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bk);  /* read A[bi][bk] */
@@ -649,29 +695,29 @@ int main(int argc, char **argv)
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
-    if (tamm_task_main_83_cuda_7ab0222b && tamm_num_gpus()) {
+    if (tamm_task_main_88_cuda_17dae1ac && tamm_num_gpus()) {
         if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T2, 2, tamm_a_.tamm_i2))
             tamm_nocuda_ = "A[bi][bk] and D[bi][bj] are one block";
         else if (tamm_cc_same_block(tamm_a_.tamm_T1, 2, tamm_a_.tamm_i1, tamm_a_.tamm_T2, 2, tamm_a_.tamm_i2))
             tamm_nocuda_ = "B[bk][bj] and D[bi][bj] are one block";
     }
-    tamm_task tamm_t_ = { tamm_task_main_83, tamm_nocuda_ ? NULL : tamm_task_main_83_cuda_7ab0222b, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_83_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "gemm_ikj", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 83, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_88, tamm_nocuda_ ? NULL : tamm_task_main_88_cuda_17dae1ac, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_88_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "gemm_ikj", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 88, tamm_s_ };
     tamm_task_opts tamm_o_;
     memset(&tamm_o_, 0, sizeof tamm_o_);
     tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
     (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
-#line 91 "tests/tammcc_cuda/tile_kernels.c"
+#line 96 "tests/tammcc_cuda/tile_kernels.c"
                  
             }
     for (long bi = 0; bi < NT; bi++)
         for (long bj = 0; bj < NT; bj++) {
             /* Y[bi] += A[bi][bj] * X[bj]: only i on the grid, each y[i] in one thread */
             
-#line 96 "tests/tammcc_cuda/tile_kernels.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/tile_kernels.c:96) */
-    struct tamm_task_main_96_args tamm_a_;
+#line 101 "tests/tammcc_cuda/tile_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/tile_kernels.c:101) */
+    struct tamm_task_main_101_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.nb = nb;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* read A[bi][bj] */
@@ -680,26 +726,26 @@ int main(int argc, char **argv)
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
-    if (tamm_task_main_96_cuda_7ab0222b && tamm_num_gpus()) {
+    if (tamm_task_main_101_cuda_17dae1ac && tamm_num_gpus()) {
         if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T2, 1, tamm_a_.tamm_i2))
             tamm_nocuda_ = "A[bi][bj] and Y[bi] are one block";
         else if (tamm_cc_same_block(tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1, tamm_a_.tamm_T2, 1, tamm_a_.tamm_i2))
             tamm_nocuda_ = "X[bj] and Y[bi] are one block";
     }
-    tamm_task tamm_t_ = { tamm_task_main_96, tamm_nocuda_ ? NULL : tamm_task_main_96_cuda_7ab0222b, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_96_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "gemv", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 96, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_101, tamm_nocuda_ ? NULL : tamm_task_main_101_cuda_17dae1ac, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_101_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "gemv", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 101, tamm_s_ };
     tamm_task_opts tamm_o_;
     memset(&tamm_o_, 0, sizeof tamm_o_);
     tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
     (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
-#line 103 "tests/tammcc_cuda/tile_kernels.c"
+#line 108 "tests/tammcc_cuda/tile_kernels.c"
              
             /* S[bj] += the column sums of C[bi][bj]: j on the grid */
             
-#line 105 "tests/tammcc_cuda/tile_kernels.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/tile_kernels.c:105) */
-    struct tamm_task_main_105_args tamm_a_;
+#line 110 "tests/tammcc_cuda/tile_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/tile_kernels.c:110) */
+    struct tamm_task_main_110_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.nb = nb;
     tamm_a_.tamm_T0 = (C); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* read C[bi][bj] */
@@ -707,48 +753,48 @@ int main(int argc, char **argv)
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
-    if (tamm_task_main_105_cuda_7ab0222b && tamm_num_gpus()) {
+    if (tamm_task_main_110_cuda_17dae1ac && tamm_num_gpus()) {
         if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1))
             tamm_nocuda_ = "C[bi][bj] and S[bj] are one block";
     }
-    tamm_task tamm_t_ = { tamm_task_main_105, tamm_nocuda_ ? NULL : tamm_task_main_105_cuda_7ab0222b, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_105_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "colsum", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 105, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_110, tamm_nocuda_ ? NULL : tamm_task_main_110_cuda_17dae1ac, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_110_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "colsum", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 110, tamm_s_ };
     tamm_task_opts tamm_o_;
     memset(&tamm_o_, 0, sizeof tamm_o_);
     tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
     (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
-#line 112 "tests/tammcc_cuda/tile_kernels.c"
+#line 117 "tests/tammcc_cuda/tile_kernels.c"
              
             /* T[bi] += the sum of D[bi][bj]: a reduction into one element */
             
-#line 114 "tests/tammcc_cuda/tile_kernels.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/tile_kernels.c:114) */
-    struct tamm_task_main_114_args tamm_a_;
+#line 119 "tests/tammcc_cuda/tile_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/tile_kernels.c:119) */
+    struct tamm_task_main_119_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (D); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* read D[bi][bj] */
     tamm_a_.tamm_T1 = (T); tamm_a_.tamm_i1[0] = (bi);  /* accum T[bi] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
-    if (tamm_task_main_114_cuda_7ab0222b && tamm_num_gpus()) {
+    if (tamm_task_main_119_cuda_17dae1ac && tamm_num_gpus()) {
         if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1))
             tamm_nocuda_ = "D[bi][bj] and T[bi] are one block";
     }
-    tamm_task tamm_t_ = { tamm_task_main_114, tamm_nocuda_ ? NULL : tamm_task_main_114_cuda_7ab0222b, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_114_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "tilesum", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 114, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_119, tamm_nocuda_ ? NULL : tamm_task_main_119_cuda_17dae1ac, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_119_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "tilesum", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 119, tamm_s_ };
     tamm_task_opts tamm_o_;
     memset(&tamm_o_, 0, sizeof tamm_o_);
     tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
     (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
-#line 121 "tests/tammcc_cuda/tile_kernels.c"
+#line 126 "tests/tammcc_cuda/tile_kernels.c"
              
             /* F[bj] += a float sum, K[bj] -= a count: two reductions in one kernel */
             
-#line 123 "tests/tammcc_cuda/tile_kernels.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/tile_kernels.c:123) */
-    struct tamm_task_main_123_args tamm_a_;
+#line 128 "tests/tammcc_cuda/tile_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/tile_kernels.c:128) */
+    struct tamm_task_main_128_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (C); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* read C[bi][bj] */
     tamm_a_.tamm_T1 = (F); tamm_a_.tamm_i1[0] = (bj);  /* accum F[bj] */
@@ -756,7 +802,7 @@ int main(int argc, char **argv)
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
-    if (tamm_task_main_123_cuda_7ab0222b && tamm_num_gpus()) {
+    if (tamm_task_main_128_cuda_17dae1ac && tamm_num_gpus()) {
         if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1))
             tamm_nocuda_ = "C[bi][bj] and F[bj] are one block";
         else if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T2, 1, tamm_a_.tamm_i2))
@@ -764,35 +810,53 @@ int main(int argc, char **argv)
         else if (tamm_cc_same_block(tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1, tamm_a_.tamm_T2, 1, tamm_a_.tamm_i2))
             tamm_nocuda_ = "F[bj] and K[bj] are one block";
     }
-    tamm_task tamm_t_ = { tamm_task_main_123, tamm_nocuda_ ? NULL : tamm_task_main_123_cuda_7ab0222b, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_123_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "count", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 123, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_128, tamm_nocuda_ ? NULL : tamm_task_main_128_cuda_17dae1ac, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_128_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "count", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 128, tamm_s_ };
     tamm_task_opts tamm_o_;
     memset(&tamm_o_, 0, sizeof tamm_o_);
     tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
     (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
-#line 132 "tests/tammcc_cuda/tile_kernels.c"
+#line 137 "tests/tammcc_cuda/tile_kernels.c"
              
             /* Q[bi][bj] += rows of running weights: i on the grid (w changes along j, so j stays in the
              * thread), each row owned by its thread, updated in place (the element varies in the thread) */
             
-#line 135 "tests/tammcc_cuda/tile_kernels.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/tile_kernels.c:135) */
-    struct tamm_task_main_135_args tamm_a_;
+#line 140 "tests/tammcc_cuda/tile_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/tile_kernels.c:140) */
+    struct tamm_task_main_140_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.nb = nb;
     tamm_a_.tamm_T0 = (Q); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* accum Q[bi][bj] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_135, tamm_task_main_135_cuda_7ab0222b, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_135_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "rows", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 135, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_140, tamm_task_main_140_cuda_17dae1ac, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_140_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "rows", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 140, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
-#line 142 "tests/tammcc_cuda/tile_kernels.c"
+#line 147 "tests/tammcc_cuda/tile_kernels.c"
              
         }
+    for (long bi = 0; bi < NT; bi++) {
+        /* W[bi] += counts by i and k % 4: i on the grid, w[i][k % 4] one thread's, but not one element in the
+         * thread (k % 4 is no polynomial): updated in place, not in a register */
+        
+#line 152 "tests/tammcc_cuda/tile_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/tile_kernels.c:152) */
+    struct tamm_task_main_152_args tamm_a_;
+    memset(&tamm_a_, 0, sizeof tamm_a_);
+    tamm_a_.tamm_T0 = (W); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (0);  /* accum W[bi][0] */
+    tamm_ref tamm_r_[1];
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_main_152, tamm_task_main_152_cuda_17dae1ac, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_152_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "mod", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 152, tamm_s_ };
+    (void)tamm_submit(NULL, &tamm_t_);
+}
+#line 158 "tests/tammcc_cuda/tile_kernels.c"
+         
+    }
     (void)tamm_cc_taskwait();  /* #pragma tamm taskwait */
-    double sc = 0, sd = 0, sy = 0, ss = 0, st = 0, sf = 0, sq = 0;
+    double sc = 0, sd = 0, sy = 0, ss = 0, st = 0, sf = 0, sq = 0, sw = 0;
     long sk = 0;
     for (long bi = 0; bi < NT; bi++) {
         for (long bj = 0; bj < NT; bj++) {
@@ -811,9 +875,11 @@ int main(int argc, char **argv)
         st += ((const double *)tamm_block(T, bi))[0] * (bi + 1);
         sf += ((const float *)tamm_block(F, bi))[0] * (bi + 2);
         sk += ((const long *)tamm_block(K, bi))[0] * (bi + 3);
+        const double (*w)[4] = tamm_block(W, bi, 0);
+        for (int e = 0; e < NB; e++) sw += (w[e][0] + 2 * w[e][1] + 3 * w[e][2] + 4 * w[e][3]) * (e + 1);
     }
-    printf("tile_kernels: gemm %.1f %.1f gemv %.1f colsum %.1f tilesum %.1f count %.1f %ld rows %.1f\n", sc, sd, sy,
-           ss, st, sf, sk, sq);
+    printf("tile_kernels: gemm %.1f %.1f gemv %.1f colsum %.1f tilesum %.1f count %.1f %ld rows %.1f mod %.1f\n", sc,
+           sd, sy, ss, st, sf, sk, sq, sw);
     tamm_tensor_destroy(A);
     tamm_tensor_destroy(B);
     tamm_tensor_destroy(C);
@@ -825,5 +891,6 @@ int main(int argc, char **argv)
     tamm_tensor_destroy(F);
     tamm_tensor_destroy(K);
     tamm_tensor_destroy(Q);
+    tamm_tensor_destroy(W);
     return tamm_finalize() == TAMM_OK ? 0 : 1;
 }

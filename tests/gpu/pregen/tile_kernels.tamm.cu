@@ -19,25 +19,25 @@
 #undef NT
 #define NT (N / NB)
 
-/* ---- task tamm_task_main_37: tests/tammcc_cuda/tile_kernels.c:37, in main() ---- */
-struct tamm_task_main_37_args {
+/* ---- task tamm_task_main_40: tests/tammcc_cuda/tile_kernels.c:40, in main() ---- */
+struct tamm_task_main_40_args {
     long bi;
     long bj;
     tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* A[bi][bj] */
     tamm_tensor *tamm_T1; long tamm_i1[2]; unsigned tamm_m1;  /* B[bi][bj] */
 };
 
-static __global__ void __launch_bounds__(256) tamm_task_main_37_kernel(long bi, long bj, void *tamm_b0_, void *tamm_b1_)
+static __global__ void __launch_bounds__(256) tamm_task_main_40_kernel(long bi, long bj, void *tamm_b0_, void *tamm_b1_)
 {
     double *a = (double *)tamm_b0_;
     (void)a;
     double *b = (double *)tamm_b1_;
     (void)b;
-#line 40 "tests/tammcc_cuda/tile_kernels.c"
+#line 43 "tests/tammcc_cuda/tile_kernels.c"
                 for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.y * gridDim.y) { int i = (int)tamm_k0_;
-#line 41 "tests/tammcc_cuda/tile_kernels.c"
+#line 44 "tests/tammcc_cuda/tile_kernels.c"
                     for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(NB); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
-#line 41 "tests/tammcc_cuda/tile_kernels.c"
+#line 44 "tests/tammcc_cuda/tile_kernels.c"
                     {
                         a[i * NB + j] = (double)((bi * 7 + bj * 3 + i * 5 + j) % 9) - 4.0;
                         b[i * NB + j] = (double)((bi + bj * 5 + i + j * 3) % 7) - 3.0;
@@ -46,9 +46,9 @@ static __global__ void __launch_bounds__(256) tamm_task_main_37_kernel(long bi, 
     }}
 }
 
-extern "C" void tamm_task_main_37_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_40_cuda_17dae1ac(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_37_args *tamm_a_ = (struct tamm_task_main_37_args *)tamm_args_;
+    struct tamm_task_main_40_args *tamm_a_ = (struct tamm_task_main_40_args *)tamm_args_;
     long bi = tamm_a_->bi;
     long bj = tamm_a_->bj;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* A[bi][bj] */
@@ -67,7 +67,7 @@ extern "C" void tamm_task_main_37_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm_
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
             dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_37_kernel, tamm_grd_, tamm_blk_, tamm_s_, bi, bj, tamm_b0_, tamm_b1_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_40_kernel, tamm_grd_, tamm_blk_, tamm_s_, bi, bj, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -80,14 +80,14 @@ extern "C" void tamm_task_main_37_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm_
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 
-/* ---- task tamm_task_main_46: tests/tammcc_cuda/tile_kernels.c:46, in main() ---- */
-struct tamm_task_main_46_args {
+/* ---- task tamm_task_main_49: tests/tammcc_cuda/tile_kernels.c:49, in main() ---- */
+struct tamm_task_main_49_args {
     tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* C[bi][bj] */
     tamm_tensor *tamm_T1; long tamm_i1[2];  /* D[bi][bj] */
     tamm_tensor *tamm_T2; long tamm_i2[2];  /* Q[bi][bj] */
 };
 
-static __global__ void __launch_bounds__(256) tamm_task_main_46_kernel(void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
+static __global__ void __launch_bounds__(256) tamm_task_main_49_kernel(void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
 {
     double *c = (double *)tamm_b0_;
     (void)c;
@@ -95,19 +95,19 @@ static __global__ void __launch_bounds__(256) tamm_task_main_46_kernel(void *tam
     (void)d;
     double *q = (double *)tamm_b2_;
     (void)q;
-#line 49 "tests/tammcc_cuda/tile_kernels.c"
+#line 52 "tests/tammcc_cuda/tile_kernels.c"
                 for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.y * gridDim.y) { int i = (int)tamm_k0_;
-#line 50 "tests/tammcc_cuda/tile_kernels.c"
+#line 53 "tests/tammcc_cuda/tile_kernels.c"
                     for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(NB); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
-#line 51 "tests/tammcc_cuda/tile_kernels.c"
+#line 54 "tests/tammcc_cuda/tile_kernels.c"
                         c[i * NB + j] = d[i * NB + j] = q[i * NB + j] = (double)(i == j);
 #line 105 "tile_kernels.tamm.cu"
     }}
 }
 
-extern "C" void tamm_task_main_46_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_49_cuda_17dae1ac(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_46_args *tamm_a_ = (struct tamm_task_main_46_args *)tamm_args_;
+    struct tamm_task_main_49_args *tamm_a_ = (struct tamm_task_main_49_args *)tamm_args_;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* C[bi][bj] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_RW);  /* D[bi][bj] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_RW);  /* Q[bi][bj] */
@@ -125,7 +125,7 @@ extern "C" void tamm_task_main_46_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm_
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
             dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_46_kernel, tamm_grd_, tamm_blk_, tamm_s_, tamm_b0_, tamm_b1_, tamm_b2_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_49_kernel, tamm_grd_, tamm_blk_, tamm_s_, tamm_b0_, tamm_b1_, tamm_b2_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -139,15 +139,15 @@ extern "C" void tamm_task_main_46_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm_
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 
-/* ---- task tamm_task_main_73: tests/tammcc_cuda/tile_kernels.c:73, in main() ---- */
-struct tamm_task_main_73_args {
+/* ---- task tamm_task_main_78: tests/tammcc_cuda/tile_kernels.c:78, in main() ---- */
+struct tamm_task_main_78_args {
     int nb;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[bi][bk] */
     tamm_tensor *tamm_T1; long tamm_i1[2];  /* B[bk][bj] */
     tamm_tensor *tamm_T2; long tamm_i2[2];  /* C[bi][bj] */
 };
 
-static __global__ void __launch_bounds__(256) tamm_task_main_73_kernel(int nb, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
+static __global__ void __launch_bounds__(256) tamm_task_main_78_kernel(int nb, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
 {
     const double *a = (const double *)tamm_b0_;
     (void)a;
@@ -155,16 +155,16 @@ static __global__ void __launch_bounds__(256) tamm_task_main_73_kernel(int nb, v
     (void)b;
     double *c = (double *)tamm_b2_;
     (void)c;
-#line 77 "tests/tammcc_cuda/tile_kernels.c"
+#line 82 "tests/tammcc_cuda/tile_kernels.c"
                     for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(nb); tamm_k0_ += (long long)blockDim.y * gridDim.y) { int i = (int)tamm_k0_;
-#line 78 "tests/tammcc_cuda/tile_kernels.c"
+#line 83 "tests/tammcc_cuda/tile_kernels.c"
                         for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nb); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
 #line 163 "tile_kernels.tamm.cu"
                                 const bool tamm_g0_ = 0 < nb;  /* the loops around c[i * nb + j] run */
                                 double tamm_r0_ = tamm_g0_ ? c[i * nb + j] : 0;  /* c[i * nb + j]: this thread's own, summed here in order */
-#line 79 "tests/tammcc_cuda/tile_kernels.c"
+#line 84 "tests/tammcc_cuda/tile_kernels.c"
                             for (int k = 0; k < nb; k++) {
-#line 80 "tests/tammcc_cuda/tile_kernels.c"
+#line 85 "tests/tammcc_cuda/tile_kernels.c"
                                 tamm_r0_ += a[i * nb + k] * b[k * nb + j];
 #line 170 "tile_kernels.tamm.cu"
                                 }  /* the loops in each thread */
@@ -172,9 +172,9 @@ static __global__ void __launch_bounds__(256) tamm_task_main_73_kernel(int nb, v
     }}
 }
 
-extern "C" void tamm_task_main_73_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_78_cuda_17dae1ac(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_73_args *tamm_a_ = (struct tamm_task_main_73_args *)tamm_args_;
+    struct tamm_task_main_78_args *tamm_a_ = (struct tamm_task_main_78_args *)tamm_args_;
     int nb = tamm_a_->nb;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[bi][bk] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* B[bk][bj] */
@@ -194,7 +194,7 @@ extern "C" void tamm_task_main_73_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm_
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
             dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_73_kernel, tamm_grd_, tamm_blk_, tamm_s_, nb, tamm_b0_, tamm_b1_, tamm_b2_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_78_kernel, tamm_grd_, tamm_blk_, tamm_s_, nb, tamm_b0_, tamm_b1_, tamm_b2_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -208,15 +208,15 @@ extern "C" void tamm_task_main_73_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm_
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 
-/* ---- task tamm_task_main_83: tests/tammcc_cuda/tile_kernels.c:83, in main() ---- */
-struct tamm_task_main_83_args {
+/* ---- task tamm_task_main_88: tests/tammcc_cuda/tile_kernels.c:88, in main() ---- */
+struct tamm_task_main_88_args {
     int nb;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[bi][bk] */
     tamm_tensor *tamm_T1; long tamm_i1[2];  /* B[bk][bj] */
     tamm_tensor *tamm_T2; long tamm_i2[2];  /* D[bi][bj] */
 };
 
-static __global__ void __launch_bounds__(256) tamm_task_main_83_kernel(int nb, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
+static __global__ void __launch_bounds__(256) tamm_task_main_88_kernel(int nb, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
 {
     const double *a = (const double *)tamm_b0_;
     (void)a;
@@ -224,16 +224,16 @@ static __global__ void __launch_bounds__(256) tamm_task_main_83_kernel(int nb, v
     (void)b;
     double *d = (double *)tamm_b2_;
     (void)d;
-#line 87 "tests/tammcc_cuda/tile_kernels.c"
+#line 92 "tests/tammcc_cuda/tile_kernels.c"
                     for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(nb); tamm_k0_ += (long long)blockDim.y * gridDim.y) { int i = (int)tamm_k0_;
-#line 89 "tests/tammcc_cuda/tile_kernels.c"
+#line 94 "tests/tammcc_cuda/tile_kernels.c"
                             for (long long tamm_k2_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k2_ < (long long)(nb); tamm_k2_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k2_;
 #line 232 "tile_kernels.tamm.cu"
                                 const bool tamm_g0_ = 0 < nb;  /* the loops around d[i * nb + j] run */
                                 double tamm_r0_ = tamm_g0_ ? d[i * nb + j] : 0;  /* d[i * nb + j]: this thread's own, summed here in order */
-#line 88 "tests/tammcc_cuda/tile_kernels.c"
+#line 93 "tests/tammcc_cuda/tile_kernels.c"
                         for (int k = 0; k < nb; k++) {
-#line 90 "tests/tammcc_cuda/tile_kernels.c"
+#line 95 "tests/tammcc_cuda/tile_kernels.c"
                                 tamm_r0_ += a[i * nb + k] * b[k * nb + j];
 #line 239 "tile_kernels.tamm.cu"
                                 }  /* the loops in each thread */
@@ -241,9 +241,9 @@ static __global__ void __launch_bounds__(256) tamm_task_main_83_kernel(int nb, v
     }}
 }
 
-extern "C" void tamm_task_main_83_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_88_cuda_17dae1ac(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_83_args *tamm_a_ = (struct tamm_task_main_83_args *)tamm_args_;
+    struct tamm_task_main_88_args *tamm_a_ = (struct tamm_task_main_88_args *)tamm_args_;
     int nb = tamm_a_->nb;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[bi][bk] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* B[bk][bj] */
@@ -263,7 +263,7 @@ extern "C" void tamm_task_main_83_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm_
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
             dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n2_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_83_kernel, tamm_grd_, tamm_blk_, tamm_s_, nb, tamm_b0_, tamm_b1_, tamm_b2_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_88_kernel, tamm_grd_, tamm_blk_, tamm_s_, nb, tamm_b0_, tamm_b1_, tamm_b2_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -277,15 +277,15 @@ extern "C" void tamm_task_main_83_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm_
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 
-/* ---- task tamm_task_main_96: tests/tammcc_cuda/tile_kernels.c:96, in main() ---- */
-struct tamm_task_main_96_args {
+/* ---- task tamm_task_main_101: tests/tammcc_cuda/tile_kernels.c:101, in main() ---- */
+struct tamm_task_main_101_args {
     int nb;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[bi][bj] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* X[bj] */
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* Y[bi] */
 };
 
-static __global__ void __launch_bounds__(256) tamm_task_main_96_kernel(int nb, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
+static __global__ void __launch_bounds__(256) tamm_task_main_101_kernel(int nb, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
 {
     const double *a = (const double *)tamm_b0_;
     (void)a;
@@ -293,14 +293,14 @@ static __global__ void __launch_bounds__(256) tamm_task_main_96_kernel(int nb, v
     (void)x;
     double *y = (double *)tamm_b2_;
     (void)y;
-#line 100 "tests/tammcc_cuda/tile_kernels.c"
+#line 105 "tests/tammcc_cuda/tile_kernels.c"
                 for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(nb); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
 #line 299 "tile_kernels.tamm.cu"
                         const bool tamm_g0_ = 0 < nb;  /* the loops around y[i] run */
                         double tamm_r0_ = tamm_g0_ ? y[i] : 0;  /* y[i]: this thread's own, summed here in order */
-#line 101 "tests/tammcc_cuda/tile_kernels.c"
+#line 106 "tests/tammcc_cuda/tile_kernels.c"
                     for (int j = 0; j < nb; j++) {
-#line 102 "tests/tammcc_cuda/tile_kernels.c"
+#line 107 "tests/tammcc_cuda/tile_kernels.c"
                         tamm_r0_ += a[i * nb + j] * x[j];
 #line 306 "tile_kernels.tamm.cu"
                         }  /* the loops in each thread */
@@ -308,9 +308,9 @@ static __global__ void __launch_bounds__(256) tamm_task_main_96_kernel(int nb, v
     }
 }
 
-extern "C" void tamm_task_main_96_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_101_cuda_17dae1ac(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_96_args *tamm_a_ = (struct tamm_task_main_96_args *)tamm_args_;
+    struct tamm_task_main_101_args *tamm_a_ = (struct tamm_task_main_101_args *)tamm_args_;
     int nb = tamm_a_->nb;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[bi][bj] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* X[bj] */
@@ -329,7 +329,7 @@ extern "C" void tamm_task_main_96_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm_
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
             dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_96_kernel, tamm_grd_, tamm_blk_, tamm_s_, nb, tamm_b0_, tamm_b1_, tamm_b2_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_101_kernel, tamm_grd_, tamm_blk_, tamm_s_, nb, tamm_b0_, tamm_b1_, tamm_b2_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -343,27 +343,27 @@ extern "C" void tamm_task_main_96_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm_
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 
-/* ---- task tamm_task_main_105: tests/tammcc_cuda/tile_kernels.c:105, in main() ---- */
-struct tamm_task_main_105_args {
+/* ---- task tamm_task_main_110: tests/tammcc_cuda/tile_kernels.c:110, in main() ---- */
+struct tamm_task_main_110_args {
     int nb;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* C[bi][bj] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* S[bj] */
 };
 
-static __global__ void __launch_bounds__(256) tamm_task_main_105_kernel(int nb, void *tamm_b0_, void *tamm_b1_)
+static __global__ void __launch_bounds__(256) tamm_task_main_110_kernel(int nb, void *tamm_b0_, void *tamm_b1_)
 {
     const double *c = (const double *)tamm_b0_;
     (void)c;
     double *s = (double *)tamm_b1_;
     (void)s;
-#line 110 "tests/tammcc_cuda/tile_kernels.c"
+#line 115 "tests/tammcc_cuda/tile_kernels.c"
                     for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nb); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
 #line 362 "tile_kernels.tamm.cu"
                         const bool tamm_g0_ = 0 < nb;  /* the loops around s[j] run */
                         double tamm_r0_ = tamm_g0_ ? s[j] : 0;  /* s[j]: this thread's own, summed here in order */
-#line 109 "tests/tammcc_cuda/tile_kernels.c"
+#line 114 "tests/tammcc_cuda/tile_kernels.c"
                 for (int i = 0; i < nb; i++) {
-#line 111 "tests/tammcc_cuda/tile_kernels.c"
+#line 116 "tests/tammcc_cuda/tile_kernels.c"
                         tamm_r0_ += c[i * nb + j];
 #line 369 "tile_kernels.tamm.cu"
                         }  /* the loops in each thread */
@@ -371,9 +371,9 @@ static __global__ void __launch_bounds__(256) tamm_task_main_105_kernel(int nb, 
     }
 }
 
-extern "C" void tamm_task_main_105_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_110_cuda_17dae1ac(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_105_args *tamm_a_ = (struct tamm_task_main_105_args *)tamm_args_;
+    struct tamm_task_main_110_args *tamm_a_ = (struct tamm_task_main_110_args *)tamm_args_;
     int nb = tamm_a_->nb;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* C[bi][bj] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* S[bj] */
@@ -390,7 +390,7 @@ extern "C" void tamm_task_main_105_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
             dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n1_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_105_kernel, tamm_grd_, tamm_blk_, tamm_s_, nb, tamm_b0_, tamm_b1_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_110_kernel, tamm_grd_, tamm_blk_, tamm_s_, nb, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -403,23 +403,23 @@ extern "C" void tamm_task_main_105_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 
-/* ---- task tamm_task_main_114: tests/tammcc_cuda/tile_kernels.c:114, in main() ---- */
-struct tamm_task_main_114_args {
+/* ---- task tamm_task_main_119: tests/tammcc_cuda/tile_kernels.c:119, in main() ---- */
+struct tamm_task_main_119_args {
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* D[bi][bj] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* T[bi] */
 };
 
-static __global__ void __launch_bounds__(256) tamm_task_main_114_kernel(void *tamm_b0_, void *tamm_b1_, void *tamm_part_, unsigned tamm_np_)
+static __global__ void __launch_bounds__(256) tamm_task_main_119_kernel(void *tamm_b0_, void *tamm_b1_, void *tamm_part_, unsigned tamm_np_)
 {
     const double *d = (const double *)tamm_b0_;
     (void)d;
     double *tamm_p0_ = (double *)tamm_part_;
     double tamm_s0_ = 0;  /* t[0]: this thread's part of its sum */
-#line 118 "tests/tammcc_cuda/tile_kernels.c"
+#line 123 "tests/tammcc_cuda/tile_kernels.c"
                 for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.y * gridDim.y) { int i = (int)tamm_k0_;
-#line 119 "tests/tammcc_cuda/tile_kernels.c"
+#line 124 "tests/tammcc_cuda/tile_kernels.c"
                     for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(NB); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
-#line 120 "tests/tammcc_cuda/tile_kernels.c"
+#line 125 "tests/tammcc_cuda/tile_kernels.c"
                         tamm_s0_ += d[i * NB + j];
 #line 425 "tile_kernels.tamm.cu"
     }}
@@ -428,8 +428,8 @@ static __global__ void __launch_bounds__(256) tamm_task_main_114_kernel(void *ta
     if (tamm_cc_block_sum<256>(&tamm_s0_)) tamm_p0_[blockIdx.y * gridDim.x + blockIdx.x] = tamm_s0_;
 }
 
-/* the partial sums of tamm_task_main_114_kernel's blocks, added in index order into the elements (one block) */
-static __global__ void __launch_bounds__(256) tamm_task_main_114_sum(void *tamm_b0_, void *tamm_b1_, const void *tamm_part_, unsigned tamm_np_)
+/* the partial sums of tamm_task_main_119_kernel's blocks, added in index order into the elements (one block) */
+static __global__ void __launch_bounds__(256) tamm_task_main_119_sum(void *tamm_b0_, void *tamm_b1_, const void *tamm_part_, unsigned tamm_np_)
 {
     double *t = (double *)tamm_b1_;
     (void)t;
@@ -439,9 +439,9 @@ static __global__ void __launch_bounds__(256) tamm_task_main_114_sum(void *tamm_
     if (tamm_cc_block_sum<256>(&tamm_s0_)) t[0] += tamm_s0_;
 }
 
-extern "C" void tamm_task_main_114_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_119_cuda_17dae1ac(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_114_args *tamm_a_ = (struct tamm_task_main_114_args *)tamm_args_;
+    struct tamm_task_main_119_args *tamm_a_ = (struct tamm_task_main_119_args *)tamm_args_;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* D[bi][bj] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* T[bi] */
     if (!tamm_b0_ || !tamm_b1_) {  /* no buffer: the task's error says why; nothing runs */
@@ -461,10 +461,10 @@ extern "C" void tamm_task_main_114_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm
             void *tamm_part_ = NULL;
             cudaError_t tamm_e_ = cudaMallocAsync(&tamm_part_, (size_t)8 * tamm_np_, tamm_s_);
             if (tamm_e_ == cudaSuccess) {
-                TAMM_CUDA_LAUNCH(tamm_task_main_114_kernel, tamm_grd_, tamm_blk_, tamm_s_, tamm_b0_, tamm_b1_, tamm_part_, tamm_np_);
+                TAMM_CUDA_LAUNCH(tamm_task_main_119_kernel, tamm_grd_, tamm_blk_, tamm_s_, tamm_b0_, tamm_b1_, tamm_part_, tamm_np_);
                 tamm_e_ = cudaGetLastError();
                 if (tamm_e_ == cudaSuccess) {
-                    TAMM_CUDA_LAUNCH(tamm_task_main_114_sum, dim3(1), dim3(256), tamm_s_, tamm_b0_, tamm_b1_, (const void *)tamm_part_, tamm_np_);
+                    TAMM_CUDA_LAUNCH(tamm_task_main_119_sum, dim3(1), dim3(256), tamm_s_, tamm_b0_, tamm_b1_, (const void *)tamm_part_, tamm_np_);
                     tamm_e_ = cudaGetLastError();
                 }
                 (void)cudaFreeAsync(tamm_part_, tamm_s_);
@@ -480,14 +480,14 @@ extern "C" void tamm_task_main_114_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 
-/* ---- task tamm_task_main_123: tests/tammcc_cuda/tile_kernels.c:123, in main() ---- */
-struct tamm_task_main_123_args {
+/* ---- task tamm_task_main_128: tests/tammcc_cuda/tile_kernels.c:128, in main() ---- */
+struct tamm_task_main_128_args {
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* C[bi][bj] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* F[bj] */
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* K[bj] */
 };
 
-static __global__ void __launch_bounds__(256) tamm_task_main_123_kernel(void *tamm_b0_, void *tamm_b1_, void *tamm_b2_, void *tamm_part_, unsigned tamm_np_)
+static __global__ void __launch_bounds__(256) tamm_task_main_128_kernel(void *tamm_b0_, void *tamm_b1_, void *tamm_b2_, void *tamm_part_, unsigned tamm_np_)
 {
     const double *c = (const double *)tamm_b0_;
     (void)c;
@@ -495,9 +495,9 @@ static __global__ void __launch_bounds__(256) tamm_task_main_123_kernel(void *ta
     long *tamm_p1_ = (long *)((char *)tamm_part_ + (size_t)8 * tamm_np_);
     float tamm_s0_ = 0;  /* f[0]: this thread's part of its sum */
     long tamm_s1_ = 0;  /* k[0]: this thread's part of its sum */
-#line 128 "tests/tammcc_cuda/tile_kernels.c"
+#line 133 "tests/tammcc_cuda/tile_kernels.c"
                 for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB * NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long e = (long)tamm_k0_;
-#line 128 "tests/tammcc_cuda/tile_kernels.c"
+#line 133 "tests/tammcc_cuda/tile_kernels.c"
                 {
                     tamm_s0_ += (float)c[e];
                     tamm_s1_ -= c[e] > 0;
@@ -510,8 +510,8 @@ static __global__ void __launch_bounds__(256) tamm_task_main_123_kernel(void *ta
     if (tamm_cc_block_sum<256>(&tamm_s1_)) tamm_p1_[blockIdx.y * gridDim.x + blockIdx.x] = tamm_s1_;
 }
 
-/* the partial sums of tamm_task_main_123_kernel's blocks, added in index order into the elements (one block) */
-static __global__ void __launch_bounds__(256) tamm_task_main_123_sum(void *tamm_b0_, void *tamm_b1_, void *tamm_b2_, const void *tamm_part_, unsigned tamm_np_)
+/* the partial sums of tamm_task_main_128_kernel's blocks, added in index order into the elements (one block) */
+static __global__ void __launch_bounds__(256) tamm_task_main_128_sum(void *tamm_b0_, void *tamm_b1_, void *tamm_b2_, const void *tamm_part_, unsigned tamm_np_)
 {
     float *f = (float *)tamm_b1_;
     (void)f;
@@ -527,9 +527,9 @@ static __global__ void __launch_bounds__(256) tamm_task_main_123_sum(void *tamm_
     if (tamm_cc_block_sum<256>(&tamm_s1_)) k[0] += tamm_s1_;
 }
 
-extern "C" void tamm_task_main_123_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_128_cuda_17dae1ac(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_123_args *tamm_a_ = (struct tamm_task_main_123_args *)tamm_args_;
+    struct tamm_task_main_128_args *tamm_a_ = (struct tamm_task_main_128_args *)tamm_args_;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* C[bi][bj] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* F[bj] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_ACC);  /* K[bj] */
@@ -550,10 +550,10 @@ extern "C" void tamm_task_main_123_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm
             void *tamm_part_ = NULL;
             cudaError_t tamm_e_ = cudaMallocAsync(&tamm_part_, (size_t)16 * tamm_np_, tamm_s_);
             if (tamm_e_ == cudaSuccess) {
-                TAMM_CUDA_LAUNCH(tamm_task_main_123_kernel, tamm_grd_, tamm_blk_, tamm_s_, tamm_b0_, tamm_b1_, tamm_b2_, tamm_part_, tamm_np_);
+                TAMM_CUDA_LAUNCH(tamm_task_main_128_kernel, tamm_grd_, tamm_blk_, tamm_s_, tamm_b0_, tamm_b1_, tamm_b2_, tamm_part_, tamm_np_);
                 tamm_e_ = cudaGetLastError();
                 if (tamm_e_ == cudaSuccess) {
-                    TAMM_CUDA_LAUNCH(tamm_task_main_123_sum, dim3(1), dim3(256), tamm_s_, tamm_b0_, tamm_b1_, tamm_b2_, (const void *)tamm_part_, tamm_np_);
+                    TAMM_CUDA_LAUNCH(tamm_task_main_128_sum, dim3(1), dim3(256), tamm_s_, tamm_b0_, tamm_b1_, tamm_b2_, (const void *)tamm_part_, tamm_np_);
                     tamm_e_ = cudaGetLastError();
                 }
                 (void)cudaFreeAsync(tamm_part_, tamm_s_);
@@ -570,17 +570,17 @@ extern "C" void tamm_task_main_123_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 
-/* ---- task tamm_task_main_135: tests/tammcc_cuda/tile_kernels.c:135, in main() ---- */
-struct tamm_task_main_135_args {
+/* ---- task tamm_task_main_140: tests/tammcc_cuda/tile_kernels.c:140, in main() ---- */
+struct tamm_task_main_140_args {
     int nb;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* Q[bi][bj] */
 };
 
-static __global__ void __launch_bounds__(256) tamm_task_main_135_kernel(int nb, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_140_kernel(int nb, void *tamm_b0_)
 {
-#line 136 "tests/tammcc_cuda/tile_kernels.c"
+#line 141 "tests/tammcc_cuda/tile_kernels.c"
             for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(nb); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
-#line 136 "tests/tammcc_cuda/tile_kernels.c"
+#line 141 "tests/tammcc_cuda/tile_kernels.c"
             {
                 double w = i + 1.0;
                 for (int j = 0; j < nb; j++) {
@@ -592,9 +592,9 @@ static __global__ void __launch_bounds__(256) tamm_task_main_135_kernel(int nb, 
     }
 }
 
-extern "C" void tamm_task_main_135_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_140_cuda_17dae1ac(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_135_args *tamm_a_ = (struct tamm_task_main_135_args *)tamm_args_;
+    struct tamm_task_main_140_args *tamm_a_ = (struct tamm_task_main_140_args *)tamm_args_;
     int nb = tamm_a_->nb;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* Q[bi][bj] */
     if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
@@ -608,7 +608,53 @@ extern "C" void tamm_task_main_135_cuda_7ab0222b(tamm_ctx *tamm_ctx_, void *tamm
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
             dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_135_kernel, tamm_grd_, tamm_blk_, tamm_s_, nb, tamm_b0_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_140_kernel, tamm_grd_, tamm_blk_, tamm_s_, nb, tamm_b0_);
+            cudaError_t tamm_e_ = cudaGetLastError();
+            if (tamm_e_ != cudaSuccess) {
+                char tamm_m_[256];
+                snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));
+                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);
+            }
+        }
+    }
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+}
+
+/* ---- task tamm_task_main_152: tests/tammcc_cuda/tile_kernels.c:152, in main() ---- */
+struct tamm_task_main_152_args {
+    tamm_tensor *tamm_T0; long tamm_i0[2];  /* W[bi][0] */
+};
+
+static __global__ void __launch_bounds__(256) tamm_task_main_152_kernel(void *tamm_b0_)
+{
+    double (*w)[4] = (double (*)[4])tamm_b0_;
+    (void)w;
+#line 155 "tests/tammcc_cuda/tile_kernels.c"
+            for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
+#line 156 "tests/tammcc_cuda/tile_kernels.c"
+                for (int k = 0; k < 8; k++) {
+#line 157 "tests/tammcc_cuda/tile_kernels.c"
+                    w[i][k % 4] += (double)(i + k);
+#line 639 "tile_kernels.tamm.cu"
+                    }  /* the loops in each thread */
+    }
+}
+
+extern "C" void tamm_task_main_152_cuda_17dae1ac(tamm_ctx *tamm_ctx_, void *tamm_args_)
+{
+    struct tamm_task_main_152_args *tamm_a_ = (struct tamm_task_main_152_args *)tamm_args_;
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* W[bi][0] */
+    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+        return;
+    }
+    {   /* on the grid: i (x); in each thread: k */
+        long long tamm_n0_ = (long long)(NB) - (long long)(0);
+        if (tamm_n0_ > 0) {
+            cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
+            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
+            TAMM_CUDA_LAUNCH(tamm_task_main_152_kernel, tamm_grd_, tamm_blk_, tamm_s_, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];

@@ -35,7 +35,7 @@ static __global__ void __launch_bounds__(256) tamm_task_main_20_kernel(long b, v
     }
 }
 
-extern "C" void tamm_task_main_20_cuda_1dbb4013(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_20_cuda_2e791eed(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_20_args *tamm_a_ = (struct tamm_task_main_20_args *)tamm_args_;
     long b = tamm_a_->b;
@@ -83,7 +83,7 @@ static __global__ void __launch_bounds__(256) tamm_task_main_29_kernel(void *tam
     }
 }
 
-extern "C" void tamm_task_main_29_cuda_1dbb4013(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_29_cuda_2e791eed(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_29_args *tamm_a_ = (struct tamm_task_main_29_args *)tamm_args_;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* X[b] */

@@ -231,6 +231,9 @@ typedef struct tamm_task_opts {
     tamm_fence *const *signal; int nsignal; /**< signal these fences when the task completes */
     int undeferred;    /**< if(0): the submitter waits until the task has completed */
     int collective;    /**< one leaf per rank, all at once (docs/runtime.md, "Several MPI ranks") */
+    const char *cuda_withheld; /**< tammcc sets it: the task has a CUDA variant, left out (cuda NULL) because
+                                    a check of its kernel failed at submission, and why (TAMM_STATS counts
+                                    it, TAMM_TRACE shows it) */
 } tamm_task_opts;
 int tamm_submit_ex(tamm_ctx *ctx, const tamm_task *t, const tamm_task_opts *opts);
 /** Submit a continuation of the running task (what tammcc makes of a taskwait
@@ -281,6 +284,12 @@ void *tamm_cublas_handle(void);
  *  are not emulated, TAMM_EDEVICE for an injected launch failure (nothing runs),
  *  TAMM_EINVAL for a bad stream. */
 int tamm_emu_launch(void *stream, void (*fn)(void *), const void *arg, size_t size);
+/** On an emulated GPU: cudaMallocAsync / cudaFreeAsync of the device's memory in the order of
+ *  stream (what host-compiled kernels use for scratch memory, e.g. a reduction's partial sums).
+ *  TAMM_OK, TAMM_ENOTSUP when the devices are not emulated, TAMM_EDEVICE when the device refuses
+ *  (out of its memory, an injected failure, a bad stream or pointer). */
+int tamm_emu_malloc_async(void **ptr, size_t size, void *stream);
+int tamm_emu_free_async(void *ptr, void *stream);
 /** GPUs the runtime uses (0: none found, TAMM_NUM_GPUS=0, or built without CUDA). */
 int tamm_num_gpus(void);
 /** The communicator (an MPI_Comm, as a pointer to it) inside a collective task; NULL otherwise. */

@@ -143,7 +143,60 @@ static inline unsigned tamm_cc_write_mode(tamm_tensor *tamm__T, const long *tamm
 /** |x|, for the conditions under which a generated kernel's loops run on the grid. */
 static inline long long tamm_cc_abs(long long tamm__x) { return tamm__x < 0 ? -tamm__x : tamm__x; }
 
+/** Two refs of a task name one block (the same tensor and indices): a generated kernel whose
+ *  accesses must be distinct blocks is then not used (the task runs its CPU variant). */
+static inline int tamm_cc_same_block(const tamm_tensor *tamm__a, int tamm__na, const long *tamm__ia,
+                                     const tamm_tensor *tamm__b, int tamm__nb, const long *tamm__ib)
+{
+    if (tamm__a != tamm__b) return 0;
+    if (tamm__na != tamm__nb || tamm__na == 0) return 1;
+    for (int tamm__d = 0; tamm__d < tamm__na; tamm__d++)
+        if (tamm__ia[tamm__d] != tamm__ib[tamm__d]) return 0;
+    return 1;
+}
+
+/* CUDA's grid limits (blocks along x, and along y or z), and the most blocks of a kernel with
+ * reductions (one partial sum each, which a second kernel adds) */
+#define TAMM_CC_GRID_X 2147483647u
+#define TAMM_CC_GRID_YZ 65535u
+#define TAMM_CC_REDUCE_BLOCKS 1024u
+
+/** The blocks of tamm__b threads that cover n iterations: at least 1, at most tamm__max (the
+ *  grid-stride loops of a generated kernel do the rest). */
+static inline unsigned tamm_cc_grid(long long tamm__n, unsigned tamm__b, unsigned tamm__max)
+{
+    long long tamm__g = tamm__n / tamm__b + (tamm__n % tamm__b != 0);
+    return tamm__g < 1 ? 1u : tamm__g > (long long)tamm__max ? tamm__max : (unsigned)tamm__g;
+}
+
 #ifdef __cplusplus
+}
+#endif
+
+#ifdef __CUDACC__
+/** The sum of *v over the NT threads of the block (NT a power of two, 64 to 1024), always in the
+ *  same order: a tree over the threads' ranks, pairing rank t with t + s for s = NT/2 ... 1 (in
+ *  shared memory down to s = 32, then by shuffles in the first warp).  It returns true in one
+ *  thread (rank 0), whose *v is then the sum.  Every thread of the block calls it, the same
+ *  number of times (it synchronises the block).  The host emulation (tamm_cuda_emu.h) sums in
+ *  the same order. */
+template <int NT, class T> static __device__ __forceinline__ bool tamm_cc_block_sum(T *v)
+{
+    static_assert(NT >= 64 && NT <= 1024 && (NT & (NT - 1)) == 0, "tamm_cc_block_sum: NT is a power of two, 64 to 1024");
+    __shared__ T tamm__sh[NT];
+    const unsigned tamm__t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    __syncthreads(); /* an earlier call's readers are done with tamm__sh */
+    tamm__sh[tamm__t] = *v;
+    __syncthreads();
+    for (unsigned tamm__s = NT / 2; tamm__s >= 32; tamm__s >>= 1) {
+        if (tamm__t < tamm__s) tamm__sh[tamm__t] += tamm__sh[tamm__t + tamm__s];
+        __syncthreads();
+    }
+    if (tamm__t >= 32) return false;
+    T tamm__x = tamm__sh[tamm__t];
+    for (int tamm__s = 16; tamm__s > 0; tamm__s >>= 1) tamm__x += __shfl_down_sync(0xffffffffu, tamm__x, tamm__s);
+    *v = tamm__x;
+    return tamm__t == 0;
 }
 #endif
 

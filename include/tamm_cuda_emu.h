@@ -20,7 +20,13 @@
  * kernels whose threads never wait for each other: this header refuses, at
  * compile time, what it cannot reproduce — __syncthreads and its variants,
  * __shared__ memory, warp intrinsics and warpSize — so generated code can
- * never silently leave what it verifies.
+ * never silently leave what it verifies.  The one way generated kernels
+ * combine their threads' values, tamm_cc_block_sum (tamm_cc.h: shared memory
+ * and shuffles under nvcc), is emulated here with its result: each thread
+ * leaves its value with its block, and the last to arrive sums them in the
+ * order of the CUDA version and goes on as the block's thread 0 would.
+ * Scratch memory (cudaMallocAsync / cudaFreeAsync) is the emulated device's,
+ * in stream order.
  */
 #ifndef TAMM_CUDA_EMU_H
 #define TAMM_CUDA_EMU_H
@@ -88,7 +94,9 @@ struct dim3 {
     dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
 };
 typedef void *cudaStream_t;
-typedef enum { cudaSuccess = 0, cudaErrorInvalidConfiguration = 9, cudaErrorLaunchFailure = 4 } cudaError_t;
+typedef enum {
+    cudaSuccess = 0, cudaErrorMemoryAllocation = 2, cudaErrorInvalidConfiguration = 9, cudaErrorLaunchFailure = 4
+} cudaError_t;
 
 inline thread_local uint3 threadIdx, blockIdx;
 inline thread_local dim3 blockDim, gridDim;
@@ -106,6 +114,7 @@ static inline const char *cudaGetErrorString(cudaError_t e)
     switch (e) {
     case cudaSuccess: return "no error";
     case cudaErrorInvalidConfiguration: return "invalid configuration argument (emulated)";
+    case cudaErrorMemoryAllocation: return "out of memory (emulated)";
     default: return "unspecified launch failure (emulated)";
     }
 }
@@ -168,11 +177,96 @@ static inline unsigned tamm_cuda_emu_env(const char *name, unsigned dflt)
     return s && *s ? (unsigned)strtoul(s, NULL, 10) : dflt;
 }
 
+/* ---- tamm_cc_block_sum: the threads of a block add their values.  Each thread leaves its value
+ * in its block's slots (a round per call: every thread calls it the same number of times); the
+ * last one to arrive sums the slots in the order of the CUDA version (tamm_cc.h: a tree over the
+ * threads' ranks) and returns true, standing for the block's thread 0, which on a GPU is the one
+ * that goes on with the sum.  What it then does may use blockIdx (the same in every thread of the
+ * block), not threadIdx. */
+struct tamm_cuda_emu_round {
+    std::vector<unsigned char> slots;
+    unsigned arrived = 0;
+};
+struct tamm_cuda_emu_block {
+    std::mutex mu;
+    std::vector<tamm_cuda_emu_round> rounds;
+};
+struct tamm_cuda_emu_launch_state { /* one launch's blocks, made on first use */
+    std::mutex mu;
+    uint64_t nblocks = 0;
+    std::vector<std::unique_ptr<tamm_cuda_emu_block>> blocks;
+};
+struct tamm_cuda_emu_self_t { /* the CUDA thread a host thread is running */
+    tamm_cuda_emu_launch_state *launch;
+    uint64_t block;
+    unsigned rank, nthreads, round;
+};
+inline thread_local tamm_cuda_emu_self_t tamm_cuda_emu_self;
+
+template <int NT, class T> static inline bool tamm_cc_block_sum(T *v)
+{
+    static_assert(NT >= 64 && NT <= 1024 && (NT & (NT - 1)) == 0, "tamm_cc_block_sum: NT is a power of two, 64 to 1024");
+    tamm_cuda_emu_self_t &me = tamm_cuda_emu_self;
+    if (!me.launch || me.nthreads != (unsigned)NT) {
+        fprintf(stderr, "tamm_cuda_emu: tamm_cc_block_sum<%d> in a block of %u threads\n", NT, me.nthreads);
+        abort();
+    }
+    tamm_cuda_emu_block *b;
+    {
+        std::lock_guard<std::mutex> g(me.launch->mu);
+        if (me.launch->blocks.empty()) me.launch->blocks.resize(me.launch->nblocks);
+        std::unique_ptr<tamm_cuda_emu_block> &u = me.launch->blocks[me.block];
+        if (!u) u.reset(new tamm_cuda_emu_block);
+        b = u.get();
+    }
+    std::lock_guard<std::mutex> g(b->mu);
+    if (b->rounds.size() <= me.round) b->rounds.resize(me.round + 1);
+    tamm_cuda_emu_round &r = b->rounds[me.round++];
+    if (r.slots.empty()) r.slots.resize(sizeof(T) * NT);
+    memcpy(&r.slots[sizeof(T) * me.rank], v, sizeof(T));
+    if (++r.arrived < (unsigned)NT) return false;
+    T a[NT];
+    memcpy(a, r.slots.data(), sizeof a);
+    for (unsigned s = NT / 2; s > 0; s >>= 1)
+        for (unsigned t = 0; t < s; t++) a[t] += a[t + s];
+    *v = a[0];
+    return true;
+}
+
+/* ---- stream-ordered device memory: the emulated device's (tamm_emu_malloc_async), or the
+ * stand-in CUDA runtime's when the runtime drives its devices through it (tests/cudart_emu); host
+ * memory when there is no stream (a kernel test without the runtime's device) */
+typedef int (*tamm_cuda_emu_malloc_t)(void **, size_t, void *);
+typedef int (*tamm_cuda_emu_free_t)(void *, void *);
+static inline cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t s)
+{
+    *p = NULL;
+    if (!s) return (*p = malloc(n ? n : 1)) ? cudaSuccess : cudaErrorMemoryAllocation;
+    int rc = tamm_emu_malloc_async(p, n, s);
+    if (rc == TAMM_ENOTSUP) {
+        static const tamm_cuda_emu_malloc_t f = (tamm_cuda_emu_malloc_t)dlsym(RTLD_DEFAULT, "cudaMallocAsync");
+        rc = f && f(p, n, s) == 0 ? TAMM_OK : TAMM_EDEVICE;
+    }
+    return rc == TAMM_OK ? cudaSuccess : (tamm_cuda_emu_last_error = cudaErrorMemoryAllocation);
+}
+static inline cudaError_t cudaFreeAsync(void *p, cudaStream_t s)
+{
+    if (!s) { free(p); return cudaSuccess; }
+    int rc = tamm_emu_free_async(p, s);
+    if (rc == TAMM_ENOTSUP) {
+        static const tamm_cuda_emu_free_t f = (tamm_cuda_emu_free_t)dlsym(RTLD_DEFAULT, "cudaFreeAsync");
+        rc = f && f(p, s) == 0 ? TAMM_OK : TAMM_EDEVICE;
+    }
+    return rc == TAMM_OK ? cudaSuccess : (tamm_cuda_emu_last_error = cudaErrorLaunchFailure);
+}
+
 /* every (block, thread) pair of a launch once, in an order drawn from seed, on nthr host threads */
 template <class K, class... A>
 static void tamm_cuda_emu_run(dim3 grid, dim3 block, uint64_t seed, K kernel, A... args)
 {
     uint64_t nb = (uint64_t)grid.x * grid.y * grid.z, nt = (uint64_t)block.x * block.y * block.z, n = nb * nt;
+    tamm_cuda_emu_launch_state state;
+    state.nblocks = nb;
     std::vector<uint64_t> order(n);
     for (uint64_t i = 0; i < n; i++) order[i] = i;
     for (uint64_t i = n; i > 1; i--) { /* Fisher-Yates with splitmix64 */
@@ -198,7 +292,9 @@ static void tamm_cuda_emu_run(dim3 grid, dim3 block, uint64_t seed, K kernel, A.
             threadIdx.x = (unsigned)(t % block.x);
             threadIdx.y = (unsigned)(t / block.x % block.y);
             threadIdx.z = (unsigned)(t / block.x / block.y);
+            tamm_cuda_emu_self = tamm_cuda_emu_self_t{ &state, b, (unsigned)t, (unsigned)nt, 0 };
             kernel(args...);
+            tamm_cuda_emu_self.launch = NULL;
         }
     };
     /* the CUDA threads never run on the caller's thread: its frames (the host variant) stay out of

@@ -2,12 +2,13 @@
  * driver.c — tammcc, a compiler driver in the manner of mpicc and nvcc
  * (SPEC section 6): translates each C file with pragmas, compiles the
  * generated C with $TAMMCC_CC (default cc, or mpicc when libtammrt is built with MPI) and the generated CUDA with
- * $TAMMCC_NVCC (default: nvcc when found; "none" disables), and links with
- * libtammrt.
+ * $TAMMCC_NVCC (default: nvcc when found; "none" disables) for the GPU
+ * architectures of nvcc_arch.h ($TAMMCC_CUDA_ARCH), and links with libtammrt.
  *
  *   tammcc [flags] file.c... [-c|-S] [-o out] [--emit=c|--emit=cuda] [--explain] [-v]
  */
 #include "diag.h"
+#include "nvcc_arch.h"
 #include "translate.h"
 #include <clang-c/Index.h>
 #include <errno.h>
@@ -174,6 +175,8 @@ static void usage(void)
           "  translates '#pragma tamm' programs, compiles them with $TAMMCC_CC (default " TAMMCC_DEFAULT_CC ") and\n"
           "  $TAMMCC_NVCC (default nvcc when found; 'none' disables CUDA; 'emu' compiles the CUDA variants with\n"
           "  $TAMMCC_CXX (default c++) and tamm_cuda_emu.h, which runs their kernels on the host), links libtammrt.\n"
+          "  nvcc compiles for $TAMMCC_CUDA_ARCH (native, sm_XX, compute_XX, or a comma-separated list), else\n"
+          "  the GPUs present (-arch=native), else sm_70 to sm_90 and compute_90 PTX (those nvcc supports).\n"
           "  -S              write the generated C (and .cu) instead of compiling\n"
           "  --emit=c|cuda   print the generated C / CUDA on stdout (or to -o)\n"
           "  --explain       print each task's inferred accesses and permissions, and why\n"
@@ -249,6 +252,7 @@ int main(int argc, char **argv)
         }
     }
     if (early < 0 && sources.n == 0 && objects.n == 0) { usage(); early = 2; }
+    if (early < 0 && cc_cuda_arch_check()) early = 1;
     if (early < 0 && (emit || gen_only || compile_only) && out && sources.n > 1) {
         fprintf(stderr, "tammcc: error: -o with -c, -S or --emit needs a single input file\n");
         early = 2;
@@ -368,6 +372,12 @@ int main(int argc, char **argv)
                         nf = getenv("TAMMCC_CXX_FLAGS");
                     } else {
                         sv_add(&cmd, nvcc);
+                        if (!cc_cuda_arch_given(nf)) { /* the GPUs here, else V100 to H100 and PTX (nvcc_arch.h) */
+                            char **af = cc_cuda_arch_flags(nvcc);
+                            if (!af) status = 1;
+                            for (int k = 0; af && af[k]; k++) { sv_add(&cmd, af[k]); free(af[k]); }
+                            free(af);
+                        }
                     }
                     if (nf && *nf) {
                         char *fl = strdup(nf), *sp = NULL;
@@ -385,7 +395,7 @@ int main(int argc, char **argv)
                     sv_add(&cmd, cuname);
                     sv_add(&cmd, "-o");
                     sv_add(&cmd, cuobj);
-                    if (run(&cmd)) status = 1;
+                    if (!status && run(&cmd)) status = 1;
                     sv_free(&cmd);
                     if (!status) { /* one object: the C and the CUDA variants */
                         sv_add(&cmd, "ld");

@@ -84,6 +84,7 @@ static void c_string(cc_out *o, const char *s)
 {
     cc_puts(o, "\"");
     for (; *s; s++) {
+        if (*s == '\n') { cc_puts(o, "\\n"); continue; }
         if (*s == '"' || *s == '\\') cc_puts(o, "\\");
         cc_putn(o, s, 1);
     }
@@ -181,6 +182,41 @@ static void emit_give_back(cc_out *o, cc_task *t, int reverse, const char *pre, 
     }
 }
 
+/* The checks of a CUDA kernel that hold only for some values (docs/language.md, "Variants: CPU
+ * and CUDA"), evaluated on the task's arguments: tamm_nocuda_ says which failed (then the task is
+ * submitted without its CUDA variant, with tamm_task_opts.cuda_withheld, which the runtime
+ * counts), or is NULL.  Not evaluated without a CUDA variant linked in or a GPU to run it. */
+static void emit_cuda_checks(cc_out *o, const cc_task *t, const char *A)
+{
+    cc_printf(o, "    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */\n"
+                 "    if (%s && tamm_num_gpus()) {\n", t->cuda_sym);
+    const char *kw = "if";
+    if (t->cuda_check) {
+        char *c = cc_fmt("the elements it stores or accumulates into are not proven distinct per GPU thread: %s does not hold",
+                         t->cuda_check);
+        cc_printf(o, "        %s (!(%s))\n            tamm_nocuda_ = ", kw, t->cuda_check);
+        c_string(o, c);
+        cc_puts(o, ";\n");
+        free(c);
+        kw = "else if";
+    }
+    for (int i = 0; i < t->ncuda_alias; i++) {
+        int a = t->cuda_alias[i][0], b = t->cuda_alias[i][1];
+        char *ia = t->acc[a].nidx ? cc_fmt("%s.tamm_i%d", A, a) : strdup("NULL");
+        char *ib = t->acc[b].nidx ? cc_fmt("%s.tamm_i%d", A, b) : strdup("NULL");
+        cc_printf(o, "        %s (tamm_cc_same_block(%s.tamm_T%d, %d, %s, %s.tamm_T%d, %d, %s))\n            tamm_nocuda_ = ", kw,
+                  A, a, t->acc[a].nidx, ia, A, b, t->acc[b].nidx, ib);
+        char *c = cc_fmt("%s and %s are one block", t->acc[a].key, t->acc[b].key);
+        c_string(o, c);
+        cc_puts(o, ";\n");
+        free(c);
+        free(ia);
+        free(ib);
+        kw = "else if";
+    }
+    cc_puts(o, "    }\n");
+}
+
 static void emit_submit(cc_out *o, cc_unit *u, cc_task *t, const char *ctx)
 {
     cc_pragma *p = t->pr;
@@ -223,19 +259,23 @@ static void emit_submit(cc_out *o, cc_unit *u, cc_task *t, const char *ctx)
     char *label = cc_task_label(u, t);
     int K = t->nacc > 0 ? t->nacc : 1;
     cc_printf(o, "    tamm_ref tamm_r_[%d];\n    const char *tamm_s_[%d];\n", K, K);
+    int checks = t->has_cuda && (t->cuda_check || t->ncuda_alias);
+    if (checks) emit_cuda_checks(o, t, A);
+    const char *cu = checks ? "tamm_nocuda_ ? NULL : " : "";
     if (t->has_cuda && p->has_device && p->device == CC_DEV_CUDA) /* device(cuda): the CPU variant only without a GPU */
-        cc_printf(o, "    tamm_task tamm_t_ = { tamm_num_gpus() && %s ? NULL : %s, %s, &%s, sizeof %s, tamm_r_, "
-                     "%s_refs(&%s, tamm_r_, tamm_s_),\n", t->cuda_sym, t->name, t->cuda_sym, A, A, t->name, A);
+        cc_printf(o, "    tamm_task tamm_t_ = { tamm_num_gpus() && %s%s ? NULL : %s, %s%s, &%s, sizeof %s, tamm_r_, "
+                     "%s_refs(&%s, tamm_r_, tamm_s_),\n", t->cuda_sym, checks ? " && !tamm_nocuda_" : "", t->name, cu,
+                  t->cuda_sym, A, A, t->name, A);
     else
-        cc_printf(o, "    tamm_task tamm_t_ = { %s, %s, &%s, sizeof %s, tamm_r_, %s_refs(&%s, tamm_r_, tamm_s_),\n", t->name,
-                  t->has_cuda ? t->cuda_sym : "NULL", A, A, t->name, A);
+        cc_printf(o, "    tamm_task tamm_t_ = { %s, %s%s, &%s, sizeof %s, tamm_r_, %s_refs(&%s, tamm_r_, tamm_s_),\n", t->name,
+                  t->has_cuda ? cu : "", t->has_cuda ? t->cuda_sym : "NULL", A, A, t->name, A);
     cc_printf(o, "                          %s, %s%s%s, %s%s%s, ", label, p->priority.s ? "(int)(" : "0",
               p->priority.s ? p->priority.s : "", p->priority.s ? ")" : "", p->on.s ? "(int)(" : "-1",
               p->on.s ? p->on.s : "", p->on.s ? ")" : "");
     c_string(o, u->src.name);
     cc_printf(o, ", %u, tamm_s_ };\n", t->line);
     free(label);
-    int opts = p->ifexpr.s || p->nwait || p->nsignal || p->collective;
+    int opts = p->ifexpr.s || p->nwait || p->nsignal || p->collective || checks;
     if (opts) {
         cc_puts(o, "    tamm_task_opts tamm_o_;\n    memset(&tamm_o_, 0, sizeof tamm_o_);\n");
         if (p->ifexpr.s) cc_printf(o, "    tamm_o_.undeferred = !(%s);\n", p->ifexpr.s);
@@ -250,6 +290,7 @@ static void emit_submit(cc_out *o, cc_unit *u, cc_task *t, const char *ctx)
             cc_printf(o, " };\n    tamm_o_.signal = tamm_sf_;\n    tamm_o_.nsignal = %d;\n", p->nsignal);
         }
         if (p->collective) cc_puts(o, "    tamm_o_.collective = 1;\n");
+        if (checks) cc_puts(o, "    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */\n");
         cc_printf(o, "    (void)tamm_submit_ex(%s, &tamm_t_, &tamm_o_);\n}", ctx);
     } else {
         cc_printf(o, "    (void)tamm_submit(%s, &tamm_t_);\n}", ctx);

@@ -2507,5 +2507,11 @@ void cc_infer_explain(cc_infer *in, const cc_task *t, void *fo)
     if (t->nwait) fprintf(o, "  %d taskwait(s) in the body: continuation(s)\n", t->nwait);
     if (t->has_cuda || !t->cuda_why) fprintf(o, "  variants: cpu%s\n", t->has_cuda ? ", cuda" : "");
     else fprintf(o, "  variants: cpu (no cuda: %s)\n", t->cuda_why);
-    if (t->has_cuda && t->cuda_grid) fprintf(o, "  cuda kernel: %s\n", t->cuda_grid);
+    if (t->has_cuda && t->cuda_plan) /* lines "cuda kernel: ..." (cuda_plan.c) */
+        for (const char *l = t->cuda_plan; *l;) {
+            const char *e = strchr(l, '\n');
+            size_t n = e ? (size_t)(e - l) : strlen(l);
+            fprintf(o, "  %.*s\n", (int)n, l);
+            l += n + (e != NULL);
+        }
 }

@@ -3,7 +3,7 @@
  * pragma, statement, accesses (inferred and declared), captured variables,
  * nesting and continuation points.  Filled by pragma.c (directives and their
  * statements), infer.c (accesses), capture.c (variables), read by emit_c.c
- * and emit_cuda.c.
+ * and emit_cuda.c; cuda_plan.c decides the CUDA variant.
  */
 #ifndef TAMMCC_MODEL_H
 #define TAMMCC_MODEL_H
@@ -78,7 +78,10 @@ typedef struct cc_task {
     char **pre; int npre;       /* local enum/typedef declarations the body needs, copied */
     int has_cuda;               /* a CUDA variant was generated */
     char *cuda_why;             /* why not (--explain) */
-    char *cuda_grid;            /* a kernel: which loops go on the grid, when, and why (--explain) */
+    char *cuda_plan;            /* the CUDA variant's plan, lines "cuda ...: ..." (--explain; cuda_plan.h) */
+    char *cuda_check;           /* a kernel runs only if this C expression over captured variables holds at
+                                 * submission (NULL: always); else the task is submitted without it */
+    int (*cuda_alias)[2]; int ncuda_alias; /* ... and these pairs of accesses are not one block */
     char *label;                /* label text (a C string literal) */
     cc_node **tfcall; int ntfcall; /* calls of task functions in the task's own body (taskfn.c): the
                                     * task gives its blocks back before each, as before a nested task */

@@ -3,6 +3,7 @@
 #include "taskfn.h"
 #include "capture.h"
 #include "emit_c.h"
+#include "cuda_plan.h"
 #include "emit_cuda.h"
 #include "infer.h"
 #include "guard.h"

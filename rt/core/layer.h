@@ -144,12 +144,15 @@ enum { TAMM_IO_BY_IO_THREAD = -1, TAMM_IO_BY_OTHER = -2 }; /* else: the CPU work
  *  event: task id ran on CPU worker w from t0 to t1 (ns);
  *  io: block lin of T (bytes) was written to (write) or read back from the
  *      spill file of TAMM_MEMORY_LIMIT from t0 to t1 (ns) by `by` (a worker's
- *      id or TAMM_IO_BY_*), for task `task` (0: none).
+ *      id or TAMM_IO_BY_*), for task `task` (0: none);
+ *  withheld: task id, just submitted, was left without its CUDA variant
+ *      because a check of its kernel failed (`why`, tamm_task_opts.cuda_withheld).
  *  Contract: any thread, concurrently; the recorder changes nothing it reads. */
 typedef struct tamm_record_ops {
     void (*node)(uint64_t id, const char *label, uint64_t parent);
     void (*event)(struct tamm_worker *w, uint64_t id, uint64_t t0, uint64_t t1);
     void (*io)(int write, const tamm_tensor *T, long lin, size_t bytes, int by, uint64_t task, uint64_t t0, uint64_t t1);
+    void (*withheld)(uint64_t id, const char *why);
 } tamm_record_ops;
 /** The installed recorder (never NULL: one that records nothing by default). */
 extern const tamm_record_ops *tamm__recorder;

@@ -66,6 +66,8 @@ typedef struct tamm_runtime {
     atomic_ullong inplace_acc, private_acc;
     atomic_ullong nsentinels;      /* bodiless top-level waits on blocks (tamm_block, tamm_wait_on, gather...) */
     atomic_ullong nskipped;        /* tasks not run because of an error (a failed GPU, no GPU can take it) */
+    atomic_ullong nwithheld;       /* tasks submitted without their CUDA variant: a check of its kernel failed
+                                      (tamm_task_opts.cuda_withheld) */
 } tamm_runtime;
 
 extern tamm_runtime tamm__rt;

@@ -43,6 +43,7 @@ typedef struct srec {
     void *args;
     unsigned flags;
     long key, seq;
+    const char *withheld; /* tamm_task_opts.cuda_withheld (its only option a kept task may have) */
 } srec;
 
 static int depth, flushing;
@@ -205,6 +206,7 @@ int tamm__stream_submit(const tamm_task *u, const tamm_task_opts *o, unsigned fl
     r->u.refs = r->refs;
     r->u.args = r->args;
     r->flags = flags;
+    r->withheld = o ? o->cuda_withheld : NULL;
     r->seq = nrec;
     r->key = 0;
     nrec++;
@@ -355,7 +357,12 @@ int tamm__stream_flush(void)
             atomic_store(&r->refs[0].tensor->destroyed, 1); /* now: the tasks before it were submitted */
             e = tamm__submit(NULL, &r->u, NULL, r->flags, NULL);
         }
-        else e = tamm__submit(NULL, &r->u, NULL, 0, NULL);
+        else {
+            tamm_task_opts wo;
+            memset(&wo, 0, sizeof wo);
+            wo.cuda_withheld = r->withheld;
+            e = tamm__submit(NULL, &r->u, r->withheld ? &wo : NULL, 0, NULL);
+        }
         if (e && !rc) rc = e;
         if (!(r->flags & TAMM_TF_DESTROY)) {
             relarg a = { i, TAMM_OK };

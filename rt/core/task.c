@@ -333,7 +333,8 @@ static void record_no_io(int write, const tamm_tensor *T, long lin, size_t bytes
 {
     (void)write; (void)T; (void)lin; (void)bytes; (void)by; (void)task; (void)t0; (void)t1;
 }
-static const tamm_record_ops record_nothing = { record_no_node, record_no_event, record_no_io };
+static void record_no_withheld(uint64_t id, const char *why) { (void)id; (void)why; }
+static const tamm_record_ops record_nothing = { record_no_node, record_no_event, record_no_io, record_no_withheld };
 const tamm_record_ops *tamm__recorder = &record_nothing;
 
 void tamm__recorder_install(const tamm_record_ops *ops) { tamm__recorder = ops ? ops : &record_nothing; }
@@ -666,8 +667,12 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
     }
     atomic_store_explicit(&w->nsubmitted, atomic_load_explicit(&w->nsubmitted, memory_order_relaxed) + 1,
                           memory_order_relaxed);
-    if (TAMM_UNLIKELY(tamm__rt.recording))
+    if (o && o->cuda_withheld) /* TAMM_STATS: kept off the GPUs by its kernel's checks */
+        atomic_fetch_add_explicit(&tamm__rt.nwithheld, 1, memory_order_relaxed);
+    if (TAMM_UNLIKELY(tamm__rt.recording)) {
         tamm__recorder->node(t->id, t->label, t->parent ? t->parent->id : 0);
+        if (o && o->cuda_withheld) tamm__recorder->withheld(t->id, o->cuda_withheld);
+    }
     if (!dom) /* the chains' newest epochs were last written by the workers: fetch them together */
         for (int i = 0; i < t->ndep; i++)
             if (t->dep[i].lin >= 0) TAMM_PREFETCHW(t->dep[i].T->chains[t->dep[i].lin].cur);

@@ -545,6 +545,19 @@ int tamm_emu_launch(void *stream, void (*fn)(void *), const void *arg, size_t si
     if (size) memcpy(a, arg, size);
     return emu_launch(stream, fn, a, 1, "cudaLaunchKernel");
 }
+
+int tamm_emu_malloc_async(void **ptr, size_t size, void *stream)
+{
+    *ptr = NULL;
+    if (tamm__gpus.ops != &tamm__devops_emu) return TAMM_ENOTSUP;
+    return e_alloc(ptr, size, stream) ? TAMM_EDEVICE : TAMM_OK;
+}
+
+int tamm_emu_free_async(void *ptr, void *stream)
+{
+    if (tamm__gpus.ops != &tamm__devops_emu) return TAMM_ENOTSUP;
+    return e_free(ptr, stream) ? TAMM_EDEVICE : TAMM_OK;
+}
 #endif
 
 const tamm_devops tamm__devops_emu = {

@@ -33,7 +33,7 @@ void *tamm_comm(tamm_ctx *ctx)
 }
 
 /* the traces and DAG output (obs/trace.c) as the core's recorder (layer.h) */
-static const tamm_record_ops trace_recorder = { tamm__trace_node, tamm__trace_event, tamm__trace_io };
+static const tamm_record_ops trace_recorder = { tamm__trace_node, tamm__trace_event, tamm__trace_io, tamm__trace_withheld };
 
 /* Whether work is under way off the CPU workers, which a deadlock check must
  * wait for: a GPU's, or the I/O thread's under TAMM_MEMORY_LIMIT. */

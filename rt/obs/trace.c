@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct { char *label; uint64_t parent; int tid; uint64_t t0, t1; int ran; } node;
+typedef struct { char *label; uint64_t parent; int tid; uint64_t t0, t1; int ran; char *withheld; } node;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static node *nodes;     /* indexed by id - 1 */
 static size_t nnodes, capnodes;
@@ -73,6 +73,13 @@ void tamm__trace_node(uint64_t id, const char *label, uint64_t parent)
     n->label = strdup(label ? label : "task");
     n->parent = parent;
     if (id > nnodes) nnodes = id;
+    pthread_mutex_unlock(&lock);
+}
+
+void tamm__trace_withheld(uint64_t id, const char *why)
+{
+    pthread_mutex_lock(&lock);
+    if (id && id <= nnodes && !nodes[id - 1].withheld) nodes[id - 1].withheld = strdup(why);
     pthread_mutex_unlock(&lock);
 }
 
@@ -168,6 +175,23 @@ static void json_str(FILE *f, const char *s)
         else fputc(c, f);
     }
     fputc('"', f);
+}
+
+/* append ,"key":"value" (JSON-escaped, cut to fit) to the args in buf */
+static void json_arg(char *buf, size_t size, const char *key, const char *value)
+{
+    size_t n = strlen(buf);
+    int w = snprintf(buf + n, size - n, ",\"%s\":\"", key);
+    if (w < 0 || (size_t)w >= size - n) { buf[n] = 0; return; }
+    n += (size_t)w;
+    for (const char *s = value; *s && n + 8 < size; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') { buf[n++] = '\\'; buf[n++] = (char)c; }
+        else if (c < 0x20) n += (size_t)snprintf(buf + n, size - n, "\\u%04x", c);
+        else buf[n++] = (char)c;
+    }
+    buf[n++] = '"';
+    buf[n] = 0;
 }
 
 static void dot_str(FILE *f, const char *s)
@@ -283,7 +307,7 @@ static uint64_t msg_id(int src, int dst, uint32_t seq, int nranks)
 static void trace_part(jout *o)
 {
     int me = o->pid, nranks = tamm__comm_size();
-    char nm[96], args[160];
+    char nm[96], args[640];
     snprintf(nm, sizeof nm, "rank %d", me);
     meta(o, "process_name", 0, nm, me);
     for (int i = 0; i < tamm__rt.nworkers; i++) {
@@ -341,6 +365,8 @@ static void trace_part(jout *o)
                 continue;
             default:
                 snprintf(args, sizeof args, "\"id\":%llu", (unsigned long long)e->id);
+                if (e->id && e->id <= nnodes && nodes[e->id - 1].withheld) /* run on a CPU: its kernel's check failed */
+                    json_arg(args, sizeof args, "cuda_withheld", nodes[e->id - 1].withheld);
                 slice(o, tid, label, "task", e->t0, e->t1, args);
                 if (e->id && e->id <= nnodes) {
                     node *n = &nodes[e->id - 1];
@@ -494,6 +520,9 @@ static void print_stats(void)
                "error, %llu never run (still waiting at the end)\n",
             r, (unsigned long long)submitted, (unsigned long long)(cpu + gpu), (unsigned long long)cpu,
             (unsigned long long)gpu, (unsigned long long)waits, (unsigned long long)skipped, (unsigned long long)never);
+    fprintf(f, "tamm stats: rank %d: CUDA kernels withheld at submission: %llu tasks ran their CPU variant because a "
+               "check of their kernel failed (TAMM_TRACE: args.cuda_withheld)\n",
+            r, (unsigned long long)atomic_load(&tamm__rt.nwithheld));
     for (int i = 0; i < tamm__rt.nworkers; i++) {
         tamm_worker *w = &tamm__rt.workers[i];
         fprintf(f, "tamm stats: rank %d: worker %d: %llu tasks, busy %.1f ms, idle %.1f ms, %llu steals, %llu sleeps\n",
@@ -524,7 +553,10 @@ void tamm__trace_finish(void)
     if (agree[0] != INT64_MAX) write_merged("TAMM_TRACE", tamm__rt.cfg.trace_file, (int)agree[0], 1, agree[2]);
     if (agree[1] != INT64_MAX) write_merged("TAMM_DAG", tamm__rt.cfg.dag_file, (int)agree[1], 0, agree[2]);
     if (tamm__rt.cfg.stats) print_stats();
-    for (size_t i = 0; i < nnodes; i++) free(nodes[i].label);
+    for (size_t i = 0; i < nnodes; i++) {
+        free(nodes[i].label);
+        free(nodes[i].withheld);
+    }
     free(nodes);
     nodes = NULL;
     nnodes = capnodes = 0;

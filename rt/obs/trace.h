@@ -34,6 +34,9 @@ struct tamm_pend;
 void tamm__trace_start(void);
 /** A task was submitted (recording only). */
 void tamm__trace_node(uint64_t id, const char *label, uint64_t parent);
+/** Task id, just submitted, was left without its CUDA variant: a check of its kernel failed
+ *  (recording only; core/layer.h tamm_record_ops.withheld). */
+void tamm__trace_withheld(uint64_t id, const char *why);
 /** Task id ran on CPU worker w from t0 to t1 (ns). */
 void tamm__trace_event(struct tamm_worker *w, uint64_t id, uint64_t t0, uint64_t t1);
 /** GPU g's record r (a task, or a batch of write-backs on the copy stream) ran

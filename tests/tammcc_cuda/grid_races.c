@@ -2,8 +2,9 @@
  * grid_races.c — loop nests whose iterations store to the same element: a
  * kernel that maps such a loop onto the grid races (the last store wins in the
  * sequential elision, any store on a GPU).  tammcc must map a loop onto the
- * grid only where the stored elements are distinct per iteration, and run the
- * rest in one thread (--explain says which, and why).  emu_kernels.sh runs the
+ * grid only where the stored elements are distinct per iteration, proven or
+ * checked at submission; where a check fails the task runs its CPU variant
+ * (--explain says which, and why), never the nest in one GPU thread.  emu_kernels.sh runs the
  * kernels on the host, shuffled and on several threads (and under
  * ThreadSanitizer), and compares with the plain C build.
  */

@@ -1,8 +1,10 @@
 /*
  * loop_accum.c — tasks that accumulate ('+=' / '-=') into blocks from loop
- * nests: tammcc infers accum, and the CUDA kernels use atomicAdd (the row sums
- * below are not independent across the inner loop).  Values are small integers
- * held in doubles, so every order of summation gives the same bits.
+ * nests: tammcc infers accum; the row sums' kernel puts the rows on the grid
+ * and sums each in a register of its thread (no atomic); the histogram-like
+ * h[(i + j) % nb] has no thread per element and is no reduction: no kernel.
+ * Values are small integers held in doubles, so every order of summation gives
+ * the same bits.
  */
 #include <tamm.h>
 

@@ -1,8 +1,8 @@
 /*
  * same_block.c — two accesses of a task that are one block at run time (X[b] and X[c] with
  * c == b): tamm_cc_get serves them one buffer, so stores through one and reads through the other
- * at another element race when the loop goes on the grid.  The kernel must check at launch that
- * the buffers differ, else run in one thread (the CPU variant's order).
+ * at another element race when the loop goes on the grid.  The submission must check that the
+ * blocks differ, else leave the task to its CPU variant.
  */
 #include <tamm.h>
 

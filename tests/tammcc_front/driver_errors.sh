@@ -58,6 +58,8 @@ check 1 "tammcc: error: cannot parse 'missing.c' (libclang error 1; does the fil
 check 1 "tammcc: error: errors in included files" "$tammcc" -I"$inc" --emit=c -o /dev/null incl.c
 check 1 "tammcc: error: cannot run '$work/no-such-cc': No such file or directory" \
     env TAMMCC_CC="$work/no-such-cc" TAMMCC_NVCC=none "$tammcc" -I"$inc" -c good.c -o good.o
+check 1 "tammcc: error: TAMMCC_CUDA_ARCH: invalid value 'sm_9x' (expected native, sm_XX, compute_XX or XX, or a comma-separated list of them, e.g. sm_80,sm_90)" \
+    env TAMMCC_CUDA_ARCH=sm_9x TAMMCC_NVCC=none "$tammcc" -I"$inc" -c good.c -o good.o
 # a back end that compiles nothing (true) writes no dependency file either
 check_re 1 "tammcc: error: the compiler wrote no dependency file '.*/good\.d'" \
     env TAMMCC_CC=true TAMMCC_NVCC=none "$tammcc" -I"$inc" -c good.c -MD -MF good.d -o good.o

@@ -203,9 +203,17 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_54_cuda_88a56a49 ? NULL : tamm_task_main_54, tamm_task_main_54_cuda_88a56a49, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_54_refs(&tamm_a_, tamm_r_, tamm_s_),
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_main_54_cuda_88a56a49 && tamm_num_gpus()) {
+        if (tamm_cc_same_block(tamm_a_.tamm_T0, 1, tamm_a_.tamm_i0, tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1))
+            tamm_nocuda_ = "X[b] and X2[b] are one block";
+    }
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_54_cuda_88a56a49 && !tamm_nocuda_ ? NULL : tamm_task_main_54, tamm_nocuda_ ? NULL : tamm_task_main_54_cuda_88a56a49, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_54_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "square", 0, -1, "bench/gpu/b1.c", 54, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
 #line 59 "bench/gpu/b1.c"
              
@@ -220,9 +228,17 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_60_cuda_88a56a49 ? NULL : tamm_task_main_60, tamm_task_main_60_cuda_88a56a49, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_60_refs(&tamm_a_, tamm_r_, tamm_s_),
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_main_60_cuda_88a56a49 && tamm_num_gpus()) {
+        if (tamm_cc_same_block(tamm_a_.tamm_T0, 1, tamm_a_.tamm_i0, tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1))
+            tamm_nocuda_ = "Y[b] and Y2[b] are one block";
+    }
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_60_cuda_88a56a49 && !tamm_nocuda_ ? NULL : tamm_task_main_60, tamm_nocuda_ ? NULL : tamm_task_main_60_cuda_88a56a49, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_60_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "square", 0, -1, "bench/gpu/b1.c", 60, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
 #line 65 "bench/gpu/b1.c"
              
@@ -237,9 +253,19 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T2 = (Z); tamm_a_.tamm_i2[0] = (0);  /* accum Z[0] */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_66_cuda_88a56a49 ? NULL : tamm_task_main_66, tamm_task_main_66_cuda_88a56a49, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_66_refs(&tamm_a_, tamm_r_, tamm_s_),
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_main_66_cuda_88a56a49 && tamm_num_gpus()) {
+        if (tamm_cc_same_block(tamm_a_.tamm_T0, 1, tamm_a_.tamm_i0, tamm_a_.tamm_T2, 1, tamm_a_.tamm_i2))
+            tamm_nocuda_ = "X2[b] and Z[0] are one block";
+        else if (tamm_cc_same_block(tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1, tamm_a_.tamm_T2, 1, tamm_a_.tamm_i2))
+            tamm_nocuda_ = "Y2[b] and Z[0] are one block";
+    }
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_66_cuda_88a56a49 && !tamm_nocuda_ ? NULL : tamm_task_main_66, tamm_nocuda_ ? NULL : tamm_task_main_66_cuda_88a56a49, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_66_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "reduce", 0, -1, "bench/gpu/b1.c", 66, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
 #line 71 "bench/gpu/b1.c"
              

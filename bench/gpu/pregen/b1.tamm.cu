@@ -22,16 +22,16 @@ struct tamm_task_main_54_args {
     tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* X2[b] */
 };
 
-static __global__ void tamm_task_main_54_kernel(long m, void *tamm_b0_, void *tamm_b1_)
+static __global__ void __launch_bounds__(256) tamm_task_main_54_kernel(long m, void *tamm_b0_, void *tamm_b1_)
 {
     const float *x = (const float *)tamm_b0_;
     (void)x;
     float *x2 = (float *)tamm_b1_;
     (void)x2;
 #line 58 "bench/gpu/b1.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 58 "bench/gpu/b1.c"
-                                             x2[i] = x[i] * x[i];
+                x2[i] = x[i] * x[i];
 #line 36 "b1.tamm.cu"
     }
 }
@@ -48,16 +48,12 @@ extern "C" void tamm_task_main_54_cuda_88a56a49(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)m;
-    {   /* the loop over i on the grid */
+    {   /* on the grid: i (x) */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if (tamm_b0_ != tamm_b1_) {
-                tamm_blk_ = dim3(256);
-                tamm_grd_ = dim3((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            }
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_54_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -79,17 +75,17 @@ struct tamm_task_main_60_args {
     tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* Y2[b] */
 };
 
-static __global__ void tamm_task_main_60_kernel(long m, void *tamm_b0_, void *tamm_b1_)
+static __global__ void __launch_bounds__(256) tamm_task_main_60_kernel(long m, void *tamm_b0_, void *tamm_b1_)
 {
     const float *y = (const float *)tamm_b0_;
     (void)y;
     float *y2 = (float *)tamm_b1_;
     (void)y2;
 #line 64 "bench/gpu/b1.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 64 "bench/gpu/b1.c"
-                                             y2[i] = y[i] * y[i];
-#line 93 "b1.tamm.cu"
+                y2[i] = y[i] * y[i];
+#line 89 "b1.tamm.cu"
     }
 }
 
@@ -105,16 +101,12 @@ extern "C" void tamm_task_main_60_cuda_88a56a49(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)m;
-    {   /* the loop over i on the grid */
+    {   /* on the grid: i (x) */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if (tamm_b0_ != tamm_b1_) {
-                tamm_blk_ = dim3(256);
-                tamm_grd_ = dim3((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            }
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_60_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -137,20 +129,34 @@ struct tamm_task_main_66_args {
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* Z[0] */
 };
 
-static __global__ void tamm_task_main_66_kernel(long m, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
+static __global__ void __launch_bounds__(256) tamm_task_main_66_kernel(long m, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_, void *tamm_part_, unsigned tamm_np_)
 {
     const float *x2 = (const float *)tamm_b0_;
     (void)x2;
     const float *y2 = (const float *)tamm_b1_;
     (void)y2;
+    float *tamm_p0_ = (float *)tamm_part_;
+    float tamm_s0_ = 0;  /* zz[0]: this thread's part of its sum */
+#line 70 "bench/gpu/b1.c"
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
+#line 70 "bench/gpu/b1.c"
+                tamm_s0_ += x2[i] - y2[i];
+#line 145 "b1.tamm.cu"
+    }
+    /* this block's part of each sum (tamm_cc_block_sum: shared memory, a fixed order), stored as
+     * the block's partial sum */
+    if (tamm_cc_block_sum<256>(&tamm_s0_)) tamm_p0_[blockIdx.y * gridDim.x + blockIdx.x] = tamm_s0_;
+}
+
+/* the partial sums of tamm_task_main_66_kernel's blocks, added in index order into the elements (one block) */
+static __global__ void __launch_bounds__(256) tamm_task_main_66_sum(long m, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_, const void *tamm_part_, unsigned tamm_np_)
+{
     float *zz = (float *)tamm_b2_;
     (void)zz;
-#line 70 "bench/gpu/b1.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
-#line 70 "bench/gpu/b1.c"
-                                             atomicAdd(&(zz[0]), (float)(x2[i] - y2[i]));
-#line 153 "b1.tamm.cu"
-    }
+    const float *tamm_p0_ = (const float *)tamm_part_;
+    float tamm_s0_ = 0;
+    for (unsigned tamm_q_ = threadIdx.x; tamm_q_ < tamm_np_; tamm_q_ += 256) tamm_s0_ += tamm_p0_[tamm_q_];
+    if (tamm_cc_block_sum<256>(&tamm_s0_)) zz[0] += tamm_s0_;
 }
 
 extern "C" void tamm_task_main_66_cuda_88a56a49(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -167,19 +173,25 @@ extern "C" void tamm_task_main_66_cuda_88a56a49(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)m;
-    {   /* the loop over i on the grid */
+    {   /* on the grid: i (x) */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (only if (tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_): two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
-                tamm_blk_ = dim3(256);
-                tamm_grd_ = dim3((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            }
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_REDUCE_BLOCKS));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_66_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_, tamm_b1_, tamm_b2_);
-            cudaError_t tamm_e_ = cudaGetLastError();
+            unsigned tamm_np_ = tamm_grd_.x * tamm_grd_.y;  /* partial sums: one per block and sum */
+            void *tamm_part_ = NULL;
+            cudaError_t tamm_e_ = cudaMallocAsync(&tamm_part_, (size_t)8 * tamm_np_, tamm_s_);
+            if (tamm_e_ == cudaSuccess) {
+                TAMM_CUDA_LAUNCH(tamm_task_main_66_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_, tamm_b1_, tamm_b2_, tamm_part_, tamm_np_);
+                tamm_e_ = cudaGetLastError();
+                if (tamm_e_ == cudaSuccess) {
+                    TAMM_CUDA_LAUNCH(tamm_task_main_66_sum, dim3(1), dim3(256), tamm_s_, m, tamm_b0_, tamm_b1_, tamm_b2_, (const void *)tamm_part_, tamm_np_);
+                    tamm_e_ = cudaGetLastError();
+                }
+                (void)cudaFreeAsync(tamm_part_, tamm_s_);
+            }
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
                 snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));

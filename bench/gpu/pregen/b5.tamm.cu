@@ -30,14 +30,14 @@ struct tamm_task_main_57_args {
     tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* C[k][b] */
 };
 
-static __global__ void tamm_task_main_57_kernel(long m, void *tamm_b0_, void *tamm_b1_)
+static __global__ void __launch_bounds__(256) tamm_task_main_57_kernel(long m, void *tamm_b0_, void *tamm_b1_)
 {
     const double *s = (const double *)tamm_b0_;
     (void)s;
     double *c = (double *)tamm_b1_;
     (void)c;
 #line 61 "bench/gpu/b5.c"
-                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
+                    for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 62 "bench/gpu/b5.c"
                         c[i] = s[i] * 0.5 * erfc((double)(-((log((double)(s[i] / KS)) + (R + 0.5 * V * V) * TT) / (V * sqrt((double)(TT)))) / sqrt((double)(2.0)))) -
                                KS * exp((double)(-R * TT)) * 0.5 *
@@ -58,16 +58,12 @@ extern "C" void tamm_task_main_57_cuda_ab2bcf7d(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)m;
-    {   /* the loop over i on the grid */
+    {   /* on the grid: i (x) */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if (tamm_b0_ != tamm_b1_) {
-                tamm_blk_ = dim3(256);
-                tamm_grd_ = dim3((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            }
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_57_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();

@@ -332,9 +332,17 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_53_cuda_5f2bc708 ? NULL : tamm_task_main_53, tamm_task_main_53_cuda_5f2bc708, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_53_refs(&tamm_a_, tamm_r_, tamm_s_),
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_main_53_cuda_5f2bc708 && tamm_num_gpus()) {
+        if (tamm_cc_same_block(tamm_a_.tamm_T0, 1, tamm_a_.tamm_i0, tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1))
+            tamm_nocuda_ = "R1[b] and R2[b] are one block";
+    }
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_53_cuda_5f2bc708 && !tamm_nocuda_ ? NULL : tamm_task_main_53, tamm_nocuda_ ? NULL : tamm_task_main_53_cuda_5f2bc708, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_53_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "zero", 0, -1, "bench/gpu/b6.c", 53, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
 #line 57 "bench/gpu/b6.c"
              
@@ -350,9 +358,19 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T2 = (R1); tamm_a_.tamm_i2[0] = (b);  /* accum R1[b] */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_58_cuda_5f2bc708 ? NULL : tamm_task_main_58, tamm_task_main_58_cuda_5f2bc708, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_58_refs(&tamm_a_, tamm_r_, tamm_s_),
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_main_58_cuda_5f2bc708 && tamm_num_gpus()) {
+        if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T2, 1, tamm_a_.tamm_i2))
+            tamm_nocuda_ = "X[b][0] and R1[b] are one block";
+        else if (tamm_cc_same_block(tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1, tamm_a_.tamm_T2, 1, tamm_a_.tamm_i2))
+            tamm_nocuda_ = "W1[0] and R1[b] are one block";
+    }
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_58_cuda_5f2bc708 && !tamm_nocuda_ ? NULL : tamm_task_main_58, tamm_nocuda_ ? NULL : tamm_task_main_58_cuda_5f2bc708, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_58_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "branch1", 0, -1, "bench/gpu/b6.c", 58, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
 #line 64 "bench/gpu/b6.c"
              
@@ -368,9 +386,19 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T2 = (R2); tamm_a_.tamm_i2[0] = (b);  /* accum R2[b] */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_65_cuda_5f2bc708 ? NULL : tamm_task_main_65, tamm_task_main_65_cuda_5f2bc708, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_65_refs(&tamm_a_, tamm_r_, tamm_s_),
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_main_65_cuda_5f2bc708 && tamm_num_gpus()) {
+        if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T2, 1, tamm_a_.tamm_i2))
+            tamm_nocuda_ = "X[b][0] and R2[b] are one block";
+        else if (tamm_cc_same_block(tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1, tamm_a_.tamm_T2, 1, tamm_a_.tamm_i2))
+            tamm_nocuda_ = "W2[0] and R2[b] are one block";
+    }
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_65_cuda_5f2bc708 && !tamm_nocuda_ ? NULL : tamm_task_main_65, tamm_nocuda_ ? NULL : tamm_task_main_65_cuda_5f2bc708, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_65_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "branch2", 0, -1, "bench/gpu/b6.c", 65, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
 #line 71 "bench/gpu/b6.c"
              
@@ -416,9 +444,19 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m2 = tamm_cc_write_mode(tamm_a_.tamm_T2, tamm_a_.tamm_i2, TAMM_CC_COUNT(m)*4);
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_82_cuda_5f2bc708 ? NULL : tamm_task_main_82, tamm_task_main_82_cuda_5f2bc708, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_82_refs(&tamm_a_, tamm_r_, tamm_s_),
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_main_82_cuda_5f2bc708 && tamm_num_gpus()) {
+        if (tamm_cc_same_block(tamm_a_.tamm_T0, 1, tamm_a_.tamm_i0, tamm_a_.tamm_T2, 1, tamm_a_.tamm_i2))
+            tamm_nocuda_ = "R1[b] and O[b] are one block";
+        else if (tamm_cc_same_block(tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1, tamm_a_.tamm_T2, 1, tamm_a_.tamm_i2))
+            tamm_nocuda_ = "R2[b] and O[b] are one block";
+    }
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_82_cuda_5f2bc708 && !tamm_nocuda_ ? NULL : tamm_task_main_82, tamm_nocuda_ ? NULL : tamm_task_main_82_cuda_5f2bc708, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_82_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "argmax", 0, -1, "bench/gpu/b6.c", 82, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
 #line 87 "bench/gpu/b6.c"
              

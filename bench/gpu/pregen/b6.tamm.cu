@@ -22,16 +22,16 @@ struct tamm_task_main_53_args {
     tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* R2[b] */
 };
 
-static __global__ void tamm_task_main_53_kernel(long m, void *tamm_b0_, void *tamm_b1_)
+static __global__ void __launch_bounds__(256) tamm_task_main_53_kernel(long m, void *tamm_b0_, void *tamm_b1_)
 {
     float *r1 = (float *)tamm_b0_;
     (void)r1;
     float *r2 = (float *)tamm_b1_;
     (void)r2;
 #line 56 "bench/gpu/b6.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 56 "bench/gpu/b6.c"
-                                             { r1[i] = 0; r2[i] = 0; }
+                { r1[i] = 0; r2[i] = 0; }
 #line 36 "b6.tamm.cu"
     }
 }
@@ -48,16 +48,12 @@ extern "C" void tamm_task_main_53_cuda_5f2bc708(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)m;
-    {   /* the loop over i on the grid */
+    {   /* on the grid: i (x) */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if (tamm_b0_ != tamm_b1_) {
-                tamm_blk_ = dim3(256);
-                tamm_grd_ = dim3((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            }
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_53_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -81,7 +77,7 @@ struct tamm_task_main_58_args {
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* R1[b] */
 };
 
-static __global__ void tamm_task_main_58_kernel(long m, long nf, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
+static __global__ void __launch_bounds__(256) tamm_task_main_58_kernel(long m, long nf, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
 {
     const float *x = (const float *)tamm_b0_;
     (void)x;
@@ -90,13 +86,18 @@ static __global__ void tamm_task_main_58_kernel(long m, long nf, void *tamm_b0_,
     float *r = (float *)tamm_b2_;
     (void)r;
 #line 62 "bench/gpu/b6.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
+#line 91 "b6.tamm.cu"
+                    const bool tamm_g0_ = 0 < nf;  /* the loops around r[i] run */
+                    float tamm_r0_ = tamm_g0_ ? r[i] : 0;  /* r[i]: this thread's own, summed here in order */
 #line 63 "bench/gpu/b6.c"
-                    for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nf); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+                    for (long j = 0; j < nf; j++) {
 #line 63 "bench/gpu/b6.c"
-                                                  atomicAdd(&(r[i]), (float)(x[i * nf + j] * w[j]));
-#line 99 "b6.tamm.cu"
-    }}
+                    tamm_r0_ += x[i * nf + j] * w[j];
+#line 98 "b6.tamm.cu"
+                    }  /* the loops in each thread */
+                    if (tamm_g0_) r[i] = tamm_r0_;
+    }
 }
 
 extern "C" void tamm_task_main_58_cuda_5f2bc708(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -114,23 +115,12 @@ extern "C" void tamm_task_main_58_cuda_5f2bc708(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)m; (void)nf;
-    {   /* the loop over i (y) and over j (x) on the grid */
+    {   /* on the grid: i (x); in each thread: j */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
-        long long tamm_n1_ = (long long)(nf) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) (only if (tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_): two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_58_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, nf, tamm_b0_, tamm_b1_, tamm_b2_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -155,7 +145,7 @@ struct tamm_task_main_65_args {
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* R2[b] */
 };
 
-static __global__ void tamm_task_main_65_kernel(long m, long nf, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
+static __global__ void __launch_bounds__(256) tamm_task_main_65_kernel(long m, long nf, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
 {
     const float *x = (const float *)tamm_b0_;
     (void)x;
@@ -164,13 +154,18 @@ static __global__ void tamm_task_main_65_kernel(long m, long nf, void *tamm_b0_,
     float *r = (float *)tamm_b2_;
     (void)r;
 #line 69 "bench/gpu/b6.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
+#line 159 "b6.tamm.cu"
+                    const bool tamm_g0_ = 0 < nf;  /* the loops around r[i] run */
+                    float tamm_r0_ = tamm_g0_ ? r[i] : 0;  /* r[i]: this thread's own, summed here in order */
 #line 70 "bench/gpu/b6.c"
-                    for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nf); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+                    for (long j = 0; j < nf; j++) {
 #line 70 "bench/gpu/b6.c"
-                                                  atomicAdd(&(r[i]), (float)(x[i * nf + j] * w[j]));
-#line 173 "b6.tamm.cu"
-    }}
+                    tamm_r0_ += x[i * nf + j] * w[j];
+#line 166 "b6.tamm.cu"
+                    }  /* the loops in each thread */
+                    if (tamm_g0_) r[i] = tamm_r0_;
+    }
 }
 
 extern "C" void tamm_task_main_65_cuda_5f2bc708(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -188,23 +183,12 @@ extern "C" void tamm_task_main_65_cuda_5f2bc708(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)m; (void)nf;
-    {   /* the loop over i (y) and over j (x) on the grid */
+    {   /* on the grid: i (x); in each thread: j */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
-        long long tamm_n1_ = (long long)(nf) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) (only if (tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_): two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_65_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, nf, tamm_b0_, tamm_b1_, tamm_b2_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -226,15 +210,15 @@ struct tamm_task_main_72_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* R1[b] */
 };
 
-static __global__ void tamm_task_main_72_kernel(long m, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_72_kernel(long m, void *tamm_b0_)
 {
     float *r = (float *)tamm_b0_;
     (void)r;
 #line 75 "bench/gpu/b6.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 75 "bench/gpu/b6.c"
-                                             r[i] = r[i] / (1.0f + (r[i] < 0 ? -r[i] : r[i]));
-#line 238 "b6.tamm.cu"
+                r[i] = r[i] / (1.0f + (r[i] < 0 ? -r[i] : r[i]));
+#line 222 "b6.tamm.cu"
     }
 }
 
@@ -248,12 +232,11 @@ extern "C" void tamm_task_main_72_cuda_5f2bc708(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)m;
-    {   /* the loop over i on the grid */
+    {   /* on the grid: i (x) */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(256);
-            dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_72_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -273,15 +256,15 @@ struct tamm_task_main_77_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* R2[b] */
 };
 
-static __global__ void tamm_task_main_77_kernel(long m, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_77_kernel(long m, void *tamm_b0_)
 {
     float *r = (float *)tamm_b0_;
     (void)r;
 #line 80 "bench/gpu/b6.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 80 "bench/gpu/b6.c"
-                                             r[i] = r[i] / (1.0f + (r[i] < 0 ? -r[i] : r[i]));
-#line 285 "b6.tamm.cu"
+                r[i] = r[i] / (1.0f + (r[i] < 0 ? -r[i] : r[i]));
+#line 268 "b6.tamm.cu"
     }
 }
 
@@ -295,12 +278,11 @@ extern "C" void tamm_task_main_77_cuda_5f2bc708(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)m;
-    {   /* the loop over i on the grid */
+    {   /* on the grid: i (x) */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(256);
-            dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_77_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -322,7 +304,7 @@ struct tamm_task_main_82_args {
     tamm_tensor *tamm_T2; long tamm_i2[1]; unsigned tamm_m2;  /* O[b] */
 };
 
-static __global__ void tamm_task_main_82_kernel(long m, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
+static __global__ void __launch_bounds__(256) tamm_task_main_82_kernel(long m, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
 {
     const float *r1 = (const float *)tamm_b0_;
     (void)r1;
@@ -331,10 +313,10 @@ static __global__ void tamm_task_main_82_kernel(long m, void *tamm_b0_, void *ta
     int *o = (int *)tamm_b2_;
     (void)o;
 #line 86 "bench/gpu/b6.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 86 "bench/gpu/b6.c"
-                                             o[i] = r1[i] >= r2[i] ? 0 : 1;
-#line 338 "b6.tamm.cu"
+                o[i] = r1[i] >= r2[i] ? 0 : 1;
+#line 320 "b6.tamm.cu"
     }
 }
 
@@ -352,16 +334,12 @@ extern "C" void tamm_task_main_82_cuda_5f2bc708(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)m;
-    {   /* the loop over i on the grid */
+    {   /* on the grid: i (x) */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n0_ = (long long)(m) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (only if (tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_): two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
-                tamm_blk_ = dim3(256);
-                tamm_grd_ = dim3((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            }
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_82_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_, tamm_b1_, tamm_b2_);
             cudaError_t tamm_e_ = cudaGetLastError();

@@ -324,9 +324,17 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_53_cuda_5f7d6505 ? NULL : tamm_task_main_53, tamm_task_main_53_cuda_5f7d6505, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_53_refs(&tamm_a_, tamm_r_, tamm_s_),
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_main_53_cuda_5f7d6505 && tamm_num_gpus()) {
+        if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T1, 2, tamm_a_.tamm_i1))
+            tamm_nocuda_ = "I[bi][bj] and S[bi][bj] are one block";
+    }
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_53_cuda_5f7d6505 && !tamm_nocuda_ ? NULL : tamm_task_main_53, tamm_nocuda_ ? NULL : tamm_task_main_53_cuda_5f7d6505, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_53_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "blur_small", 0, -1, "bench/gpu/b8.c", 53, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
 #line 61 "bench/gpu/b8.c"
                  
@@ -342,9 +350,17 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_62_cuda_5f7d6505 ? NULL : tamm_task_main_62, tamm_task_main_62_cuda_5f7d6505, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_62_refs(&tamm_a_, tamm_r_, tamm_s_),
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_main_62_cuda_5f7d6505 && tamm_num_gpus()) {
+        if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T1, 2, tamm_a_.tamm_i1))
+            tamm_nocuda_ = "I[bi][bj] and L[bi][bj] are one block";
+    }
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_62_cuda_5f7d6505 && !tamm_nocuda_ ? NULL : tamm_task_main_62, tamm_nocuda_ ? NULL : tamm_task_main_62_cuda_5f7d6505, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_62_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "blur_large", 0, -1, "bench/gpu/b8.c", 62, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
 #line 73 "bench/gpu/b8.c"
                  
@@ -360,9 +376,17 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_74_cuda_5f7d6505 ? NULL : tamm_task_main_74, tamm_task_main_74_cuda_5f7d6505, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_74_refs(&tamm_a_, tamm_r_, tamm_s_),
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_main_74_cuda_5f7d6505 && tamm_num_gpus()) {
+        if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T1, 2, tamm_a_.tamm_i1))
+            tamm_nocuda_ = "S[bi][bj] and M[bi][bj] are one block";
+    }
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_74_cuda_5f7d6505 && !tamm_nocuda_ ? NULL : tamm_task_main_74, tamm_nocuda_ ? NULL : tamm_task_main_74_cuda_5f7d6505, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_74_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "edges", 0, -1, "bench/gpu/b8.c", 74, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
 #line 84 "bench/gpu/b8.c"
                  
@@ -379,9 +403,19 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m2 = tamm_cc_write_mode(tamm_a_.tamm_T2, tamm_a_.tamm_i2, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_85_cuda_5f7d6505 ? NULL : tamm_task_main_85, tamm_task_main_85_cuda_5f7d6505, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_85_refs(&tamm_a_, tamm_r_, tamm_s_),
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_main_85_cuda_5f7d6505 && tamm_num_gpus()) {
+        if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T2, 2, tamm_a_.tamm_i2))
+            tamm_nocuda_ = "I[bi][bj] and U[bi][bj] are one block";
+        else if (tamm_cc_same_block(tamm_a_.tamm_T1, 2, tamm_a_.tamm_i1, tamm_a_.tamm_T2, 2, tamm_a_.tamm_i2))
+            tamm_nocuda_ = "L[bi][bj] and U[bi][bj] are one block";
+    }
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_85_cuda_5f7d6505 && !tamm_nocuda_ ? NULL : tamm_task_main_85, tamm_nocuda_ ? NULL : tamm_task_main_85_cuda_5f7d6505, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_85_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "unsharpen", 0, -1, "bench/gpu/b8.c", 85, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
 #line 91 "bench/gpu/b8.c"
                  
@@ -399,9 +433,21 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m3 = tamm_cc_write_mode(tamm_a_.tamm_T3, tamm_a_.tamm_i3, TAMM_CC_COUNT(h)*TAMM_CC_COUNT(w)*4);
     tamm_ref tamm_r_[4];
     const char *tamm_s_[4];
-    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_92_cuda_5f7d6505 ? NULL : tamm_task_main_92, tamm_task_main_92_cuda_5f7d6505, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_92_refs(&tamm_a_, tamm_r_, tamm_s_),
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_main_92_cuda_5f7d6505 && tamm_num_gpus()) {
+        if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T3, 2, tamm_a_.tamm_i3))
+            tamm_nocuda_ = "U[bi][bj] and O[bi][bj] are one block";
+        else if (tamm_cc_same_block(tamm_a_.tamm_T1, 2, tamm_a_.tamm_i1, tamm_a_.tamm_T3, 2, tamm_a_.tamm_i3))
+            tamm_nocuda_ = "S[bi][bj] and O[bi][bj] are one block";
+        else if (tamm_cc_same_block(tamm_a_.tamm_T2, 2, tamm_a_.tamm_i2, tamm_a_.tamm_T3, 2, tamm_a_.tamm_i3))
+            tamm_nocuda_ = "M[bi][bj] and O[bi][bj] are one block";
+    }
+    tamm_task tamm_t_ = { tamm_num_gpus() && tamm_task_main_92_cuda_5f7d6505 && !tamm_nocuda_ ? NULL : tamm_task_main_92, tamm_nocuda_ ? NULL : tamm_task_main_92_cuda_5f7d6505, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_92_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "combine", 0, -1, "bench/gpu/b8.c", 92, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
 #line 99 "bench/gpu/b8.c"
                  

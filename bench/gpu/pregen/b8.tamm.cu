@@ -25,16 +25,16 @@ struct tamm_task_main_53_args {
     tamm_tensor *tamm_T1; long tamm_i1[2]; unsigned tamm_m1;  /* S[bi][bj] */
 };
 
-static __global__ void tamm_task_main_53_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_)
+static __global__ void __launch_bounds__(256) tamm_task_main_53_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_)
 {
     const float *img = (const float *)tamm_b0_;
     (void)img;
     float *s = (float *)tamm_b1_;
     (void)s;
 #line 57 "bench/gpu/b8.c"
-                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
+                    for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 58 "bench/gpu/b8.c"
-                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+                        for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 59 "bench/gpu/b8.c"
                             s[i * w + j] = (img[CL(i - 1, h) * w + j] + img[CL(i + 1, h) * w + j] + img[i * w + CL(j - 1, w)] +
                                             img[i * w + CL(j + 1, w)] + 4 * img[i * w + j]) / 8;
@@ -55,23 +55,13 @@ extern "C" void tamm_task_main_53_cuda_5f7d6505(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)h; (void)w;
-    {   /* the loop over i (y) and over j (x) on the grid */
-        long long tamm_n0_ = (long long)(h) - (long long)(0);
+    {   /* on the grid: j (x) and i (y) */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n1_ = (long long)(w) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        long long tamm_n0_ = (long long)(h) - (long long)(0);
+        if (tamm_n1_ > 0 && tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_b0_ != tamm_b1_ && (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)))) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if ((tamm_b0_ != tamm_b1_ && tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0))) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if ((tamm_b0_ != tamm_b1_ && 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0))) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
+            dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_53_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -94,23 +84,23 @@ struct tamm_task_main_62_args {
     tamm_tensor *tamm_T1; long tamm_i1[2]; unsigned tamm_m1;  /* L[bi][bj] */
 };
 
-static __global__ void tamm_task_main_62_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_)
+static __global__ void __launch_bounds__(256) tamm_task_main_62_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_)
 {
     const float *img = (const float *)tamm_b0_;
     (void)img;
     float *l = (float *)tamm_b1_;
     (void)l;
 #line 66 "bench/gpu/b8.c"
-                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
+                    for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 67 "bench/gpu/b8.c"
-                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+                        for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 68 "bench/gpu/b8.c"
                             l[i * w + j] = (img[CL(i - 3, h) * w + j] + img[CL(i - 2, h) * w + j] + img[CL(i - 1, h) * w + j] +
                                             img[CL(i + 1, h) * w + j] + img[CL(i + 2, h) * w + j] + img[CL(i + 3, h) * w + j] +
                                             img[i * w + CL(j - 3, w)] + img[i * w + CL(j - 2, w)] + img[i * w + CL(j - 1, w)] +
                                             img[i * w + CL(j + 1, w)] + img[i * w + CL(j + 2, w)] + img[i * w + CL(j + 3, w)] +
                                             img[i * w + j]) / 13;
-#line 114 "b8.tamm.cu"
+#line 104 "b8.tamm.cu"
     }}
 }
 
@@ -127,23 +117,13 @@ extern "C" void tamm_task_main_62_cuda_5f7d6505(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)h; (void)w;
-    {   /* the loop over i (y) and over j (x) on the grid */
-        long long tamm_n0_ = (long long)(h) - (long long)(0);
+    {   /* on the grid: j (x) and i (y) */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n1_ = (long long)(w) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        long long tamm_n0_ = (long long)(h) - (long long)(0);
+        if (tamm_n1_ > 0 && tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_b0_ != tamm_b1_ && (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)))) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if ((tamm_b0_ != tamm_b1_ && tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0))) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if ((tamm_b0_ != tamm_b1_ && 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0))) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
+            dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_62_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -166,22 +146,22 @@ struct tamm_task_main_74_args {
     tamm_tensor *tamm_T1; long tamm_i1[2]; unsigned tamm_m1;  /* M[bi][bj] */
 };
 
-static __global__ void tamm_task_main_74_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_)
+static __global__ void __launch_bounds__(256) tamm_task_main_74_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_)
 {
     const float *s = (const float *)tamm_b0_;
     (void)s;
     float *m = (float *)tamm_b1_;
     (void)m;
 #line 78 "bench/gpu/b8.c"
-                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
+                    for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 79 "bench/gpu/b8.c"
-                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+                        for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 80 "bench/gpu/b8.c"
                             m[i * w + j] = (s[CL(i + 1, h) * w + j] - s[CL(i - 1, h) * w + j]) *
                                                (s[CL(i + 1, h) * w + j] - s[CL(i - 1, h) * w + j]) +
                                            (s[i * w + CL(j + 1, w)] - s[i * w + CL(j - 1, w)]) *
                                                (s[i * w + CL(j + 1, w)] - s[i * w + CL(j - 1, w)]) > 0.01f ? 1.0f : 0.0f;
-#line 185 "b8.tamm.cu"
+#line 165 "b8.tamm.cu"
     }}
 }
 
@@ -198,23 +178,13 @@ extern "C" void tamm_task_main_74_cuda_5f7d6505(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)h; (void)w;
-    {   /* the loop over i (y) and over j (x) on the grid */
-        long long tamm_n0_ = (long long)(h) - (long long)(0);
+    {   /* on the grid: j (x) and i (y) */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n1_ = (long long)(w) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        long long tamm_n0_ = (long long)(h) - (long long)(0);
+        if (tamm_n1_ > 0 && tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_b0_ != tamm_b1_ && (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)))) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if ((tamm_b0_ != tamm_b1_ && tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0))) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if ((tamm_b0_ != tamm_b1_ && 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0))) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
+            dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_74_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -238,7 +208,7 @@ struct tamm_task_main_85_args {
     tamm_tensor *tamm_T2; long tamm_i2[2]; unsigned tamm_m2;  /* U[bi][bj] */
 };
 
-static __global__ void tamm_task_main_85_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
+static __global__ void __launch_bounds__(256) tamm_task_main_85_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
 {
     const float *img = (const float *)tamm_b0_;
     (void)img;
@@ -247,12 +217,12 @@ static __global__ void tamm_task_main_85_kernel(long h, long w, void *tamm_b0_, 
     float *u = (float *)tamm_b2_;
     (void)u;
 #line 89 "bench/gpu/b8.c"
-                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
+                    for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 90 "bench/gpu/b8.c"
-                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+                        for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 90 "bench/gpu/b8.c"
-                                                     u[i * w + j] = img[i * w + j] + 0.5f * (img[i * w + j] - l[i * w + j]);
-#line 256 "b8.tamm.cu"
+                        u[i * w + j] = img[i * w + j] + 0.5f * (img[i * w + j] - l[i * w + j]);
+#line 226 "b8.tamm.cu"
     }}
 }
 
@@ -271,23 +241,13 @@ extern "C" void tamm_task_main_85_cuda_5f7d6505(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)h; (void)w;
-    {   /* the loop over i (y) and over j (x) on the grid */
-        long long tamm_n0_ = (long long)(h) - (long long)(0);
+    {   /* on the grid: j (x) and i (y) */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n1_ = (long long)(w) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        long long tamm_n0_ = (long long)(h) - (long long)(0);
+        if (tamm_n1_ > 0 && tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread (only if (tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_): two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if (((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_) && (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)))) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if (((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_) && tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0))) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if (((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_) && 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0))) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
+            dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_85_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_, tamm_b2_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -313,7 +273,7 @@ struct tamm_task_main_92_args {
     tamm_tensor *tamm_T3; long tamm_i3[2]; unsigned tamm_m3;  /* O[bi][bj] */
 };
 
-static __global__ void tamm_task_main_92_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_, void *tamm_b3_)
+static __global__ void __launch_bounds__(256) tamm_task_main_92_kernel(long h, long w, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_, void *tamm_b3_)
 {
     const float *u = (const float *)tamm_b0_;
     (void)u;
@@ -324,12 +284,12 @@ static __global__ void tamm_task_main_92_kernel(long h, long w, void *tamm_b0_, 
     float *o = (float *)tamm_b3_;
     (void)o;
 #line 96 "bench/gpu/b8.c"
-                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
+                    for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(h); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 97 "bench/gpu/b8.c"
-                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+                        for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(w); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 98 "bench/gpu/b8.c"
                             o[i * w + j] = m[i * w + j] * u[i * w + j] + (1 - m[i * w + j]) * s[i * w + j];
-#line 333 "b8.tamm.cu"
+#line 293 "b8.tamm.cu"
     }}
 }
 
@@ -350,23 +310,13 @@ extern "C" void tamm_task_main_92_cuda_5f7d6505(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)h; (void)w;
-    {   /* the loop over i (y) and over j (x) on the grid */
-        long long tamm_n0_ = (long long)(h) - (long long)(0);
+    {   /* on the grid: j (x) and i (y) */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n1_ = (long long)(w) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        long long tamm_n0_ = (long long)(h) - (long long)(0);
+        if (tamm_n1_ > 0 && tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)); else i if tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread (only if ((tamm_b0_ != tamm_b3_ && tamm_b1_ != tamm_b3_) && tamm_b2_ != tamm_b3_): two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((((tamm_b0_ != tamm_b3_ && tamm_b1_ != tamm_b3_) && tamm_b2_ != tamm_b3_) && (tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)w) != 0)))) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if ((((tamm_b0_ != tamm_b3_ && tamm_b1_ != tamm_b3_) && tamm_b2_ != tamm_b3_) && tamm_cc_abs((long long)w) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0))) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if ((((tamm_b0_ != tamm_b3_ && tamm_b1_ != tamm_b3_) && tamm_b2_ != tamm_b3_) && 1 > tamm_cc_abs((long long)w) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0))) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
+            dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_92_kernel, tamm_grd_, tamm_blk_, tamm_s_, h, w, tamm_b0_, tamm_b1_, tamm_b2_, tamm_b3_);
             cudaError_t tamm_e_ = cudaGetLastError();

@@ -26,7 +26,7 @@ struct tamm_task_main_43_args {
     tamm_tensor *tamm_T2; long tamm_i2[2]; unsigned tamm_m2;  /* C[bi][bj] */
 };
 
-static __global__ void tamm_task_main_43_kernel(long nb, long bi, long n, long bj, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
+static __global__ void __launch_bounds__(256) tamm_task_main_43_kernel(long nb, long bi, long n, long bj, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
 {
     double *a = (double *)tamm_b0_;
     (void)a;
@@ -35,11 +35,11 @@ static __global__ void tamm_task_main_43_kernel(long nb, long bi, long n, long b
     double *c = (double *)tamm_b2_;
     (void)c;
 #line 46 "bench/gpu/gemm_naive.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(nb); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(nb); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 47 "bench/gpu/gemm_naive.c"
-                    for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nb); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+                    for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nb); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
 #line 47 "bench/gpu/gemm_naive.c"
-                                                  {
+                    {
                         a[i * nb + j] = (double)(bi * nb + i + 1) / (double)n;
                         b[i * nb + j] = (double)(bj * nb + j + 1) / (double)n;
                         c[i * nb + j] = 0;
@@ -65,23 +65,13 @@ extern "C" void tamm_task_main_43_cuda_0e87a278(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)nb; (void)bi; (void)n; (void)bj;
-    {   /* the loop over i (y) and over j (x) on the grid */
-        long long tamm_n0_ = (long long)(nb) - (long long)(0);
+    {   /* on the grid: j (x) and i (y) */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n1_ = (long long)(nb) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        long long tamm_n0_ = (long long)(nb) - (long long)(0);
+        if (tamm_n1_ > 0 && tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) if (((tamm_cc_abs((long long)nb) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) && tamm_cc_abs((long long)nb) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) && tamm_cc_abs((long long)nb) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) || (((1 > tamm_cc_abs((long long)nb) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && 1 > tamm_cc_abs((long long)nb) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) && 1 > tamm_cc_abs((long long)nb) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) && ((tamm_cc_abs((long long)nb) != 0 && tamm_cc_abs((long long)nb) != 0) && tamm_cc_abs((long long)nb) != 0))); else i if ((tamm_cc_abs((long long)nb) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) && tamm_cc_abs((long long)nb) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) && tamm_cc_abs((long long)nb) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)); else j if ((1 > tamm_cc_abs((long long)nb) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && 1 > tamm_cc_abs((long long)nb) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) && 1 > tamm_cc_abs((long long)nb) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)); else one thread (only if ((tamm_b0_ != tamm_b1_ && tamm_b0_ != tamm_b2_) && tamm_b1_ != tamm_b2_): two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((((tamm_b0_ != tamm_b1_ && tamm_b0_ != tamm_b2_) && tamm_b1_ != tamm_b2_) && (((tamm_cc_abs((long long)nb) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) && tamm_cc_abs((long long)nb) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) && tamm_cc_abs((long long)nb) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) || (((1 > tamm_cc_abs((long long)nb) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && 1 > tamm_cc_abs((long long)nb) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) && 1 > tamm_cc_abs((long long)nb) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) && ((tamm_cc_abs((long long)nb) != 0 && tamm_cc_abs((long long)nb) != 0) && tamm_cc_abs((long long)nb) != 0))))) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if ((((tamm_b0_ != tamm_b1_ && tamm_b0_ != tamm_b2_) && tamm_b1_ != tamm_b2_) && ((tamm_cc_abs((long long)nb) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) && tamm_cc_abs((long long)nb) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) && tamm_cc_abs((long long)nb) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)))) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if ((((tamm_b0_ != tamm_b1_ && tamm_b0_ != tamm_b2_) && tamm_b1_ != tamm_b2_) && ((1 > tamm_cc_abs((long long)nb) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && 1 > tamm_cc_abs((long long)nb) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) && 1 > tamm_cc_abs((long long)nb) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)))) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
+            dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_43_kernel, tamm_grd_, tamm_blk_, tamm_s_, nb, bi, n, bj, tamm_b0_, tamm_b1_, tamm_b2_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -105,7 +95,7 @@ struct tamm_task_main_61_args {
     tamm_tensor *tamm_T2; long tamm_i2[2];  /* C[bi][bj] */
 };
 
-static __global__ void tamm_task_main_61_kernel(long nb, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
+static __global__ void __launch_bounds__(256) tamm_task_main_61_kernel(long nb, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
 {
     const double *a = (const double *)tamm_b0_;
     (void)a;
@@ -114,13 +104,19 @@ static __global__ void tamm_task_main_61_kernel(long nb, void *tamm_b0_, void *t
     double *c = (double *)tamm_b2_;
     (void)c;
 #line 65 "bench/gpu/gemm_naive.c"
-                        for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(nb); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
+                        for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(nb); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
 #line 66 "bench/gpu/gemm_naive.c"
-                            for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nb); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+                            for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nb); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
+#line 111 "gemm_naive.tamm.cu"
+                                    const bool tamm_g0_ = 0 < nb;  /* the loops around c[i * nb + j] run */
+                                    double tamm_r0_ = tamm_g0_ ? c[i * nb + j] : 0;  /* c[i * nb + j]: this thread's own, summed here in order */
 #line 67 "bench/gpu/gemm_naive.c"
-                                for (long k = 0; k < nb; k++)
-                                    atomicAdd(&(c[i * nb + j]), (double)(a[i * nb + k] * b[k * nb + j]));
-#line 124 "gemm_naive.tamm.cu"
+                                for (long k = 0; k < nb; k++) {
+#line 68 "bench/gpu/gemm_naive.c"
+                                    tamm_r0_ += a[i * nb + k] * b[k * nb + j];
+#line 118 "gemm_naive.tamm.cu"
+                                    }  /* the loops in each thread */
+                                    if (tamm_g0_) c[i * nb + j] = tamm_r0_;
     }}
 }
 
@@ -138,23 +134,13 @@ extern "C" void tamm_task_main_61_cuda_0e87a278(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)nb;
-    {   /* the loop over i (y) and over j (x) on the grid */
-        long long tamm_n0_ = (long long)(nb) - (long long)(0);
+    {   /* on the grid: j (x) and i (y); in each thread: k */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n1_ = (long long)(nb) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        long long tamm_n0_ = (long long)(nb) - (long long)(0);
+        if (tamm_n1_ > 0 && tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) (only if (tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_): two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if ((tamm_b0_ != tamm_b2_ && tamm_b1_ != tamm_b2_)) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
+            dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_61_kernel, tamm_grd_, tamm_blk_, tamm_s_, nb, tamm_b0_, tamm_b1_, tamm_b2_);
             cudaError_t tamm_e_ = cudaGetLastError();

@@ -5,8 +5,9 @@
  * grid_races.c — loop nests whose iterations store to the same element: a
  * kernel that maps such a loop onto the grid races (the last store wins in the
  * sequential elision, any store on a GPU).  tammcc must map a loop onto the
- * grid only where the stored elements are distinct per iteration, and run the
- * rest in one thread (--explain says which, and why).  emu_kernels.sh runs the
+ * grid only where the stored elements are distinct per iteration, proven or
+ * checked at submission; where a check fails the task runs its CPU variant
+ * (--explain says which, and why), never the nest in one GPU thread.  emu_kernels.sh runs the
  * kernels on the host, shuffled and on several threads (and under
  * ThreadSanitizer), and compares with the plain C build.
  */
@@ -17,22 +18,22 @@
 #define N 64
 #define NB 16
 
-#line 21 "grid_races.tamm.c"
+#line 22 "grid_races.tamm.c"
 #include <tamm_cc.h>
-#line 17 "tests/tammcc_cuda/grid_races.c"
-#line 24 "grid_races.tamm.c"
+#line 18 "tests/tammcc_cuda/grid_races.c"
+#line 25 "grid_races.tamm.c"
 int main(int argc, char **argv);
-#line 26 "grid_races.tamm.c"
+#line 27 "grid_races.tamm.c"
 
-/* ---- task tamm_task_main_27: tests/tammcc_cuda/grid_races.c:27, in main() ---- */
-struct tamm_task_main_27_args {
+/* ---- task tamm_task_main_28: tests/tammcc_cuda/grid_races.c:28, in main() ---- */
+struct tamm_task_main_28_args {
     int m;
     long b;
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[b] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_27_refs(const struct tamm_task_main_27_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_28_refs(const struct tamm_task_main_28_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
@@ -40,18 +41,18 @@ static int tamm_task_main_27_refs(const struct tamm_task_main_27_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_27_cuda_3137d60a(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_28_cuda_99a62a04(tamm_ctx *, void *) __attribute__((weak));
 
-static void tamm_task_main_27(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_28(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_27_args *tamm_a_ = (struct tamm_task_main_27_args *)tamm_args_;
+    struct tamm_task_main_28_args *tamm_a_ = (struct tamm_task_main_28_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int m = tamm_a_->m;
     long b = tamm_a_->b;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[b] */
     (void)m; (void)b;
     {
-#line 28 "tests/tammcc_cuda/grid_races.c"
+#line 29 "tests/tammcc_cuda/grid_races.c"
         {
             double *a = tamm_b0_;
             for (int i = 0; i < m; i++)
@@ -59,18 +60,18 @@ static void tamm_task_main_27(tamm_ctx *tamm_ctx_, void *tamm_args_)
                     a[i + j] = (double)(b * 1000 + i * 10 + j);
         }
     }
-#line 63 "grid_races.tamm.c"
+#line 64 "grid_races.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 66 "grid_races.tamm.c"
+#line 67 "grid_races.tamm.c"
 
-/* ---- task tamm_task_main_34: tests/tammcc_cuda/grid_races.c:34, in main() ---- */
-struct tamm_task_main_34_args {
+/* ---- task tamm_task_main_35: tests/tammcc_cuda/grid_races.c:35, in main() ---- */
+struct tamm_task_main_35_args {
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* H[b] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_34_refs(const struct tamm_task_main_34_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_35_refs(const struct tamm_task_main_35_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
@@ -78,35 +79,35 @@ static int tamm_task_main_34_refs(const struct tamm_task_main_34_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_34_cuda_3137d60a(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_35_cuda_99a62a04(tamm_ctx *, void *) __attribute__((weak));
 
-static void tamm_task_main_34(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_35(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_34_args *tamm_a_ = (struct tamm_task_main_34_args *)tamm_args_;
+    struct tamm_task_main_35_args *tamm_a_ = (struct tamm_task_main_35_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* H[b] */
     {
-#line 35 "tests/tammcc_cuda/grid_races.c"
+#line 36 "tests/tammcc_cuda/grid_races.c"
         {
             long *h = tamm_b0_;
             for (int i = 0; i < NB; i++)
                 h[i] = -i;
         }
     }
-#line 97 "grid_races.tamm.c"
+#line 98 "grid_races.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 100 "grid_races.tamm.c"
+#line 101 "grid_races.tamm.c"
 
-/* ---- task tamm_task_main_41: tests/tammcc_cuda/grid_races.c:41, in main() ---- */
-struct tamm_task_main_41_args {
+/* ---- task tamm_task_main_42: tests/tammcc_cuda/grid_races.c:42, in main() ---- */
+struct tamm_task_main_42_args {
     int k;
     long b;
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* H[b] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_41_refs(const struct tamm_task_main_41_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_42_refs(const struct tamm_task_main_42_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
@@ -114,38 +115,38 @@ static int tamm_task_main_41_refs(const struct tamm_task_main_41_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_41_cuda_3137d60a(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_42_cuda_99a62a04(tamm_ctx *, void *) __attribute__((weak));
 
-static void tamm_task_main_41(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_42(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_41_args *tamm_a_ = (struct tamm_task_main_41_args *)tamm_args_;
+    struct tamm_task_main_42_args *tamm_a_ = (struct tamm_task_main_42_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int k = tamm_a_->k;
     long b = tamm_a_->b;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* H[b] */
     (void)k; (void)b;
     {
-#line 42 "tests/tammcc_cuda/grid_races.c"
+#line 43 "tests/tammcc_cuda/grid_races.c"
         {
             long *h = tamm_b0_;
             for (int i = 0; i < NB; i++)
                 h[i * k] = b * 100 + i;
         }
     }
-#line 136 "grid_races.tamm.c"
+#line 137 "grid_races.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 139 "grid_races.tamm.c"
+#line 140 "grid_races.tamm.c"
 
-/* ---- task tamm_task_main_48: tests/tammcc_cuda/grid_races.c:48, in main() ---- */
-struct tamm_task_main_48_args {
+/* ---- task tamm_task_main_49: tests/tammcc_cuda/grid_races.c:49, in main() ---- */
+struct tamm_task_main_49_args {
     int m;
     long b;
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* G[b] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_48_refs(const struct tamm_task_main_48_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_49_refs(const struct tamm_task_main_49_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
@@ -153,18 +154,18 @@ static int tamm_task_main_48_refs(const struct tamm_task_main_48_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_48_cuda_3137d60a(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_49_cuda_99a62a04(tamm_ctx *, void *) __attribute__((weak));
 
-static void tamm_task_main_48(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_49(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_48_args *tamm_a_ = (struct tamm_task_main_48_args *)tamm_args_;
+    struct tamm_task_main_49_args *tamm_a_ = (struct tamm_task_main_49_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int m = tamm_a_->m;
     long b = tamm_a_->b;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* G[b] */
     (void)m; (void)b;
     {
-#line 49 "tests/tammcc_cuda/grid_races.c"
+#line 50 "tests/tammcc_cuda/grid_races.c"
         {
             double *g = tamm_b0_;
             for (int i = 0; i < 2; i++)
@@ -172,11 +173,11 @@ static void tamm_task_main_48(tamm_ctx *tamm_ctx_, void *tamm_args_)
                     g[i * m + j] = (double)(b + i * j);
         }
     }
-#line 176 "grid_races.tamm.c"
+#line 177 "grid_races.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 
-#line 17 "tests/tammcc_cuda/grid_races.c"
+#line 18 "tests/tammcc_cuda/grid_races.c"
 int main(int argc, char **argv)
 {
     if (tamm_init(&argc, &argv) != TAMM_OK) return 1;
@@ -188,58 +189,74 @@ int main(int argc, char **argv)
     for (long b = 0; b < N / NB; b++) {
         /* a[i + j]: (i, j) and (i + 1, j - 1) store to one element */
         
-#line 27 "tests/tammcc_cuda/grid_races.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/grid_races.c:27) */
-    struct tamm_task_main_27_args tamm_a_;
+#line 28 "tests/tammcc_cuda/grid_races.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/grid_races.c:28) */
+    struct tamm_task_main_28_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.m = m;
     tamm_a_.b = b;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (b);  /* readwrite A[b] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_27, tamm_task_main_27_cuda_3137d60a, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_27_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "main:27", 0, -1, "tests/tammcc_cuda/grid_races.c", 27, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_main_28_cuda_99a62a04 && tamm_num_gpus()) {
+        if (!(1 > ((long long)m > 1 ? (long long)m - 1 : 0)))
+            tamm_nocuda_ = "the elements it stores or accumulates into are not proven distinct per GPU thread: 1 > ((long long)m > 1 ? (long long)m - 1 : 0) does not hold";
+    }
+    tamm_task tamm_t_ = { tamm_task_main_28, tamm_nocuda_ ? NULL : tamm_task_main_28_cuda_99a62a04, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_28_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "main:28", 0, -1, "tests/tammcc_cuda/grid_races.c", 28, tamm_s_ };
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
-#line 33 "tests/tammcc_cuda/grid_races.c"
+#line 34 "tests/tammcc_cuda/grid_races.c"
          
         
-#line 34 "tests/tammcc_cuda/grid_races.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/grid_races.c:34) */
-    struct tamm_task_main_34_args tamm_a_;
+#line 35 "tests/tammcc_cuda/grid_races.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/grid_races.c:35) */
+    struct tamm_task_main_35_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (H); tamm_a_.tamm_i0[0] = (b);  /* write H[b] */
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(16)*8);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_34, tamm_task_main_34_cuda_3137d60a, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_34_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "main:34", 0, -1, "tests/tammcc_cuda/grid_races.c", 34, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_35, tamm_task_main_35_cuda_99a62a04, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_35_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "main:35", 0, -1, "tests/tammcc_cuda/grid_races.c", 35, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
-#line 39 "tests/tammcc_cuda/grid_races.c"
+#line 40 "tests/tammcc_cuda/grid_races.c"
          
         /* h[i * k] with k == 0: every iteration stores to h[0] */
         
-#line 41 "tests/tammcc_cuda/grid_races.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/grid_races.c:41) */
-    struct tamm_task_main_41_args tamm_a_;
+#line 42 "tests/tammcc_cuda/grid_races.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/grid_races.c:42) */
+    struct tamm_task_main_42_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.k = k;
     tamm_a_.b = b;
     tamm_a_.tamm_T0 = (H); tamm_a_.tamm_i0[0] = (b);  /* readwrite H[b] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_41, tamm_task_main_41_cuda_3137d60a, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_41_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "main:41", 0, -1, "tests/tammcc_cuda/grid_races.c", 41, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_main_42_cuda_99a62a04 && tamm_num_gpus()) {
+        if (!(tamm_cc_abs((long long)k) != 0))
+            tamm_nocuda_ = "the elements it stores or accumulates into are not proven distinct per GPU thread: tamm_cc_abs((long long)k) != 0 does not hold";
+    }
+    tamm_task tamm_t_ = { tamm_task_main_42, tamm_nocuda_ ? NULL : tamm_task_main_42_cuda_99a62a04, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_42_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "main:42", 0, -1, "tests/tammcc_cuda/grid_races.c", 42, tamm_s_ };
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
-#line 46 "tests/tammcc_cuda/grid_races.c"
+#line 47 "tests/tammcc_cuda/grid_races.c"
          
         /* distinct per (i, j) when m <= NB / 2: both loops on the grid */
         
-#line 48 "tests/tammcc_cuda/grid_races.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/grid_races.c:48) */
-    struct tamm_task_main_48_args tamm_a_;
+#line 49 "tests/tammcc_cuda/grid_races.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/grid_races.c:49) */
+    struct tamm_task_main_49_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.m = m;
     tamm_a_.b = b;
@@ -247,11 +264,11 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(2)*TAMM_CC_COUNT(m)*8);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_48, tamm_task_main_48_cuda_3137d60a, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_48_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "main:48", 0, -1, "tests/tammcc_cuda/grid_races.c", 48, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_49, tamm_task_main_49_cuda_99a62a04, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_49_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "main:49", 0, -1, "tests/tammcc_cuda/grid_races.c", 49, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
-#line 54 "tests/tammcc_cuda/grid_races.c"
+#line 55 "tests/tammcc_cuda/grid_races.c"
          
     }
     (void)tamm_cc_taskwait();  /* #pragma tamm taskwait */

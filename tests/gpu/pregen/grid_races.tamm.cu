@@ -17,30 +17,30 @@
 #undef NB
 #define NB 16
 
-/* ---- task tamm_task_main_27: tests/tammcc_cuda/grid_races.c:27, in main() ---- */
-struct tamm_task_main_27_args {
+/* ---- task tamm_task_main_28: tests/tammcc_cuda/grid_races.c:28, in main() ---- */
+struct tamm_task_main_28_args {
     int m;
     long b;
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[b] */
 };
 
-static __global__ void tamm_task_main_27_kernel(int m, long b, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_28_kernel(int m, long b, void *tamm_b0_)
 {
     double *a = (double *)tamm_b0_;
     (void)a;
-#line 30 "tests/tammcc_cuda/grid_races.c"
-            for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.y * gridDim.y) { int i = (int)tamm_k0_;
 #line 31 "tests/tammcc_cuda/grid_races.c"
-                for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(m); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
+            for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.y * gridDim.y) { int i = (int)tamm_k0_;
 #line 32 "tests/tammcc_cuda/grid_races.c"
+                for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(m); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
+#line 33 "tests/tammcc_cuda/grid_races.c"
                     a[i + j] = (double)(b * 1000 + i * 10 + j);
 #line 38 "grid_races.tamm.cu"
     }}
 }
 
-extern "C" void tamm_task_main_27_cuda_3137d60a(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_28_cuda_99a62a04(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_27_args *tamm_a_ = (struct tamm_task_main_27_args *)tamm_args_;
+    struct tamm_task_main_28_args *tamm_a_ = (struct tamm_task_main_28_args *)tamm_args_;
     int m = tamm_a_->m;
     long b = tamm_a_->b;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[b] */
@@ -49,25 +49,15 @@ extern "C" void tamm_task_main_27_cuda_3137d60a(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)m; (void)b;
-    {   /* the loop over i (y) and over j (x) on the grid */
-        long long tamm_n0_ = (long long)(m) - (long long)(0);
+    {   /* on the grid: j (x) and i (y) */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n1_ = (long long)(m) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        long long tamm_n0_ = (long long)(m) - (long long)(0);
+        if (tamm_n1_ > 0 && tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) if (1 > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || 1 > (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)); else i if 1 > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((1 > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || 1 > (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0))) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if (1 > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if (1 > (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
+            dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_27_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, b, tamm_b0_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_28_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, b, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -79,39 +69,38 @@ extern "C" void tamm_task_main_27_cuda_3137d60a(tamm_ctx *tamm_ctx_, void *tamm_
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
 
-/* ---- task tamm_task_main_34: tests/tammcc_cuda/grid_races.c:34, in main() ---- */
-struct tamm_task_main_34_args {
+/* ---- task tamm_task_main_35: tests/tammcc_cuda/grid_races.c:35, in main() ---- */
+struct tamm_task_main_35_args {
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* H[b] */
 };
 
-static __global__ void tamm_task_main_34_kernel(void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_35_kernel(void *tamm_b0_)
 {
     long *h = (long *)tamm_b0_;
     (void)h;
-#line 37 "tests/tammcc_cuda/grid_races.c"
-            for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
 #line 38 "tests/tammcc_cuda/grid_races.c"
+            for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
+#line 39 "tests/tammcc_cuda/grid_races.c"
                 h[i] = -i;
-#line 96 "grid_races.tamm.cu"
+#line 86 "grid_races.tamm.cu"
     }
 }
 
-extern "C" void tamm_task_main_34_cuda_3137d60a(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_35_cuda_99a62a04(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_34_args *tamm_a_ = (struct tamm_task_main_34_args *)tamm_args_;
+    struct tamm_task_main_35_args *tamm_a_ = (struct tamm_task_main_35_args *)tamm_args_;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* H[b] */
     if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
         tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
         return;
     }
-    {   /* the loop over i on the grid */
+    {   /* on the grid: i (x) */
         long long tamm_n0_ = (long long)(NB) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(256);
-            dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_34_kernel, tamm_grd_, tamm_blk_, tamm_s_, tamm_b0_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_35_kernel, tamm_grd_, tamm_blk_, tamm_s_, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -123,28 +112,28 @@ extern "C" void tamm_task_main_34_cuda_3137d60a(tamm_ctx *tamm_ctx_, void *tamm_
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 
-/* ---- task tamm_task_main_41: tests/tammcc_cuda/grid_races.c:41, in main() ---- */
-struct tamm_task_main_41_args {
+/* ---- task tamm_task_main_42: tests/tammcc_cuda/grid_races.c:42, in main() ---- */
+struct tamm_task_main_42_args {
     int k;
     long b;
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* H[b] */
 };
 
-static __global__ void tamm_task_main_41_kernel(int k, long b, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_42_kernel(int k, long b, void *tamm_b0_)
 {
     long *h = (long *)tamm_b0_;
     (void)h;
-#line 44 "tests/tammcc_cuda/grid_races.c"
-            for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
 #line 45 "tests/tammcc_cuda/grid_races.c"
+            for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
+#line 46 "tests/tammcc_cuda/grid_races.c"
                 h[i * k] = b * 100 + i;
-#line 142 "grid_races.tamm.cu"
+#line 131 "grid_races.tamm.cu"
     }
 }
 
-extern "C" void tamm_task_main_41_cuda_3137d60a(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_42_cuda_99a62a04(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_41_args *tamm_a_ = (struct tamm_task_main_41_args *)tamm_args_;
+    struct tamm_task_main_42_args *tamm_a_ = (struct tamm_task_main_42_args *)tamm_args_;
     int k = tamm_a_->k;
     long b = tamm_a_->b;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* H[b] */
@@ -153,18 +142,14 @@ extern "C" void tamm_task_main_41_cuda_3137d60a(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)k; (void)b;
-    {   /* the loop over i on the grid */
+    {   /* on the grid: i (x) */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n0_ = (long long)(NB) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i if tamm_cc_abs((long long)k) != 0; else one thread */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if (tamm_cc_abs((long long)k) != 0) {
-                tamm_blk_ = dim3(256);
-                tamm_grd_ = dim3((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            }
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_41_kernel, tamm_grd_, tamm_blk_, tamm_s_, k, b, tamm_b0_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_42_kernel, tamm_grd_, tamm_blk_, tamm_s_, k, b, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -176,30 +161,30 @@ extern "C" void tamm_task_main_41_cuda_3137d60a(tamm_ctx *tamm_ctx_, void *tamm_
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
 
-/* ---- task tamm_task_main_48: tests/tammcc_cuda/grid_races.c:48, in main() ---- */
-struct tamm_task_main_48_args {
+/* ---- task tamm_task_main_49: tests/tammcc_cuda/grid_races.c:49, in main() ---- */
+struct tamm_task_main_49_args {
     int m;
     long b;
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* G[b] */
 };
 
-static __global__ void tamm_task_main_48_kernel(int m, long b, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_49_kernel(int m, long b, void *tamm_b0_)
 {
     double *g = (double *)tamm_b0_;
     (void)g;
-#line 51 "tests/tammcc_cuda/grid_races.c"
-            for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(2); tamm_k0_ += (long long)blockDim.y * gridDim.y) { int i = (int)tamm_k0_;
 #line 52 "tests/tammcc_cuda/grid_races.c"
-                for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(m); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
+            for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(2); tamm_k0_ += (long long)blockDim.y * gridDim.y) { int i = (int)tamm_k0_;
 #line 53 "tests/tammcc_cuda/grid_races.c"
+                for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(m); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
+#line 54 "tests/tammcc_cuda/grid_races.c"
                     g[i * m + j] = (double)(b + i * j);
-#line 197 "grid_races.tamm.cu"
+#line 182 "grid_races.tamm.cu"
     }}
 }
 
-extern "C" void tamm_task_main_48_cuda_3137d60a(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_49_cuda_99a62a04(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_48_args *tamm_a_ = (struct tamm_task_main_48_args *)tamm_args_;
+    struct tamm_task_main_49_args *tamm_a_ = (struct tamm_task_main_49_args *)tamm_args_;
     int m = tamm_a_->m;
     long b = tamm_a_->b;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* G[b] */
@@ -208,25 +193,14 @@ extern "C" void tamm_task_main_48_cuda_3137d60a(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)m; (void)b;
-    {   /* the loop over i (y) and over j (x) on the grid */
-        long long tamm_n0_ = (long long)(2) - (long long)(0);
+    {   /* on the grid: j (x) and i (y) */
         long long tamm_n1_ = (long long)(m) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        long long tamm_n0_ = (long long)(2) - (long long)(0);
+        if (tamm_n1_ > 0 && tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)m) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)m) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)m) != 0)); else i if tamm_cc_abs((long long)m) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)m) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_cc_abs((long long)m) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)m) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)m) != 0))) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if (tamm_cc_abs((long long)m) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if (1 > tamm_cc_abs((long long)m) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
+            dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_48_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, b, tamm_b0_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_49_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, b, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];

@@ -28,14 +28,14 @@ struct tamm_task_main_19_args {
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[bi][bj] */
 };
 
-static __global__ void tamm_task_main_19_kernel(long bi, long bj, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_19_kernel(long bi, long bj, void *tamm_b0_)
 {
     double *a = (double *)tamm_b0_;
     (void)a;
 #line 22 "tests/tammcc_cuda/header_macros.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.y * gridDim.y) { int i = (int)tamm_k0_;
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.y * gridDim.y) { int i = (int)tamm_k0_;
 #line 23 "tests/tammcc_cuda/header_macros.c"
-                    for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(NB); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
+                    for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(NB); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
 #line 24 "tests/tammcc_cuda/header_macros.c"
                         a[ROW(i, NB) + j] = SCALE * i + j + 100 * bi + 10 * bj;
 #line 42 "header_macros.tamm.cu"
@@ -53,14 +53,12 @@ extern "C" void tamm_task_main_19_cuda_bacbd245(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)bi; (void)bj;
-    {   /* the loop over i (y) and over j (x) on the grid */
-        long long tamm_n0_ = (long long)(NB) - (long long)(0);
+    {   /* on the grid: j (x) and i (y) */
         long long tamm_n1_ = (long long)(NB) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        long long tamm_n0_ = (long long)(NB) - (long long)(0);
+        if (tamm_n1_ > 0 && tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(32, 8);
-            dim3 tamm_grd_((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535),
-                           (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_19_kernel, tamm_grd_, tamm_blk_, tamm_s_, bi, bj, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();

@@ -40,12 +40,12 @@ struct tamm_task_main_25_args {
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* A[b] */
 };
 
-static __global__ void tamm_task_main_25_kernel(long b, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_25_kernel(long b, void *tamm_b0_)
 {
     double *a = (double *)tamm_b0_;
     (void)a;
 #line 28 "tests/tammcc_cuda/local_macros.c"
-            for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
+            for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
 #line 29 "tests/tammcc_cuda/local_macros.c"
                 a[i] = VAL(b, i) + SHIFT;
 #line 52 "local_macros.tamm.cu"
@@ -62,12 +62,11 @@ extern "C" void tamm_task_main_25_cuda_8f5dfed7(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)b;
-    {   /* the loop over i on the grid */
+    {   /* on the grid: i (x) */
         long long tamm_n0_ = (long long)(NB) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(256);
-            dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_25_kernel, tamm_grd_, tamm_blk_, tamm_s_, b, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -97,20 +96,20 @@ extern "C" void tamm_task_main_25_cuda_8f5dfed7(tamm_ctx *tamm_ctx_, void *tamm_
 #undef SHIFT
 #line 33 "tests/tammcc_cuda/local_macros.c"
 #define SHIFT 3.0
-#line 101 "local_macros.tamm.cu"
+#line 100 "local_macros.tamm.cu"
 struct tamm_task_main_35_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[b] */
 };
 
-static __global__ void tamm_task_main_35_kernel(void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_35_kernel(void *tamm_b0_)
 {
     double *a = (double *)tamm_b0_;
     (void)a;
 #line 38 "tests/tammcc_cuda/local_macros.c"
-            for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
+            for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
 #line 39 "tests/tammcc_cuda/local_macros.c"
                 a[i] = a[i] * SHIFT;
-#line 114 "local_macros.tamm.cu"
+#line 113 "local_macros.tamm.cu"
     }
 }
 
@@ -122,12 +121,11 @@ extern "C" void tamm_task_main_35_cuda_8f5dfed7(tamm_ctx *tamm_ctx_, void *tamm_
         tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
         return;
     }
-    {   /* the loop over i on the grid */
+    {   /* on the grid: i (x) */
         long long tamm_n0_ = (long long)(NB) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(256);
-            dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_35_kernel, tamm_grd_, tamm_blk_, tamm_s_, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();

@@ -3,9 +3,11 @@
 #line 1 "tests/tammcc_cuda/loop_accum.c"
 /*
  * loop_accum.c — tasks that accumulate ('+=' / '-=') into blocks from loop
- * nests: tammcc infers accum, and the CUDA kernels use atomicAdd (the row sums
- * below are not independent across the inner loop).  Values are small integers
- * held in doubles, so every order of summation gives the same bits.
+ * nests: tammcc infers accum; the row sums' kernel puts the rows on the grid
+ * and sums each in a register of its thread (no atomic); the histogram-like
+ * h[(i + j) % nb] has no thread per element and is no reduction: no kernel.
+ * Values are small integers held in doubles, so every order of summation gives
+ * the same bits.
  */
 #include <tamm.h>
 
@@ -15,15 +17,15 @@
 #define NB 16
 #define NT (N / NB)
 
-#line 19 "loop_accum.tamm.c"
+#line 21 "loop_accum.tamm.c"
 #include <tamm_cc.h>
-#line 15 "tests/tammcc_cuda/loop_accum.c"
-#line 22 "loop_accum.tamm.c"
-int main(int argc, char **argv);
+#line 17 "tests/tammcc_cuda/loop_accum.c"
 #line 24 "loop_accum.tamm.c"
+int main(int argc, char **argv);
+#line 26 "loop_accum.tamm.c"
 
-/* ---- task tamm_task_main_25: tests/tammcc_cuda/loop_accum.c:25, in main() ---- */
-struct tamm_task_main_25_args {
+/* ---- task tamm_task_main_27: tests/tammcc_cuda/loop_accum.c:27, in main() ---- */
+struct tamm_task_main_27_args {
     int nb;
     long bi;
     long bj;
@@ -31,7 +33,7 @@ struct tamm_task_main_25_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_25_refs(const struct tamm_task_main_25_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_27_refs(const struct tamm_task_main_27_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
@@ -39,11 +41,11 @@ static int tamm_task_main_25_refs(const struct tamm_task_main_25_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_25_cuda_9699981b(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_27_cuda_5469ca3b(tamm_ctx *, void *) __attribute__((weak));
 
-static void tamm_task_main_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_27(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_25_args *tamm_a_ = (struct tamm_task_main_25_args *)tamm_args_;
+    struct tamm_task_main_27_args *tamm_a_ = (struct tamm_task_main_27_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int nb = tamm_a_->nb;
     long bi = tamm_a_->bi;
@@ -51,7 +53,7 @@ static void tamm_task_main_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* A[bi][bj] */
     (void)nb; (void)bi; (void)bj;
     {
-#line 26 "tests/tammcc_cuda/loop_accum.c"
+#line 28 "tests/tammcc_cuda/loop_accum.c"
             {
                 double *a = tamm_b0_;
                 for (int i = 0; i < nb; i++)
@@ -59,13 +61,13 @@ static void tamm_task_main_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
                         a[i * nb + j] = (double)((bi * nb + i + 3 * (bj * nb + j)) % 13) - 6.0;
             }
     }
-#line 63 "loop_accum.tamm.c"
+#line 65 "loop_accum.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 66 "loop_accum.tamm.c"
+#line 68 "loop_accum.tamm.c"
 
-/* ---- task tamm_task_main_37: tests/tammcc_cuda/loop_accum.c:37, in main() ---- */
-struct tamm_task_main_37_args {
+/* ---- task tamm_task_main_39: tests/tammcc_cuda/loop_accum.c:39, in main() ---- */
+struct tamm_task_main_39_args {
     int nb;
     int rep;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[bi][bj] */
@@ -73,7 +75,7 @@ struct tamm_task_main_37_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_37_refs(const struct tamm_task_main_37_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_39_refs(const struct tamm_task_main_39_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
@@ -83,11 +85,11 @@ static int tamm_task_main_37_refs(const struct tamm_task_main_37_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_37_cuda_9699981b(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_39_cuda_5469ca3b(tamm_ctx *, void *) __attribute__((weak));
 
-static void tamm_task_main_37(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_39(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_37_args *tamm_a_ = (struct tamm_task_main_37_args *)tamm_args_;
+    struct tamm_task_main_39_args *tamm_a_ = (struct tamm_task_main_39_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int nb = tamm_a_->nb;
     int rep = tamm_a_->rep;
@@ -95,7 +97,7 @@ static void tamm_task_main_37(tamm_ctx *tamm_ctx_, void *tamm_args_)
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* R[bi] */
     (void)nb; (void)rep;
     {
-#line 38 "tests/tammcc_cuda/loop_accum.c"
+#line 40 "tests/tammcc_cuda/loop_accum.c"
                 {
                     const double *a = tamm_b0_;
                     double *r = tamm_b1_;
@@ -104,14 +106,14 @@ static void tamm_task_main_37(tamm_ctx *tamm_ctx_, void *tamm_args_)
                             r[i] += a[i * nb + j] * (rep + 1);
                 }
     }
-#line 108 "loop_accum.tamm.c"
+#line 110 "loop_accum.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 112 "loop_accum.tamm.c"
+#line 114 "loop_accum.tamm.c"
 
-/* ---- task tamm_task_main_45: tests/tammcc_cuda/loop_accum.c:45, in main() ---- */
-struct tamm_task_main_45_args {
+/* ---- task tamm_task_main_47: tests/tammcc_cuda/loop_accum.c:47, in main() ---- */
+struct tamm_task_main_47_args {
     int nb;
     int rep;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[bi][bj] */
@@ -119,7 +121,7 @@ struct tamm_task_main_45_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_45_refs(const struct tamm_task_main_45_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_47_refs(const struct tamm_task_main_47_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
@@ -129,11 +131,9 @@ static int tamm_task_main_45_refs(const struct tamm_task_main_45_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_45_cuda_9699981b(tamm_ctx *, void *) __attribute__((weak));
-
-static void tamm_task_main_45(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_47(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_45_args *tamm_a_ = (struct tamm_task_main_45_args *)tamm_args_;
+    struct tamm_task_main_47_args *tamm_a_ = (struct tamm_task_main_47_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int nb = tamm_a_->nb;
     int rep = tamm_a_->rep;
@@ -141,7 +141,7 @@ static void tamm_task_main_45(tamm_ctx *tamm_ctx_, void *tamm_args_)
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* H[bj] */
     (void)nb; (void)rep;
     {
-#line 46 "tests/tammcc_cuda/loop_accum.c"
+#line 48 "tests/tammcc_cuda/loop_accum.c"
                 {
                     const double *a = tamm_b0_;
                     int *h = tamm_b1_;
@@ -155,7 +155,7 @@ static void tamm_task_main_45(tamm_ctx *tamm_ctx_, void *tamm_args_)
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 
-#line 15 "tests/tammcc_cuda/loop_accum.c"
+#line 17 "tests/tammcc_cuda/loop_accum.c"
 int main(int argc, char **argv)
 {
     if (tamm_init(&argc, &argv) != TAMM_OK) return 1;
@@ -167,9 +167,9 @@ int main(int argc, char **argv)
     for (long bi = 0; bi < NT; bi++)
         for (long bj = 0; bj < NT; bj++) {
             
-#line 25 "tests/tammcc_cuda/loop_accum.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/loop_accum.c:25) */
-    struct tamm_task_main_25_args tamm_a_;
+#line 27 "tests/tammcc_cuda/loop_accum.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/loop_accum.c:27) */
+    struct tamm_task_main_27_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.nb = nb;
     tamm_a_.bi = bi;
@@ -178,11 +178,11 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(nb)*TAMM_CC_COUNT(nb)*8);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_25, tamm_task_main_25_cuda_9699981b, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_25_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "main:25", 0, -1, "tests/tammcc_cuda/loop_accum.c", 25, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_27, tamm_task_main_27_cuda_5469ca3b, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_27_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "main:27", 0, -1, "tests/tammcc_cuda/loop_accum.c", 27, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
-#line 31 "tests/tammcc_cuda/loop_accum.c"
+#line 33 "tests/tammcc_cuda/loop_accum.c"
              
         }
     for (int rep = 0; rep < 2; rep++)
@@ -190,9 +190,9 @@ int main(int argc, char **argv)
             for (long bj = 0; bj < NT; bj++) {
                 /* R[bi] += row sums of A[bi][bj]; H[bj] -= a histogram-ish count */
                 
-#line 37 "tests/tammcc_cuda/loop_accum.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/loop_accum.c:37) */
-    struct tamm_task_main_37_args tamm_a_;
+#line 39 "tests/tammcc_cuda/loop_accum.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/loop_accum.c:39) */
+    struct tamm_task_main_39_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.nb = nb;
     tamm_a_.rep = rep;
@@ -200,16 +200,24 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (R); tamm_a_.tamm_i1[0] = (bi);  /* accum R[bi] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_main_37, tamm_task_main_37_cuda_9699981b, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_37_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "main:37", 0, -1, "tests/tammcc_cuda/loop_accum.c", 37, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_main_39_cuda_5469ca3b && tamm_num_gpus()) {
+        if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1))
+            tamm_nocuda_ = "A[bi][bj] and R[bi] are one block";
+    }
+    tamm_task tamm_t_ = { tamm_task_main_39, tamm_nocuda_ ? NULL : tamm_task_main_39_cuda_5469ca3b, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_39_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "main:39", 0, -1, "tests/tammcc_cuda/loop_accum.c", 39, tamm_s_ };
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
-#line 44 "tests/tammcc_cuda/loop_accum.c"
+#line 46 "tests/tammcc_cuda/loop_accum.c"
                  
                 
-#line 45 "tests/tammcc_cuda/loop_accum.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/loop_accum.c:45) */
-    struct tamm_task_main_45_args tamm_a_;
+#line 47 "tests/tammcc_cuda/loop_accum.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/loop_accum.c:47) */
+    struct tamm_task_main_47_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.nb = nb;
     tamm_a_.rep = rep;
@@ -217,11 +225,11 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (H); tamm_a_.tamm_i1[0] = (bj);  /* accum H[bj] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_main_45, tamm_task_main_45_cuda_9699981b, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_45_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "main:45", 0, -1, "tests/tammcc_cuda/loop_accum.c", 45, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_47, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_47_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "main:47", 0, -1, "tests/tammcc_cuda/loop_accum.c", 47, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
-#line 52 "tests/tammcc_cuda/loop_accum.c"
+#line 54 "tests/tammcc_cuda/loop_accum.c"
                  
             }
     (void)tamm_cc_taskwait();  /* #pragma tamm taskwait */

@@ -19,31 +19,31 @@
 #undef NT
 #define NT (N / NB)
 
-/* ---- task tamm_task_main_25: tests/tammcc_cuda/loop_accum.c:25, in main() ---- */
-struct tamm_task_main_25_args {
+/* ---- task tamm_task_main_27: tests/tammcc_cuda/loop_accum.c:27, in main() ---- */
+struct tamm_task_main_27_args {
     int nb;
     long bi;
     long bj;
     tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* A[bi][bj] */
 };
 
-static __global__ void tamm_task_main_25_kernel(int nb, long bi, long bj, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_27_kernel(int nb, long bi, long bj, void *tamm_b0_)
 {
     double *a = (double *)tamm_b0_;
     (void)a;
-#line 28 "tests/tammcc_cuda/loop_accum.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(nb); tamm_k0_ += (long long)blockDim.y * gridDim.y) { int i = (int)tamm_k0_;
-#line 29 "tests/tammcc_cuda/loop_accum.c"
-                    for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nb); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
 #line 30 "tests/tammcc_cuda/loop_accum.c"
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(nb); tamm_k0_ += (long long)blockDim.y * gridDim.y) { int i = (int)tamm_k0_;
+#line 31 "tests/tammcc_cuda/loop_accum.c"
+                    for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nb); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
+#line 32 "tests/tammcc_cuda/loop_accum.c"
                         a[i * nb + j] = (double)((bi * nb + i + 3 * (bj * nb + j)) % 13) - 6.0;
 #line 41 "loop_accum.tamm.cu"
     }}
 }
 
-extern "C" void tamm_task_main_25_cuda_9699981b(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_27_cuda_5469ca3b(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_25_args *tamm_a_ = (struct tamm_task_main_25_args *)tamm_args_;
+    struct tamm_task_main_27_args *tamm_a_ = (struct tamm_task_main_27_args *)tamm_args_;
     int nb = tamm_a_->nb;
     long bi = tamm_a_->bi;
     long bj = tamm_a_->bj;
@@ -53,25 +53,14 @@ extern "C" void tamm_task_main_25_cuda_9699981b(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)nb; (void)bi; (void)bj;
-    {   /* the loop over i (y) and over j (x) on the grid */
-        long long tamm_n0_ = (long long)(nb) - (long long)(0);
+    {   /* on the grid: j (x) and i (y) */
         long long tamm_n1_ = (long long)(nb) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        long long tamm_n0_ = (long long)(nb) - (long long)(0);
+        if (tamm_n1_ > 0 && tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) if (tamm_cc_abs((long long)nb) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)nb) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)nb) != 0)); else i if tamm_cc_abs((long long)nb) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0); else j if 1 > tamm_cc_abs((long long)nb) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0); else one thread */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if ((tamm_cc_abs((long long)nb) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0) || (1 > tamm_cc_abs((long long)nb) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0) && tamm_cc_abs((long long)nb) != 0))) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if (tamm_cc_abs((long long)nb) > (tamm_n1_ > 1 ? tamm_n1_ - 1 : 0)) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if (1 > tamm_cc_abs((long long)nb) * (tamm_n0_ > 1 ? tamm_n0_ - 1 : 0)) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
+            dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_25_kernel, tamm_grd_, tamm_blk_, tamm_s_, nb, bi, bj, tamm_b0_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_27_kernel, tamm_grd_, tamm_blk_, tamm_s_, nb, bi, bj, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -83,33 +72,38 @@ extern "C" void tamm_task_main_25_cuda_9699981b(tamm_ctx *tamm_ctx_, void *tamm_
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 
-/* ---- task tamm_task_main_37: tests/tammcc_cuda/loop_accum.c:37, in main() ---- */
-struct tamm_task_main_37_args {
+/* ---- task tamm_task_main_39: tests/tammcc_cuda/loop_accum.c:39, in main() ---- */
+struct tamm_task_main_39_args {
     int nb;
     int rep;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[bi][bj] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* R[bi] */
 };
 
-static __global__ void tamm_task_main_37_kernel(int nb, int rep, void *tamm_b0_, void *tamm_b1_)
+static __global__ void __launch_bounds__(256) tamm_task_main_39_kernel(int nb, int rep, void *tamm_b0_, void *tamm_b1_)
 {
     const double *a = (const double *)tamm_b0_;
     (void)a;
     double *r = (double *)tamm_b1_;
     (void)r;
-#line 41 "tests/tammcc_cuda/loop_accum.c"
-                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(nb); tamm_k0_ += (long long)blockDim.y * gridDim.y) { int i = (int)tamm_k0_;
-#line 42 "tests/tammcc_cuda/loop_accum.c"
-                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nb); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
 #line 43 "tests/tammcc_cuda/loop_accum.c"
-                            atomicAdd(&(r[i]), (double)(a[i * nb + j] * (rep + 1)));
-#line 107 "loop_accum.tamm.cu"
-    }}
+                    for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(nb); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
+#line 92 "loop_accum.tamm.cu"
+                            const bool tamm_g0_ = 0 < nb;  /* the loops around r[i] run */
+                            double tamm_r0_ = tamm_g0_ ? r[i] : 0;  /* r[i]: this thread's own, summed here in order */
+#line 44 "tests/tammcc_cuda/loop_accum.c"
+                        for (int j = 0; j < nb; j++) {
+#line 45 "tests/tammcc_cuda/loop_accum.c"
+                            tamm_r0_ += a[i * nb + j] * (rep + 1);
+#line 99 "loop_accum.tamm.cu"
+                            }  /* the loops in each thread */
+                            if (tamm_g0_) r[i] = tamm_r0_;
+    }
 }
 
-extern "C" void tamm_task_main_37_cuda_9699981b(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_39_cuda_5469ca3b(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_37_args *tamm_a_ = (struct tamm_task_main_37_args *)tamm_args_;
+    struct tamm_task_main_39_args *tamm_a_ = (struct tamm_task_main_39_args *)tamm_args_;
     int nb = tamm_a_->nb;
     int rep = tamm_a_->rep;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[bi][bj] */
@@ -120,93 +114,14 @@ extern "C" void tamm_task_main_37_cuda_9699981b(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)nb; (void)rep;
-    {   /* the loop over i (y) and over j (x) on the grid */
+    {   /* on the grid: i (x); in each thread: j */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n0_ = (long long)(nb) - (long long)(0);
-        long long tamm_n1_ = (long long)(nb) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if (tamm_b0_ != tamm_b1_) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if (tamm_b0_ != tamm_b1_) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if (tamm_b0_ != tamm_b1_) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_37_kernel, tamm_grd_, tamm_blk_, tamm_s_, nb, rep, tamm_b0_, tamm_b1_);
-            cudaError_t tamm_e_ = cudaGetLastError();
-            if (tamm_e_ != cudaSuccess) {
-                char tamm_m_[256];
-                snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));
-                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);
-            }
-        }
-    }
-    tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
-}
-
-/* ---- task tamm_task_main_45: tests/tammcc_cuda/loop_accum.c:45, in main() ---- */
-struct tamm_task_main_45_args {
-    int nb;
-    int rep;
-    tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[bi][bj] */
-    tamm_tensor *tamm_T1; long tamm_i1[1];  /* H[bj] */
-};
-
-static __global__ void tamm_task_main_45_kernel(int nb, int rep, void *tamm_b0_, void *tamm_b1_)
-{
-    const double *a = (const double *)tamm_b0_;
-    (void)a;
-    int *h = (int *)tamm_b1_;
-    (void)h;
-#line 49 "tests/tammcc_cuda/loop_accum.c"
-                    for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(nb); tamm_k0_ += (long long)blockDim.y * gridDim.y) { int i = (int)tamm_k0_;
-#line 50 "tests/tammcc_cuda/loop_accum.c"
-                        for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(nb); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
-#line 51 "tests/tammcc_cuda/loop_accum.c"
-                            atomicSub(&(h[(i + j) % nb]), (int)((int)a[i * nb + j] + rep));
-#line 175 "loop_accum.tamm.cu"
-    }}
-}
-
-extern "C" void tamm_task_main_45_cuda_9699981b(tamm_ctx *tamm_ctx_, void *tamm_args_)
-{
-    struct tamm_task_main_45_args *tamm_a_ = (struct tamm_task_main_45_args *)tamm_args_;
-    int nb = tamm_a_->nb;
-    int rep = tamm_a_->rep;
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[bi][bj] */
-    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* H[bj] */
-    if (!tamm_b0_ || !tamm_b1_) {  /* no buffer: the task's error says why; nothing runs */
-        tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
-        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
-        return;
-    }
-    (void)nb; (void)rep;
-    {   /* the loop over i (y) and over j (x) on the grid */
-        long long tamm_n0_ = (long long)(nb) - (long long)(0);
-        long long tamm_n1_ = (long long)(nb) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
-            cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (y) and j (x) (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if (tamm_b0_ != tamm_b1_) {
-                tamm_blk_ = dim3(32, 8);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535), (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
-            } else if (tamm_b0_ != tamm_b1_) {
-                tamm_blk_ = dim3(1, 256);
-                tamm_grd_ = dim3(1, (unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            } else if (tamm_b0_ != tamm_b1_) {
-                tamm_blk_ = dim3(256, 1);
-                tamm_grd_ = dim3((unsigned)(tamm_n1_ < 65535LL * 256 ? (tamm_n1_ + 255) / 256 : 65535), 1);
-            }
-            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_45_kernel, tamm_grd_, tamm_blk_, tamm_s_, nb, rep, tamm_b0_, tamm_b1_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_39_kernel, tamm_grd_, tamm_blk_, tamm_s_, nb, rep, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];

@@ -34,14 +34,14 @@ struct tamm_task_main_29_args {
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[bi][bj] */
 };
 
-static __global__ void tamm_task_main_29_kernel(double off, long bi, long bj, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_29_kernel(double off, long bi, long bj, void *tamm_b0_)
 {
     double *a = (double *)tamm_b0_;
     (void)a;
 #line 32 "tests/tammcc_cuda/loop_write.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.y * gridDim.y) { int i = (int)tamm_k0_;
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.y * gridDim.y) { int i = (int)tamm_k0_;
 #line 33 "tests/tammcc_cuda/loop_write.c"
-                    for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(NB); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
+                    for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(NB); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
 #line 34 "tests/tammcc_cuda/loop_write.c"
                         a[AT(i, j)] = off + (double)((bi * NB + i) * N + bj * NB + j) / N;
 #line 48 "loop_write.tamm.cu"
@@ -60,14 +60,12 @@ extern "C" void tamm_task_main_29_cuda_50bd7357(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)off; (void)bi; (void)bj;
-    {   /* the loop over i (y) and over j (x) on the grid */
-        long long tamm_n0_ = (long long)(NB) - (long long)(0);
+    {   /* on the grid: j (x) and i (y) */
         long long tamm_n1_ = (long long)(NB) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        long long tamm_n0_ = (long long)(NB) - (long long)(0);
+        if (tamm_n1_ > 0 && tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(32, 8);
-            dim3 tamm_grd_((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535),
-                           (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_29_kernel, tamm_grd_, tamm_blk_, tamm_s_, off, bi, bj, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -87,24 +85,25 @@ struct tamm_task_main_36_args {
     tamm_tensor *tamm_T1; long tamm_i1[2]; unsigned tamm_m1;  /* B[bi][bj] */
 };
 
-static __global__ void tamm_task_main_36_kernel(void *tamm_b0_, void *tamm_b1_)
+static __global__ void __launch_bounds__(256) tamm_task_main_36_kernel(void *tamm_b0_, void *tamm_b1_)
 {
     const double *a = (const double *)tamm_b0_;
     (void)a;
     double *b = (double *)tamm_b1_;
     (void)b;
 #line 40 "tests/tammcc_cuda/loop_write.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
-#line 40 "tests/tammcc_cuda/loop_write.c"
-                                             {
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.y * gridDim.y) { int i = (int)tamm_k0_;
+#line 42 "tests/tammcc_cuda/loop_write.c"
+                    for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(NB); tamm_k1_ += (long long)blockDim.x * gridDim.x) { int j = (int)tamm_k1_;
+#line 41 "tests/tammcc_cuda/loop_write.c"
                     double r = (double)i / NB;
-                    for (int j = 0; j < NB; j++) {
+#line 42 "tests/tammcc_cuda/loop_write.c"
+                    {
                         double x = a[i * NB + j];
                         b[i * NB + j] = SCALE * sqrt((double)(x)) + fmax((double)(r), (double)(0.25)) - fabs((double)(sin((double)(x)) * cos((double)(x))));
                     }
-                }
-#line 107 "loop_write.tamm.cu"
-    }
+#line 106 "loop_write.tamm.cu"
+    }}
 }
 
 extern "C" void tamm_task_main_36_cuda_50bd7357(tamm_ctx *tamm_ctx_, void *tamm_args_)
@@ -117,16 +116,13 @@ extern "C" void tamm_task_main_36_cuda_50bd7357(tamm_ctx *tamm_ctx_, void *tamm_
         tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
         return;
     }
-    {   /* the loop over i on the grid */
+    {   /* on the grid: j (x) and i (y) */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
+        long long tamm_n1_ = (long long)(NB) - (long long)(0);
         long long tamm_n0_ = (long long)(NB) - (long long)(0);
-        if (tamm_n0_ > 0) {
+        if (tamm_n1_ > 0 && tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if (tamm_b0_ != tamm_b1_) {
-                tamm_blk_ = dim3(256);
-                tamm_grd_ = dim3((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            }
+            dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_36_kernel, tamm_grd_, tamm_blk_, tamm_s_, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -148,13 +144,13 @@ struct tamm_task_main_48_args {
     tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* K[bi][bj] */
 };
 
-static __global__ void tamm_task_main_48_kernel(long bi, long bj, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_48_kernel(long bi, long bj, void *tamm_b0_)
 {
 #line 49 "tests/tammcc_cuda/loop_write.c"
-            for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB * NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
+            for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB * NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
 #line 50 "tests/tammcc_cuda/loop_write.c"
                 ((long *)tamm_b0_)[i] = (bi + 1) * 1000000 + bj * 1000 + i % 977;
-#line 158 "loop_write.tamm.cu"
+#line 154 "loop_write.tamm.cu"
     }
 }
 
@@ -169,12 +165,11 @@ extern "C" void tamm_task_main_48_cuda_50bd7357(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)bi; (void)bj;
-    {   /* the loop over i on the grid */
+    {   /* on the grid: i (x) */
         long long tamm_n0_ = (long long)(NB * NB) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(256);
-            dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_48_kernel, tamm_grd_, tamm_blk_, tamm_s_, bi, bj, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();

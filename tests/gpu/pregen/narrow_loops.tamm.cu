@@ -23,12 +23,12 @@ struct tamm_task_main_23_args {
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* X[b] */
 };
 
-static __global__ void tamm_task_main_23_kernel(long b, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_23_kernel(long b, void *tamm_b0_)
 {
     double *x = (double *)tamm_b0_;
     (void)x;
 #line 26 "tests/tammcc_cuda/narrow_loops.c"
-            for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { char c = (char)tamm_k0_;
+            for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { char c = (char)tamm_k0_;
 #line 27 "tests/tammcc_cuda/narrow_loops.c"
                 x[(int)c] = 0.5 * c + (double)b;
 #line 35 "narrow_loops.tamm.cu"
@@ -45,12 +45,11 @@ extern "C" void tamm_task_main_23_cuda_61e0a263(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)b;
-    {   /* the loop over c on the grid */
+    {   /* on the grid: c (x) */
         long long tamm_n0_ = (long long)(NB) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(256);
-            dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_23_kernel, tamm_grd_, tamm_blk_, tamm_s_, b, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -71,17 +70,17 @@ struct tamm_task_main_30_args {
     tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* Y[b][b2] */
 };
 
-static __global__ void tamm_task_main_30_kernel(long b, long b2, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_30_kernel(long b, long b2, void *tamm_b0_)
 {
     double *y = (double *)tamm_b0_;
     (void)y;
 #line 33 "tests/tammcc_cuda/narrow_loops.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.y * gridDim.y) { short i = (short)tamm_k0_;
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.y * gridDim.y) { short i = (short)tamm_k0_;
 #line 34 "tests/tammcc_cuda/narrow_loops.c"
-                    for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(NB); tamm_k1_ += (long long)blockDim.x * gridDim.x) { signed char j = (signed char)tamm_k1_;
+                    for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(NB); tamm_k1_ += (long long)blockDim.x * gridDim.x) { signed char j = (signed char)tamm_k1_;
 #line 35 "tests/tammcc_cuda/narrow_loops.c"
                         y[i * NB + j] = (double)(i - j) + (double)(b * 10 + b2);
-#line 85 "narrow_loops.tamm.cu"
+#line 84 "narrow_loops.tamm.cu"
     }}
 }
 
@@ -96,14 +95,12 @@ extern "C" void tamm_task_main_30_cuda_61e0a263(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)b; (void)b2;
-    {   /* the loop over i (y) and over j (x) on the grid */
-        long long tamm_n0_ = (long long)(NB) - (long long)(0);
+    {   /* on the grid: j (x) and i (y) */
         long long tamm_n1_ = (long long)(NB) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        long long tamm_n0_ = (long long)(NB) - (long long)(0);
+        if (tamm_n1_ > 0 && tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(32, 8);
-            dim3 tamm_grd_((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535),
-                           (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_30_kernel, tamm_grd_, tamm_blk_, tamm_s_, b, b2, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -123,17 +120,17 @@ struct tamm_task_main_37_args {
     tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* Z[b][b2] */
 };
 
-static __global__ void tamm_task_main_37_kernel(long b2, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_37_kernel(long b2, void *tamm_b0_)
 {
     int *z = (int *)tamm_b0_;
     (void)z;
 #line 40 "tests/tammcc_cuda/narrow_loops.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.y * gridDim.y) { unsigned char i = (unsigned char)tamm_k0_;
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.y * gridDim.y) { unsigned char i = (unsigned char)tamm_k0_;
 #line 41 "tests/tammcc_cuda/narrow_loops.c"
-                    for (long long tamm_k1_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(NB); tamm_k1_ += (long long)blockDim.x * gridDim.x) { unsigned short j = (unsigned short)tamm_k1_;
+                    for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(NB); tamm_k1_ += (long long)blockDim.x * gridDim.x) { unsigned short j = (unsigned short)tamm_k1_;
 #line 42 "tests/tammcc_cuda/narrow_loops.c"
                         z[i * NB + j] = i * 3 + j + (int)b2;
-#line 137 "narrow_loops.tamm.cu"
+#line 134 "narrow_loops.tamm.cu"
     }}
 }
 
@@ -147,14 +144,12 @@ extern "C" void tamm_task_main_37_cuda_61e0a263(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)b2;
-    {   /* the loop over i (y) and over j (x) on the grid */
-        long long tamm_n0_ = (long long)(NB) - (long long)(0);
+    {   /* on the grid: j (x) and i (y) */
         long long tamm_n1_ = (long long)(NB) - (long long)(0);
-        if (tamm_n0_ > 0 && tamm_n1_ > 0) {
+        long long tamm_n0_ = (long long)(NB) - (long long)(0);
+        if (tamm_n1_ > 0 && tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(32, 8);
-            dim3 tamm_grd_((unsigned)(tamm_n1_ < 65535LL * 32 ? (tamm_n1_ + 31) / 32 : 65535),
-                           (unsigned)(tamm_n0_ < 65535LL * 8 ? (tamm_n0_ + 7) / 8 : 65535));
+            dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_37_kernel, tamm_grd_, tamm_blk_, tamm_s_, b2, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();

@@ -22,15 +22,18 @@ struct tamm_task_main_51_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* X[b] */
 };
 
-static __global__ void tamm_task_main_51_kernel(void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_51_kernel(void *tamm_b0_)
 {
     double *x = (double *)tamm_b0_;
     (void)x;
 #line 54 "tests/tammcc_cuda/no_cuda.c"
-                for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
+                for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
+#line 32 "no_cuda.tamm.cu"
+                    double tamm_r0_ = x[i];  /* x[i]: this thread's own, summed here in order */
 #line 55 "tests/tammcc_cuda/no_cuda.c"
-                    atomicAdd(&(x[i]), (double)(1.0));
-#line 34 "no_cuda.tamm.cu"
+                    tamm_r0_ += 1.0;
+#line 36 "no_cuda.tamm.cu"
+                    x[i] = tamm_r0_;
     }
 }
 
@@ -42,12 +45,11 @@ extern "C" void tamm_task_main_51_cuda_a17c175a(tamm_ctx *tamm_ctx_, void *tamm_
         tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
         return;
     }
-    {   /* the loop over i on the grid */
+    {   /* on the grid: i (x) */
         long long tamm_n0_ = (long long)(NB) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(256);
-            dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_51_kernel, tamm_grd_, tamm_blk_, tamm_s_, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();

@@ -23,19 +23,19 @@ struct tamm_task_main_20_args {
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* X[b] */
 };
 
-static __global__ void tamm_task_main_20_kernel(long b, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_20_kernel(long b, void *tamm_b0_)
 {
     double *x = (double *)tamm_b0_;
     (void)x;
 #line 23 "tests/tammcc_cuda/same_block.c"
-            for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
+            for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
 #line 24 "tests/tammcc_cuda/same_block.c"
                 x[i] = (double)(i % 17) + b;
 #line 35 "same_block.tamm.cu"
     }
 }
 
-extern "C" void tamm_task_main_20_cuda_1dbb4013(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_20_cuda_2e791eed(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_20_args *tamm_a_ = (struct tamm_task_main_20_args *)tamm_args_;
     long b = tamm_a_->b;
@@ -45,12 +45,11 @@ extern "C" void tamm_task_main_20_cuda_1dbb4013(tamm_ctx *tamm_ctx_, void *tamm_
         return;
     }
     (void)b;
-    {   /* the loop over i on the grid */
+    {   /* on the grid: i (x) */
         long long tamm_n0_ = (long long)(NB) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            dim3 tamm_blk_(256);
-            dim3 tamm_grd_((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_20_kernel, tamm_grd_, tamm_blk_, tamm_s_, b, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
@@ -70,21 +69,21 @@ struct tamm_task_main_29_args {
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* X[c] */
 };
 
-static __global__ void tamm_task_main_29_kernel(void *tamm_b0_, void *tamm_b1_)
+static __global__ void __launch_bounds__(256) tamm_task_main_29_kernel(void *tamm_b0_, void *tamm_b1_)
 {
     double *x = (double *)tamm_b0_;
     (void)x;
     const double *y = (const double *)tamm_b1_;
     (void)y;
 #line 33 "tests/tammcc_cuda/same_block.c"
-            for (long long tamm_k0_ = (long long)(0) + (long long)(blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB - 1); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
+            for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB - 1); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
 #line 34 "tests/tammcc_cuda/same_block.c"
                 x[i] = y[i + 1] * 2.0 + 1.0;
-#line 84 "same_block.tamm.cu"
+#line 83 "same_block.tamm.cu"
     }
 }
 
-extern "C" void tamm_task_main_29_cuda_1dbb4013(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_29_cuda_2e791eed(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_29_args *tamm_a_ = (struct tamm_task_main_29_args *)tamm_args_;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* X[b] */
@@ -94,16 +93,12 @@ extern "C" void tamm_task_main_29_cuda_1dbb4013(tamm_ctx *tamm_ctx_, void *tamm_
         tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
         return;
     }
-    {   /* the loop over i on the grid */
+    {   /* on the grid: i (x) */
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
         long long tamm_n0_ = (long long)(NB - 1) - (long long)(0);
         if (tamm_n0_ > 0) {
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
-            /* on the grid: i (only if tamm_b0_ != tamm_b1_: two accesses that reach one block at run time share its buffer; else one thread) */
-            dim3 tamm_blk_(1, 1), tamm_grd_(1, 1);  /* one thread: the loops run in order */
-            if (tamm_b0_ != tamm_b1_) {
-                tamm_blk_ = dim3(256);
-                tamm_grd_ = dim3((unsigned)(tamm_n0_ < 65535LL * 256 ? (tamm_n0_ + 255) / 256 : 65535));
-            }
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             TAMM_CUDA_LAUNCH(tamm_task_main_29_kernel, tamm_grd_, tamm_blk_, tamm_s_, tamm_b0_, tamm_b1_);
             cudaError_t tamm_e_ = cudaGetLastError();

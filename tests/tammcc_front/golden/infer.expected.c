@@ -209,9 +209,17 @@ void kernels(tamm_tensor *A, tamm_tensor *B, tamm_tensor *C, long nt)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(64)*8);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_kernels_20, tamm_task_kernels_20_cuda_f4249c7c, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_kernels_20_refs(&tamm_a_, tamm_r_, tamm_s_),
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_kernels_20_cuda_f4249c7c && tamm_num_gpus()) {
+        if (tamm_cc_same_block(tamm_a_.tamm_T0, 1, tamm_a_.tamm_i0, tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1))
+            tamm_nocuda_ = "A[i] and B[i] are one block";
+    }
+    tamm_task tamm_t_ = { tamm_task_kernels_20, tamm_nocuda_ ? NULL : tamm_task_kernels_20_cuda_f4249c7c, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_kernels_20_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "kernels:20", 0, -1, "infer.c", 20, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
 #line 26 "infer.c"
          
@@ -225,9 +233,17 @@ void kernels(tamm_tensor *A, tamm_tensor *B, tamm_tensor *C, long nt)
     tamm_a_.tamm_T1 = (C); tamm_a_.tamm_i1[0] = (i);  /* accum C[i] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_kernels_28, tamm_task_kernels_28_cuda_f4249c7c, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_kernels_28_refs(&tamm_a_, tamm_r_, tamm_s_),
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_kernels_28_cuda_f4249c7c && tamm_num_gpus()) {
+        if (tamm_cc_same_block(tamm_a_.tamm_T0, 1, tamm_a_.tamm_i0, tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1))
+            tamm_nocuda_ = "A[i] and C[i] are one block";
+    }
+    tamm_task tamm_t_ = { tamm_task_kernels_28, tamm_nocuda_ ? NULL : tamm_task_kernels_28_cuda_f4249c7c, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_kernels_28_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "kernels:28", 0, -1, "infer.c", 28, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
 #line 34 "infer.c"
          

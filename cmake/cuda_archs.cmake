@@ -1,0 +1,37 @@
+# cuda_archs.cmake — the CUDA architectures of the project's own CUDA sources (tests/gpu,
+# bench/gpu) when CMAKE_CUDA_ARCHITECTURES is not given: the GPUs of the machine that builds
+# (`native`, when `nvidia-smi -L` lists one), else V100 to H100 (70 75 80 86 89 90, those the
+# CUDA compiler supports: CUDA 13 has no 70) as real code, plus PTX for 90.  The same choice as
+# tammcc makes for the programs it compiles (tammcc/nvcc_arch.c, TAMMCC_CUDA_ARCH).
+# Call after check_language(CUDA) (it needs CMAKE_CUDA_COMPILER), before enable_language(CUDA).
+function(tamm_default_cuda_architectures out)
+  find_program(TAMM_NVIDIA_SMI nvidia-smi)
+  if(TAMM_NVIDIA_SMI)
+    execute_process(COMMAND ${TAMM_NVIDIA_SMI} -L OUTPUT_VARIABLE _smi RESULT_VARIABLE _rc ERROR_QUIET TIMEOUT 30)
+    if(_rc EQUAL 0 AND _smi MATCHES "GPU [0-9]")
+      set(${out} native PARENT_SCOPE)
+      message(STATUS "CUDA architectures: native (the GPUs of this machine)")
+      return()
+    endif()
+  endif()
+  set(_listed "")
+  if(CMAKE_CUDA_COMPILER)
+    execute_process(COMMAND ${CMAKE_CUDA_COMPILER} --list-gpu-arch OUTPUT_VARIABLE _listed RESULT_VARIABLE _rc ERROR_QUIET)
+    if(NOT _rc EQUAL 0)
+      set(_listed "")
+    endif()
+  endif()
+  set(_archs "")
+  set(_ptx "")
+  foreach(a 70 75 80 86 89 90)
+    if(_listed STREQUAL "" OR _listed MATCHES "compute_${a}([^0-9a-z]|$)")
+      list(APPEND _archs ${a}-real)
+      if(a EQUAL 90)
+        set(_ptx 90-virtual)
+      endif()
+    endif()
+  endforeach()
+  list(APPEND _archs ${_ptx})
+  set(${out} ${_archs} PARENT_SCOPE)
+  message(STATUS "CUDA architectures: ${_archs} (no GPU found)")
+endfunction()

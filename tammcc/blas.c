@@ -100,6 +100,7 @@ static char *out_coverage(const cc_blas_fn *f, int k, long layout, long trans, c
                             cc_blas_arg_name(f, need[i], nb, sizeof nb), f->name, at);
             return NULL;
         }
+    if (!strcmp(args[ld], args[lead])) return cc_fmt("TAMM_CC_COUNT(%s) * TAMM_CC_COUNT(%s) * %d", args[m], args[n], esz);
     return cc_fmt("((long long)(%s) == (long long)(%s) ? TAMM_CC_COUNT(%s) * TAMM_CC_COUNT(%s) * %d : (size_t)0)",
                   args[ld], args[lead], args[m], args[n], esz);
 }

@@ -23,6 +23,7 @@
  */
 #include "emit_cuda.h"
 #include "capture.h"
+#include "cuda_blas.h"
 #include "emit_c.h"
 #include "text.h"
 #include <ctype.h>
@@ -203,6 +204,7 @@ typedef struct plan {
     cc_node **brk; int nbrk;    /* break statements whose target is a for */
     cc_node **asg; int nasg;    /* assignments to nest locals (the lhs DeclRef) */
     int *capuse;               /* captured variable used in the nest */
+    cc_blas_calls *blas;       /* form C (3): BLAS and LAPACK calls, by cuBLAS and cuSOLVER (cuda_blas.c) */
 } plan;
 
 static void plan_free(plan *p)
@@ -226,6 +228,7 @@ static void plan_free(plan *p)
     free(p->brk);
     free(p->asg);
     free(p->capuse);
+    cc_blas_free(p->blas);
     memset(p, 0, sizeof *p);
 }
 
@@ -1651,6 +1654,9 @@ static int plan_task(cc_unit *u, cc_task *t, plan *p)
             if (strstr(t->pre[i], "struct") || strstr(t->pre[i], "union"))
                 return no(p, "the body uses a local struct or union type");
     }
+    /* form C: a body of BLAS and LAPACK calls (cuda_blas.c); -1: it is one, and p->why says why not */
+    int bl = cc_blas_plan(u, t, &p->blas, &p->why);
+    if (bl) return bl > 0 && (p->form = 3);
     cc_node *s = single(t->stmt);
     cc_node *c = s ? down(s) : NULL;
     if (c && c->kind == CXCursor_CallExpr && block_use_node(p, c) < 0) return plan_call(p, c);
@@ -2026,12 +2032,12 @@ static enum CXChildVisitResult macro_visit(CXCursor c, CXCursor parent, CXClient
 
 int cc_emit_cuda(cc_unit *u, cc_out *o)
 {
-    int n = 0;
+    int n = 0, nblas = 0;
     plan *ps = calloc((size_t)(u->ntasks ? u->ntasks : 1), sizeof *ps);
     for (int i = 0; i < u->ntasks; i++) {
         cc_task *t = u->tasks[i];
         if (!t->has_cuda) continue;
-        if (plan_task(u, t, &ps[i]) && !ps[i].why) n++;
+        if (plan_task(u, t, &ps[i]) && !ps[i].why) n++, nblas += ps[i].form == 3;
         else t->has_cuda = 0; /* cannot happen: the same analysis decided */
     }
     if (!n) {
@@ -2042,7 +2048,8 @@ int cc_emit_cuda(cc_unit *u, cc_out *o)
                  " * (SPEC 3.4); #line directives point back at %s. */\n", u->src.name, u->src.name);
     /* nvcc: the CUDA runtime; a host C++ compiler: the emulation that runs the kernels on the host */
     cc_puts(o, "#ifdef __CUDACC__\n#include <cuda_runtime.h>\n#else\n#include <tamm_cuda_emu.h>\n#endif\n"
-               "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <tamm_cc.h>\n\n");
+               "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <tamm_cc.h>\n");
+    cc_puts(o, nblas ? "#include <tamm_blas_cuda.h>\n\n" : "\n");
     cc_puts(o, "/* the #define lines of the source file and of its own (non-system) headers */\n");
     void *a[2] = { u, o };
     clang_visitChildren(clang_getTranslationUnitCursor(u->ast.tu), macro_visit, a);
@@ -2100,6 +2107,7 @@ int cc_emit_cuda(cc_unit *u, cc_out *o)
         emit_args_struct(o, t);
         if (p->ned > 0) qsort(p->ed, (size_t)p->ned, sizeof *p->ed, cmp_edit);
         if (p->form == 1) emit_call(o, p);
+        else if (p->form == 3) { emit_host_prologue(o, t); cc_blas_emit(o, u, t, p->blas); emit_host_epilogue(o, t); }
         else emit_nest(o, p);
         cc_emit_macro_restore(o, u, t->fn->b, t->e, t->stmt->b);
     }

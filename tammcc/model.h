@@ -79,6 +79,8 @@ typedef struct cc_task {
     int has_cuda;               /* a CUDA variant was generated */
     char *cuda_why;             /* why not (--explain) */
     char *cuda_grid;            /* a kernel: which loops go on the grid, when, and why (--explain) */
+    unsigned cuda_libs;         /* the CUDA variant calls cuBLAS (1) / cuSOLVER (2) (cuda_blas.c) */
+    char *cuda_calls;           /* --explain: the routines it calls, "cuBLAS: dgemm; cuSOLVER: dpotrf" */
     char *label;                /* label text (a C string literal) */
     cc_node **tfcall; int ntfcall; /* calls of task functions in the task's own body (taskfn.c): the
                                     * task gives its blocks back before each, as before a nested task */

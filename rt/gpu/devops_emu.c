@@ -521,7 +521,8 @@ static const char *e_error(void) { return err; }
 /* the emulated device has no cuBLAS and no cuSOLVER: tasks that call them run on the CPUs */
 static int e_lib_open(unsigned lib)
 {
-    return fail_msg("dlopen", lib == TAMM_CUBLAS ? "the emulated device has no cuBLAS" : "the emulated device has no cuSOLVER");
+    return lib == TAMM_CUBLAS ? fail_msg("libcublas", "the emulated device has no cuBLAS")
+                              : fail_msg("libcusolver", "the emulated device has no cuSOLVER");
 }
 static void *e_lib_sym(unsigned lib, const char *name) { (void)lib; (void)name; return NULL; }
 static int e_solver_create(void **h, void *s)

@@ -288,7 +288,7 @@ int tamm_cuda_libs(unsigned libs);
  *  (TAMM_CUBLAS or TAMM_CUSOLVER) as the runtime loaded it, or NULL: a CUDA variant calls
  *  cuBLAS and cuSOLVER through these, so its program links no more than libcudart. */
 void *tamm_cuda_lib_sym(unsigned lib, const char *name);
-/** Device memory (bytes, 256-byte aligned) for the running CUDA variant's work on
+/** Device memory (bytes, aligned as cudaMallocAsync aligns) for the running CUDA variant's work on
  *  tamm_cuda_stream(): a workspace, a status word.  Counted within TAMM_CUDA_MEMORY_LIMIT
  *  like the task's buffers; freed in stream order when the task ends.  NULL on CPU, or when
  *  the GPU has no room (the task's error, TAMM_ENOMEM, says so). */

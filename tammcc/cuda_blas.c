@@ -904,7 +904,19 @@ void cc_blas_emit(cc_out *o, cc_unit *u, const cc_task *t, const cc_blas_calls *
             cc_puts(o, "}\n");
             break;
         default:
-            cc_printf(o, "%s", s->text);
+            /* the lines of a run from one source line, or from consecutive ones, under one #line */
+            cc_puts(o, s->text);
+            while (i + 1 < p->n && p->s[i + 1].kind == ST_LINE &&
+                   (p->s[i + 1].line == p->s[i].line || p->s[i + 1].line == p->s[i].line + 1)) {
+                i++;
+                if (p->s[i].line == p->s[i - 1].line) {
+                    cc_puts(o, " ");
+                } else {
+                    cc_puts(o, "\n");
+                    for (int k = 0; k < depth * 4; k++) cc_puts(o, " ");
+                }
+                cc_puts(o, p->s[i].text);
+            }
             cc_line_self(o);
             break;
         }

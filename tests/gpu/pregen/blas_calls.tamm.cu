@@ -106,17 +106,10 @@ extern "C" void tamm_task_main_166_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     {   /* the body: its BLAS and LAPACK calls by cuBLAS and cuSOLVER on the task's stream (tamm_blas_cuda.h) */
         {
 #line 168 "tests/tammcc_cuda/blas_calls.c"
-            const double *a = (const double *)(tamm_b0_);
-#line 111 "blas_calls.tamm.cu"
-#line 168 "tests/tammcc_cuda/blas_calls.c"
-            const double *b = (const double *)(tamm_b1_);
-#line 114 "blas_calls.tamm.cu"
-#line 169 "tests/tammcc_cuda/blas_calls.c"
+            const double *a = (const double *)(tamm_b0_); const double *b = (const double *)(tamm_b1_);
             double *o = (double *)(tamm_b2_);
-#line 117 "blas_calls.tamm.cu"
-#line 170 "tests/tammcc_cuda/blas_calls.c"
             if (!tamm_st_) tamm_st_ = tamm_cuda_cblas_gemm<double>(tamm_ctx_, "cblas_dgemm at blas_calls.c:170", lay, ta, tb, 9 /* M */, 7 /* N */, 5 /* K */, -0.75, (const double *)(a), lda, (const double *)(b), ldb, 1.0, (double *)(o), ldc);
-#line 120 "blas_calls.tamm.cu"
+#line 113 "blas_calls.tamm.cu"
         }
     }
     (void)tamm_st_;
@@ -161,7 +154,7 @@ extern "C" void tamm_task_main_173_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     {   /* the body: its BLAS and LAPACK calls by cuBLAS and cuSOLVER on the task's stream (tamm_blas_cuda.h) */
 #line 174 "tests/tammcc_cuda/blas_calls.c"
         if (!tamm_st_) tamm_st_ = tamm_cuda_cblas_gemm<double>(tamm_ctx_, "cblas_dgemm at blas_calls.c:174", lay, ta, tb, 9 /* M */, 7 /* N */, 5 /* K */, 2.0, (const double *)(tamm_b0_), lda, (const double *)(tamm_b1_), ldb, 0.0, (double *)(tamm_b2_), ldc);
-#line 165 "blas_calls.tamm.cu"
+#line 158 "blas_calls.tamm.cu"
     }
     (void)tamm_st_;
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_RW);
@@ -205,7 +198,7 @@ extern "C" void tamm_task_main_177_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     {   /* the body: its BLAS and LAPACK calls by cuBLAS and cuSOLVER on the task's stream (tamm_blas_cuda.h) */
 #line 178 "tests/tammcc_cuda/blas_calls.c"
         if (!tamm_st_) tamm_st_ = tamm_cuda_cblas_gemm<float>(tamm_ctx_, "cblas_sgemm at blas_calls.c:178", lay, ta, tb, 9 /* M */, 7 /* N */, 5 /* K */, 1.5f, (const float *)(tamm_b0_), lda, (const float *)(tamm_b1_), ldb, 0.5f, (float *)(tamm_b2_), ldc);
-#line 209 "blas_calls.tamm.cu"
+#line 202 "blas_calls.tamm.cu"
     }
     (void)tamm_st_;
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_RW);
@@ -249,7 +242,7 @@ extern "C" void tamm_task_main_196_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     {   /* the body: its BLAS and LAPACK calls by cuBLAS and cuSOLVER on the task's stream (tamm_blas_cuda.h) */
 #line 197 "tests/tammcc_cuda/blas_calls.c"
         if (!tamm_st_) tamm_st_ = tamm_cuda_cblas_symm<double>(tamm_ctx_, "cblas_dsymm at blas_calls.c:197", lay, side, uplo, 9 /* M */, 7 /* N */, 0.5, (const double *)(tamm_b0_), lda, (const double *)(tamm_b1_), ldb, -1.0, (double *)(tamm_b2_), ldc);
-#line 253 "blas_calls.tamm.cu"
+#line 246 "blas_calls.tamm.cu"
     }
     (void)tamm_st_;
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_RW);
@@ -293,7 +286,7 @@ extern "C" void tamm_task_main_199_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     {   /* the body: its BLAS and LAPACK calls by cuBLAS and cuSOLVER on the task's stream (tamm_blas_cuda.h) */
 #line 200 "tests/tammcc_cuda/blas_calls.c"
         if (!tamm_st_) tamm_st_ = tamm_cuda_cblas_symm<float>(tamm_ctx_, "cblas_ssymm at blas_calls.c:200", lay, side, uplo, 9 /* M */, 7 /* N */, 0.5f, (const float *)(tamm_b0_), lda, (const float *)(tamm_b1_), ldb, -1.0f, (float *)(tamm_b2_), ldc);
-#line 297 "blas_calls.tamm.cu"
+#line 290 "blas_calls.tamm.cu"
     }
     (void)tamm_st_;
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_RW);
@@ -330,7 +323,7 @@ extern "C" void tamm_task_main_219_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     {   /* the body: its BLAS and LAPACK calls by cuBLAS and cuSOLVER on the task's stream (tamm_blas_cuda.h) */
 #line 220 "tests/tammcc_cuda/blas_calls.c"
         if (!tamm_st_) tamm_st_ = tamm_cuda_cblas_syrk<double>(tamm_ctx_, "cblas_dsyrk at blas_calls.c:220", lay, uplo, tr, 7 /* N */, 5 /* K */, 2.0, (const double *)(tamm_b0_), lda, 1.0, (double *)(tamm_b1_), 8 /* N + 1 */);
-#line 334 "blas_calls.tamm.cu"
+#line 327 "blas_calls.tamm.cu"
     }
     (void)tamm_st_;
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
@@ -366,7 +359,7 @@ extern "C" void tamm_task_main_222_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     {   /* the body: its BLAS and LAPACK calls by cuBLAS and cuSOLVER on the task's stream (tamm_blas_cuda.h) */
 #line 223 "tests/tammcc_cuda/blas_calls.c"
         if (!tamm_st_) tamm_st_ = tamm_cuda_cblas_syrk<double>(tamm_ctx_, "cblas_dsyrk at blas_calls.c:223", lay, uplo, tr, 7 /* N */, 5 /* K */, 2.0, (const double *)(tamm_b0_), lda, 0.25, (double *)(tamm_b1_), 8 /* N + 1 */);
-#line 370 "blas_calls.tamm.cu"
+#line 363 "blas_calls.tamm.cu"
     }
     (void)tamm_st_;
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
@@ -402,7 +395,7 @@ extern "C" void tamm_task_main_225_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     {   /* the body: its BLAS and LAPACK calls by cuBLAS and cuSOLVER on the task's stream (tamm_blas_cuda.h) */
 #line 226 "tests/tammcc_cuda/blas_calls.c"
         if (!tamm_st_) tamm_st_ = tamm_cuda_cblas_syrk<float>(tamm_ctx_, "cblas_ssyrk at blas_calls.c:226", lay, uplo, tr, 7 /* N */, 5 /* K */, 2.0f, (const float *)(tamm_b0_), lda, 0.25f, (float *)(tamm_b1_), 8 /* N + 1 */);
-#line 406 "blas_calls.tamm.cu"
+#line 399 "blas_calls.tamm.cu"
     }
     (void)tamm_st_;
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
@@ -444,7 +437,7 @@ extern "C" void tamm_task_main_247_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     {   /* the body: its BLAS and LAPACK calls by cuBLAS and cuSOLVER on the task's stream (tamm_blas_cuda.h) */
 #line 248 "tests/tammcc_cuda/blas_calls.c"
         if (!tamm_st_) tamm_st_ = tamm_cuda_cblas_trsm<double>(tamm_ctx_, "cblas_dtrsm at blas_calls.c:248", lay, side, uplo, tr, diag, 9 /* M */, 7 /* N */, 0.5, (const double *)(tamm_b0_), lda, (double *)(tamm_b1_), ldb);
-#line 448 "blas_calls.tamm.cu"
+#line 441 "blas_calls.tamm.cu"
     }
     (void)tamm_st_;
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
@@ -486,7 +479,7 @@ extern "C" void tamm_task_main_249_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     {   /* the body: its BLAS and LAPACK calls by cuBLAS and cuSOLVER on the task's stream (tamm_blas_cuda.h) */
 #line 250 "tests/tammcc_cuda/blas_calls.c"
         if (!tamm_st_) tamm_st_ = tamm_cuda_cblas_trsm<float>(tamm_ctx_, "cblas_strsm at blas_calls.c:250", lay, side, uplo, tr, diag, 9 /* M */, 7 /* N */, 0.5f, (const float *)(tamm_b0_), lda, (float *)(tamm_b1_), ldb);
-#line 490 "blas_calls.tamm.cu"
+#line 483 "blas_calls.tamm.cu"
     }
     (void)tamm_st_;
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
@@ -528,7 +521,7 @@ extern "C" void tamm_task_main_254_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     {   /* the body: its BLAS and LAPACK calls by cuBLAS and cuSOLVER on the task's stream (tamm_blas_cuda.h) */
 #line 255 "tests/tammcc_cuda/blas_calls.c"
         if (!tamm_st_) tamm_st_ = tamm_cuda_cblas_trmm<double>(tamm_ctx_, "cblas_dtrmm at blas_calls.c:255", lay, side, uplo, tr, diag, 9 /* M */, 7 /* N */, 0.5, (const double *)(tamm_b0_), lda, (double *)(tamm_b1_), ldb);
-#line 532 "blas_calls.tamm.cu"
+#line 525 "blas_calls.tamm.cu"
     }
     (void)tamm_st_;
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
@@ -570,7 +563,7 @@ extern "C" void tamm_task_main_256_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     {   /* the body: its BLAS and LAPACK calls by cuBLAS and cuSOLVER on the task's stream (tamm_blas_cuda.h) */
 #line 257 "tests/tammcc_cuda/blas_calls.c"
         if (!tamm_st_) tamm_st_ = tamm_cuda_cblas_trmm<float>(tamm_ctx_, "cblas_strmm at blas_calls.c:257", lay, side, uplo, tr, diag, 9 /* M */, 7 /* N */, 0.5f, (const float *)(tamm_b0_), lda, (float *)(tamm_b1_), ldb);
-#line 574 "blas_calls.tamm.cu"
+#line 567 "blas_calls.tamm.cu"
     }
     (void)tamm_st_;
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
@@ -611,7 +604,7 @@ extern "C" void tamm_task_main_275_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     {   /* the body: its BLAS and LAPACK calls by cuBLAS and cuSOLVER on the task's stream (tamm_blas_cuda.h) */
 #line 276 "tests/tammcc_cuda/blas_calls.c"
         if (!tamm_st_) tamm_st_ = tamm_cuda_cblas_gemv<double>(tamm_ctx_, "cblas_dgemv at blas_calls.c:276", lay, tr, 9 /* M */, 7 /* N */, 0.5, (const double *)(tamm_b0_), lda, (const double *)(tamm_b1_), ix, 2.0, (double *)(tamm_b2_), iy);
-#line 615 "blas_calls.tamm.cu"
+#line 608 "blas_calls.tamm.cu"
     }
     (void)tamm_st_;
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_RW);
@@ -653,7 +646,7 @@ extern "C" void tamm_task_main_277_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     {   /* the body: its BLAS and LAPACK calls by cuBLAS and cuSOLVER on the task's stream (tamm_blas_cuda.h) */
 #line 278 "tests/tammcc_cuda/blas_calls.c"
         if (!tamm_st_) tamm_st_ = tamm_cuda_cblas_gemv<float>(tamm_ctx_, "cblas_sgemv at blas_calls.c:278", lay, tr, 9 /* M */, 7 /* N */, 0.5f, (const float *)(tamm_b0_), lda, (const float *)(tamm_b1_), ix, 2.0f, (float *)(tamm_b2_), iy);
-#line 657 "blas_calls.tamm.cu"
+#line 650 "blas_calls.tamm.cu"
     }
     (void)tamm_st_;
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_RW);
@@ -686,7 +679,7 @@ extern "C" void tamm_task_main_291_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     {   /* the body: its BLAS and LAPACK calls by cuBLAS and cuSOLVER on the task's stream (tamm_blas_cuda.h) */
 #line 292 "tests/tammcc_cuda/blas_calls.c"
         if (!tamm_st_) tamm_st_ = tamm_cuda_cblas_axpy<double>(tamm_ctx_, "cblas_daxpy at blas_calls.c:292", 63 /* M * N */, -1.25, (const double *)(tamm_b0_), ix, (double *)(tamm_b1_), iy);
-#line 690 "blas_calls.tamm.cu"
+#line 683 "blas_calls.tamm.cu"
     }
     (void)tamm_st_;
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
@@ -713,7 +706,7 @@ extern "C" void tamm_task_main_293_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     {   /* the body: its BLAS and LAPACK calls by cuBLAS and cuSOLVER on the task's stream (tamm_blas_cuda.h) */
 #line 294 "tests/tammcc_cuda/blas_calls.c"
         if (!tamm_st_) tamm_st_ = tamm_cuda_cblas_scal<float>(tamm_ctx_, "cblas_sscal at blas_calls.c:294", 63 /* M * N */, 3.0f, (float *)(tamm_b0_), ix > 0 ? ix : -ix);
-#line 717 "blas_calls.tamm.cu"
+#line 710 "blas_calls.tamm.cu"
     }
     (void)tamm_st_;
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
@@ -739,7 +732,7 @@ extern "C" void tamm_task_main_301_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     {   /* the body: its BLAS and LAPACK calls by cuBLAS and cuSOLVER on the task's stream (tamm_blas_cuda.h) */
 #line 302 "tests/tammcc_cuda/blas_calls.c"
         if (!tamm_st_) tamm_st_ = tamm_cuda_cblas_scal<double>(tamm_ctx_, "cblas_dscal at blas_calls.c:302", 63 /* M * N */, -0.5, (double *)(tamm_b0_), i + 1);
-#line 743 "blas_calls.tamm.cu"
+#line 736 "blas_calls.tamm.cu"
     }
     (void)tamm_st_;
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
@@ -768,7 +761,7 @@ extern "C" void tamm_task_main_303_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     {   /* the body: its BLAS and LAPACK calls by cuBLAS and cuSOLVER on the task's stream (tamm_blas_cuda.h) */
 #line 304 "tests/tammcc_cuda/blas_calls.c"
         if (!tamm_st_) tamm_st_ = tamm_cuda_cblas_axpy<float>(tamm_ctx_, "cblas_saxpy at blas_calls.c:304", 63 /* M * N */, 2.0f, (const float *)(tamm_b0_), i + 1, (float *)(tamm_b1_), 1);
-#line 772 "blas_calls.tamm.cu"
+#line 765 "blas_calls.tamm.cu"
     }
     (void)tamm_st_;
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
@@ -805,17 +798,10 @@ extern "C" void tamm_task_main_320_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     {   /* the body: its BLAS and LAPACK calls by cuBLAS and cuSOLVER on the task's stream (tamm_blas_cuda.h) */
         {
 #line 322 "tests/tammcc_cuda/blas_calls.c"
-            const double *x = (const double *)(tamm_b0_);
-#line 810 "blas_calls.tamm.cu"
-#line 322 "tests/tammcc_cuda/blas_calls.c"
-            const double *y = (const double *)(tamm_b1_);
-#line 813 "blas_calls.tamm.cu"
-#line 323 "tests/tammcc_cuda/blas_calls.c"
+            const double *x = (const double *)(tamm_b0_); const double *y = (const double *)(tamm_b1_);
             double *d = (double *)(tamm_b2_);
-#line 816 "blas_calls.tamm.cu"
-#line 324 "tests/tammcc_cuda/blas_calls.c"
             if (!tamm_st_) tamm_st_ = tamm_cuda_cblas_dot<double>(tamm_ctx_, "cblas_ddot at blas_calls.c:324", (double *)(d) + (3), 0, n, (const double *)(x), ix, (const double *)(y), iy);
-#line 819 "blas_calls.tamm.cu"
+#line 805 "blas_calls.tamm.cu"
         }
     }
     (void)tamm_st_;
@@ -855,10 +841,8 @@ extern "C" void tamm_task_main_328_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
         {
 #line 330 "tests/tammcc_cuda/blas_calls.c"
             double *d = (double *)(tamm_b0_);
-#line 859 "blas_calls.tamm.cu"
-#line 331 "tests/tammcc_cuda/blas_calls.c"
             if (!tamm_st_) tamm_st_ = tamm_cuda_cblas_dot<double>(tamm_ctx_, "cblas_ddot at blas_calls.c:331", (double *)(d) + (5), 1, n, (const double *)(tamm_b1_), ix, (const double *)(tamm_b2_), iy);
-#line 862 "blas_calls.tamm.cu"
+#line 846 "blas_calls.tamm.cu"
         }
     }
     (void)tamm_st_;
@@ -907,16 +891,10 @@ extern "C" void tamm_task_main_335_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
         {
 #line 337 "tests/tammcc_cuda/blas_calls.c"
             double *d = (double *)(tamm_b0_);
-#line 911 "blas_calls.tamm.cu"
-#line 338 "tests/tammcc_cuda/blas_calls.c"
             float *f = (float *)(tamm_b1_);
-#line 914 "blas_calls.tamm.cu"
-#line 339 "tests/tammcc_cuda/blas_calls.c"
             if (!tamm_st_) tamm_st_ = tamm_cuda_cblas_dot<double>(tamm_ctx_, "cblas_ddot at blas_calls.c:339", (double *)(d), -1, n, (const double *)(tamm_b2_), ix, (const double *)(tamm_b3_), iy);
-#line 917 "blas_calls.tamm.cu"
-#line 340 "tests/tammcc_cuda/blas_calls.c"
             if (!tamm_st_) tamm_st_ = tamm_cuda_cblas_dot<float>(tamm_ctx_, "cblas_sdot at blas_calls.c:340", (float *)(f) + (1), 0, n, (const float *)(tamm_b4_), ix, (const float *)(tamm_b5_), iy);
-#line 920 "blas_calls.tamm.cu"
+#line 898 "blas_calls.tamm.cu"
         }
     }
     (void)tamm_st_;
@@ -958,13 +936,9 @@ extern "C" void tamm_task_main_359_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
         {
 #line 361 "tests/tammcc_cuda/blas_calls.c"
             double *a = (double *)(tamm_b0_);
-#line 962 "blas_calls.tamm.cu"
-#line 362 "tests/tammcc_cuda/blas_calls.c"
             int *info = (int *)(tamm_b1_);
-#line 965 "blas_calls.tamm.cu"
-#line 363 "tests/tammcc_cuda/blas_calls.c"
             if (!tamm_st_) tamm_st_ = tamm_cuda_LAPACKE_potrf<double>(tamm_ctx_, "LAPACKE_dpotrf at blas_calls.c:363", (int *)(info), lay, uplo, n, (double *)(a), lda);
-#line 968 "blas_calls.tamm.cu"
+#line 942 "blas_calls.tamm.cu"
         }
     }
     (void)tamm_st_;
@@ -998,7 +972,7 @@ extern "C" void tamm_task_main_365_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     {   /* the body: its BLAS and LAPACK calls by cuBLAS and cuSOLVER on the task's stream (tamm_blas_cuda.h) */
 #line 366 "tests/tammcc_cuda/blas_calls.c"
         if (!tamm_st_) tamm_st_ = tamm_cuda_LAPACKE_potrf<float>(tamm_ctx_, "LAPACKE_spotrf at blas_calls.c:366", (int *)0, lay, uplo, n, (float *)(tamm_b0_), lda);
-#line 1002 "blas_calls.tamm.cu"
+#line 976 "blas_calls.tamm.cu"
     }
     (void)tamm_st_;
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
@@ -1036,14 +1010,9 @@ extern "C" void tamm_task_main_382_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     {   /* the body: its BLAS and LAPACK calls by cuBLAS and cuSOLVER on the task's stream (tamm_blas_cuda.h) */
         {
 #line 384 "tests/tammcc_cuda/blas_calls.c"
-            int *ip = (int *)(tamm_b0_);
-#line 1041 "blas_calls.tamm.cu"
-#line 384 "tests/tammcc_cuda/blas_calls.c"
-            int *info = (int *)(tamm_b1_);
-#line 1044 "blas_calls.tamm.cu"
-#line 385 "tests/tammcc_cuda/blas_calls.c"
+            int *ip = (int *)(tamm_b0_); int *info = (int *)(tamm_b1_);
             if (!tamm_st_) tamm_st_ = tamm_cuda_LAPACKE_getrf<double>(tamm_ctx_, "LAPACKE_dgetrf at blas_calls.c:385", (int *)(info) + (0), lay, m, n, (double *)(tamm_b2_), lda, (int *)(ip));
-#line 1047 "blas_calls.tamm.cu"
+#line 1016 "blas_calls.tamm.cu"
         }
     }
     (void)tamm_st_;
@@ -1081,7 +1050,7 @@ extern "C" void tamm_task_main_387_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     {   /* the body: its BLAS and LAPACK calls by cuBLAS and cuSOLVER on the task's stream (tamm_blas_cuda.h) */
 #line 388 "tests/tammcc_cuda/blas_calls.c"
         if (!tamm_st_) tamm_st_ = tamm_cuda_LAPACKE_geqrf<float>(tamm_ctx_, "LAPACKE_sgeqrf at blas_calls.c:388", (int *)0, lay, m, n, (float *)(tamm_b0_), lda, (float *)(tamm_b1_));
-#line 1085 "blas_calls.tamm.cu"
+#line 1054 "blas_calls.tamm.cu"
     }
     (void)tamm_st_;
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
@@ -1117,7 +1086,7 @@ extern "C" void tamm_task_main_398_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     {   /* the body: its BLAS and LAPACK calls by cuBLAS and cuSOLVER on the task's stream (tamm_blas_cuda.h) */
 #line 399 "tests/tammcc_cuda/blas_calls.c"
         if (!tamm_st_) tamm_st_ = tamm_cuda_LAPACKE_geqrf<double>(tamm_ctx_, "LAPACKE_dgeqrf at blas_calls.c:399", (int *)0, lay, m, n, (double *)(tamm_b0_), lda, (double *)(tamm_b1_));
-#line 1121 "blas_calls.tamm.cu"
+#line 1090 "blas_calls.tamm.cu"
     }
     (void)tamm_st_;
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
@@ -1154,10 +1123,8 @@ extern "C" void tamm_task_main_400_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
         {
 #line 402 "tests/tammcc_cuda/blas_calls.c"
             int *ip = (int *)(tamm_b0_);
-#line 1158 "blas_calls.tamm.cu"
-#line 403 "tests/tammcc_cuda/blas_calls.c"
             if (!tamm_st_) tamm_st_ = tamm_cuda_LAPACKE_getrf<float>(tamm_ctx_, "LAPACKE_sgetrf at blas_calls.c:403", (int *)0, lay, m, n, (float *)(tamm_b1_), lda, (int *)(ip));
-#line 1161 "blas_calls.tamm.cu"
+#line 1128 "blas_calls.tamm.cu"
         }
     }
     (void)tamm_st_;

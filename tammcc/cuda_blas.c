@@ -450,7 +450,7 @@ static char *render(bctx *c, cc_node *n, int *ndev)
         free(m);
     }
     if (!c->why) {
-        qsort(r.ed, (size_t)r.ned, sizeof *r.ed, cmp_redit);
+        if (r.ned > 1) qsort(r.ed, (size_t)r.ned, sizeof *r.ed, cmp_redit);
         size_t cap = 64, len = 0, pos = n->b;
         out = malloc(cap);
         for (int i = 0; i <= r.ned; i++) {

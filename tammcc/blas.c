@@ -105,6 +105,45 @@ static char *out_coverage(const cc_blas_fn *f, int k, long layout, long trans, c
                   args[ld], args[lead], args[m], args[n], esz);
 }
 
+static int const_visit(cc_node *n, void *arg)
+{
+    int *ok = arg;
+    switch (n->kind) {
+    case CXCursor_IntegerLiteral: case CXCursor_FloatingLiteral: case CXCursor_CharacterLiteral: case CXCursor_ParenExpr:
+    case CXCursor_UnexposedExpr: case CXCursor_CStyleCastExpr: case CXCursor_TypeRef:
+        return 1;
+    case CXCursor_UnaryOperator: case CXCursor_BinaryOperator:
+        if (!n->nkid) *ok = 0;
+        return *ok;
+    case CXCursor_DeclRefExpr:
+        if (clang_getCursorKind(cc_referenced(n)) == CXCursor_EnumConstantDecl) return 1;
+        /* fall through */
+    default:
+        *ok = 0;
+        return 0;
+    }
+}
+
+int cc_blas_const_shape(cc_node *n)
+{
+    int ok = clang_isExpression(n->kind);
+    if (ok) cc_walk(n, const_visit, &ok);
+    return ok;
+}
+
+int cc_blas_const(cc_node *n, double *v)
+{
+    if (!cc_blas_const_shape(n)) return 0;
+    CXEvalResult r = clang_Cursor_Evaluate(n->c);
+    if (!r) return 0;
+    CXEvalResultKind k = clang_EvalResult_getKind(r);
+    int ok = k == CXEval_Int || k == CXEval_Float;
+    if (k == CXEval_Int) *v = (double)clang_EvalResult_getAsLongLong(r);
+    else if (k == CXEval_Float) *v = clang_EvalResult_getAsDouble(r);
+    clang_EvalResult_dispose(r);
+    return ok;
+}
+
 unsigned cc_blas_effect(const cc_blas_fn *f, int k, int beta, long layout, long trans, char *const *args,
                         const char *at, char **why, char **cov, char **nocov)
 {

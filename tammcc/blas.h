@@ -9,6 +9,8 @@
 #ifndef TAMMCC_BLAS_H
 #define TAMMCC_BLAS_H
 
+#include "ast.h"
+
 /* the role of an argument: one letter per argument in cc_blas_fn.args */
 enum {
     CC_BA_LAYOUT = 'L',   /* CblasRowMajor / CblasColMajor, LAPACK_ROW_MAJOR / LAPACK_COL_MAJOR */
@@ -49,6 +51,12 @@ const cc_blas_fn *cc_blas_find(const char *name);
 const char *cc_blas_arg_name(const cc_blas_fn *f, int k, char *buf, unsigned size);
 /** The index of the first argument of f with role `role` after argument `from` (-1: from the start), or -1. */
 int cc_blas_arg(const cc_blas_fn *f, int role, int from);
+
+/** Is expression n a constant written with literals, enumerators, casts and operators (CblasRowMajor,
+ *  1.0, -1, a macro of those: what a beta or a layout "is" for tammcc)? */
+int cc_blas_const_shape(cc_node *n);
+/** n's value, when it is such a constant (Int or Float), into *v; else 0. */
+int cc_blas_const(cc_node *n, double *v);
 
 /* What pointer argument k of a call of f does to its data (CC_SEEN_* bits of model.h), and why.
  * beta: 1 when the call's beta is the constant 1, 0 when it is the constant 0, -1 otherwise.

@@ -226,32 +226,10 @@ static int math_fn(const char *f)
     return 0;
 }
 
-/* is n a constant written with literals, enumerators, casts and operators? */
-static int const_kind(cc_node *n, void *arg)
-{
-    int *ok = arg;
-    switch (n->kind) {
-    case CXCursor_IntegerLiteral: case CXCursor_FloatingLiteral: case CXCursor_CharacterLiteral: case CXCursor_ParenExpr:
-    case CXCursor_UnexposedExpr: case CXCursor_CStyleCastExpr: case CXCursor_TypeRef:
-        return 1;
-    case CXCursor_UnaryOperator: case CXCursor_BinaryOperator:
-        if (!n->nkid) *ok = 0;
-        return *ok;
-    case CXCursor_DeclRefExpr:
-        if (clang_getCursorKind(cc_referenced(n)) == CXCursor_EnumConstantDecl) return 1;
-        /* fall through */
-    default:
-        *ok = 0;
-        return 0;
-    }
-}
-
 /* n's value as C text when n is a constant, else NULL */
 static char *const_text(cc_node *n)
 {
-    int ok = clang_isExpression(n->kind);
-    if (ok) cc_walk(n, const_kind, &ok);
-    if (!ok) return NULL;
+    if (!cc_blas_const_shape(n)) return NULL;
     CXEvalResult r = clang_Cursor_Evaluate(n->c);
     if (!r) return NULL;
     char *s = NULL;

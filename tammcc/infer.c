@@ -1276,40 +1276,6 @@ static int mem_builtin(const char *f, int *dst, int *src, int *len)
     return 0;
 }
 
-/* Is n a constant written with literals, enumerators, casts and operators (CblasRowMajor, 1.0, -1, a
- * macro of those)?  Its value into *v. */
-static int blas_const_ok(cc_node *n, void *arg)
-{
-    int *ok = arg;
-    switch (n->kind) {
-    case CXCursor_IntegerLiteral: case CXCursor_FloatingLiteral: case CXCursor_CharacterLiteral: case CXCursor_ParenExpr:
-    case CXCursor_UnexposedExpr: case CXCursor_CStyleCastExpr: case CXCursor_UnaryOperator: case CXCursor_BinaryOperator:
-    case CXCursor_TypeRef:
-        return 1;
-    case CXCursor_DeclRefExpr:
-        if (clang_getCursorKind(cc_referenced(n)) == CXCursor_EnumConstantDecl) return 1;
-        /* fall through */
-    default:
-        *ok = 0;
-        return 0;
-    }
-}
-
-static int blas_const(cc_node *n, double *v)
-{
-    int ok = 1;
-    cc_walk(n, blas_const_ok, &ok);
-    if (!ok) return 0;
-    CXEvalResult r = clang_Cursor_Evaluate(n->c);
-    if (!r) return 0;
-    CXEvalResultKind k = clang_EvalResult_getKind(r);
-    ok = k == CXEval_Int || k == CXEval_Float;
-    if (k == CXEval_Int) *v = (double)clang_EvalResult_getAsLongLong(r);
-    else if (k == CXEval_Float) *v = clang_EvalResult_getAsDouble(r);
-    clang_EvalResult_dispose(r);
-    return ok;
-}
-
 /* The pointer is argument k of a call p of the BLAS or LAPACK routine f (blas.c): what the routine
  * does to the data by its documented semantics.  An output only written (beta 0) covers the block
  * when the call runs each time the region runs and its dimensions are known at submission. */
@@ -1319,9 +1285,9 @@ static void blas_arg(cc_infer *in, cc_node *p, int k, cc_node *region, const cc_
     int na = p->nkid - 1, kb = cc_blas_arg(f, CC_BA_BETA, -1), kl = cc_blas_arg(f, CC_BA_LAYOUT, -1);
     int kt = cc_blas_arg(f, CC_BA_TRANS, -1);
     double v;
-    int beta = kb >= 0 && blas_const(p->kid[kb + 1], &v) && (v == 0 || v == 1) ? (int)v : -1;
-    long layout = kl >= 0 && blas_const(p->kid[kl + 1], &v) ? (long)v : -1;
-    long trans = kt >= 0 && blas_const(p->kid[kt + 1], &v) ? (long)v : -1;
+    int beta = kb >= 0 && cc_blas_const(p->kid[kb + 1], &v) && (v == 0 || v == 1) ? (int)v : -1;
+    long layout = kl >= 0 && cc_blas_const(p->kid[kl + 1], &v) ? (long)v : -1;
+    long trans = kt >= 0 && cc_blas_const(p->kid[kt + 1], &v) ? (long)v : -1;
     char **args = calloc((size_t)na, sizeof *args), *why = NULL, *cov = NULL, *nocov = NULL, *rwhy = NULL;
     int nl = 0, runs = 1;
     if (f->args[k] == CC_BA_OUT && beta == 0) {

@@ -7,7 +7,9 @@
  * filled (by tasks, untimed) and factorised in place.  The timed part submits
  * the right-looking tiled algorithm (potrf, trsm, syrk, gemm: one OpenBLAS /
  * LAPACK call per task, single-threaded) and waits for it.  tammcc infers read
- * for the `const` tiles and readwrite for the tile that escapes into BLAS.
+ * for the `const` tiles, readwrite for the tiles potrf and trsm change, and accum
+ * for the C of syrk and gemm (beta 1); those two declare readwrite instead, so
+ * that the DAG is the peers' (a chain of updates per tile).
  * potrf and the trsm of the next panel get higher priorities (used by
  * TAMM_SCHED=prio; the default work-stealing scheduler ignores them).
  *
@@ -60,11 +62,11 @@ int main(int argc, char **argv)
         }
         for (long i = k + 1; i < NT; i++) {
             int ni = (int)tamm_block_extent(A, 0, i);
-            #pragma tamm task label("syrk") priority(i == k + 1 ? 2 : 0)
+            #pragma tamm task label("syrk") priority(i == k + 1 ? 2 : 0) readwrite(A[i][i])
             lc_syrk(tamm_block(A, i, k), tamm_block(A, i, i), ni, nk);
             for (long j = k + 1; j < i; j++) {
                 int nj = (int)tamm_block_extent(A, 0, j);
-                #pragma tamm task label("gemm") priority(j == k + 1 ? 1 : 0)
+                #pragma tamm task label("gemm") priority(j == k + 1 ? 1 : 0) readwrite(A[i][j])
                 lc_gemm_nt(tamm_block(A, i, k), tamm_block(A, j, k), tamm_block(A, i, j), ni, nj, nk);
             }
         }

@@ -7,9 +7,10 @@
  * (untimed).  The timed part submits the NT^3 tile products
  *     C[i][j] += A[i][k] * B[k][j]      (one OpenBLAS dgemm call per task)
  * and waits for them.  tammcc infers read on A[i][k] and B[k][j] (`const`
- * parameters of lc_gemm_nn) and readwrite on C[i][j] (it escapes into
- * cblas_dgemm), so the NT products into one C tile form a chain and the NT^2
- * chains run in parallel.  OpenBLAS runs single-threaded inside tasks:
+ * parameters of lc_gemm_nn) and accum on C[i][j] (C of cblas_dgemm with beta
+ * 1); the task declares readwrite(C[i][j]) instead, so that the NT products
+ * into one C tile form a chain, as in the peers, and the NT^2 chains run in
+ * parallel.  OpenBLAS runs single-threaded inside tasks:
  * the parallelism is tamm's (TAMM_NUM_WORKERS, default: one per core).
  *
  * Prints one RESULT line (linalg_common.h).  With -check, after the timed
@@ -61,7 +62,7 @@ int main(int argc, char **argv)
             int m = (int)tamm_block_extent(C, 0, i), n = (int)tamm_block_extent(C, 1, j);
             for (long k = 0; k < NT; k++) {
                 int kk = (int)tamm_block_extent(A, 1, k);
-                #pragma tamm task label("gemm")
+                #pragma tamm task label("gemm") readwrite(C[i][j]) /* the peers' chain, not inferred accum */
                 lc_gemm_nn(tamm_block(A, i, k), tamm_block(B, k, j), tamm_block(C, i, j), m, n, kk);
             }
         }

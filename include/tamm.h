@@ -277,6 +277,25 @@ void *tamm_cuda_stream(void);
 /** A cuBLAS handle (a cublasHandle_t) bound to tamm_cuda_stream(), for CUDA
  *  variants that call cuBLAS; NULL on CPU or when cuBLAS is not available. */
 void *tamm_cublas_handle(void);
+/** A cuSOLVER dense handle (a cusolverDnHandle_t) bound to tamm_cuda_stream(), made on
+ *  first use on each stream; NULL on CPU or when cuSOLVER is not available. */
+void *tamm_cusolver_handle(void);
+/** The CUDA libraries the runtime loads with dlopen, for CUDA variants to call through it. */
+enum { TAMM_CUBLAS = 1, TAMM_CUSOLVER = 2 };
+/** Whether the runtime has GPUs and every one of them can serve the libraries of `libs`
+ *  (TAMM_CUBLAS | TAMM_CUSOLVER): 0 before tamm_init, without GPUs, or when a library
+ *  cannot be loaded (the first call for TAMM_CUSOLVER loads libcusolver).  tammcc's
+ *  submissions give a task whose CUDA variant calls them no CUDA variant where it is 0. */
+int tamm_cuda_libs(unsigned libs);
+/** The entry point `name` ("cublasDgemm_v2", "cusolverDnDpotrf") of the library `lib`
+ *  (TAMM_CUBLAS or TAMM_CUSOLVER) as the runtime loaded it, or NULL: a CUDA variant calls
+ *  cuBLAS and cuSOLVER through these, so its program links no more than libcudart. */
+void *tamm_cuda_lib_sym(unsigned lib, const char *name);
+/** Device memory (bytes, aligned as cudaMallocAsync aligns) for the running CUDA variant's work on
+ *  tamm_cuda_stream(): a workspace, a status word.  Counted within TAMM_CUDA_MEMORY_LIMIT
+ *  like the task's buffers; freed in stream order when the task ends.  NULL on CPU, or when
+ *  the GPU has no room (the task's error, TAMM_ENOMEM, says so). */
+void *tamm_cuda_scratch(size_t bytes);
 /** On an emulated GPU (TAMM_CUDA_EMU=n, tests): enqueue fn(copy of the size
  *  bytes at arg) on stream (tamm_cuda_stream()), to run in stream order on the
  *  stream's thread, as a kernel launch would; what host-compiled kernels and
@@ -284,12 +303,6 @@ void *tamm_cublas_handle(void);
  *  are not emulated, TAMM_EDEVICE for an injected launch failure (nothing runs),
  *  TAMM_EINVAL for a bad stream. */
 int tamm_emu_launch(void *stream, void (*fn)(void *), const void *arg, size_t size);
-/** On an emulated GPU: cudaMallocAsync / cudaFreeAsync of the device's memory in the order of
- *  stream (what host-compiled kernels use for scratch memory, e.g. a reduction's partial sums).
- *  TAMM_OK, TAMM_ENOTSUP when the devices are not emulated, TAMM_EDEVICE when the device refuses
- *  (out of its memory, an injected failure, a bad stream or pointer). */
-int tamm_emu_malloc_async(void **ptr, size_t size, void *stream);
-int tamm_emu_free_async(void *ptr, void *stream);
 /** GPUs the runtime uses (0: none found, TAMM_NUM_GPUS=0, or built without CUDA). */
 int tamm_num_gpus(void);
 /** The communicator (an MPI_Comm, as a pointer to it) inside a collective task; NULL otherwise. */

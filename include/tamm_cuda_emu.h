@@ -25,8 +25,8 @@
  * and shuffles under nvcc), is emulated here with its result: each thread
  * leaves its value with its block, and the last to arrive sums them in the
  * order of the CUDA version and goes on as the block's thread 0 would.
- * Scratch memory (cudaMallocAsync / cudaFreeAsync) is the emulated device's,
- * in stream order.
+ * Scratch memory is the task's (tamm_cuda_scratch: the runtime's, on the
+ * emulated device too).
  */
 #ifndef TAMM_CUDA_EMU_H
 #define TAMM_CUDA_EMU_H
@@ -231,33 +231,6 @@ template <int NT, class T> static inline bool tamm_cc_block_sum(T *v)
         for (unsigned t = 0; t < s; t++) a[t] += a[t + s];
     *v = a[0];
     return true;
-}
-
-/* ---- stream-ordered device memory: the emulated device's (tamm_emu_malloc_async), or the
- * stand-in CUDA runtime's when the runtime drives its devices through it (tests/cudart_emu); host
- * memory when there is no stream (a kernel test without the runtime's device) */
-typedef int (*tamm_cuda_emu_malloc_t)(void **, size_t, void *);
-typedef int (*tamm_cuda_emu_free_t)(void *, void *);
-static inline cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t s)
-{
-    *p = NULL;
-    if (!s) return (*p = malloc(n ? n : 1)) ? cudaSuccess : cudaErrorMemoryAllocation;
-    int rc = tamm_emu_malloc_async(p, n, s);
-    if (rc == TAMM_ENOTSUP) {
-        static const tamm_cuda_emu_malloc_t f = (tamm_cuda_emu_malloc_t)dlsym(RTLD_DEFAULT, "cudaMallocAsync");
-        rc = f && f(p, n, s) == 0 ? TAMM_OK : TAMM_EDEVICE;
-    }
-    return rc == TAMM_OK ? cudaSuccess : (tamm_cuda_emu_last_error = cudaErrorMemoryAllocation);
-}
-static inline cudaError_t cudaFreeAsync(void *p, cudaStream_t s)
-{
-    if (!s) { free(p); return cudaSuccess; }
-    int rc = tamm_emu_free_async(p, s);
-    if (rc == TAMM_ENOTSUP) {
-        static const tamm_cuda_emu_free_t f = (tamm_cuda_emu_free_t)dlsym(RTLD_DEFAULT, "cudaFreeAsync");
-        rc = f && f(p, s) == 0 ? TAMM_OK : TAMM_EDEVICE;
-    }
-    return rc == TAMM_OK ? cudaSuccess : (tamm_cuda_emu_last_error = cudaErrorLaunchFailure);
 }
 
 /* every (block, thread) pair of a launch once, in an order drawn from seed, on nthr host threads */

@@ -8,9 +8,11 @@
  * are stored and factorised in place.  Each LAPACKE / CBLAS call is wrapped in
  * a small static function whose pointer parameters are `const` where the tile
  * is only read, so tammcc infers: potrf -> readwrite A[k][k]; trsm -> read
- * A[k][k], readwrite A[i][k]; syrk -> read A[i][k], readwrite A[i][i];
- * gemm -> read A[i][k], A[j][k], readwrite A[i][j].  The initial tiles are
- * written by tasks (canonical loop nest -> write).
+ * A[k][k], readwrite A[i][k]; syrk -> read A[i][k], accum A[i][i] (its C with
+ * beta 1); gemm -> read A[i][k], A[j][k], accum A[i][j].  The initial tiles
+ * are written by tasks (canonical loop nest -> write).  With a GPU, the BLAS
+ * and LAPACK tasks run on it through cuBLAS and cuSOLVER, with no code of the
+ * program's own for it.
  *
  * The check rebuilds L * L^T with a plain serial loop and compares it with the
  * formula for A.  Exit status 0 iff the relative error is within rounding.

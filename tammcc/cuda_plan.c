@@ -18,6 +18,7 @@
  * fails the task is submitted without its CUDA variant and runs its CPU variant.
  */
 #include "cuda_plan.h"
+#include "cuda_blas.h"
 #include "cuda_index.h"
 #include "cuda_nest.h"
 #include "cuda_src.h"
@@ -69,6 +70,7 @@ void cc_cuda_plan_free(cc_cuda_plan *p)
     for (int i = 0; i < p->call.nparams; i++) free(p->call.ptypes[i]);
     free(p->call.ptypes);
     kernel_free(p->k);
+    cc_blas_free(p->blas);
     memset(p, 0, sizeof *p);
 }
 
@@ -839,9 +841,16 @@ int cc_cuda_plan_task(cc_unit *u, cc_task *t, cc_cuda_plan *p)
     }
     for (int i = 0; i < t->npre; i++)
         if (strstr(t->pre[i], "struct") || strstr(t->pre[i], "union")) return cc_cuda_no(p, "the body uses a local struct or union type");
-    cc_node *s = single(t->stmt);
-    cc_node *c = s ? cc_cu_down(s) : NULL;
-    int ok = c && c->kind == CXCursor_CallExpr && cc_cu_block_use(p, c) < 0 ? plan_call(p, c) : plan_kernel(p);
+    /* form BLAS: a body of BLAS and LAPACK calls (cuda_blas.c); -1: it is one, and p->why says why not */
+    int ok, bl = cc_blas_plan(u, t, &p->blas, &p->why);
+    if (bl) {
+        ok = bl > 0;
+        if (ok) p->form = CC_CUDA_BLAS;
+    } else {
+        cc_node *s = single(t->stmt);
+        cc_node *c = s ? cc_cu_down(s) : NULL;
+        ok = c && c->kind == CXCursor_CallExpr && cc_cu_block_use(p, c) < 0 ? plan_call(p, c) : plan_kernel(p);
+    }
     for (int i = 0; i < t->nacc && ok && !p->why; i++)
         if (t->acc[i].guard) /* the CUDA variant would need its blocks whatever the branches */
             ok = cc_cuda_no(p, "block %s is requested only if %s (a guarded block: the CPU variant fetches it under its "
@@ -870,6 +879,7 @@ char *cc_cuda_plan_text(const cc_cuda_plan *p)
 {
     char *out = strdup("");
     const cc_kernel *k = p->k;
+    if (p->form == CC_CUDA_BLAS) return out; /* the variants line names the routines (cuda_blas.c) */
     if (p->form == CC_CUDA_CALL) {
         char *fn = cc_spelling(cc_referenced(p->call.call));
         line(&out, "cuda call: %s() has TAMM_CUDA_VARIANT(%s): the CUDA variant calls %s() with the task's buffers", fn,

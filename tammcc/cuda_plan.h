@@ -142,7 +142,8 @@ typedef struct cc_kernel {
 typedef enum {
     CC_CUDA_NONE = 0,           /* none: why says why */
     CC_CUDA_CALL,               /* a call of f, which has TAMM_CUDA_VARIANT(g): the variant calls g */
-    CC_CUDA_KERNEL              /* a loop nest over block elements: a generated kernel */
+    CC_CUDA_KERNEL,             /* a loop nest over block elements: a generated kernel */
+    CC_CUDA_BLAS                /* BLAS and LAPACK calls on blocks: cuBLAS and cuSOLVER (cuda_blas.h) */
 } cc_cuda_form;
 
 typedef struct cc_cuda_plan {
@@ -154,6 +155,7 @@ typedef struct cc_cuda_plan {
     size_t (*en)[2]; int nen;   /* file-scope enums the code uses */
     cc_cuda_call call;          /* CC_CUDA_CALL */
     cc_kernel *k;               /* CC_CUDA_KERNEL */
+    struct cc_blas_calls *blas; /* CC_CUDA_BLAS */
 } cc_cuda_plan;
 
 /** Plan task t's CUDA variant into p (zeroed first): returns 1 and p->form, or 0 and p->why. */

@@ -1,6 +1,7 @@
 /* emit_c.c — outlining, submissions and continuations in the generated C (see emit_c.h). */
 #include "emit_c.h"
 #include "capture.h"
+#include "cuda_blas.h"
 #include "guard.h"
 #include "text.h"
 #include <stdio.h>
@@ -261,14 +262,21 @@ static void emit_submit(cc_out *o, cc_unit *u, cc_task *t, const char *ctx)
     cc_printf(o, "    tamm_ref tamm_r_[%d];\n    const char *tamm_s_[%d];\n", K, K);
     int checks = t->has_cuda && (t->cuda_check || t->ncuda_alias);
     if (checks) emit_cuda_checks(o, t, A);
-    const char *cu = checks ? "tamm_nocuda_ ? NULL : " : "";
+    /* a CUDA variant that calls cuBLAS / cuSOLVER is given only where the GPUs can serve them (cuda_blas.c);
+     * a kernel whose checks failed at submission is not given (the CPU variant runs) */
+    char *gpu = cc_blas_gpu_test(t);
+    char *cuda = !t->has_cuda ? strdup("NULL")
+               : t->cuda_libs ? cc_fmt("%s ? %s : NULL", gpu, t->cuda_sym)
+               : checks ? cc_fmt("tamm_nocuda_ ? NULL : %s", t->cuda_sym) : strdup(t->cuda_sym);
     if (t->has_cuda && p->has_device && p->device == CC_DEV_CUDA) /* device(cuda): the CPU variant only without a GPU */
-        cc_printf(o, "    tamm_task tamm_t_ = { tamm_num_gpus() && %s%s ? NULL : %s, %s%s, &%s, sizeof %s, tamm_r_, "
-                     "%s_refs(&%s, tamm_r_, tamm_s_),\n", t->cuda_sym, checks ? " && !tamm_nocuda_" : "", t->name, cu,
-                  t->cuda_sym, A, A, t->name, A);
+        cc_printf(o, "    tamm_task tamm_t_ = { %s && %s%s ? NULL : %s, %s, &%s, sizeof %s, tamm_r_, "
+                     "%s_refs(&%s, tamm_r_, tamm_s_),\n", gpu, t->cuda_sym, checks ? " && !tamm_nocuda_" : "", t->name,
+                  cuda, A, A, t->name, A);
     else
-        cc_printf(o, "    tamm_task tamm_t_ = { %s, %s%s, &%s, sizeof %s, tamm_r_, %s_refs(&%s, tamm_r_, tamm_s_),\n", t->name,
-                  t->has_cuda ? cu : "", t->has_cuda ? t->cuda_sym : "NULL", A, A, t->name, A);
+        cc_printf(o, "    tamm_task tamm_t_ = { %s, %s, &%s, sizeof %s, tamm_r_, %s_refs(&%s, tamm_r_, tamm_s_),\n", t->name,
+                  cuda, A, A, t->name, A);
+    free(gpu);
+    free(cuda);
     cc_printf(o, "                          %s, %s%s%s, %s%s%s, ", label, p->priority.s ? "(int)(" : "0",
               p->priority.s ? p->priority.s : "", p->priority.s ? ")" : "", p->on.s ? "(int)(" : "-1",
               p->on.s ? p->on.s : "", p->on.s ? ")" : "");

@@ -15,6 +15,7 @@
  */
 #include "emit_cuda.h"
 #include "cuda_plan.h"
+#include "cuda_blas.h"
 #include "cuda_src.h"
 #include "emit_c.h"
 #include "text.h"
@@ -419,10 +420,12 @@ static void emit_kernel(cc_out *o, const cc_cuda_plan *p)
         cc_printf(o, "            dim3 tamm_blk_(%d), tamm_grd_(tamm_cc_grid(tamm_n%d_, %d, %s));\n", k->bx, k->x, k->bx, gx);
     cc_puts(o, "            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */\n");
     if (k->nslot) {
+        /* the partial sums: the task's scratch memory (within TAMM_CUDA_MEMORY_LIMIT, freed in stream order
+         * when the task ends); NULL: no room, and the task's error says so */
         cc_printf(o, "            unsigned tamm_np_ = tamm_grd_.x * tamm_grd_.y;  /* partial sums: one per block and sum */\n"
-                     "            void *tamm_part_ = NULL;\n"
-                     "            cudaError_t tamm_e_ = cudaMallocAsync(&tamm_part_, (size_t)%d * tamm_np_, tamm_s_);\n"
-                     "            if (tamm_e_ == cudaSuccess) {\n", 8 * k->nslot);
+                     "            void *tamm_part_ = tamm_cuda_scratch((size_t)%d * tamm_np_);\n"
+                     "            cudaError_t tamm_e_ = cudaSuccess;\n"
+                     "            if (tamm_part_) {\n", 8 * k->nslot);
         cc_printf(o, "                TAMM_CUDA_LAUNCH(%s_kernel, tamm_grd_, tamm_blk_, tamm_s_", t->name);
         emit_params(o, p, 0);
         cc_puts(o, ", tamm_part_, tamm_np_);\n                tamm_e_ = cudaGetLastError();\n"
@@ -430,7 +433,7 @@ static void emit_kernel(cc_out *o, const cc_cuda_plan *p)
         cc_printf(o, "                    TAMM_CUDA_LAUNCH(%s_sum, dim3(1), dim3(256), tamm_s_", t->name);
         emit_params(o, p, 0);
         cc_puts(o, ", (const void *)tamm_part_, tamm_np_);\n                    tamm_e_ = cudaGetLastError();\n"
-                   "                }\n                (void)cudaFreeAsync(tamm_part_, tamm_s_);\n            }\n");
+                   "                }\n            }\n");
     } else {
         cc_printf(o, "            TAMM_CUDA_LAUNCH(%s_kernel, tamm_grd_, tamm_blk_, tamm_s_", t->name);
         emit_params(o, p, 0);
@@ -488,12 +491,12 @@ static enum CXChildVisitResult macro_visit(CXCursor c, CXCursor parent, CXClient
 
 int cc_emit_cuda(cc_unit *u, cc_out *o)
 {
-    int n = 0;
+    int n = 0, nblas = 0;
     cc_cuda_plan *ps = calloc((size_t)(u->ntasks ? u->ntasks : 1), sizeof *ps);
     for (int i = 0; i < u->ntasks; i++) {
         cc_task *t = u->tasks[i];
         if (!t->has_cuda) continue;
-        if (cc_cuda_plan_task(u, t, &ps[i])) n++;
+        if (cc_cuda_plan_task(u, t, &ps[i])) n++, nblas += ps[i].form == CC_CUDA_BLAS;
         else t->has_cuda = 0; /* cannot happen: the same analysis decided */
     }
     if (!n) {
@@ -505,7 +508,8 @@ int cc_emit_cuda(cc_unit *u, cc_out *o)
                  " * (SPEC 3.4); #line directives point back at %s. */\n", u->src.name, u->src.name);
     /* nvcc: the CUDA runtime; a host C++ compiler: the emulation that runs the kernels on the host */
     cc_puts(o, "#ifdef __CUDACC__\n#include <cuda_runtime.h>\n#else\n#include <tamm_cuda_emu.h>\n#endif\n"
-               "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <tamm_cc.h>\n\n");
+               "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <tamm_cc.h>\n");
+    cc_puts(o, nblas ? "#include <tamm_blas_cuda.h>\n\n" : "\n");
     cc_puts(o, "/* the #define lines of the source file and of its own (non-system) headers */\n");
     void *a[2] = { u, o };
     clang_visitChildren(clang_getTranslationUnitCursor(u->ast.tu), macro_visit, a);
@@ -564,6 +568,11 @@ int cc_emit_cuda(cc_unit *u, cc_out *o)
         switch (p->form) { /* one printer per form */
         case CC_CUDA_CALL: emit_call(o, p); break;
         case CC_CUDA_KERNEL: emit_kernel(o, p); break;
+        case CC_CUDA_BLAS:
+            emit_host_prologue(o, t);
+            cc_blas_emit(o, u, t, p->blas);
+            emit_host_epilogue(o, t);
+            break;
         case CC_CUDA_NONE: break;
         }
         cc_emit_macro_restore(o, u, t->fn->b, t->e, t->stmt->b);

@@ -1,5 +1,6 @@
 /* infer.c — access inference over libclang trees (see infer.h). */
 #include "infer.h"
+#include "blas.h"
 #include "guard.h"
 #include "text.h"
 #include <ctype.h>
@@ -1275,6 +1276,51 @@ static int mem_builtin(const char *f, int *dst, int *src, int *len)
     return 0;
 }
 
+/* The pointer is argument k of a call p of the BLAS or LAPACK routine f (blas.c): what the routine
+ * does to the data by its documented semantics.  An output only written (beta 0) covers the block
+ * when the call runs each time the region runs and its dimensions are known at submission. */
+static void blas_arg(cc_infer *in, cc_node *p, int k, cc_node *region, const cc_blas_fn *f, ptr_info *pi,
+                     const char *at)
+{
+    int na = p->nkid - 1, kb = cc_blas_arg(f, CC_BA_BETA, -1), kl = cc_blas_arg(f, CC_BA_LAYOUT, -1);
+    int kt = cc_blas_arg(f, CC_BA_TRANS, -1);
+    double v;
+    int beta = kb >= 0 && cc_blas_const(p->kid[kb + 1], &v) && (v == 0 || v == 1) ? (int)v : -1;
+    long layout = kl >= 0 && cc_blas_const(p->kid[kl + 1], &v) ? (long)v : -1;
+    long trans = kt >= 0 && cc_blas_const(p->kid[kt + 1], &v) ? (long)v : -1;
+    char **args = calloc((size_t)na, sizeof *args), *why = NULL, *cov = NULL, *nocov = NULL, *rwhy = NULL;
+    int nl = 0, runs = 1;
+    if (f->args[k] == CC_BA_OUT && beta == 0) {
+        runs = runs_with_region(in, p, region, NULL, &nl, 0, &rwhy);
+        for (int i = 0; i < na && runs; i++)
+            if (f->args[i] == CC_BA_DIM || f->args[i] == CC_BA_LD || f->args[i] == CC_BA_INC)
+                args[i] = stable_text(in, p->kid[i + 1], region);
+    }
+    unsigned seen = cc_blas_effect(f, k, beta, layout, trans, args, at, &why, &cov, &nocov);
+    if (!runs) {
+        free(cov);
+        cov = NULL;
+        free(nocov);
+        nocov = rwhy;
+        rwhy = NULL;
+    }
+    if (in->punned && (seen & CC_SEEN_ACC)) { /* the routine adds in another element type than the block's */
+        seen = CC_SEEN_READ | CC_SEEN_STORE;
+        char *w = cc_fmt("%s; through a pointer to another element type: so read and written", why);
+        free(why);
+        why = w;
+    }
+    for (unsigned bit = 1; bit <= CC_SEEN_ESC; bit <<= 1)
+        if (seen & bit) see(pi, bit, strdup(why));
+    if (cov && !pi->cov) pi->cov = cov;
+    else free(cov);
+    if (nocov) no_cov(&pi->nocov, nocov);
+    for (int i = 0; i < na; i++) free(args[i]);
+    free(args);
+    free(why);
+    free(rwhy);
+}
+
 /* The pointer is argument k of call p (top: the argument's node). */
 static void analyze_arg(cc_infer *in, cc_node *p, int k, cc_node *region, ptr_info *pi, int depth)
 {
@@ -1306,6 +1352,13 @@ static void analyze_arg(cc_infer *in, cc_node *p, int k, cc_node *region, ptr_in
         } else {
             see(pi, CC_SEEN_ESC, cc_fmt("passed as the length of %s at %s", fname, w));
         }
+        free(fname);
+        free(w);
+        return;
+    }
+    const cc_blas_fn *bf = cc_blas_find(fname);
+    if (bf && p->nkid == (int)strlen(bf->args) + 1 && !cc_infer_trusted_body(fn)) {
+        blas_arg(in, p, k, region, bf, pi, w); /* a BLAS or LAPACK routine: its documented semantics (blas.c) */
         free(fname);
         free(w);
         return;
@@ -2505,7 +2558,9 @@ void cc_infer_explain(cc_infer *in, const cc_task *t, void *fo)
     if (t->nacc == 0) fprintf(o, "  (no block accesses)\n");
     for (int i = 0; i < t->ncap; i++) fprintf(o, "  captures %s by value\n", t->cap[i].name);
     if (t->nwait) fprintf(o, "  %d taskwait(s) in the body: continuation(s)\n", t->nwait);
-    if (t->has_cuda || !t->cuda_why) fprintf(o, "  variants: cpu%s\n", t->has_cuda ? ", cuda" : "");
+    if (t->has_cuda || !t->cuda_why)
+        fprintf(o, "  variants: cpu%s%s%s%s\n", t->has_cuda ? ", cuda" : "", t->has_cuda && t->cuda_calls ? " (" : "",
+                t->has_cuda && t->cuda_calls ? t->cuda_calls : "", t->has_cuda && t->cuda_calls ? ")" : "");
     else fprintf(o, "  variants: cpu (no cuda: %s)\n", t->cuda_why);
     if (t->has_cuda && t->cuda_plan) /* lines "cuda kernel: ..." (cuda_plan.c) */
         for (const char *l = t->cuda_plan; *l;) {

@@ -82,6 +82,8 @@ typedef struct cc_task {
     char *cuda_check;           /* a kernel runs only if this C expression over captured variables holds at
                                  * submission (NULL: always); else the task is submitted without it */
     int (*cuda_alias)[2]; int ncuda_alias; /* ... and these pairs of accesses are not one block */
+    unsigned cuda_libs;         /* the CUDA variant calls cuBLAS (1) / cuSOLVER (2) (cuda_blas.c) */
+    char *cuda_calls;           /* --explain: the routines it calls, "cuBLAS: dgemm; cuSOLVER: dpotrf" */
     char *label;                /* label text (a C string literal) */
     cc_node **tfcall; int ntfcall; /* calls of task functions in the task's own body (taskfn.c): the
                                     * task gives its blocks back before each, as before a nested task */

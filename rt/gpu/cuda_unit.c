@@ -539,11 +539,20 @@ static void *private_dev(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor
     void *p = dev_alloc(g, rec, bytes, &why);
     if (!p) {
         tamm__error(ctx->task, TAMM_ENOMEM, "GPU %d: no room for a %zu-byte buffer of %s within %zu bytes (%s)", g->id,
-                    bytes, T ? tamm__block_name(T, lin, bn, sizeof bn) : "a block", g->limit, why);
+                    bytes, T ? tamm__block_name(T, lin, bn, sizeof bn) : k == TAMM_BK_SCRATCH ? "scratch (tamm_cuda_scratch)"
+                                                                                             : "a block", g->limit, why);
         return NULL;
     }
     if (zero && OPS->zero(p, bytes, task_stream(g, rec))) tamm__gpu_fail(g, ctx->task, "zeroing a buffer");
     return record(ctx, p, T, lin, bytes, k, flags);
+}
+
+void *tamm__unit_scratch(tamm_gpu *g, tamm_pend *rec, size_t bytes)
+{
+    pthread_mutex_lock(&g->lock);
+    void *p = private_dev(g, rec, &rec->ctx, NULL, 0, bytes ? bytes : 1, TAMM_BK_SCRATCH, 0, 0);
+    pthread_mutex_unlock(&g->lock);
+    return p;
 }
 
 void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T, long lin, int req, int implicit,

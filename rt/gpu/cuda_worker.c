@@ -45,6 +45,62 @@ int tamm_num_gpus(void) { return tamm__gpus.n; }
 void *tamm_cuda_stream(void) { return cur_rec ? cur_gpu->stream[cur_rec->stream] : NULL; }
 void *tamm_cublas_handle(void) { return cur_rec ? cur_gpu->blas[cur_rec->stream] : NULL; }
 
+/* The libraries CUDA variants call through the runtime (TAMM_CUBLAS, TAMM_CUSOLVER): whether every
+ * GPU can serve lib, decided once per run (cuBLAS: a handle on every task stream, made at start;
+ * cuSOLVER: libcusolver loaded on the first question), with a warning for a real device that cannot. */
+static pthread_mutex_t libs_lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *const lib_names[2] = { "cuBLAS", "cuSOLVER" };
+
+static int lib_usable(unsigned lib)
+{
+    int i = lib == TAMM_CUSOLVER;
+    int st = atomic_load(&tamm__gpus.lib_state[i]); /* 0: not decided, 1: usable, 2: not */
+    if (st) return st == 1;
+    pthread_mutex_lock(&libs_lock);
+    st = atomic_load(&tamm__gpus.lib_state[i]);
+    if (!st) {
+        int ok = i == 0 ? tamm__gpus.blas_ok : OPS->lib_open(lib) == 0;
+        if (!ok && i == 1) snprintf(tamm__gpus.libs_why[1], sizeof tamm__gpus.libs_why[1], "%s", OPS->error());
+        if (!ok && OPS == &tamm__devops_cuda)
+            fprintf(stderr, "tamm: warning: %s cannot be used (%s): the tasks whose CUDA variant calls it run on the "
+                            "CPUs\n", lib_names[i], tamm__gpus.libs_why[i]);
+        st = ok ? 1 : 2;
+        atomic_store(&tamm__gpus.lib_state[i], st);
+    }
+    pthread_mutex_unlock(&libs_lock);
+    return st == 1;
+}
+
+int tamm_cuda_libs(unsigned libs)
+{
+    if (tamm__gpus.n == 0 || (libs & ~(unsigned)(TAMM_CUBLAS | TAMM_CUSOLVER))) return 0;
+    if ((libs & TAMM_CUBLAS) && !lib_usable(TAMM_CUBLAS)) return 0;
+    if ((libs & TAMM_CUSOLVER) && !lib_usable(TAMM_CUSOLVER)) return 0;
+    return 1;
+}
+
+void *tamm_cuda_lib_sym(unsigned lib, const char *name)
+{
+    if (tamm__gpus.n == 0 || (lib != TAMM_CUBLAS && lib != TAMM_CUSOLVER) || !name || !lib_usable(lib)) return NULL;
+    return OPS->lib_sym(lib, name);
+}
+
+void *tamm_cusolver_handle(void)
+{
+    if (!cur_rec || cur_rec->stream < 0) return NULL;
+    tamm_gpu *g = cur_gpu;
+    int k = cur_rec->stream;
+    if (!g->solver[k] && !g->solver_failed[k]) { /* the CUDA worker's thread: no other touches g->solver */
+        if (!lib_usable(TAMM_CUSOLVER) || OPS->solver_create(&g->solver[k], g->stream[k])) {
+            g->solver[k] = NULL;
+            g->solver_failed[k] = 1;
+        }
+    }
+    return g->solver[k];
+}
+
+void *tamm_cuda_scratch(size_t bytes) { return cur_rec ? tamm__unit_scratch(cur_gpu, cur_rec, bytes) : NULL; }
+
 void *tamm__gpu_get_buf(tamm_ctx *ctx, tamm_tensor *T, long lin, int req, int implicit, int canc)
 {
     return tamm__unit_get(cur_gpu, (tamm_pend *)ctx->unit, ctx, T, lin, req, implicit, canc);
@@ -683,15 +739,21 @@ int tamm__gpu_init(const tamm_config *cfg)
 
 int tamm__gpu_start(void)
 {
+    tamm__gpus.blas_ok = 1;
     for (int i = 0; i < tamm__gpus.n; i++) {
         tamm_gpu *g = &tamm__gpus.g[i];
         g->w = &tamm__rt.workers[tamm__rt.nworkers + i];
         if (OPS->bind(g->dev)) goto fail;
         for (int k = 0; k < g->nstreams; k++) {
             if (OPS->stream_create(&g->stream[k])) goto fail;
-            if (OPS->blas_create(&g->blas[k], g->stream[k])) g->blas[k] = NULL; /* no cuBLAS: variants get NULL */
+            if (OPS->blas_create(&g->blas[k], g->stream[k])) { /* no cuBLAS: variants get NULL */
+                g->blas[k] = NULL;
+                if (!tamm__gpus.libs_why[0][0])
+                    snprintf(tamm__gpus.libs_why[0], sizeof tamm__gpus.libs_why[0], "%s", OPS->error());
+            }
         }
         if (OPS->stream_create(&g->copy_stream)) goto fail;
+        for (int k = 0; k < g->nstreams; k++) tamm__gpus.blas_ok &= g->blas[k] != NULL;
         measure_bandwidth(g);
         if (pthread_create(&g->thread, NULL, gpu_main, g)) {
             fprintf(stderr, "tamm: error: cannot start the CUDA worker of GPU %d\n", i);
@@ -726,6 +788,7 @@ void tamm__gpu_fini(void)
         for (int k = 0; k < TAMM_GPU_STREAMS; k++) {
             if (g->stream[k]) OPS->sync(g->stream[k]);
             if (g->blas[k]) OPS->blas_destroy(g->blas[k]);
+            if (g->solver[k]) OPS->solver_destroy(g->solver[k]);
             if (g->stream[k]) OPS->stream_destroy(g->stream[k]);
         }
         if (g->copy_stream) { OPS->sync(g->copy_stream); OPS->stream_destroy(g->copy_stream); }
@@ -769,4 +832,8 @@ void tamm__gpu_stats(FILE *f)
                 (unsigned long long)atomic_load(&g->nearly), (unsigned long long)atomic_load(&g->nahead),
                 (unsigned long long)atomic_load(&g->npf), (unsigned long long)atomic_load(&g->npf_used));
     }
+    for (int i = 0; i < 2; i++) /* a library CUDA variants asked for and the GPUs cannot serve */
+        if (atomic_load(&tamm__gpus.lib_state[i]) == 2)
+            fprintf(f, "tamm stats: rank %d: %s: not available (%s): the tasks whose CUDA variant calls it ran on the CPUs\n",
+                    r, lib_names[i], tamm__gpus.libs_why[i]);
 }

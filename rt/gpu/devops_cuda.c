@@ -7,6 +7,9 @@
  * GPU simply has no device.  Names are resolved through the header's macros
  * (cuBLAS's _v2 entry points, per-thread default stream variants), so the
  * library of the toolkit the runtime was built against is what gets called.
+ * cuSOLVER is loaded the first time a CUDA variant may need it (its handles
+ * on first use); variants reach both libraries' entry points through lib_sym
+ * (tamm_cuda_lib_sym), so their programs link nothing but libcudart.
  *
  * Every call checks the returned cudaError_t; a failure is kept as text
  * ("cudaMemcpyAsync: an illegal memory access was encountered") for the
@@ -15,6 +18,7 @@
  */
 #include "memunit.h"
 #include "hostmem.h"
+#include <tamm.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +54,7 @@ void tamm__cuda_why_none(char *buf, size_t n, int code, const char *raw, int run
 _Static_assert(cudaErrorInsufficientDriver == TAMM_CUDA_ERR_INSUFFICIENT_DRIVER &&
                cudaErrorNoDevice == TAMM_CUDA_ERR_NO_DEVICE, "the CUDA error codes tamm__cuda_why_none names");
 #include <cublas_v2.h>
+#include <cusolverDn.h>
 #include <dlfcn.h>
 #include <pthread.h>
 
@@ -65,10 +70,12 @@ _Static_assert(cudaErrorInsufficientDriver == TAMM_CUDA_ERR_INSUFFICIENT_DRIVER 
     X(cudaDeviceGetDefaultMemPool) X(cudaMemPoolSetAttribute) X(cudaGetLastError) X(cudaHostRegister) \
     X(cudaHostUnregister)
 #define CUBLAS_FNS(X) X(cublasCreate) X(cublasSetStream) X(cublasDestroy)
+#define CUSOLVER_FNS(X) X(cusolverDnCreate) X(cusolverDnSetStream) X(cusolverDnDestroy)
 
 #define DECL(f) static __typeof__(f) *p_##f;
 CUDART_FNS(DECL)
 CUBLAS_FNS(DECL)
+CUSOLVER_FNS(DECL)
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int loaded;            /* 1: libcudart resolved */
@@ -113,6 +120,7 @@ static void load(void)
 /* libcublas (with libcublasLt, ~100 ms of loading) only when a cuBLAS handle
  * is first made, so that tamm_init on a machine without a GPU stays cheap. */
 static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
+static void *blas_lib, *solver_lib;
 static void load_blas(void)
 {
     void *b = open_lib("libcublas", CUBLAS_VER_MAJOR);
@@ -121,7 +129,27 @@ static void load_blas(void)
 #define RESB(f) if (!(p_##f = (__typeof__(f) *)dlsym(b, STR(f)))) ok = 0;
         CUBLAS_FNS(RESB)
         blas_loaded = ok;
+        blas_lib = b;
     }
+}
+
+/* libcusolver (hundreds of MB) only when a task whose CUDA variant calls it is submitted */
+static pthread_once_t solver_once = PTHREAD_ONCE_INIT;
+static int solver_loaded;
+static char solver_err[256];
+static void load_solver(void)
+{
+    void *b = open_lib("libcusolver", CUSOLVER_VER_MAJOR);
+    if (!b) {
+        snprintf(solver_err, sizeof solver_err, "cannot load libcusolver.so.%d: %s", CUSOLVER_VER_MAJOR, dlerror());
+        return;
+    }
+#define RESS(f) \
+    if (!(p_##f = (__typeof__(f) *)dlsym(b, STR(f)))) { \
+        snprintf(solver_err, sizeof solver_err, "libcusolver.so.%d lacks %s", CUSOLVER_VER_MAJOR, STR(f)); return; }
+    CUSOLVER_FNS(RESS)
+    solver_lib = b;
+    solver_loaded = 1;
 }
 
 static int check(cudaError_t e, const char *what)
@@ -266,16 +294,59 @@ static int c_blas_create(void **h, void *s)
 static void c_blas_destroy(void *h) { if (h && blas_loaded) p_cublasDestroy((cublasHandle_t)h); }
 static const char *c_error(void) { return err; }
 
+static int c_lib_open(unsigned lib)
+{
+    if (lib == TAMM_CUBLAS) {
+        pthread_once(&blas_once, load_blas);
+        if (!blas_loaded) snprintf(err, sizeof err, "libcublas.so.%d could not be loaded", CUBLAS_VER_MAJOR);
+        return blas_loaded ? 0 : -1;
+    }
+    if (lib == TAMM_CUSOLVER) {
+        pthread_once(&solver_once, load_solver);
+        if (!solver_loaded) snprintf(err, sizeof err, "%s", solver_err);
+        return solver_loaded ? 0 : -1;
+    }
+    snprintf(err, sizeof err, "no library %u", lib);
+    return -1;
+}
+
+static void *c_lib_sym(unsigned lib, const char *name)
+{
+    void *h = lib == TAMM_CUBLAS && blas_loaded ? blas_lib : lib == TAMM_CUSOLVER && solver_loaded ? solver_lib : NULL;
+    return h ? dlsym(h, name) : NULL;
+}
+
+static int c_solver_create(void **h, void *s)
+{
+    *h = NULL;
+    if (c_lib_open(TAMM_CUSOLVER)) return -1;
+    cusolverDnHandle_t d;
+    cusolverStatus_t st = p_cusolverDnCreate(&d);
+    if (st != CUSOLVER_STATUS_SUCCESS) { snprintf(err, sizeof err, "cusolverDnCreate: status %d", (int)st); return -1; }
+    st = p_cusolverDnSetStream(d, (cudaStream_t)s);
+    if (st != CUSOLVER_STATUS_SUCCESS) {
+        snprintf(err, sizeof err, "cusolverDnSetStream: status %d", (int)st);
+        p_cusolverDnDestroy(d);
+        return -1;
+    }
+    *h = d;
+    return 0;
+}
+static void c_solver_destroy(void *h) { if (h && solver_loaded) p_cusolverDnDestroy((cusolverDnHandle_t)h); }
+
 const tamm_devops tamm__devops_cuda = {
     "cuda", c_count, c_info, c_bind, c_alloc, c_free, c_host_alloc, c_host_free, c_stream_create, c_stream_destroy,
     c_event_create, c_event_destroy, c_h2d, c_d2h, c_d2d, c_zero, c_record, c_wait, c_query, c_sync, c_blas_create,
-    c_blas_destroy, c_error,
+    c_blas_destroy, c_error, c_lib_open, c_lib_sym, c_solver_create, c_solver_destroy,
 };
 
 #else /* built without the CUDA toolkit: there is never a device */
 
 static int n_count(void) { return 0; }
 static const char *n_error(void) { return "libtammrt was built without CUDA (TAMM_WITH_CUDA=OFF): tasks run on the CPUs"; }
-const tamm_devops tamm__devops_cuda = { .kind = "cuda", .count = n_count, .error = n_error };
+static int n_lib_open(unsigned lib) { (void)lib; return -1; }
+static void *n_lib_sym(unsigned lib, const char *name) { (void)lib; (void)name; return NULL; }
+const tamm_devops tamm__devops_cuda = { .kind = "cuda", .count = n_count, .error = n_error, .lib_open = n_lib_open,
+                                        .lib_sym = n_lib_sym };
 
 #endif

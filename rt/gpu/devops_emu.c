@@ -518,6 +518,20 @@ static int e_blas_create(void **h, void *s)
 }
 static void e_blas_destroy(void *h) { (void)h; }
 static const char *e_error(void) { return err; }
+/* the emulated device has no cuBLAS and no cuSOLVER: tasks that call them run on the CPUs */
+static int e_lib_open(unsigned lib)
+{
+    return lib == TAMM_CUBLAS ? fail_msg("libcublas", "the emulated device has no cuBLAS")
+                              : fail_msg("libcusolver", "the emulated device has no cuSOLVER");
+}
+static void *e_lib_sym(unsigned lib, const char *name) { (void)lib; (void)name; return NULL; }
+static int e_solver_create(void **h, void *s)
+{
+    (void)s;
+    *h = NULL;
+    return fail_msg("cusolverDnCreate", "the emulated device has no cuSOLVER");
+}
+static void e_solver_destroy(void *h) { (void)h; }
 
 long tamm__emu_live_allocs(void) { return atomic_load(&live_allocs); }
 
@@ -545,23 +559,10 @@ int tamm_emu_launch(void *stream, void (*fn)(void *), const void *arg, size_t si
     if (size) memcpy(a, arg, size);
     return emu_launch(stream, fn, a, 1, "cudaLaunchKernel");
 }
-
-int tamm_emu_malloc_async(void **ptr, size_t size, void *stream)
-{
-    *ptr = NULL;
-    if (tamm__gpus.ops != &tamm__devops_emu) return TAMM_ENOTSUP;
-    return e_alloc(ptr, size, stream) ? TAMM_EDEVICE : TAMM_OK;
-}
-
-int tamm_emu_free_async(void *ptr, void *stream)
-{
-    if (tamm__gpus.ops != &tamm__devops_emu) return TAMM_ENOTSUP;
-    return e_free(ptr, stream) ? TAMM_EDEVICE : TAMM_OK;
-}
 #endif
 
 const tamm_devops tamm__devops_emu = {
     "emu", e_count, e_info, e_bind, e_alloc, e_free, e_host_alloc, e_host_free, e_stream_create, e_stream_destroy,
     e_event_create, e_event_destroy, e_h2d, e_d2h, e_d2d, e_zero, e_record, e_wait, e_query, e_sync, e_blas_create,
-    e_blas_destroy, e_error,
+    e_blas_destroy, e_error, e_lib_open, e_lib_sym, e_solver_create, e_solver_destroy,
 };

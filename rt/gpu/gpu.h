@@ -83,6 +83,8 @@ typedef struct tamm_gpu {
     /* owned by the worker thread */
     void *stream[TAMM_GPU_STREAMS], *copy_stream;
     void *blas[TAMM_GPU_STREAMS];
+    void *solver[TAMM_GPU_STREAMS];          /* cuSOLVER handles, made on first use (tamm_cusolver_handle) */
+    unsigned char solver_failed[TAMM_GPU_STREAMS];
     tamm_pend *fifo_head[TAMM_GPU_STREAMS + 1], *fifo_tail[TAMM_GPU_STREAMS + 1]; /* [STREAMS]: copy */
     int inflight[TAMM_GPU_STREAMS];
     tamm_pend *batch;             /* the open flush batch on the copy stream */
@@ -123,6 +125,9 @@ typedef struct tamm_gpus {
     _Atomic double cpu_busy_ns;
     atomic_uint rr;               /* round-robin cursor */
     char why_none[256];           /* why there is no device */
+    int blas_ok;                  /* every task stream of every GPU has a cuBLAS handle */
+    atomic_int lib_state[2];      /* cuBLAS, cuSOLVER for CUDA variants: 0 not asked yet, 1 usable, 2 not (tamm_cuda_libs) */
+    char libs_why[2][256];        /* why cuBLAS, cuSOLVER cannot be used */
 } tamm_gpus;
 
 extern tamm_gpus tamm__gpus;
@@ -133,6 +138,9 @@ void tamm__unit_fini(tamm_gpu *g);
 /** get_buf of a task running on GPU g (rec: its record, stream s). */
 void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, struct tamm_tensor *T, long lin, int req, int implicit,
                      int canc);
+/** tamm_cuda_scratch of the task of record rec: bytes of device memory within the limit, freed in
+ *  stream order when the task ends; NULL (the task's error reported) when there is no room. */
+void *tamm__unit_scratch(tamm_gpu *g, tamm_pend *rec, size_t bytes);
 /** release of buffer r of a task running on a GPU: checked now, applied at the task's end. */
 int tamm__unit_release(tamm_ctx *ctx, tamm_bufrec *r, int how);
 /** The task's variant has returned: leaks, commits of private buffers (device work on its stream). */

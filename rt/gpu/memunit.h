@@ -59,6 +59,11 @@ typedef struct tamm_devops {
     int (*blas_create)(void **h, void *stream);         /* a cuBLAS handle bound to stream (may fail) */
     void (*blas_destroy)(void *h);
     const char *(*error)(void);                         /* the calling thread's last failure */
+    /* the libraries CUDA variants call through the runtime (lib: TAMM_CUBLAS, TAMM_CUSOLVER of tamm.h) */
+    int (*lib_open)(unsigned lib);                      /* load it (once): 0 when it can be used */
+    void *(*lib_sym)(unsigned lib, const char *name);   /* an entry point of a loaded library, or NULL */
+    int (*solver_create)(void **h, void *stream);       /* a cuSOLVER dense handle bound to stream (may fail) */
+    void (*solver_destroy)(void *h);
 } tamm_devops;
 
 extern const tamm_devops tamm__devops_cuda, tamm__devops_emu;

@@ -15,7 +15,8 @@ gen() { # source dir outdir
     "$tammcc" --emit=c "$src" > "$out/$n.tamm.c"
     "$tammcc" --emit=cuda "$src" > "$out/$n.tamm.cu"
 }
-# cuda_variant.c and variant_status.c: their "CUDA variants" are host functions over the emulator: not for a GPU
-for f in tests/tammcc_cuda/*.c; do case $(basename "$f") in cuda_variant.c|variant_status.c) ;; *) gen "$f" tests/gpu/pregen;; esac; done
+# cuda_variant.c and variant_status.c: their "CUDA variants" are host functions over the emulator: not for a GPU;
+# blas_errors.c: calls a GPU refuses, for tests/tammcc_cuda/blas_errors.sh
+for f in tests/tammcc_cuda/*.c; do case $(basename "$f") in cuda_variant.c|variant_status.c|blas_errors.c) ;; *) gen "$f" tests/gpu/pregen;; esac; done
 for f in bench/gpu/b[0-9]*.c bench/gpu/gemm_naive.c; do [ -e "$f" ] && gen "$f" bench/gpu/pregen; done
 echo "regen.sh: regenerated tests/gpu/pregen and bench/gpu/pregen with $tammcc"

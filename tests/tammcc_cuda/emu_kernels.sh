@@ -18,7 +18,9 @@
 # A program with no CUDA variant is reported and passes.
 # Environment: TAMMCC (required), TAMM_LIB (libtammrt.a), TAMM_INCLUDE, CC,
 #   CFLAGS (plain build), WORKERS (default "1 3"), SEEDS (default "1 2"), TSAN,
-#   RUN_TIMEOUT (default 120 s), KEEP.
+#   RUN_TIMEOUT (default 120 s), NORMALIZE (a sed -E script applied to both outputs
+#   before they are compared: what a program prints that may differ between runs,
+#   e.g. its worker count), KEEP.
 set -u
 if [ $# -lt 1 ]; then
     echo "usage: emu_kernels.sh PROGRAM.c [extra link flags...]" >&2
@@ -37,6 +39,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${SEEDS:=1 2}"
 : "${TSAN:=0}"
 : "${RUN_TIMEOUT:=120}"
+: "${NORMALIZE:=}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tammemu.XXXXXX") || exit 1
 if [ -z "${KEEP:-}" ]; then trap 'rm -rf "$tmp"' EXIT; else echo "emu_kernels: keeping $tmp" >&2; fi
 to=""
@@ -75,7 +78,9 @@ check_run() { # label binary: run at every worker count and seed, compare, count
                 head -60 "$tmp/err" >&2
                 fail "$label, TAMM_NUM_WORKERS=$w, TAMM_CUDA_EMU_SEED=$s: exit status $rc"
             fi
-            if ! cmp -s "$tmp/ref.out" "$tmp/out"; then
+            sed -E "$NORMALIZE" "$tmp/ref.out" >"$tmp/ref.norm"
+            sed -E "$NORMALIZE" "$tmp/out" >"$tmp/out.norm"
+            if ! cmp -s "$tmp/ref.norm" "$tmp/out.norm"; then
                 diff "$tmp/ref.out" "$tmp/out" | head -20 >&2
                 fail "$label, TAMM_NUM_WORKERS=$w, TAMM_CUDA_EMU_SEED=$s: output differs from the plain build"
             fi

@@ -181,16 +181,15 @@ extern "C" void tamm_task_main_66_cuda_88a56a49(tamm_ctx *tamm_ctx_, void *tamm_
             dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_REDUCE_BLOCKS));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             unsigned tamm_np_ = tamm_grd_.x * tamm_grd_.y;  /* partial sums: one per block and sum */
-            void *tamm_part_ = NULL;
-            cudaError_t tamm_e_ = cudaMallocAsync(&tamm_part_, (size_t)8 * tamm_np_, tamm_s_);
-            if (tamm_e_ == cudaSuccess) {
+            void *tamm_part_ = tamm_cuda_scratch((size_t)8 * tamm_np_);
+            cudaError_t tamm_e_ = cudaSuccess;
+            if (tamm_part_) {
                 TAMM_CUDA_LAUNCH(tamm_task_main_66_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, tamm_b0_, tamm_b1_, tamm_b2_, tamm_part_, tamm_np_);
                 tamm_e_ = cudaGetLastError();
                 if (tamm_e_ == cudaSuccess) {
                     TAMM_CUDA_LAUNCH(tamm_task_main_66_sum, dim3(1), dim3(256), tamm_s_, m, tamm_b0_, tamm_b1_, tamm_b2_, (const void *)tamm_part_, tamm_np_);
                     tamm_e_ = cudaGetLastError();
                 }
-                (void)cudaFreeAsync(tamm_part_, tamm_s_);
             }
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];

@@ -458,16 +458,15 @@ extern "C" void tamm_task_main_119_cuda_17dae1ac(tamm_ctx *tamm_ctx_, void *tamm
             dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, 32), tamm_cc_grid(tamm_n0_, 8, 32));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             unsigned tamm_np_ = tamm_grd_.x * tamm_grd_.y;  /* partial sums: one per block and sum */
-            void *tamm_part_ = NULL;
-            cudaError_t tamm_e_ = cudaMallocAsync(&tamm_part_, (size_t)8 * tamm_np_, tamm_s_);
-            if (tamm_e_ == cudaSuccess) {
+            void *tamm_part_ = tamm_cuda_scratch((size_t)8 * tamm_np_);
+            cudaError_t tamm_e_ = cudaSuccess;
+            if (tamm_part_) {
                 TAMM_CUDA_LAUNCH(tamm_task_main_119_kernel, tamm_grd_, tamm_blk_, tamm_s_, tamm_b0_, tamm_b1_, tamm_part_, tamm_np_);
                 tamm_e_ = cudaGetLastError();
                 if (tamm_e_ == cudaSuccess) {
                     TAMM_CUDA_LAUNCH(tamm_task_main_119_sum, dim3(1), dim3(256), tamm_s_, tamm_b0_, tamm_b1_, (const void *)tamm_part_, tamm_np_);
                     tamm_e_ = cudaGetLastError();
                 }
-                (void)cudaFreeAsync(tamm_part_, tamm_s_);
             }
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -502,7 +501,7 @@ static __global__ void __launch_bounds__(256) tamm_task_main_128_kernel(void *ta
                     tamm_s0_ += (float)c[e];
                     tamm_s1_ -= c[e] > 0;
                 }
-#line 506 "tile_kernels.tamm.cu"
+#line 505 "tile_kernels.tamm.cu"
     }
     /* this block's part of each sum (tamm_cc_block_sum: shared memory, a fixed order), stored as
      * the block's partial sum */
@@ -547,16 +546,15 @@ extern "C" void tamm_task_main_128_cuda_17dae1ac(tamm_ctx *tamm_ctx_, void *tamm
             dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_REDUCE_BLOCKS));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
             unsigned tamm_np_ = tamm_grd_.x * tamm_grd_.y;  /* partial sums: one per block and sum */
-            void *tamm_part_ = NULL;
-            cudaError_t tamm_e_ = cudaMallocAsync(&tamm_part_, (size_t)16 * tamm_np_, tamm_s_);
-            if (tamm_e_ == cudaSuccess) {
+            void *tamm_part_ = tamm_cuda_scratch((size_t)16 * tamm_np_);
+            cudaError_t tamm_e_ = cudaSuccess;
+            if (tamm_part_) {
                 TAMM_CUDA_LAUNCH(tamm_task_main_128_kernel, tamm_grd_, tamm_blk_, tamm_s_, tamm_b0_, tamm_b1_, tamm_b2_, tamm_part_, tamm_np_);
                 tamm_e_ = cudaGetLastError();
                 if (tamm_e_ == cudaSuccess) {
                     TAMM_CUDA_LAUNCH(tamm_task_main_128_sum, dim3(1), dim3(256), tamm_s_, tamm_b0_, tamm_b1_, tamm_b2_, (const void *)tamm_part_, tamm_np_);
                     tamm_e_ = cudaGetLastError();
                 }
-                (void)cudaFreeAsync(tamm_part_, tamm_s_);
             }
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -588,7 +586,7 @@ static __global__ void __launch_bounds__(256) tamm_task_main_140_kernel(int nb, 
                     w += 0.5;
                 }
             }
-#line 592 "tile_kernels.tamm.cu"
+#line 590 "tile_kernels.tamm.cu"
     }
 }
 
@@ -635,7 +633,7 @@ static __global__ void __launch_bounds__(256) tamm_task_main_152_kernel(void *ta
                 for (int k = 0; k < 8; k++) {
 #line 157 "tests/tammcc_cuda/tile_kernels.c"
                     w[i][k % 4] += (double)(i + k);
-#line 639 "tile_kernels.tamm.cu"
+#line 637 "tile_kernels.tamm.cu"
                     }  /* the loops in each thread */
     }
 }

@@ -14,6 +14,7 @@
  */
 #include "cuda_blas.h"
 #include "blas.h"
+#include "cuda_src.h"
 #include "diag.h"
 #include "infer.h"
 #include "text.h"
@@ -77,20 +78,6 @@ static cc_node *down(cc_node *n)
            n->nkid >= 1 && clang_isExpression(n->kid[n->nkid - 1]->kind))
         n = n->kid[n->nkid - 1];
     return n;
-}
-
-static const char *const cxx_words[] = {
-    "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "bool", "catch", "class", "compl", "concept",
-    "constexpr", "const_cast", "decltype", "delete", "dynamic_cast", "explicit", "export", "false", "friend", "mutable",
-    "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected",
-    "public", "reinterpret_cast", "requires", "static_assert", "static_cast", "template", "this", "thread_local", "throw",
-    "true", "try", "typeid", "typename", "using", "virtual", "wchar_t", "xor", "xor_eq", NULL };
-
-static int cxx_reserved(const char *w)
-{
-    for (int i = 0; cxx_words[i]; i++)
-        if (!strcmp(cxx_words[i], w)) return 1;
-    return 0;
 }
 
 /* The C++ spelling of a variable of type ty named name: arithmetic (enums as their integer type), or a
@@ -636,7 +623,7 @@ static int var_value(bctx *c, CXCursor d, cc_node *init, const char *what, char 
     char *ty = cxx_decl(clang_getCursorType(d), "", dev), *v = NULL;
     *val = NULL;
     if (!*decl) no(c, "%s '%s' is neither a scalar nor a pointer to one", what, nm);
-    else if (cxx_reserved(nm)) no(c, "%s '%s' is named with a C++ keyword", what, nm);
+    else if (cc_cu_reserved(nm)) no(c, "%s '%s' is named with a C++ keyword", what, nm);
     else if (!(v = *dev ? render_dev(c, init, ty, what) : render_scalar(c, init, what))) {}
     else if (*dev) *val = v, v = NULL;
     else *val = cc_fmt("(%s)(%s)", ty, v);

@@ -95,6 +95,7 @@ typedef struct tamm_task_s {
     int nsignal;
     atomic_int ready_flag;      /* sentinel: dependences satisfied */
     double est_ns;              /* device selection's estimate of its duration (GPUs only) */
+    uint64_t ml_aux;            /* TAMM_MEMORY_LIMIT: when it began to wait for memory, then its footprint */
 } tamm_task_s;
 _Static_assert(offsetof(tamm_task_s, inl) == 2 * TAMM_CACHELINE, "the inline area starts the third line");
 

@@ -80,12 +80,13 @@ static void pinned_delete(pinned *p)
     else OPS->host_free(p);
 }
 
-static void *pinned_get(size_t bytes, int zero)
+/* A buffer of the pool of at least bytes (exact: of exactly bytes), or a new one; not counted. */
+static pinned *pin_take(size_t bytes, int exact)
 {
     pinned *p = NULL;
     pthread_mutex_lock(&pin_lock);
     for (pinned **q = &pin_free; *q; q = &(*q)->next_free)
-        if ((*q)->cap >= bytes && (*q)->cap <= 2 * bytes + 4096) {
+        if (exact ? (*q)->cap == bytes : (*q)->cap >= bytes && (*q)->cap <= 2 * bytes + 4096) {
             p = *q;
             *q = p->next_free;
             break;
@@ -98,6 +99,21 @@ static void *pinned_get(size_t bytes, int zero)
         pin_all = p;
         pthread_mutex_unlock(&pin_lock);
     }
+    return p;
+}
+
+/* Back to the pool (not counted). */
+static void pin_give(pinned *p)
+{
+    pthread_mutex_lock(&pin_lock);
+    p->next_free = pin_free;
+    pin_free = p;
+    pthread_mutex_unlock(&pin_lock);
+}
+
+static void *pinned_get(size_t bytes, int zero)
+{
+    pinned *p = pin_take(bytes, 0);
     if (zero) memset(p + 1, 0, bytes);
     tamm__mem_add(p->cap); /* held from here until pinned_put */
     return p + 1;
@@ -108,10 +124,7 @@ static void pinned_put(void *buf)
     if (!buf) return;
     pinned *p = (pinned *)buf - 1;
     tamm__mem_sub(p->cap);
-    pthread_mutex_lock(&pin_lock);
-    p->next_free = pin_free;
-    pin_free = p;
-    pthread_mutex_unlock(&pin_lock);
+    pin_give(p);
 }
 
 /* the homes of blocks while GPUs are in use: pinned, so that copies are asynchronous (hostmem.h) */
@@ -121,12 +134,19 @@ static void home_put(void *p, size_t bytes)
     (void)bytes;
     pinned_put(p);
 }
-/* under TAMM_MEMORY_LIMIT, which counts and reuses this memory itself: never pooled here */
-static void *home_raw_get(size_t bytes) { return pinned_new(bytes) + 1; }
+/* Under TAMM_MEMORY_LIMIT, which counts this memory and reuses buffers of 64 KiB and more itself:
+ * those are given back to the system at once (as its mappings are without GPUs), smaller ones
+ * are pooled here by exact size (as calloc keeps them without GPUs: pinning memory takes far
+ * longer than allocating it). */
+#define RAW_POOLED_BELOW ((size_t)64 << 10)
+static void *home_raw_get(size_t bytes)
+{
+    return (bytes < RAW_POOLED_BELOW ? pin_take(bytes, 1) : pinned_new(bytes)) + 1;
+}
 static void home_raw_put(void *p, size_t bytes)
 {
-    (void)bytes;
-    pinned_delete((pinned *)p - 1);
+    if (bytes < RAW_POOLED_BELOW) pin_give((pinned *)p - 1);
+    else pinned_delete((pinned *)p - 1);
 }
 const tamm_home_ops tamm__pinned_homes = { home_get, home_put, home_raw_get, home_raw_put };
 

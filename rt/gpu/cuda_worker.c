@@ -24,7 +24,9 @@
  * Under TAMM_MEMORY_LIMIT a task is admitted on the host when the worker is
  * about to issue it (tamm__ml_admit_unit): the homes it reads are read back
  * first (it waits in the GPU's reading list meanwhile), and a task that does
- * not fit waits (held) until host memory is given back (tamm__ml_wake).
+ * not fit waits in the GPU's list of refused tasks, tried again in order once
+ * host memory is given back (tamm__ml_wake), while the tasks queued behind it
+ * are tried in turn (a nested one among them may be what frees that memory).
  */
 #include "buffer.h"
 #include "error.h"
@@ -497,6 +499,7 @@ static int issue(tamm_gpu *g)
             if (g->inflight[k] < TAMM_GPU_PER_STREAM && (s < 0 || g->inflight[k] < g->inflight[s])) s = k;
         if (s < 0) return did;
         size_t fp;
+        int from_hw = 0;
         /* a task admitted on the host whose homes are back (its device memory is reserved already) */
         tamm_task_s *t = g->rd_head ? read_done(g) : NULL;
         if (t) {
@@ -515,7 +518,7 @@ static int issue(tamm_gpu *g)
         if ((t = g->held)) { /* first: only this one may be held for the device's memory */
             g->held = NULL;
             atomic_fetch_sub(&g->nwaiting, 1);
-        } else if (g->hw_retry > 0) { /* refused by the host before */
+        } else if ((from_hw = g->hw_retry > 0)) { /* refused by the host before */
             t = g->hw_head;
             g->hw_head = t->next;
             if (!g->hw_head) g->hw_tail = NULL;
@@ -551,7 +554,14 @@ static int issue(tamm_gpu *g)
                     pthread_mutex_unlock(&g->lock);
                 }
                 if (a == 0) { /* tried again once host memory is given back; the queue goes on */
-                    list_add(&g->hw_head, &g->hw_tail, t);
+                    if (from_hw) { /* back in its place, and those after it wait for the next release too */
+                        t->next = g->hw_head;
+                        g->hw_head = t;
+                        if (!g->hw_tail) g->hw_tail = t;
+                        g->hw_retry = 0;
+                    } else {
+                        list_add(&g->hw_head, &g->hw_tail, t);
+                    }
                     atomic_fetch_add(&g->nwaiting, 1);
                 } else if (a == 2) {
                     list_add(&g->rd_head, &g->rd_tail, t);

@@ -25,10 +25,14 @@
  *              from a GPU may hold a home, so every eviction and flush of a newer
  *              copy is stored through the GPU's two small buffers into the home or
  *              the spill file (TAMM_STATS counts them: more than none);
+ *   in flight  a creadwrite of a block, or a commit into it, on the GPU whose own
+ *              copy of it is being written back after an eviction: both come after
+ *              that write-back (with and without the host limit);
  *   too_big    a CUDA-only task whose blocks alone exceed the host limit is a
  *              clear TAMM_ENOMEM naming it, and the run ends (no hang).
  * TAMM_TEST_SEED=s runs program s alone (mixed with TAMM_TEST_MIXED set), in
- * this process, under the environment as it is (to diagnose one case).
+ * this process, under the environment as it is (to diagnose one case);
+ * TAMM_TEST_TRACE=1 prints each operation and its destination's first element.
  */
 #include "tamm_util.h"
 #include <tamm_cc.h>
@@ -216,6 +220,10 @@ static int random_prog(void *arg)
             op_apply(a.kind, ref[a.dt][a.d], ref[a.st][a.s], a.k, TILE);
             t = op_task(&a, refs);
         }
+        if (getenv("TAMM_TEST_TRACE")) /* (diagnosis) every operation and what its destination then holds */
+            fprintf(stderr, "task %d: kind %d %s[%ld] <- %s[%ld] k %llu variants %d: %llu\n", i, a.kind, a.dt ? "Y" : "X", a.d,
+                    a.st ? "Y" : "X", a.s, (unsigned long long)a.k, a.variants,
+                    a.kind == K_SUM ? 0ull : (unsigned long long)ref[a.dt][a.d][0]);
         CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
         if (rnd(&s) % 24 == 0 && c->mixed) { /* a top-level read sees everything before it */
             int ti = (int)(rnd(&s) % NT);
@@ -229,10 +237,13 @@ static int random_prog(void *arg)
     CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
     for (int ti = 0; ti < NT; ti++) {
         CHECK_EQ_INT(tamm_tensor_gather(T[ti], all), TAMM_OK);
-        int bad = -1;
-        for (int b = 0; b < NBLK && bad < 0; b++)
-            if (memcmp(&all[(size_t)b * TILE], ref[ti][b], sizeof ref[ti][b])) bad = b;
-        CHECK_MSG(bad < 0, "block %s[%d] differs from the sequential evaluation", ti ? "Y" : "X", bad);
+        for (int b = 0; b < NBLK; b++) {
+            int e = 0;
+            while (e < TILE && all[(size_t)b * TILE + (size_t)e] == ref[ti][b][e]) e++;
+            CHECK_MSG(e == TILE, "block %s[%d] differs from the sequential evaluation (element %d: %llu, expected %llu)",
+                      ti ? "Y" : "X", b, e, e < TILE ? (unsigned long long)all[(size_t)b * TILE + (size_t)e] : 0ull,
+                      e < TILE ? (unsigned long long)ref[ti][b][e] : 0ull);
+        }
     }
     int badsum = -1;
     for (int i = 0; i < NTASKS && badsum < 0; i++)
@@ -305,6 +316,105 @@ static void run_random(const char *name, unsigned seed, int mixed, const char *c
     h_context(NULL);
 }
 
+/* ---- a creadwrite or a commit on a GPU while its own copy's write-back is in flight ---- */
+/* X[0] and then X[3] are written on the GPU (Dirty there, unreferenced once their tasks are
+ * done); within a TAMM_CUDA_MEMORY_LIMIT of three blocks the next task's tmp buffer evicts
+ * X[0]'s copy, which writes it back on the copy stream, slowly (TAMM_CUDA_EMU_DELAY); that tmp
+ * buffer is freed when the task is issued, so the task issued beside it evicts nothing (an
+ * eviction would order its stream after the copy stream): a creadwrite of X[0] (dispatch
+ * flushes no GPU's own copies) reads the home, or a tmp buffer is committed into it; both must
+ * come after the write-back.
+ * They did not: the creadwrite read the home as it was before (or garbage, under a host limit:
+ * a home allocated for the write-back), and the write-back could land over the commit. */
+typedef struct { tamm_tensor *X; int what; uint64_t v; } wb_args;
+typedef struct { uint64_t *x; uint64_t a, b; } wb_job;
+static void wb_run(void *p)
+{
+    wb_job *j = p;
+    for (size_t e = 0; e < TILE; e++) j->x[e] = j->x[e] * j->a + j->b;
+}
+static void wb_gpu(tamm_ctx *ctx, void *p)
+{
+    wb_args *a = p;
+    long i0[1] = { 0 }, i1[1] = { 1 }, i2[1] = { 2 }, i3[1] = { 3 };
+    uint64_t *x, *y;
+    wb_job j;
+    switch (a->what) {
+    case 0: case 4: /* X[0] = v, X[3] = v */
+        x = tamm_get_buf_write(ctx, a->X, a->what ? i3 : i0);
+        j = (wb_job){ x, 0, a->v };
+        TCHECK(tamm_emu_launch(tamm_cuda_stream(), wb_run, &j, sizeof j) == TAMM_OK);
+        tamm_release_put(ctx, x);
+        break;
+    case 1: /* X[1] = X[1] + 1, with a tmp buffer of X[2] beside it: X[0]'s copy is evicted */
+        x = tamm_get_buf_readwrite(ctx, a->X, i1);
+        y = tamm_get_buf_tmp(ctx, a->X, i2);
+        j = (wb_job){ x, 1, 1 };
+        TCHECK(tamm_emu_launch(tamm_cuda_stream(), wb_run, &j, sizeof j) == TAMM_OK);
+        tamm_release_put(ctx, x);
+        tamm_release_cancel(ctx, y);
+        break;
+    case 2: /* creadwrite X[0] = 3 X[0] + v */
+        x = tamm_get_buf_creadwrite(ctx, a->X, i0);
+        j = (wb_job){ x, 3, a->v };
+        TCHECK(tamm_emu_launch(tamm_cuda_stream(), wb_run, &j, sizeof j) == TAMM_OK);
+        tamm_release_put(ctx, x);
+        break;
+    default: /* X[0] += v through a tmp buffer */
+        x = tamm_get_buf_tmp(ctx, a->X, i0);
+        j = (wb_job){ x, 0, a->v };
+        TCHECK(tamm_emu_launch(tamm_cuda_stream(), wb_run, &j, sizeof j) == TAMM_OK);
+        tamm_release_add(ctx, x);
+        break;
+    }
+}
+
+static void wb_submit(tamm_tensor *X, int what, uint64_t v)
+{
+    wb_args a = { X, what, v };
+    tamm_ref r[2];
+    int n = 1;
+    if (what == 1) {
+        r[0] = tu_ref1(X, TAMM_READWRITE, 1);
+        r[1] = tu_ref1(X, TAMM_WRITE, 2);
+        n = 2;
+    } else {
+        r[0] = tu_ref1(X, what == 0 || what == 4 ? TAMM_WRITE : what == 2 ? TAMM_READWRITE | TAMM_CANCELLABLE : TAMM_ACCUM,
+                       what == 4 ? 3 : 0);
+    }
+    tamm_task t = tu_task(NULL, &a, sizeof a, r, n, "wb", __FILE__, __LINE__);
+    t.cuda = wb_gpu;
+    CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+}
+
+static int wb_in_flight(void *arg)
+{
+    (void)arg;
+    tu_init();
+    tamm_tensor *X = tu_vec("X", 4, TILE);
+    uint64_t x0 = 0;
+    int bad = 0;
+    for (int rep = 0; rep < 12; rep++) {
+        uint64_t v = 1000 + (uint64_t)rep;
+        wb_submit(X, 0, v);            /* X[0] = v, Dirty on the GPU */
+        wb_submit(X, 4, v);            /* X[3] likewise, more recently used */
+        CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+        wb_submit(X, 1, v);            /* evicts X[0]'s copy: its write-back is in flight */
+        wb_submit(X, rep % 2 ? 3 : 2, v); /* reads the home, or commits into it */
+        x0 = rep % 2 ? v + v : 3 * v + v;
+        CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+        const uint64_t *p = tamm_block(X, 0);
+        if (p && p[0] != x0 && !bad++)
+            CHECK_MSG(0, "repetition %d (%s): X[0] is %llu, expected %llu", rep, rep % 2 ? "a tmp buffer's commit" : "creadwrite",
+                      (unsigned long long)p[0], (unsigned long long)x0);
+    }
+    CHECK_MSG(bad == 0, "%d of 12 repetitions saw the home before its own write-back", bad);
+    CHECK_TASKS_OK();
+    tamm_tensor_destroy(X);
+    TU_FINALIZE();
+    return 0;
+}
+
 /* ---- a CUDA-only task over the host limit ---- */
 static void big_gpu(tamm_ctx *ctx, void *p)
 {
@@ -375,6 +485,15 @@ int main(void)
         const char *env[] = { ngs, lim, glim, "TAMM_NUM_WORKERS=2", "TAMM_STATS=1", "TAMM_ON_ERROR=return",
                               "TAMM_MEMORY_TEST_STORE=1", "TAMM_SCHED=round-robin", NULL };
         run_random(name, seed++, 0, env, ng, 1, 1);
+    }
+    {   /* with and without the host limit: the ordering is the GPU's own (TAMM_ON_ERROR unset: the
+         * writer ends its dependences early, so the reader is issued while it is in flight) */
+        const char *env1[] = { "TAMM_CUDA_EMU=1", "TAMM_CUDA_MEMORY_LIMIT=12K", "TAMM_CUDA_EMU_DELAY=1500", "TAMM_CUDA_STREAMS=2",
+                               "TAMM_CUDA_PREFETCH=0", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR", "TAMM_MEMORY_LIMIT", NULL };
+        run_test_child("write-back in flight, no host limit", wb_in_flight, NULL, env1, 120);
+        const char *env2[] = { "TAMM_CUDA_EMU=1", "TAMM_CUDA_MEMORY_LIMIT=12K", "TAMM_CUDA_EMU_DELAY=1500", "TAMM_CUDA_STREAMS=2",
+                               "TAMM_CUDA_PREFETCH=0", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR", lim, NULL };
+        run_test_child("write-back in flight, host limit", wb_in_flight, NULL, env2, 120);
     }
     {
         static char err[H_ERRBUF_SIZE];

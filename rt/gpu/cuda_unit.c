@@ -762,6 +762,9 @@ void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T,
                 r = OPS->d2d(out, u->buf, bytes, s);
                 trace_copy(rec, TAMM_CP_D2D, T, lin, bytes);
             } else {
+                /* a write-back of this GPU's copy still in flight (an eviction, a Put) brings the
+                 * home its value: dispatch does not flush a GPU's own copies */
+                wait_rec(g, u->flush, u->flush_seq, rec);
                 r = OPS->h2d(out, hold_home(rec, T, lin, 1), bytes, s);
                 trace_copy(rec, TAMM_CP_H2D, T, lin, bytes);
                 atomic_fetch_add_explicit(&g->bytes_h2d, bytes, memory_order_relaxed);
@@ -940,6 +943,9 @@ static void commit_private(tamm_gpu *g, tamm_pend *rec, tamm_bufrec *r, int add)
 {
     void *s = task_stream(g, rec);
     tamm_ublk *u = U(g, r->T, r->lin);
+    /* the commit is applied at the home when rec completes: after any write-back of this GPU's
+     * copy still in flight, which would otherwise overwrite it (rec's event waits for it) */
+    wait_rec(g, u->flush, u->flush_seq, rec);
     if (u->rc == 0) {
         if (add) {
             /* a newer copy here reaches the home first (a partial sum here may stay: sums commute,

@@ -976,16 +976,20 @@ static void park(tamm_task_s *t)
     atomic_fetch_add(&st_parked, 1);
 }
 
-static TAMM_COLD void fail_task(tamm_task_s *t, size_t total)
+/* t can never fit: reported, and completed as skipped. */
+static TAMM_COLD void fail_task(tamm_task_s *t)
 {
     char list[512];
     int o = 0, shown = 0;
+    size_t total = 0;
     list[0] = 0;
-    for (int i = 0; i < t->ndep && o < 400; i++) {
+    for (int i = 0; i < t->ndep; i++) {
         tamm_dep *d = &t->dep[i];
         if (d->lin < 0 || !d->T->ml) continue;
         char bn[128];
         size_t bytes = d->T->blocks[d->lin].bytes;
+        total += bytes + extra_of(d, bytes);
+        if (o >= 400) continue;
         o += snprintf(list + o, sizeof list - (size_t)o, "%s%s %zu%s", shown++ ? ", " : "",
                       tamm__block_name(d->T, d->lin, bn, sizeof bn), bytes, extra_of(d, bytes) ? " (+ a private buffer)" : "");
     }
@@ -1008,13 +1012,13 @@ int tamm__ml_admit(tamm_task_s *t)
     if (r == 2) park(t);
     if (r == 0) { /* waits for memory, behind those already waiting */
         t->next = NULL;
-        t->ml_aux = tamm__now_ns();
+        t->ml_since = tamm__now_ns();
         if (qtail) qtail->next = t;
         else qhead = t;
         qtail = t;
     }
     pthread_mutex_unlock(&mlk);
-    if (r < 0) fail_task(t, total);
+    if (r < 0) fail_task(t);
     return r == 1;
 }
 
@@ -1051,8 +1055,7 @@ static void drain_locked(tamm_task_s **go, tamm_task_s **bad)
         qhead = q->next;
         if (!qhead) qtail = NULL;
         atomic_fetch_add(&st_waits, 1);
-        atomic_fetch_add(&st_wait_ns, now - q->ml_aux);
-        q->ml_aux = total; /* for fail_task */
+        atomic_fetch_add(&st_wait_ns, now - q->ml_since);
         q->next = NULL;
         if (r < 0) {
             if (badtail) badtail->next = q;
@@ -1075,7 +1078,7 @@ static void drained(tamm_task_s *go, tamm_task_s *bad)
     while (bad) {
         tamm_task_s *n = bad->next;
         bad->next = NULL;
-        fail_task(bad, (size_t)bad->ml_aux);
+        fail_task(bad);
         bad = n;
     }
 }
@@ -1129,7 +1132,7 @@ int tamm__ml_admit_unit(tamm_task_s *t, tamm_ml_want want, void *arg)
     if (!qhead || t->parent) r = try_admit(t, &total, want, arg);
     if (r == 2) atomic_fetch_add(&st_parked, 1); /* (it waits at its unit, holding nothing there) */
     pthread_mutex_unlock(&mlk);
-    if (r < 0) fail_task(t, total);
+    if (r < 0) fail_task(t);
     return r;
 }
 

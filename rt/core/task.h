@@ -90,12 +90,14 @@ typedef struct tamm_task_s {
     _Alignas(16) unsigned char inl[TAMM_TASK_INLINE_BYTES];
     /* set only where used: with TAMM_TF_DESTROY, TAMM_TF_SIGNALS,
      * TAMM_TF_SENTINEL, and by GPU routing */
-    struct tamm_tensor *destroy_tensor;
+    union {
+        struct tamm_tensor *destroy_tensor; /* TAMM_TF_DESTROY */
+        uint64_t ml_since;      /* TAMM_MEMORY_LIMIT: when it began to wait for memory (never a destroy task) */
+    };
     struct tamm_fence **signal;
     int nsignal;
     atomic_int ready_flag;      /* sentinel: dependences satisfied */
     double est_ns;              /* device selection's estimate of its duration (GPUs only) */
-    uint64_t ml_aux;            /* TAMM_MEMORY_LIMIT: when it began to wait for memory, then its footprint */
 } tamm_task_s;
 _Static_assert(offsetof(tamm_task_s, inl) == 2 * TAMM_CACHELINE, "the inline area starts the third line");
 

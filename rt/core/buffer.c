@@ -382,7 +382,8 @@ static void commit_private(tamm_tensor *T, long lin, const void *src, size_t byt
  * count-downs the worker holds, through a dependence on exactly r's block:
  * whoever comes next for the block waits for that epoch, and the flush that
  * completes it drops the reference first.  Not for a nested task: its parent
- * goes on when the children have completed, epoch or not. */
+ * goes on when the children have completed, epoch or not; nor under a host
+ * memory limit. */
 static inline int keep_read(tamm_ctx *ctx, const tamm_bufrec *r)
 {
     tamm_held *h = ctx->w ? &ctx->w->held : NULL;
@@ -390,6 +391,9 @@ static inline int keep_read(tamm_ctx *ctx, const tamm_bufrec *r)
     if (!h || h->rT || !h->epoch || t->parent || t->ndep == 0) return 0;
     const tamm_dep *d = &t->dep[0];
     if (d->epoch != h->epoch || d->T != r->T || d->lin != r->lin || (d->perm & (TAMM_WRITE | TAMM_ACCUM))) return 0;
+    /* under TAMM_MEMORY_LIMIT the task's pins go when its body returns: a reference kept past
+     * them would hold a home that neither a reservation covers nor an eviction can take */
+    if (TAMM_UNLIKELY(r->T->ml != NULL)) return 0;
     h->rT = r->T;
     h->rlin = r->lin;
     return 1;

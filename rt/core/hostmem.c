@@ -57,6 +57,7 @@ void tamm__hostmem_free(void *p, size_t bytes)
 static const tamm_home_ops *home_pin; /* NULL: plain host memory */
 
 void tamm__home_pin_install(const tamm_home_ops *ops) { home_pin = ops; }
+const tamm_home_ops *tamm__home_pin_ops(void) { return home_pin; }
 
 void *tamm__home_alloc(size_t bytes)
 {

@@ -27,12 +27,19 @@ void tamm__home_free(void *p, size_t bytes);
 /** Where homes come from while another memory unit copies them (the GPU
  *  layer's pinned pool): alloc returns zero-filled memory of bytes and counts
  *  it in the memory statistics, free gives back what alloc returned (bytes:
- *  the size asked).  Installed with tamm__home_pin_install before the first
- *  tensor exists and removed (NULL) after the last is freed. */
+ *  the size asked).  raw_alloc / raw_free are the same memory for the host
+ *  memory limit (memlimit.c), which counts, zero-fills and reuses it itself:
+ *  contents undefined, not counted, never kept in a pool.  Installed with
+ *  tamm__home_pin_install before the first tensor exists and removed (NULL)
+ *  after the last is freed. */
 typedef struct tamm_home_ops {
     void *(*alloc)(size_t bytes);
     void (*free)(void *p, size_t bytes);
+    void *(*raw_alloc)(size_t bytes);
+    void (*raw_free)(void *p, size_t bytes);
 } tamm_home_ops;
 void tamm__home_pin_install(const tamm_home_ops *ops);
+/** The installed pinning hook, or NULL. */
+const tamm_home_ops *tamm__home_pin_ops(void);
 
 #endif

@@ -1,6 +1,7 @@
 /* memlimit.c — host memory as a bounded memory unit (see memlimit.h). */
 #include "memlimit.h"
 #include "error.h"
+#include "hostmem.h"
 #include "layer.h"
 #include "pool.h"
 #include "runtime.h"
@@ -29,7 +30,11 @@ static pthread_mutex_t mlk = PTHREAD_MUTEX_INITIALIZER; /* everything below; tak
 static tamm_mblk lru = { .prev = &lru, .next = &lru }; /* next: most recent, prev: least */
 static size_t reserved;     /* bytes of blocks pinned by admitted tasks, and their private buffers */
 static size_t top_bytes;    /* bytes pinned by top-level tamm_block */
-static int nadmitted;       /* admitted tasks whose body has not returned (the MPI flow's message tasks aside) */
+static int nadmitted;       /* admitted tasks whose body (or unit's work) has not returned (the MPI flow's message tasks aside) */
+static int nholds;          /* other units' holds on homes (tamm__ml_hold) */
+static size_t fixed;        /* memory units keep for themselves (tamm__ml_fixed) */
+static size_t fixed_max;    /* (TAMM_STATS) */
+static int test_store;      /* TAMM_MEMORY_TEST_STORE=1 (tests only): no write-back from a unit holds a home */
 static tamm_task_s *qhead, *qtail; /* tasks waiting for memory, FIFO (linked by t->next) */
 static tamm_mblk **tops;    /* top-level pins, oldest first */
 static int ntops, ctops;
@@ -57,11 +62,19 @@ static int clean_wanted;     /* memory is three-quarters full: write dirty block
 static tamm_task_s *phead, *ptail; /* linked by t->next, in admission order */
 static int nparked;
 /* TAMM_STATS */
-static atomic_ullong st_ahead_w, st_in_task, st_parked, st_msg_over, st_nested_over, st_ahead, st_spilled, st_writes, st_readback, st_reads, st_evict, st_drop, st_regen, st_waits, st_wait_ns,
+static atomic_ullong st_holds, st_holds_over, st_stores, st_ahead_w, st_in_task, st_parked, st_msg_over, st_nested_over, st_ahead, st_spilled, st_writes, st_readback, st_reads, st_evict, st_drop, st_regen, st_waits, st_wait_ns,
     st_over;
 
 static void spare_drop(void);
 static void unpark_and_push(void);
+static void drain_locked(tamm_task_s **go, tamm_task_s **bad);
+static void drained(tamm_task_s *go, tamm_task_s *bad);
+
+void (*tamm__ml_wake)(void);
+static inline void wake_units(void)
+{
+    if (tamm__ml_wake) tamm__ml_wake();
+}
 static int nspares; /* spare buffers (see "spare buffers" below) */
 
 static _Thread_local int on_io_thread; /* set on the I/O thread (TAMM_TRACE's I/O track) */
@@ -84,14 +97,16 @@ static inline int spin_trylock(tamm_spin *l)
            !atomic_exchange_explicit(&l->v, 1, memory_order_acquire);
 }
 
-void tamm__ml_init(size_t lim, int nranks, int shared)
+void tamm__ml_init(size_t lim, int nranks)
 {
     (void)nranks; /* under MPI the limit covers each rank's homes and copies alike (memlimit.h) */
-    tamm__ml_on = lim > 0 && !shared;
+    tamm__ml_on = lim > 0; /* with GPUs too: their copies hold the homes they use (tamm__ml_hold) */
+    const char *ts = getenv("TAMM_MEMORY_TEST_STORE");
+    test_store = ts && *ts == '1';
     tamm__task_extra = (tamm__task_extra & TAMM_EXTRA_ROUTE) | (tamm__ml_on ? TAMM_EXTRA_MEMLIMIT : 0);
     limit = lim;
-    reserved = top_bytes = 0;
-    nadmitted = 0;
+    reserved = top_bytes = fixed = fixed_max = 0;
+    nadmitted = nholds = 0;
     qhead = qtail = NULL;
     lru.next = lru.prev = &lru;
     spill_broken = 0;
@@ -108,6 +123,9 @@ void tamm__ml_init(size_t lim, int nranks, int shared)
     atomic_store(&st_parked, 0);
     atomic_store(&st_in_task, 0);
     atomic_store(&st_ahead_w, 0);
+    atomic_store(&st_holds, 0);
+    atomic_store(&st_holds_over, 0);
+    atomic_store(&st_stores, 0);
     io_clean = NULL;
     clean_wanted = 0;
     phead = ptail = NULL;
@@ -156,6 +174,10 @@ void tamm__ml_stats(FILE *f, int r)
             (unsigned long long)st_writes, (unsigned long long)st_ahead_w, (unsigned long long)st_readback, (unsigned long long)st_reads,
             (unsigned long long)st_ahead, (unsigned long long)st_in_task, (unsigned long long)st_parked, (unsigned long long)st_regen, (unsigned long long)st_waits, (double)st_wait_ns / 1e6,
             (unsigned long long)st_nested_over, (unsigned long long)st_msg_over, (unsigned long long)st_over);
+    if (atomic_load(&st_holds) || atomic_load(&st_stores) || fixed_max)
+        fprintf(f, "tamm stats: rank %d: memory limit and other units: %llu copies held homes (%llu beyond the "
+                   "reservations), %llu blocks stored back without a home (%zu bytes kept for that)\n",
+                r, (unsigned long long)st_holds, (unsigned long long)st_holds_over, (unsigned long long)st_stores, fixed_max);
 }
 
 /* ------------------------------------------------------------------ */
@@ -167,8 +189,16 @@ static size_t page_round(size_t n)
     return (n + page - 1) / page * page;
 }
 
-static void *raw_alloc(size_t bytes)
+/* Memory for a block: pinned where another unit copies the homes (hostmem.h;
+ * contents undefined), else zero-filled (*zeroed = 1). */
+static void *raw_alloc(size_t bytes, int *zeroed)
 {
+    const tamm_home_ops *pin = tamm__home_pin_ops();
+    if (pin) {
+        *zeroed = 0;
+        return pin->raw_alloc(bytes ? bytes : 1);
+    }
+    *zeroed = 1;
     if (bytes < ML_MMAP_MIN) return calloc(1, bytes ? bytes : 1);
     void *p = mmap(NULL, page_round(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return p == MAP_FAILED ? NULL : p;
@@ -177,7 +207,9 @@ static void *raw_alloc(size_t bytes)
 static void raw_free(void *p, size_t bytes)
 {
     if (!p) return;
-    if (bytes < ML_MMAP_MIN) free(p);
+    const tamm_home_ops *pin = tamm__home_pin_ops();
+    if (pin) pin->raw_free(p, bytes ? bytes : 1);
+    else if (bytes < ML_MMAP_MIN) free(p);
     else munmap(p, page_round(bytes));
 }
 
@@ -313,11 +345,10 @@ static int slot_write(const tamm_mblk *m, const void *p, size_t bytes)
     return 0;
 }
 
-/* A write of m to its slot failed with errno e.  mlk and the block lock held. */
-static TAMM_COLD void spill_failed(tamm_mblk *m, size_t bytes, int e)
+/* A write of m to the spill file failed with errno e: spilling stops.  mlk held. */
+static TAMM_COLD void spill_report(tamm_mblk *m, size_t bytes, int e)
 {
     char bn[128];
-    m->valid = 0; /* the slot may hold part of this write: never read it */
     spill_broken = 1;
     tamm__error(NULL, TAMM_ENOMEM, "TAMM_MEMORY_LIMIT: cannot write %s (%zu bytes) to the spill file in %s "
                 "(%s); it and every block not yet spilled stay in memory, over the limit (results are not "
@@ -325,6 +356,13 @@ static TAMM_COLD void spill_failed(tamm_mblk *m, size_t bytes, int e)
                 tamm__block_name(m->T, m->lin, bn, sizeof bn), bytes,
                 getenv("TAMM_SPILL_DIR") && *getenv("TAMM_SPILL_DIR") ? getenv("TAMM_SPILL_DIR") : "the temporary directory",
                 strerror(e));
+}
+
+/* A write of m to its slot failed with errno e.  mlk and the block lock held. */
+static TAMM_COLD void spill_failed(tamm_mblk *m, size_t bytes, int e)
+{
+    m->valid = 0; /* the slot may hold part of this write: never read it */
+    spill_report(m, bytes, e);
 }
 
 static void spill_counted(tamm_mblk *m, size_t bytes, uint64_t t0)
@@ -345,6 +383,37 @@ static int spill_write(tamm_mblk *m, const void *p, size_t bytes)
         return -1;
     }
     spill_counted(m, bytes, t0);
+    return 0;
+}
+
+/* FLUSH, then EVICT resident block m, which no one holds (no pin, RC 0,
+ * nothing pending): a dirty block is written to its slot first (discard: not,
+ * its contents are about to be replaced whole, and the slot is stale), then
+ * its memory is given up.  mlk and the block lock held.  0: evicted; -1: the
+ * write failed (reported: it stays). */
+static int evict_locked(tamm_mblk *m, int discard)
+{
+    tamm_block_s *b = &m->T->blocks[m->lin];
+    tamm_unit_state *u = &b->units[0];
+    size_t bytes = b->bytes;
+    int dirty = m->dirty || u->state == TAMM_BS_DIRTY || u->state == TAMM_BS_DIRTYACC;
+    if (dirty && !discard) {
+        if (spill_write(m, b->home, bytes)) return -1;
+        m->valid = 1;
+        m->dirty = 0;
+    } else {
+        if (dirty) m->valid = 0;
+        m->dirty = 0;
+        atomic_fetch_add(&st_drop, 1);
+    }
+    void *p = b->home;
+    b->home = NULL;
+    u->buf = NULL;
+    u->state = TAMM_BS_UNALLOC;
+    u->rc = 0;
+    lru_remove(m);
+    spare_put(p, bytes);
+    atomic_fetch_add(&st_evict, 1);
     return 0;
 }
 
@@ -370,28 +439,9 @@ static int evict_one(void)
             tamm__spin_unlock(&b->lock);
             continue;
         }
-        size_t bytes = b->bytes;
-        /* FLUSH: a dirty block is written back first; EVICT: then dropped */
-        int dirty = m->dirty || u->state == TAMM_BS_DIRTY || u->state == TAMM_BS_DIRTYACC;
-        if (dirty) {
-            if (spill_write(m, b->home, bytes)) {
-                tamm__spin_unlock(&b->lock);
-                continue;
-            }
-            m->valid = 1;
-            m->dirty = 0;
-        } else {
-            atomic_fetch_add(&st_drop, 1);
-        }
-        void *p = b->home;
-        b->home = NULL;
-        u->buf = NULL;
-        u->state = TAMM_BS_UNALLOC;
-        u->rc = 0;
-        lru_remove(m);
+        int r = evict_locked(m, 0);
         tamm__spin_unlock(&b->lock);
-        spare_put(p, bytes);
-        atomic_fetch_add(&st_evict, 1);
+        if (r) continue;
         return 1;
     }
     return busy ? 2 : 0;
@@ -432,15 +482,16 @@ void *tamm__ml_buf_get(size_t bytes)
     void *p = room(bytes);
     pthread_mutex_unlock(&mlk);
     if (p) return p;
+    int z;
     /* (aligned_alloc wants a multiple of the alignment: the MPI flow asks for any block size) */
-    p = bytes < ML_MMAP_MIN ? aligned_alloc(64, (bytes + 63) & ~(size_t)63) : raw_alloc(bytes);
+    p = bytes < ML_MMAP_MIN && !tamm__home_pin_ops() ? aligned_alloc(64, (bytes + 63) & ~(size_t)63) : raw_alloc(bytes, &z);
     if (!p) tamm__mem_sub(bytes);
     return p;
 }
 
 void tamm__ml_buf_put(void *p, size_t bytes)
 {
-    if (bytes < ML_MMAP_MIN) { /* (from aligned_alloc: never a spare) */
+    if (bytes < ML_MMAP_MIN && !tamm__home_pin_ops()) { /* (from aligned_alloc: never a spare) */
         tamm__mem_sub(bytes);
         free(p);
         return;
@@ -485,8 +536,12 @@ void tamm__ml_tensor_free(tamm_tensor *T)
 {
     if (!T->ml) return;
     pthread_mutex_lock(&mlk);
-    while ((io_cur && io_cur->T == T) || (io_clean && io_clean->T == T))
-        pthread_cond_wait(&io_idle, &mlk); /* (its pins are gone: it stops soon) */
+    for (;;) { /* (its pins are gone: the I/O thread stops soon; other units' copies land soon) */
+        int busy = (io_cur && io_cur->T == T) || (io_clean && io_clean->T == T);
+        for (long b = 0; b < T->nblk && !busy; b++) busy = T->ml[b].holds > 0;
+        if (!busy) break;
+        pthread_cond_wait(&io_idle, &mlk);
+    }
     int keep = 0;
     for (int i = 0; i < ioq_n; i++) { /* drop its blocks from the read-ahead queue */
         tamm_mblk *q = ioq[(ioq_head + i) % ioq_cap];
@@ -519,7 +574,7 @@ void tamm__ml_release(tamm_tensor *T, long lin)
     tamm_block_s *b = &T->blocks[lin];
     tamm_mblk *m = &T->ml[lin];
     pthread_mutex_lock(&mlk);
-    while (io_cur == m || io_clean == m) pthread_cond_wait(&io_idle, &mlk);
+    while (io_cur == m || io_clean == m || m->holds) pthread_cond_wait(&io_idle, &mlk);
     if (m->ioq) { /* queued for read-ahead (pinned by the releasing task): nothing to read any more */
         int keep = 0;
         for (int i = 0; i < ioq_n; i++) {
@@ -550,7 +605,10 @@ void tamm__ml_release(tamm_tensor *T, long lin)
     tamm__spin_unlock(&b->lock);
 }
 
-void *tamm__ml_home(tamm_tensor *T, long lin)
+/* The home of block lin, made resident; overwrite: its contents are about to
+ * be replaced whole (another unit's Put), so nothing is read back and the home
+ * is dirty.  Block lock held. */
+static void *home_in(tamm_tensor *T, long lin, int overwrite)
 {
     tamm_block_s *b = &T->blocks[lin];
     tamm_mblk *m = &T->ml[lin];
@@ -558,9 +616,17 @@ void *tamm__ml_home(tamm_tensor *T, long lin)
     pthread_mutex_lock(&mlk);
     void *p = room(bytes);
     pthread_mutex_unlock(&mlk);
-    int reused = p != NULL;
-    if (!p) p = raw_alloc(bytes);
+    int zeroed = 0;
+    if (!p) p = raw_alloc(bytes, &zeroed);
     if (!p) tamm__fatal_oom(bytes);
+    if (overwrite) {
+        m->dirty = 1;
+        b->home = p;
+        pthread_mutex_lock(&mlk);
+        lru_front(m);
+        pthread_mutex_unlock(&mlk);
+        return p;
+    }
     if (m->valid) { /* the Get: read back what was spilled */
         uint64_t t0 = TAMM_UNLIKELY(tamm__rt.recording) ? tamm__now_ns() : 0;
         size_t done = 0;
@@ -586,7 +652,7 @@ void *tamm__ml_home(tamm_tensor *T, long lin)
         T->opts.gen(T, idx, p, T->opts.gen_arg);
         if (m->made) atomic_fetch_add(&st_regen, 1);
         m->made = 1;
-    } else if (reused) { /* a block never written: zeros, as a fresh mapping would be */
+    } else if (!zeroed) { /* a block never written: zeros, as a fresh mapping would be */
         memset(p, 0, bytes);
     }
     m->dirty = 0;
@@ -596,6 +662,8 @@ void *tamm__ml_home(tamm_tensor *T, long lin)
     pthread_mutex_unlock(&mlk);
     return p;
 }
+
+void *tamm__ml_home(tamm_tensor *T, long lin) { return home_in(T, lin, 0); }
 
 void tamm__ml_dirty(tamm_tensor *T, long lin)
 {
@@ -800,6 +868,11 @@ static void *io_main(void *arg)
         io_cur = NULL;
         pthread_cond_broadcast(&io_idle);
         unpark_and_push();
+        if (tamm__ml_wake) { /* a unit's task may have been waiting for this read */
+            pthread_mutex_unlock(&mlk);
+            wake_units();
+            pthread_mutex_lock(&mlk);
+        }
     }
     pthread_mutex_unlock(&mlk);
     return NULL;
@@ -834,10 +907,19 @@ static void io_enqueue(tamm_mblk *m)
     pthread_cond_signal(&io_cond);
 }
 
+/* Whether `need` more bytes fit beside the reservations (those of admitted
+ * tasks, other units' holds, top-level pointers and what units keep).  mlk held. */
+static inline int fits(size_t need) { return reserved + top_bytes + fixed + need <= limit; }
+/* Whether something that will give memory back is under way: an admitted body
+ * (or a unit's task) or another unit's hold.  Else nothing would ever make room,
+ * and the first in line goes whatever it needs.  mlk held. */
+static inline int releasing(void) { return nadmitted || nholds; }
+
 /* Try to admit t.  mlk held.  1: admitted (pinned), 2: admitted, but some of
  * its blocks are being read back (park it), 0: does not fit now, -1: can
- * never fit (*total: its footprint). */
-static int try_admit(tamm_task_s *t, size_t *total)
+ * never fit (*total: its footprint).  want (NULL: every block): which
+ * spilled blocks to read back before it runs. */
+static int try_admit(tamm_task_s *t, size_t *total, tamm_ml_want want, void *warg)
 {
     size_t all = 0, need = 0;
     for (int i = 0; i < t->ndep; i++) {
@@ -854,7 +936,7 @@ static int try_admit(tamm_task_s *t, size_t *total)
     /* (a message task is never refused: an eviction of copies frees its blocks; a block over
      * the limit received for a task is that task's error) */
     if (all > limit && !msg) return -1;
-    if ((nadmitted || msg) && reserved + top_bytes + need > limit) {
+    if ((releasing() || msg) && !fits(need)) {
         /* A nested task never waits: its parent's body may be waiting for it with its own blocks
          * reserved (tamm_cc_taskwait, an undeferred child, TAMM_SEQUENTIAL), and would wait for
          * ever.  It is admitted over the reservations (its blocks still cannot be evicted while it
@@ -873,7 +955,7 @@ static int try_admit(tamm_task_s *t, size_t *total)
         if (m->pins++ == 0) reserved += bytes;
         reserved += extra_of(d, bytes);
         if (m->in_lru) lru_front(m);
-        else if (m->valid && !msg) { /* spilled: read it back before the task runs */
+        else if (m->valid && !msg && (!want || want(warg, d))) { /* spilled: read it back before the task runs */
             if (!read_pending(m)) io_enqueue(m);
             reading |= read_pending(m); /* (0 if the I/O thread could not start: the task reads on use) */
         }
@@ -894,16 +976,20 @@ static void park(tamm_task_s *t)
     atomic_fetch_add(&st_parked, 1);
 }
 
-static TAMM_COLD void fail_task(tamm_task_s *t, size_t total)
+/* t can never fit: reported, and completed as skipped. */
+static TAMM_COLD void fail_task(tamm_task_s *t)
 {
     char list[512];
     int o = 0, shown = 0;
+    size_t total = 0;
     list[0] = 0;
-    for (int i = 0; i < t->ndep && o < 400; i++) {
+    for (int i = 0; i < t->ndep; i++) {
         tamm_dep *d = &t->dep[i];
         if (d->lin < 0 || !d->T->ml) continue;
         char bn[128];
         size_t bytes = d->T->blocks[d->lin].bytes;
+        total += bytes + extra_of(d, bytes);
+        if (o >= 400) continue;
         o += snprintf(list + o, sizeof list - (size_t)o, "%s%s %zu%s", shown++ ? ", " : "",
                       tamm__block_name(d->T, d->lin, bn, sizeof bn), bytes, extra_of(d, bytes) ? " (+ a private buffer)" : "");
     }
@@ -922,17 +1008,17 @@ int tamm__ml_admit(tamm_task_s *t)
     pthread_mutex_lock(&mlk);
     /* a nested task does not queue behind top-level ones: its parent's body may be waiting for it
      * (tamm_cc_taskwait) with its blocks reserved, which would hold up the line for ever */
-    if (!qhead || t->parent || (t->flags & TAMM_TF_PSEUDO)) r = try_admit(t, &total);
+    if (!qhead || t->parent || (t->flags & TAMM_TF_PSEUDO)) r = try_admit(t, &total, NULL, NULL);
     if (r == 2) park(t);
     if (r == 0) { /* waits for memory, behind those already waiting */
         t->next = NULL;
-        t->est_ns = (double)tamm__now_ns(); /* (no GPU under a host limit: the field is free) */
+        t->ml_since = tamm__now_ns();
         if (qtail) qtail->next = t;
         else qhead = t;
         qtail = t;
     }
     pthread_mutex_unlock(&mlk);
-    if (r < 0) fail_task(t, total);
+    if (r < 0) fail_task(t);
     return r == 1;
 }
 
@@ -953,10 +1039,54 @@ void tamm__ml_done(tamm_task_s *t)
 
 void tamm__ml_kept_done(tamm_task_s *t) { unpin_and_drain(t); }
 
+/* Admit the tasks waiting for memory that fit now: those to queue into *go,
+ * those that can never fit into *bad (lists linked by next), for drained()
+ * once mlk is dropped.  mlk held. */
+static void drain_locked(tamm_task_s **go, tamm_task_s **bad)
+{
+    tamm_task_s *gotail = NULL, *badtail = NULL;
+    *go = *bad = NULL;
+    uint64_t now = tamm__now_ns();
+    while (qhead) {
+        size_t total = 0;
+        int r = try_admit(qhead, &total, NULL, NULL);
+        if (r == 0) break;
+        tamm_task_s *q = qhead;
+        qhead = q->next;
+        if (!qhead) qtail = NULL;
+        atomic_fetch_add(&st_waits, 1);
+        atomic_fetch_add(&st_wait_ns, now - q->ml_since);
+        q->next = NULL;
+        if (r < 0) {
+            if (badtail) badtail->next = q;
+            else *bad = q;
+            badtail = q;
+        } else if (r == 2) {
+            park(q);
+        } else {
+            if (gotail) gotail->next = q;
+            else *go = q;
+            gotail = q;
+        }
+    }
+}
+
+/* After drain_locked, mlk dropped: queue what was admitted, report what never fits. */
+static void drained(tamm_task_s *go, tamm_task_s *bad)
+{
+    push_all(go);
+    while (bad) {
+        tamm_task_s *n = bad->next;
+        bad->next = NULL;
+        fail_task(bad);
+        bad = n;
+    }
+}
+
 /* t's pins go back; the tasks waiting for memory that fit now are admitted. */
 static void unpin_and_drain(tamm_task_s *t)
 {
-    tamm_task_s *go = NULL, *gotail = NULL, *bad = NULL;
+    tamm_task_s *go, *bad;
     pthread_mutex_lock(&mlk);
     for (int i = 0; i < t->ndep; i++) {
         tamm_dep *d = &t->dep[i];
@@ -973,43 +1103,10 @@ static void unpin_and_drain(tamm_task_s *t)
         clean_wanted = 1;
         pthread_cond_signal(&io_cond);
     }
-    uint64_t now = tamm__now_ns();
-    tamm_task_s *badtail = NULL;
-    while (qhead) {
-        size_t total = 0;
-        int r = try_admit(qhead, &total);
-        if (r == 0) break;
-        tamm_task_s *q = qhead;
-        qhead = q->next;
-        if (!qhead) qtail = NULL;
-        atomic_fetch_add(&st_waits, 1);
-        atomic_fetch_add(&st_wait_ns, now - (uint64_t)q->est_ns);
-        q->est_ns = (double)total; /* for fail_task */
-        q->next = NULL;
-        if (r < 0) {
-            if (badtail) badtail->next = q;
-            else bad = q;
-            badtail = q;
-        } else if (r == 2) {
-            q->est_ns = 0;
-            park(q);
-        } else {
-            q->est_ns = 0;
-            if (gotail) gotail->next = q;
-            else go = q;
-            gotail = q;
-        }
-    }
+    drain_locked(&go, &bad);
     pthread_mutex_unlock(&mlk);
-    push_all(go);
-    while (bad) {
-        tamm_task_s *n = bad->next;
-        bad->next = NULL;
-        size_t total = (size_t)bad->est_ns;
-        bad->est_ns = 0;
-        fail_task(bad, total);
-        bad = n;
-    }
+    drained(go, bad);
+    wake_units();
 }
 
 int tamm__ml_busy(void)
@@ -1019,4 +1116,198 @@ int tamm__ml_busy(void)
     int busy = nparked || ioq_n || io_cur;
     pthread_mutex_unlock(&mlk);
     return busy;
+}
+
+/* ------------------------------------------------------------------ */
+/* other memory units (memlimit.h)                                       */
+/* ------------------------------------------------------------------ */
+int tamm__ml_admit_unit(tamm_task_s *t, tamm_ml_want want, void *arg)
+{
+    if ((t->flags & (TAMM_TF_SENTINEL | TAMM_TF_DESTROY | TAMM_TF_COLLECTIVE)) || !t->ndep) return 1;
+    size_t total = 0;
+    int r = 0;
+    pthread_mutex_lock(&mlk);
+    /* behind the CPU tasks waiting for memory (they go first), but a nested task never waits:
+     * its parent may be waiting for it with its own blocks reserved */
+    if (!qhead || t->parent) r = try_admit(t, &total, want, arg);
+    if (r == 2) atomic_fetch_add(&st_parked, 1); /* (it waits at its unit, holding nothing there) */
+    pthread_mutex_unlock(&mlk);
+    if (r < 0) fail_task(t);
+    return r;
+}
+
+int tamm__ml_reading(const tamm_task_s *t)
+{
+    pthread_mutex_lock(&mlk);
+    int r = reads_pending(t);
+    pthread_mutex_unlock(&mlk);
+    return r;
+}
+
+int tamm__ml_hold(tamm_tensor *T, long lin, size_t extra, unsigned how, void **home)
+{
+    tamm_mblk *m = &T->ml[lin];
+    tamm_block_s *b = &T->blocks[lin];
+    size_t bytes = b->bytes;
+    pthread_mutex_lock(&mlk);
+    size_t need = (m->pins ? 0 : bytes) + extra;
+    /* (a home in the LRU is resident; once pinned it stays so) */
+    int refuse = (how & TAMM_HOLD_TRY) && (qhead || (releasing() && !fits(need)) || (test_store && !(how & TAMM_HOLD_READ)));
+    if (refuse || ((how & TAMM_HOLD_RESIDENT) && !m->in_lru)) {
+        pthread_mutex_unlock(&mlk);
+        return 0;
+    }
+    if (!fits(need)) atomic_fetch_add(&st_holds_over, 1);
+    if (m->pins++ == 0) reserved += bytes;
+    reserved += extra;
+    m->holds++;
+    nholds++;
+    atomic_fetch_add(&st_holds, 1);
+    if (m->in_lru) lru_front(m);
+    pthread_mutex_unlock(&mlk);
+    if (how & (TAMM_HOLD_READ | TAMM_HOLD_OVERWRITE)) {
+        tamm__spin_lock(&b->lock);
+        void *h = b->home ? b->home : home_in(T, lin, (how & TAMM_HOLD_OVERWRITE) != 0);
+        if (how & TAMM_HOLD_OVERWRITE) m->dirty = 1; /* (a resident home: changed outside the FSM) */
+        tamm__spin_unlock(&b->lock);
+        *home = h;
+    }
+    return 1;
+}
+
+void tamm__ml_unhold(tamm_tensor *T, long lin, size_t extra)
+{
+    tamm_mblk *m = &T->ml[lin];
+    tamm_task_s *go, *bad;
+    pthread_mutex_lock(&mlk);
+    if (--m->pins == 0) reserved -= T->blocks[lin].bytes;
+    reserved -= extra;
+    m->holds--;
+    nholds--;
+    pthread_cond_broadcast(&io_idle); /* (tensor_free and ml_release wait for the holds on their blocks) */
+    drain_locked(&go, &bad);
+    pthread_mutex_unlock(&mlk);
+    drained(go, bad);
+    wake_units();
+}
+
+size_t tamm__ml_chunk(void)
+{
+    size_t c = limit / 64;
+    if (c > ((size_t)1 << 20)) c = (size_t)1 << 20;
+    c &= ~(size_t)63; /* whole elements of every type */
+    return c < 64 ? 64 : c;
+}
+
+void tamm__ml_fixed(long bytes)
+{
+    pthread_mutex_lock(&mlk);
+    fixed = (size_t)((long)fixed + bytes);
+    if (fixed > fixed_max) fixed_max = fixed;
+    pthread_mutex_unlock(&mlk);
+    if (bytes < 0) wake_units();
+}
+
+/* pread all of n bytes at off; 0 or an errno */
+static int read_all(void *p, size_t n, int64_t off)
+{
+    size_t done = 0;
+    while (done < n) {
+        ssize_t r = pread(fd, (char *)p + done, n - done, (off_t)(off + (int64_t)done));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return r < 0 ? errno : EIO;
+        done += (size_t)r;
+    }
+    return 0;
+}
+
+/* pwrite all of n bytes at off; 0 or an errno */
+static int write_all(const void *p, size_t n, int64_t off)
+{
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = pwrite(fd, (const char *)p + done, n - done, (off_t)(off + (int64_t)done));
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return w < 0 ? errno : ENOSPC;
+        done += (size_t)w;
+    }
+    return 0;
+}
+
+int tamm__ml_store(tamm_tensor *T, long lin, int add, int (*fetch)(void *arg, void *dst, size_t off, size_t n), void *arg,
+                   void *buf, void *buf2)
+{
+    tamm_block_s *b = &T->blocks[lin];
+    tamm_mblk *m = &T->ml[lin];
+    size_t bytes = b->bytes, chunk = tamm__ml_chunk();
+    /* the block lock for the whole store: the home can be neither evicted nor made resident
+     * meanwhile, and a sum from another unit into the same block waits */
+    tamm__spin_lock(&b->lock);
+    if (b->home) {
+        /* A resident home no one holds is evicted first (written back for a sum; a Put replaces it
+         * whole): kept through the store, it would be memory no reservation covers and no
+         * eviction can take (the caller found no room beside the reservations).  A home that is
+         * pinned is reserved already: stored into. */
+        tamm_unit_state *u = &b->units[0];
+        pthread_mutex_lock(&mlk);
+        if (!m->pins && !m->toppin && !u->rc && !u->pending) (void)evict_locked(m, !add);
+        pthread_mutex_unlock(&mlk);
+    }
+    if (b->home) { /* resident (held, or the spill file failed): into the home */
+        for (size_t off = 0; off < bytes; off += chunk) {
+            size_t n = bytes - off < chunk ? bytes - off : chunk;
+            if (fetch(arg, buf, off, n)) break; /* (the unit reported its failure) */
+            if (add) tamm__accumulate(T->dtype, (char *)b->home + off, buf, n / T->esize);
+            else memcpy((char *)b->home + off, buf, n);
+        }
+        m->dirty = 1;
+        tamm__spin_unlock(&b->lock);
+        atomic_fetch_add(&st_stores, 1);
+        return 0;
+    }
+    /* A sum needs what the block holds: its spill slot, or zeros for a block never written;
+     * a generated block never written would have to be generated whole (the caller holds the home) */
+    int old = m->valid;
+    if (add && !old && T->opts.gen) {
+        tamm__spin_unlock(&b->lock);
+        return -1;
+    }
+    pthread_mutex_lock(&mlk);
+    if (spill_broken || spill_open()) {
+        spill_broken = 1;
+        pthread_mutex_unlock(&mlk);
+        tamm__spin_unlock(&b->lock);
+        return -1;
+    }
+    /* a fresh slot: the old one stays good until the whole block is written */
+    int64_t noff = slot_alloc(bytes);
+    pthread_mutex_unlock(&mlk);
+    uint64_t t0 = TAMM_UNLIKELY(tamm__rt.recording) ? tamm__now_ns() : 0;
+    int e = 0, fetched = 1;
+    for (size_t off = 0; off < bytes && !e && fetched; off += chunk) {
+        size_t n = bytes - off < chunk ? bytes - off : chunk;
+        if (fetch(arg, buf, off, n)) { fetched = 0; break; }
+        if (add && old) {
+            e = read_all(buf2, n, m->off + (int64_t)off);
+            if (!e) tamm__accumulate(T->dtype, buf, buf2, n / T->esize);
+        }
+        if (!e) e = write_all(buf, n, noff + (int64_t)off);
+    }
+    pthread_mutex_lock(&mlk);
+    if (e || !fetched) {
+        slot_free(noff, bytes);
+        if (e) spill_report(m, bytes, e); /* spilling stops; the old slot is still good */
+        pthread_mutex_unlock(&mlk);
+        tamm__spin_unlock(&b->lock);
+        return -1;
+    }
+    slot_free(m->off, bytes);
+    m->off = noff;
+    m->valid = 1;
+    m->dirty = 0;
+    pthread_mutex_unlock(&mlk);
+    tamm__spin_unlock(&b->lock);
+    spill_counted(m, bytes, t0);
+    atomic_fetch_add(&st_stores, 1);
+    return 0;
 }

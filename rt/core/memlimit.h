@@ -3,10 +3,10 @@
  * (docs/runtime.md "Block memory", seeds/tamm-runtime.md "Execution FSM":
  * the EVICT and FLUSH rows on the host unit).
  *
- * With a limit set (and no GPU), every byte of block memory on the host —
- * homes, private accumulation / temporary / cancellable buffers, and under MPI
- * the copies of other ranks' blocks and the buffers of accumulations received
- * from them — is
+ * With a limit set, every byte of block memory on the host — homes (pinned
+ * where GPUs copy them), private accumulation / temporary / cancellable
+ * buffers, other units' staging buffers, and under MPI the copies of other
+ * ranks' blocks and the buffers of accumulations received from them — is
  * taken through tamm__ml_room, which first evicts least recently used blocks
  * that no running task holds: a block whose host copy may be newer than its
  * copy in the spill file (dirty) is written there first; a clean one, or one
@@ -27,6 +27,16 @@
  * nothing here runs: tamm__ml_on is 0 and the callers test it only off the
  * fast paths (block_home of an absent home, private buffers, task_ready).
  *
+ * Other memory units (the GPUs, layer.h) copy to and from the homes
+ * asynchronously.  Each copy holds the home (tamm__ml_hold: pinned, so not
+ * evicted, and its bytes reserved like an admitted task's) until it has
+ * landed; a unit's task is admitted like a CPU task when the unit is about to
+ * start it (tamm__ml_admit_unit), never queued (the unit tries again after
+ * tamm__ml_wake), with only the homes it will read read back; a unit that
+ * must write a block back while no reservation fits stores it through two
+ * small buffers of its own (tamm__ml_store: into the home if resident, else
+ * straight into the spill file), so that it never waits for host memory.
+ *
  * Under MPI each rank runs this unit over its own homes and copies alike: the
  * MPI flow decides (identically on every rank) which copies a rank keeps and
  * frees dropped ones through tamm__ml_release; whether a kept block is
@@ -44,6 +54,7 @@
 struct tamm_tensor;
 struct tamm_task_s;
 struct tamm_config;
+struct tamm_dep;
 
 /** Nonzero when the host memory limit is enforced (set by tamm_init). */
 extern int tamm__ml_on;
@@ -57,7 +68,8 @@ typedef struct tamm_mblk {
     /* the fields under the ml lock, then (after off) those under the block lock: a word the
      * compiler loads whole for one group never holds a field of the other (ThreadSanitizer saw
      * evict_one's 8-byte load of pins race with tamm__ml_dirty's store to dirty) */
-    int pins;            /* admitted tasks / top-level uses holding it (ml lock) */
+    int pins;            /* admitted tasks / top-level uses / other units' holds on it (ml lock) */
+    int holds;           /* of the pins, other units' holds (tamm__ml_hold; ml lock) */
     unsigned char in_lru;/* (ml lock) */
     unsigned char toppin;/* pinned by a top-level tamm_block (ml lock) */
     unsigned char ioq;   /* queued for the I/O thread's read-ahead (ml lock) */
@@ -67,9 +79,8 @@ typedef struct tamm_mblk {
     unsigned char made;  /* generated once already (block lock) */
 } tamm_mblk;
 
-/** tamm_init: decide whether the limit applies (limit set, and no other memory
- *  unit sharing the homes: shared is tamm__homes_shared; on each rank under MPI). */
-void tamm__ml_init(size_t limit, int nranks, int shared);
+/** tamm_init: decide whether the limit applies (limit set; on each rank under MPI). */
+void tamm__ml_init(size_t limit, int nranks);
 /** tamm_finalize, after the tensors are freed: close the spill file. */
 void tamm__ml_fini(void);
 /** TAMM_STATS lines. */
@@ -111,6 +122,58 @@ void tamm__ml_done(struct tamm_task_s *t);
 int tamm__ml_keep(struct tamm_task_s *t);
 /** The message of a task that tamm__ml_keep kept has completed: its pins go back. */
 void tamm__ml_kept_done(struct tamm_task_s *t);
+/* ---- other memory units (layer.h) ---- */
+/** Whether a unit reads the home of dep d of the task it is admitting (a
+ *  spilled home is then read back before the task starts).  Called under
+ *  this module's lock: it must take no lock. */
+typedef int (*tamm_ml_want)(void *arg, const struct tamm_dep *d);
+/** A unit is about to start t: admit it as tamm__ml_admit would, but never
+ *  queue it.  1: admitted (its blocks pinned, TAMM_TF_MLRES set; tamm__ml_done
+ *  when its work is complete), 2: admitted, and the homes `want` names that
+ *  were spilled are being read back (tamm__ml_reading says until when), 0: it
+ *  does not fit now (try again after tamm__ml_wake), -1: it never fits
+ *  (reported, and t completed as skipped). */
+int tamm__ml_admit_unit(struct tamm_task_s *t, tamm_ml_want want, void *arg);
+/** Whether a home of t's that admission queued is still being read back. */
+int tamm__ml_reading(const struct tamm_task_s *t);
+/** How a unit holds a home (tamm__ml_hold). */
+enum {
+    TAMM_HOLD_TRY = 1,       /* only if it fits beside the reservations (else nothing is held) */
+    TAMM_HOLD_READ = 2,      /* the unit reads the home now: made resident (read back if spilled) */
+    TAMM_HOLD_OVERWRITE = 4, /* the unit writes the whole home now: resident, not read back, dirty */
+    TAMM_HOLD_RESIDENT = 8   /* only if the home is resident now (with TAMM_HOLD_READ) */
+};
+/** Hold the home of block lin for a copy to or from another unit until
+ *  tamm__ml_unhold: pinned (never evicted) and its bytes reserved, with
+ *  `extra` bytes beside it (a staging buffer, taken with tamm__ml_buf_get).
+ *  With TAMM_HOLD_READ or _OVERWRITE, *home is its memory; with neither, the
+ *  home is made resident where it is used (tamm__block_home, under the block
+ *  lock).  Not under the block lock.  1: held; 0: TRY or RESIDENT refused (no
+ *  hold).  Without TRY it always holds, beyond the reservations if need be. */
+int tamm__ml_hold(struct tamm_tensor *T, long lin, size_t extra, unsigned how, void **home);
+/** The copy is done: the hold goes (pins, reservation), waiting tasks may fit. */
+void tamm__ml_unhold(struct tamm_tensor *T, long lin, size_t extra);
+/** Store another unit's newer copy of block lin (add: a partial sum to add)
+ *  without holding host memory: fetch(arg, dst, off, n) copies bytes
+ *  [off, off + n) of it into dst, one chunk (tamm__ml_chunk bytes) at a time,
+ *  into buf; each chunk goes into the home if it is resident, else into the
+ *  block's slot in the spill file (a sum read, added and written there, in
+ *  buf2), so the home need not be resident.  Takes the block lock for the
+ *  whole store.  0: stored; -1: not possible (the spill file failed, or a sum
+ *  into a generated block never written): nothing was changed, and the caller
+ *  holds the home instead. */
+int tamm__ml_store(struct tamm_tensor *T, long lin, int add, int (*fetch)(void *arg, void *dst, size_t off, size_t n),
+                   void *arg, void *buf, void *buf2);
+/** The size of tamm__ml_store's chunks (a fraction of the limit). */
+size_t tamm__ml_chunk(void);
+/** Memory a unit keeps for itself (tamm__ml_buf_get), reserved for good: later
+ *  admissions leave room for it (bytes < 0: given back). */
+void tamm__ml_fixed(long bytes);
+/** Called (if set) whenever memory may have become free for a unit's
+ *  admission or hold: a task's pins or a hold went back, a read-back ended.
+ *  Installed by the unit's layer; never called under a lock of this module. */
+extern void (*tamm__ml_wake)(void);
+
 /** Whether the I/O thread has work: blocks to read back, or admitted tasks
  *  waiting for their reads (deadlock detection: every worker may be idle
  *  meanwhile, and the I/O thread queues those tasks once their reads are done). */

@@ -381,7 +381,20 @@ push:
     task_push(t);
 }
 
-void tamm__task_push(tamm_task_s *t) { task_push(t); }
+void tamm__task_push(tamm_task_s *t)
+{
+    /* from a thread that is no CPU worker (the I/O thread, a GPU's worker releasing memory):
+     * the shared queue, which every CPU worker takes from (a GPU worker's own deque is never
+     * stolen from) */
+    tamm_worker *w = tamm__self();
+    if (w && w->id < tamm__rt.nworkers) {
+        task_push(t);
+        return;
+    }
+    tamm__rt.sched->push(NULL, t);
+    if (atomic_load_explicit(&tamm__rt.nsleepers, memory_order_seq_cst) > 0)
+        tamm__wake_one();
+}
 
 /* ------------------------------------------------------------------ */
 /* continuations                                                         */

@@ -92,7 +92,10 @@ typedef struct tamm_task_s {
     _Alignas(16) unsigned char inl[TAMM_TASK_INLINE_BYTES];
     /* set only where used: with TAMM_TF_DESTROY, TAMM_TF_SIGNALS,
      * TAMM_TF_SENTINEL, and by GPU routing */
-    struct tamm_tensor *destroy_tensor;
+    union {
+        struct tamm_tensor *destroy_tensor; /* TAMM_TF_DESTROY */
+        uint64_t ml_since;      /* TAMM_MEMORY_LIMIT: when it began to wait for memory (never a destroy task) */
+    };
     struct tamm_fence **signal;
     int nsignal;
     atomic_int ready_flag;      /* sentinel: dependences satisfied */

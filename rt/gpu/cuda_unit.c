@@ -13,6 +13,12 @@
  * running task holds, temps and cancellable buffers use private device
  * buffers committed to the home when the task completes.
  *
+ * Under TAMM_MEMORY_LIMIT the homes are the host unit's (memlimit.h): each
+ * copy to or from a home holds it until its record completes (hold_home); a
+ * write-back that finds no room beside the host's reservations is stored
+ * synchronously through two small buffers (store_now) instead of waiting, and
+ * staging buffers come from the limit (stage_get).
+ *
  * Releases are applied when the task's event has been recorded, so a copy
  * is unreferenced (evictable) only once every stream operation on it is
  * behind an event; whoever writes a buffer next on another stream waits for
@@ -23,6 +29,7 @@
 #include "error.h"
 #include "gpu.h"
 #include "hostmem.h"
+#include "memlimit.h"
 #include "runtime.h"
 #include "tensor.h"
 #include "buffer.h"
@@ -49,35 +56,64 @@ static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
 static pinned *pin_free, *pin_all;
 static atomic_int pin_warned;
 
-static void *pinned_get(size_t bytes, int zero)
+/* A pinned buffer of bytes with its header, pageable where the device cannot pin more. */
+static pinned *pinned_new(size_t bytes)
+{
+    void *m = NULL;
+    int pageable = 0;
+    if (OPS->host_alloc(&m, sizeof(pinned) + bytes)) {
+        if (!atomic_exchange(&pin_warned, 1))
+            fprintf(stderr, "tamm: warning: cannot allocate %zu bytes of pinned host memory (%s): using pageable "
+                            "memory for it and later such failures (slower copies)\n", bytes, OPS->error());
+        m = tamm__xmalloc(sizeof(pinned) + bytes);
+        pageable = 1;
+    }
+    pinned *p = m;
+    p->cap = bytes;
+    p->pageable = pageable;
+    return p;
+}
+
+static void pinned_delete(pinned *p)
+{
+    if (p->pageable) free(p);
+    else OPS->host_free(p);
+}
+
+/* A buffer of the pool of at least bytes (exact: of exactly bytes), or a new one; not counted. */
+static pinned *pin_take(size_t bytes, int exact)
 {
     pinned *p = NULL;
     pthread_mutex_lock(&pin_lock);
     for (pinned **q = &pin_free; *q; q = &(*q)->next_free)
-        if ((*q)->cap >= bytes && (*q)->cap <= 2 * bytes + 4096) {
+        if (exact ? (*q)->cap == bytes : (*q)->cap >= bytes && (*q)->cap <= 2 * bytes + 4096) {
             p = *q;
             *q = p->next_free;
             break;
         }
     pthread_mutex_unlock(&pin_lock);
     if (!p) {
-        void *m = NULL;
-        int pageable = 0;
-        if (OPS->host_alloc(&m, sizeof(pinned) + bytes)) {
-            if (!atomic_exchange(&pin_warned, 1))
-                fprintf(stderr, "tamm: warning: cannot allocate %zu bytes of pinned host memory (%s): using pageable "
-                                "memory for it and later such failures (slower copies)\n", bytes, OPS->error());
-            m = tamm__xmalloc(sizeof(pinned) + bytes);
-            pageable = 1;
-        }
-        p = m;
-        p->cap = bytes;
-        p->pageable = pageable;
+        p = pinned_new(bytes);
         pthread_mutex_lock(&pin_lock);
         p->next_all = pin_all;
         pin_all = p;
         pthread_mutex_unlock(&pin_lock);
     }
+    return p;
+}
+
+/* Back to the pool (not counted). */
+static void pin_give(pinned *p)
+{
+    pthread_mutex_lock(&pin_lock);
+    p->next_free = pin_free;
+    pin_free = p;
+    pthread_mutex_unlock(&pin_lock);
+}
+
+static void *pinned_get(size_t bytes, int zero)
+{
+    pinned *p = pin_take(bytes, 0);
     if (zero) memset(p + 1, 0, bytes);
     tamm__mem_add(p->cap); /* held from here until pinned_put */
     return p + 1;
@@ -88,10 +124,7 @@ static void pinned_put(void *buf)
     if (!buf) return;
     pinned *p = (pinned *)buf - 1;
     tamm__mem_sub(p->cap);
-    pthread_mutex_lock(&pin_lock);
-    p->next_free = pin_free;
-    pin_free = p;
-    pthread_mutex_unlock(&pin_lock);
+    pin_give(p);
 }
 
 /* the homes of blocks while GPUs are in use: pinned, so that copies are asynchronous (hostmem.h) */
@@ -101,7 +134,30 @@ static void home_put(void *p, size_t bytes)
     (void)bytes;
     pinned_put(p);
 }
-const tamm_home_ops tamm__pinned_homes = { home_get, home_put };
+/* Under TAMM_MEMORY_LIMIT, which counts this memory and reuses buffers of 64 KiB and more itself:
+ * those are given back to the system at once (as its mappings are without GPUs), smaller ones
+ * are pooled here by exact size (as calloc keeps them without GPUs: pinning memory takes far
+ * longer than allocating it). */
+#define RAW_POOLED_BELOW ((size_t)64 << 10)
+static void *home_raw_get(size_t bytes)
+{
+    return (bytes < RAW_POOLED_BELOW ? pin_take(bytes, 1) : pinned_new(bytes)) + 1;
+}
+static void home_raw_put(void *p, size_t bytes)
+{
+    if (bytes < RAW_POOLED_BELOW) pin_give((pinned *)p - 1);
+    else pinned_delete((pinned *)p - 1);
+}
+const tamm_home_ops tamm__pinned_homes = { home_get, home_put, home_raw_get, home_raw_put };
+
+/* A staging buffer (write-backs of partial sums, commits of private buffers): within the host
+ * memory limit when there is one (the reservation of its task or hold covers it). */
+static void *stage_get(size_t bytes) { return tamm__ml_on ? tamm__ml_buf_get(bytes) : pinned_get(bytes, 0); }
+static void stage_put(void *p, size_t bytes)
+{
+    if (tamm__ml_on) tamm__ml_buf_put(p, bytes);
+    else pinned_put(p);
+}
 
 static void pinned_release_all(void)
 {
@@ -111,8 +167,7 @@ static void pinned_release_all(void)
     pthread_mutex_unlock(&pin_lock);
     while (p) {
         pinned *n = p->next_all;
-        if (p->pageable) free(p);
-        else OPS->host_free(p);
+        pinned_delete(p);
         p = n;
     }
 }
@@ -345,23 +400,141 @@ static void *home_of(tamm_tensor *T, long lin)
     return h;
 }
 
+/* rec holds the home of (T, lin) (with extra staging bytes) until it completes */
+static void rec_hold(tamm_pend *rec, tamm_tensor *T, long lin, size_t extra)
+{
+    if (rec->nholds == rec->capholds) {
+        rec->capholds = rec->capholds ? 2 * rec->capholds : 8;
+        rec->holds = tamm__xrealloc(rec->holds, (size_t)rec->capholds * sizeof *rec->holds);
+    }
+    rec->holds[rec->nholds++] = (tamm_phold){ T, lin, extra };
+}
+
+/* The home of (T, lin) for a copy rec issues now: one that reads it (read), or one that
+ * overwrites it whole.  Under TAMM_MEMORY_LIMIT it is held until rec completes: a block of
+ * rec's task is pinned by the task's admission already; any other (a whole-tensor ref's)
+ * is held beyond the reservations if need be, as a CPU task's body makes it resident. */
+static void *hold_home(tamm_pend *rec, tamm_tensor *T, long lin, int read)
+{
+    if (!tamm__ml_on) return home_of(T, lin);
+    void *h = NULL;
+    tamm__ml_hold(T, lin, 0, read ? TAMM_HOLD_READ : TAMM_HOLD_OVERWRITE, &h);
+    rec_hold(rec, T, lin, 0);
+    return h;
+}
+
+/* ---- write-backs without a hold (TAMM_MEMORY_LIMIT) ---- */
+int tamm__unit_wb_init(tamm_gpu *g)
+{
+    size_t c = tamm__ml_chunk();
+    if (OPS->event_create(&g->wb_ev)) return -1;
+    g->wb[0] = tamm__ml_buf_get(c);
+    g->wb[1] = tamm__ml_buf_get(c);
+    tamm__ml_fixed((long)(2 * c)); /* kept for good: admissions leave room for them */
+    return 0;
+}
+
+void tamm__unit_wb_fini(tamm_gpu *g)
+{
+    if (!g->wb[0]) return;
+    size_t c = tamm__ml_chunk();
+    tamm__ml_buf_put(g->wb[0], c);
+    tamm__ml_buf_put(g->wb[1], c);
+    tamm__ml_fixed(-(long)(2 * c));
+    g->wb[0] = g->wb[1] = NULL;
+    if (g->wb_ev) OPS->event_destroy(g->wb_ev);
+    g->wb_ev = NULL;
+}
+
+typedef struct { tamm_gpu *g; tamm_ublk *u; } wb_arg;
+
+/* tamm__ml_store's fetch: bytes [off, off + n) of the copy into dst, on the copy stream,
+ * waited for here (the copy stream is ordered after the copy's last writer already) */
+static int wb_fetch(void *arg, void *dst, size_t off, size_t n)
+{
+    wb_arg *a = arg;
+    tamm_gpu *g = a->g;
+    if (OPS->d2h(dst, (char *)a->u->buf + off, n, g->copy_stream) || OPS->record(g->wb_ev, g->copy_stream)) {
+        tamm__gpu_fail(g, NULL, "writing a block back to the host memory limit's spill file");
+        return -1;
+    }
+    unsigned us = 1;
+    int q;
+    while ((q = OPS->query(g->wb_ev)) == 0) {
+        struct timespec ts = { 0, (long)us * 1000L };
+        nanosleep(&ts, NULL);
+        if (us < 50) us *= 2;
+    }
+    if (q < 0) {
+        tamm__gpu_fail(g, NULL, "waiting for a write-back");
+        return -1;
+    }
+    atomic_fetch_add_explicit(&g->bytes_d2h, n, memory_order_relaxed);
+    return 0;
+}
+
+/* The host has no room beside its reservations for copy u's write-back: store it now, chunk by
+ * chunk, into its home or (not resident) its slot in the spill file, without holding host
+ * memory (tamm__ml_store).  use_read on the copy stream was done.  1: stored (u is Ready, or UNI
+ * after a sum), 0: not possible (the caller holds the home instead).  Unit lock held. */
+static int store_now(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
+{
+    if (!g->wb[0] || g->fatal) return 0;
+    int acc = u->state == TAMM_BS_DIRTYACC;
+    wb_arg a = { g, u };
+    if (tamm__ml_store(u->T, u->lin, acc, wb_fetch, &a, g->wb[0], g->wb[1])) return 0;
+    tamm_gblk *gb = GB(u->T, u->lin);
+    /* an earlier write-back of this copy still in flight clears the masks when it completes
+     * (until then the home may lack what it brings) */
+    int earlier = live(u->flush, u->flush_seq);
+    trace_copy(rec, TAMM_CP_D2H, u->T, u->lin, u->T->blocks[u->lin].bytes);
+    if (acc) { /* the home changed: every Ready copy is stale */
+        u->state = TAMM_BS_UNI;
+        atomic_fetch_add(&gb->ver, 1);
+        atomic_store(&gb->valid, 0);
+        if (!earlier) atomic_fetch_and(&gb->dirty_a, ~BIT(g));
+    } else {
+        u->state = TAMM_BS_READY;
+        if (!earlier) atomic_fetch_and(&gb->dirty_w, ~BIT(g));
+    }
+    return 1;
+}
+
 /* FLUSH of a copy with RC == 0 on rec's stream: Dirty -> Put -> Ready,
- * DirtyAcc -> AccAll -> UNI.  The home is current when rec completes.
- * Unit lock held. */
-static void flush_locked(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
+ * DirtyAcc -> AccAll -> UNI.  The home is current when rec completes
+ * (1), or already (0: nothing to flush, or stored at once under
+ * TAMM_MEMORY_LIMIT).  Unit lock held. */
+static int flush_locked(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
 {
     tamm_tensor *T = u->T;
     size_t bytes = T->blocks[u->lin].bytes;
     void *s = task_stream(g, rec);
-    if (u->state != TAMM_BS_DIRTY && u->state != TAMM_BS_DIRTYACC) return;
+    if (u->state != TAMM_BS_DIRTY && u->state != TAMM_BS_DIRTYACC) return 0;
     use_read(g, u, rec);
-    if (u->state == TAMM_BS_DIRTY) {
-        if (OPS->d2h(home_of(T, u->lin), u->buf, bytes, s)) tamm__gpu_fail(g, rec->task, "writing a block back (Put)");
+    int acc = u->state == TAMM_BS_DIRTYACC;
+    void *home = NULL;
+    if (tamm__ml_on) {
+        /* a task's own block (a commit) is pinned by its admission; a flush or an eviction
+         * holds the home if the host has room beside its reservations, else stores at once */
+        size_t extra = acc ? bytes : 0;
+        unsigned how = acc ? 0 : TAMM_HOLD_OVERWRITE;
+        if (!rec->task && !tamm__ml_hold(T, u->lin, extra, TAMM_HOLD_TRY | how, &home)) {
+            if (store_now(g, u, rec)) return 0;
+            tamm__ml_hold(T, u->lin, extra, how, &home);
+        } else if (rec->task) {
+            tamm__ml_hold(T, u->lin, extra, how, &home);
+        }
+        rec_hold(rec, T, u->lin, extra);
+    } else if (!acc) {
+        home = home_of(T, u->lin);
+    }
+    if (!acc) {
+        if (OPS->d2h(home, u->buf, bytes, s)) tamm__gpu_fail(g, rec->task, "writing a block back (Put)");
         trace_copy(rec, TAMM_CP_D2H, T, u->lin, bytes);
         item_add(rec, TAMM_PI_PUT, T, u->lin, u, NULL, bytes);
         u->state = TAMM_BS_READY;
     } else {
-        void *st = pinned_get(bytes, 0);
+        void *st = stage_get(bytes);
         if (OPS->d2h(st, u->buf, bytes, s)) tamm__gpu_fail(g, rec->task, "reading a partial sum back (AccAll)");
         trace_copy(rec, TAMM_CP_D2H, T, u->lin, bytes);
         item_add(rec, TAMM_PI_ACCALL, T, u->lin, u, st, bytes);
@@ -371,6 +544,7 @@ static void flush_locked(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
     u->flush = rec;
     u->flush_seq = rec->seq;
     atomic_fetch_add_explicit(&g->bytes_d2h, bytes, memory_order_relaxed);
+    return 1;
 }
 
 /* EVICT the least recently used unreferenced copy: write it back if dirty
@@ -430,8 +604,9 @@ int tamm__unit_flush(tamm_gpu *g, tamm_flushreq *r)
     if (u->state == TAMM_BS_DIRTY || u->state == TAMM_BS_DIRTYACC) {
         if (u->rc > 0) { pthread_mutex_unlock(&g->lock); return 0; }
         tamm_pend *b = batch(g);
-        flush_locked(g, u, b);
-        waiter_add(b, r->t);
+        if (flush_locked(g, u, b)) waiter_add(b, r->t);
+        else if (live(u->flush, u->flush_seq)) waiter_add(u->flush, r->t); /* stored now, after an earlier one */
+        else done_now = 1;
     } else if (live(u->flush, u->flush_seq)) {
         waiter_add(u->flush, r->t);
     } else {
@@ -458,18 +633,27 @@ int tamm__unit_prefetch(tamm_gpu *g, tamm_tensor *T, long lin)
     if (u->state == TAMM_BS_READY && u->ver != atomic_load(&gb->ver)) u->state = TAMM_BS_UNI; /* the home changed */
     if ((u->state == TAMM_BS_UNALLOC || u->state == TAMM_BS_UNI) && u->rc == 0 &&
         (u->buf || g->used + bytes <= g->limit)) { /* never an eviction: room only */
+        /* under TAMM_MEMORY_LIMIT only from a resident home, and only where the host has room to
+         * hold it beside its reservations: a prefetch never reads back nor goes over */
+        void *home = NULL;
+        if (tamm__ml_on ? !tamm__ml_hold(T, lin, 0, TAMM_HOLD_TRY | TAMM_HOLD_READ | TAMM_HOLD_RESIDENT, &home)
+                        : !(home = home_of(T, lin))) {
+            pthread_mutex_unlock(&g->lock);
+            return 0;
+        }
         tamm_pend *b = batch(g);
+        if (tamm__ml_on) rec_hold(b, T, lin, 0);
         if (!u->buf) {
             if (OPS->alloc(&u->buf, bytes, g->copy_stream)) { /* the device is full: not now */
                 u->buf = NULL;
                 pthread_mutex_unlock(&g->lock);
-                return 0;
+                return 0; /* (the batch lets the hold go when it completes) */
             }
             g->used += bytes;
             if (g->used > g->peak) g->peak = g->used;
         }
         use_write(g, u, b); /* after whatever still reads the old contents */
-        if (OPS->h2d(u->buf, home_of(T, lin), bytes, g->copy_stream)) tamm__gpu_fail(g, NULL, "prefetching a block");
+        if (OPS->h2d(u->buf, home, bytes, g->copy_stream)) tamm__gpu_fail(g, NULL, "prefetching a block");
         trace_copy(b, TAMM_CP_H2D, T, lin, bytes);
         atomic_fetch_add_explicit(&g->bytes_h2d, bytes, memory_order_relaxed);
         atomic_fetch_add_explicit(&g->npf, 1, memory_order_relaxed);
@@ -513,6 +697,17 @@ int tamm__unit_home_busy(tamm_gpu *g, const tamm_task_s *t)
     }
     pthread_mutex_unlock(&g->lock);
     return busy;
+}
+
+int tamm__unit_wants_home(void *arg, const tamm_dep *d)
+{
+    const tamm_gpu *g = arg;
+    /* a read (or a creadwrite's copy) from the home, unless g holds a current or newer copy (the
+     * masks are hints, read without a lock: a copy evicted since is read back on use) */
+    if (d->lin < 0 || !(d->perm & (TAMM_READ | TAMM_CANCELLABLE)) || !d->T->gpu) return 0;
+    const tamm_gblk *gb = GB(d->T, d->lin);
+    return !((atomic_load_explicit(&gb->valid, memory_order_relaxed) | atomic_load_explicit(&gb->dirty_w, memory_order_relaxed)) &
+             BIT(g));
 }
 
 /* ------------------------------------------------------------------ */
@@ -576,7 +771,10 @@ void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T,
                 r = OPS->d2d(out, u->buf, bytes, s);
                 trace_copy(rec, TAMM_CP_D2D, T, lin, bytes);
             } else {
-                r = OPS->h2d(out, home_of(T, lin), bytes, s);
+                /* a write-back of this GPU's copy still in flight (an eviction, a Put) brings the
+                 * home its value: dispatch does not flush a GPU's own copies */
+                wait_rec(g, u->flush, u->flush_seq, rec);
+                r = OPS->h2d(out, hold_home(rec, T, lin, 1), bytes, s);
                 trace_copy(rec, TAMM_CP_H2D, T, lin, bytes);
                 atomic_fetch_add_explicit(&g->bytes_h2d, bytes, memory_order_relaxed);
             }
@@ -630,7 +828,7 @@ void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T,
             use_write(g, u, rec);
         }
         if (st.actions & TAMM_ACT_PUT) {
-            if (OPS->d2h(home_of(T, lin), u->buf, bytes, s)) tamm__gpu_fail(g, ctx->task, "writing a block back (Put)");
+            if (OPS->d2h(hold_home(rec, T, lin, 0), u->buf, bytes, s)) tamm__gpu_fail(g, ctx->task, "writing a block back (Put)");
             trace_copy(rec, TAMM_CP_D2H, T, lin, bytes);
             item_add(rec, TAMM_PI_PUT, T, lin, u, NULL, bytes);
             u->flush = rec;
@@ -642,7 +840,7 @@ void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T,
                 use_write(g, u, rec); /* replaces what earlier readers may still read */
                 rec->home_reads++;    /* the home is read until rec's event: no early end (cuda_worker.c) */
             }
-            if (OPS->h2d(u->buf, home_of(T, lin), bytes, s)) tamm__gpu_fail(g, ctx->task, "fetching a block (Get)");
+            if (OPS->h2d(u->buf, hold_home(rec, T, lin, 1), bytes, s)) tamm__gpu_fail(g, ctx->task, "fetching a block (Get)");
             trace_copy(rec, TAMM_CP_H2D, T, lin, bytes);
             atomic_fetch_add_explicit(&g->bytes_h2d, bytes, memory_order_relaxed);
             got = 1;
@@ -754,16 +952,25 @@ static void commit_private(tamm_gpu *g, tamm_pend *rec, tamm_bufrec *r, int add)
 {
     void *s = task_stream(g, rec);
     tamm_ublk *u = U(g, r->T, r->lin);
+    /* the commit is applied at the home when rec completes: after any write-back of this GPU's
+     * copy still in flight, which would otherwise overwrite it (rec's event waits for it) */
+    wait_rec(g, u->flush, u->flush_seq, rec);
     if (u->rc == 0) {
         if (add) {
-            flush_locked(g, u, rec);            /* a newer copy here reaches the home first */
+            /* a newer copy here reaches the home first (a partial sum here may stay: sums commute,
+             * and no staging buffer beyond the commit's is needed) */
+            if (u->state == TAMM_BS_DIRTY) flush_locked(g, u, rec);
         } else if (u->state == TAMM_BS_DIRTY) { /* the commit overwrites it */
             u->state = TAMM_BS_UNI;
             if (!live(u->flush, u->flush_seq)) atomic_fetch_and(&GB(r->T, r->lin)->dirty_w, ~BIT(g));
         }
         if (u->buf) use_write(g, u, rec);        /* after an in-flight write-back of it */
     }
-    void *st = pinned_get(r->bytes, 0);
+    void *st = stage_get(r->bytes);
+    if (tamm__ml_on) { /* the home it is applied to at completion stays pinned until then */
+        tamm__ml_hold(r->T, r->lin, 0, 0, NULL);
+        rec_hold(rec, r->T, r->lin, 0);
+    }
     if (OPS->d2h(st, r->ptr, r->bytes, s)) tamm__gpu_fail(g, rec->task, "reading a private buffer back");
     trace_copy(rec, TAMM_CP_D2H, r->T, r->lin, r->bytes);
     atomic_fetch_add_explicit(&g->bytes_d2h, r->bytes, memory_order_relaxed);
@@ -831,6 +1038,7 @@ static void home_update(tamm_tensor *T, long lin, const void *src, size_t bytes,
     void *h = tamm__block_home(T, lin);
     if (add) tamm__accumulate(T->dtype, h, src, bytes / T->esize);
     else memcpy(h, src, bytes);
+    if (T->ml) tamm__ml_dirty(T, lin); /* newer than its copy in the spill file (TAMM_MEMORY_LIMIT) */
     atomic_fetch_add(&GB(T, lin)->ver, 1);
     atomic_store(&GB(T, lin)->valid, 0);
     tamm__spin_unlock(&b->lock);
@@ -842,7 +1050,7 @@ void tamm__unit_complete(tamm_gpu *g, tamm_pend *rec)
         tamm_pitem *it = &rec->items[i];
         if (it->kind == TAMM_PI_ACCALL || it->kind == TAMM_PI_COMMIT_ADD || it->kind == TAMM_PI_COMMIT_PUT) {
             home_update(it->T, it->lin, it->staging, it->bytes, it->kind != TAMM_PI_COMMIT_PUT);
-            pinned_put(it->staging);
+            stage_put(it->staging, it->bytes);
         }
         if (it->u) {
             pthread_mutex_lock(&g->lock);
@@ -857,6 +1065,9 @@ void tamm__unit_complete(tamm_gpu *g, tamm_pend *rec)
         }
     }
     rec->nitems = 0;
+    /* the homes its copies used may be evicted now (the tensor lives until they are let go) */
+    for (int i = 0; i < rec->nholds; i++) tamm__ml_unhold(rec->holds[i].T, rec->holds[i].lin, rec->holds[i].extra);
+    rec->nholds = 0;
     /* last: a waiter may destroy the tensor as soon as it runs */
     int n = rec->nwaiters;
     rec->nwaiters = 0;

@@ -20,11 +20,19 @@
  * then it finishes the record and completes the task.  It sleeps on a
  * condition variable when it has nothing in flight and nothing queued, and
  * polls with a growing pause while work is in flight.
+ *
+ * Under TAMM_MEMORY_LIMIT a task is admitted on the host when the worker is
+ * about to issue it (tamm__ml_admit_unit): the homes it reads are read back
+ * first (it waits in the GPU's reading list meanwhile), and a task that does
+ * not fit waits in the GPU's list of refused tasks, tried again in order once
+ * host memory is given back (tamm__ml_wake), while the tasks queued behind it
+ * are tried in turn (a nested one among them may be what frees that memory).
  */
 #include "buffer.h"
 #include "error.h"
 #include "fence.h"
 #include "gpu.h"
+#include "memlimit.h"
 #include "runtime.h"
 #include "tensor.h"
 #include <stdarg.h>
@@ -109,6 +117,20 @@ void *tamm__gpu_get_buf(tamm_ctx *ctx, tamm_tensor *T, long lin, int req, int im
 /* a GPU's memory as a memory unit of the core (layer.h) */
 const tamm_unit_ops tamm__gpu_unit_ops = { "GPU", tamm__gpu_get_buf, tamm__unit_release };
 
+/* TAMM_MEMORY_LIMIT: host memory may have been given back; a worker waiting for it tries again */
+static void mem_wake(void)
+{
+    atomic_fetch_add(&tamm__gpus.mem_gen, 1);
+    for (int i = 0; i < tamm__gpus.n; i++) {
+        tamm_gpu *g = &tamm__gpus.g[i];
+        /* (none waiting now: one that starts to wait read mem_gen before it tried, so it sees this bump) */
+        if (!atomic_load(&g->nwaiting)) continue;
+        pthread_mutex_lock(&g->req_lock);
+        pthread_cond_signal(&g->cond);
+        pthread_mutex_unlock(&g->req_lock);
+    }
+}
+
 /* the CUDA workers as executors of ready tasks (layer.h) */
 static const tamm_route_ops gpu_router = { tamm__gpu_route, tamm__gpu_cpu_ran };
 
@@ -148,7 +170,7 @@ tamm_pend *tamm__rec_get(tamm_gpu *g)
     r->task = NULL;
     r->reserved = 0;
     r->est_ns = 0;
-    r->nitems = r->nwaiters = r->ntcopies = 0;
+    r->nitems = r->nwaiters = r->ntcopies = r->nholds = 0;
     r->home_reads = r->ahead = 0;
     return r;
 }
@@ -170,6 +192,7 @@ static void rec_destroy_all(tamm_gpu *g)
         free(r->items);
         free(r->waiters);
         free(r->tcopies);
+        free(r->holds);
         free(r);
     }
 }
@@ -276,6 +299,7 @@ int tamm__gpu_route(tamm_task_s *t)
         while (!atomic_compare_exchange_weak(&tamm__gpus.cpu_busy_ns, &b, b + est)) {}
         tamm_worker *w = tamm__self();
         if (w && w->id >= tamm__rt.nworkers) { /* a CUDA worker's thread: CPU workers take it from the shared queue */
+            if (tamm__ml_on && !tamm__ml_admit(t)) return 1; /* (queued by the host memory limit once it fits) */
             tamm__rt.sched->push(NULL, t);
             tamm__wake_one();
             return 1;
@@ -305,7 +329,8 @@ int tamm__gpu_busy(void)
 {
     for (int i = 0; i < tamm__gpus.n; i++) {
         tamm_gpu *g = &tamm__gpus.g[i];
-        if (atomic_load(&g->queued) || atomic_load(&g->running) || atomic_load(&g->live_recs)) return 1;
+        if (atomic_load(&g->queued) || atomic_load(&g->running) || atomic_load(&g->live_recs) || atomic_load(&g->nwaiting))
+            return 1;
         pthread_mutex_lock(&g->req_lock);
         int r = g->nreqs;
         pthread_mutex_unlock(&g->req_lock);
@@ -336,6 +361,7 @@ static void complete(tamm_gpu *g, tamm_pend *r, int k)
         double b = atomic_load(&g->busy_ns);
         while (!atomic_compare_exchange_weak(&g->busy_ns, &b, b > r->est_ns ? b - r->est_ns : 0)) {}
         if (r->ctx.recs != r->ctx.inl) free(r->ctx.recs);
+        if (t->flags & TAMM_TF_MLRES) tamm__ml_done(t); /* its pins on the host (TAMM_MEMORY_LIMIT) */
         atomic_fetch_add_explicit(&g->ntasks, 1, memory_order_relaxed);
         atomic_store_explicit(&g->w->ntasks, atomic_load_explicit(&g->w->ntasks, memory_order_relaxed) + 1,
                               memory_order_relaxed);
@@ -471,42 +497,140 @@ static void run_task(tamm_gpu *g, tamm_task_s *t, int s, size_t fp)
     if (r->ahead) atomic_fetch_add_explicit(&g->nahead, 1, memory_order_relaxed);
     if (early_end(g, r, t)) {
         atomic_fetch_add_explicit(&g->nearly, 1, memory_order_relaxed);
+        /* its pins on the host go with its dependences (they are gone from t then); the homes its
+         * copies still use are held by its record (TAMM_MEMORY_LIMIT) */
+        if (t->flags & TAMM_TF_MLRES) tamm__ml_done(t);
         tamm__task_end_deps(t); /* successors become ready now (dispatched from this thread) */
     }
 }
 
-/* Issue queued tasks while a stream has room and the memory limit admits them. */
+/* t cannot run: the device failed (reported), so it is skipped and nothing waits for ever. */
+static void skip_failed(tamm_gpu *g, tamm_task_s *t)
+{
+    OPS->sync(g->copy_stream); /* after any prefetch from its homes (its successors may write them) */
+    if (t->flags & TAMM_TF_MLRES) tamm__ml_done(t);
+    atomic_fetch_add_explicit(&tamm__rt.nskipped, 1, memory_order_relaxed); /* TAMM_STATS */
+    tamm__task_body_done(t);
+}
+
+/* TAMM_MEMORY_LIMIT: the first task of the reading list whose homes have all been read back
+ * (taken off the list), or NULL. */
+static tamm_task_s *read_done(tamm_gpu *g)
+{
+    for (tamm_task_s **p = &g->rd_head, *prev = NULL; *p; prev = *p, p = &(*p)->next) {
+        tamm_task_s *t = *p;
+        if (!g->fatal && tamm__ml_reading(t)) continue;
+        *p = t->next;
+        if (g->rd_tail == t) g->rd_tail = prev;
+        t->next = NULL;
+        atomic_fetch_sub(&g->nwaiting, 1);
+        return t;
+    }
+    return NULL;
+}
+
+/* Append t to a list (linked by next). */
+static void list_add(tamm_task_s **head, tamm_task_s **tail, tamm_task_s *t)
+{
+    t->next = NULL;
+    if (*tail) (*tail)->next = t;
+    else *head = t;
+    *tail = t;
+}
+
+/* Issue queued tasks while a stream has room and the memory limits admit them. */
 static int issue(tamm_gpu *g)
 {
     int did = 0;
+    unsigned gen = atomic_load(&tamm__gpus.mem_gen); /* before any try: a release after it wakes us */
+    if (g->hw_head && (g->mem_seen != gen || g->fatal)) { /* host memory was given back: try those refused again */
+        int n = 0;
+        for (tamm_task_s *t = g->hw_head; t; t = t->next) n++;
+        g->hw_retry = n;
+        g->mem_seen = gen;
+    }
     for (;;) {
         int s = -1;
         for (int k = 0; k < g->nstreams; k++)
             if (g->inflight[k] < TAMM_GPU_PER_STREAM && (s < 0 || g->inflight[k] < g->inflight[s])) s = k;
         if (s < 0) return did;
-        tamm_task_s *t = g->held;
-        if (t) g->held = NULL;
-        else if ((t = tamm__taskq_pop(&g->q))) atomic_fetch_sub(&g->queued, 1);
-        else return did;
+        size_t fp;
+        int from_hw = 0;
+        /* a task admitted on the host whose homes are back (its device memory is reserved already) */
+        tamm_task_s *t = g->rd_head ? read_done(g) : NULL;
+        if (t) {
+            fp = tamm__task_footprint(t);
+            if (g->fatal) {
+                pthread_mutex_lock(&g->lock);
+                g->reserved -= fp;
+                pthread_mutex_unlock(&g->lock);
+                skip_failed(g, t);
+                did = 1;
+                continue;
+            }
+            goto run;
+        }
+        if (g->rd_head) g->rd_seen = gen; /* none of them is back yet */
+        if ((t = g->held)) { /* first: only this one may be held for the device's memory */
+            g->held = NULL;
+            atomic_fetch_sub(&g->nwaiting, 1);
+        } else if ((from_hw = g->hw_retry > 0)) { /* refused by the host before */
+            t = g->hw_head;
+            g->hw_head = t->next;
+            if (!g->hw_head) g->hw_tail = NULL;
+            t->next = NULL;
+            g->hw_retry--;
+            atomic_fetch_sub(&g->nwaiting, 1);
+        } else if ((t = tamm__taskq_pop(&g->q))) {
+            atomic_fetch_sub(&g->queued, 1);
+        } else {
+            return did;
+        }
         if (g->fatal) { /* the device failed (reported): the task is skipped, nothing waits forever */
-            OPS->sync(g->copy_stream); /* after any prefetch from its homes (its successors may write them) */
-            atomic_fetch_add_explicit(&tamm__rt.nskipped, 1, memory_order_relaxed); /* TAMM_STATS */
-            tamm__task_body_done(t);
+            skip_failed(g, t);
             did = 1;
             continue;
         }
-        if (tamm__rt.cfg.cuda_early) { /* its parent's stream, if it is in flight there and has room */
-            int ps = tamm__unit_parent_stream(g, t);
-            if (ps >= 0 && ps < g->nstreams && g->inflight[ps] < TAMM_GPU_PER_STREAM) s = ps;
-        }
-        size_t fp = tamm__task_footprint(t);
+        fp = tamm__task_footprint(t);
         pthread_mutex_lock(&g->lock);
         int wait = g->reserved > 0 && g->reserved + fp > g->limit;
         if (!wait) g->reserved += fp;
         pthread_mutex_unlock(&g->lock);
         if (wait) { /* running tasks hold the memory it needs: after a completion */
             g->held = t;
+            atomic_fetch_add(&g->nwaiting, 1);
             return did;
+        }
+        if (tamm__ml_on) { /* the host's memory limit: its homes pinned, those it reads read back */
+            int a = tamm__ml_admit_unit(t, tamm__unit_wants_home, g);
+            if (a != 1) {
+                if (a != 2) { /* no room now, or never (reported) */
+                    pthread_mutex_lock(&g->lock);
+                    g->reserved -= fp;
+                    pthread_mutex_unlock(&g->lock);
+                }
+                if (a == 0) { /* tried again once host memory is given back; the queue goes on */
+                    if (from_hw) { /* back in its place, and those after it wait for the next release too */
+                        t->next = g->hw_head;
+                        g->hw_head = t;
+                        if (!g->hw_tail) g->hw_tail = t;
+                        g->hw_retry = 0;
+                    } else {
+                        list_add(&g->hw_head, &g->hw_tail, t);
+                    }
+                    atomic_fetch_add(&g->nwaiting, 1);
+                } else if (a == 2) {
+                    list_add(&g->rd_head, &g->rd_tail, t);
+                    atomic_fetch_add(&g->nwaiting, 1);
+                }
+                did |= a != 0;
+                continue;
+            }
+        }
+    run:
+        if (tamm__rt.cfg.cuda_early) { /* its parent's stream, if it is in flight there and has room */
+            int ps = tamm__unit_parent_stream(g, t);
+            if (ps >= 0 && ps < g->nstreams && g->inflight[ps] < TAMM_GPU_PER_STREAM) s = ps;
         }
         run_task(g, t, s, fp);
         did = 1;
@@ -571,7 +695,11 @@ static void *gpu_main(void *arg)
         tamm__xfence_poll();
         pthread_mutex_lock(&g->req_lock);
         int stop = atomic_load(&tamm__gpus.stop);
-        if (!stop && g->nreqs == 0 && atomic_load(&g->q.n) == 0 && !g->held) {
+        /* waiting for host memory (TAMM_MEMORY_LIMIT) is idle too, until tamm__ml_wake says some
+         * was given back (it signals under req_lock, after bumping mem_gen) */
+        unsigned gen = atomic_load(&tamm__gpus.mem_gen);
+        if (!stop && g->nreqs == 0 && atomic_load(&g->q.n) == 0 && !g->held && (!g->rd_head || gen == g->rd_seen) &&
+            (!g->hw_head || (gen == g->mem_seen && !g->hw_retry))) {
             struct timespec ts;
             clock_gettime(CLOCK_REALTIME, &ts);
             ts.tv_nsec += 50 * 1000000L;
@@ -579,7 +707,7 @@ static void *gpu_main(void *arg)
             pthread_cond_timedwait(&g->cond, &g->req_lock, &ts);
         }
         pthread_mutex_unlock(&g->req_lock);
-        if (stop && atomic_load(&g->q.n) == 0 && !g->held && !inflight(g)) break;
+        if (stop && atomic_load(&g->q.n) == 0 && !g->held && !g->rd_head && !g->hw_head && !inflight(g)) break;
     }
     tamm__unit_drain_frees(g);
     tamm__pool_flush(&tamm__rt.task_pool, &g->w->task_cache);
@@ -732,6 +860,7 @@ int tamm__gpu_init(const tamm_config *cfg)
     /* the GPUs join the core: their memories beside the host's, their workers beside the CPU's */
     tamm__homes_shared = 1;
     tamm__home_pin_install(&tamm__pinned_homes);
+    tamm__ml_wake = mem_wake;
     tamm__route_install(&gpu_router);
     tamm__tensor_hooks_add(&tgpu_hooks);
     return TAMM_OK;
@@ -754,6 +883,7 @@ int tamm__gpu_start(void)
         }
         if (OPS->stream_create(&g->copy_stream)) goto fail;
         for (int k = 0; k < g->nstreams; k++) tamm__gpus.blas_ok &= g->blas[k] != NULL;
+        if (tamm__ml_on && tamm__unit_wb_init(g)) goto fail;
         measure_bandwidth(g);
         if (pthread_create(&g->thread, NULL, gpu_main, g)) {
             fprintf(stderr, "tamm: error: cannot start the CUDA worker of GPU %d\n", i);
@@ -776,6 +906,7 @@ void tamm__gpu_stop(void)
         pthread_cond_signal(&g->cond);
         pthread_mutex_unlock(&g->req_lock);
         if (g->w) pthread_join(g->thread, NULL);
+        tamm__unit_wb_fini(g); /* (before the host memory limit ends) */
     }
 }
 
@@ -805,6 +936,7 @@ void tamm__gpu_fini(void)
     if (tamm__gpus.n) {
         tamm__route_install(NULL);
         tamm__home_pin_install(NULL);
+        tamm__ml_wake = NULL;
         tamm__homes_shared = 0;
     }
     tamm__gpus.n = 0;

@@ -48,6 +48,10 @@ typedef struct tamm_pitem {
     size_t bytes;
 } tamm_pitem;
 
+/* a home a record holds under TAMM_MEMORY_LIMIT until it completes (tamm__ml_hold), with the
+ * bytes of a staging buffer beside it */
+typedef struct tamm_phold { struct tamm_tensor *T; long lin; size_t extra; } tamm_phold;
+
 /* a copy a record issued (recording only: TAMM_TRACE / TAMM_DAG) */
 typedef enum { TAMM_CP_H2D, TAMM_CP_D2H, TAMM_CP_D2D } tamm_cp_dir;
 typedef struct tamm_tcopy { uint64_t t; size_t bytes; struct tamm_tensor *T; long lin; int dir; } tamm_tcopy;
@@ -69,6 +73,7 @@ typedef struct tamm_pend {
     tamm_pitem *items; int nitems, capitems;
     tamm_task_s **waiters; int nwaiters, capwaiters;
     tamm_tcopy *tcopies; int ntcopies, captcopies; /* recording: the copies issued, in order */
+    tamm_phold *holds; int nholds, capholds;       /* TAMM_MEMORY_LIMIT: the homes its copies use */
 } tamm_pend;
 
 typedef struct tamm_flushreq { struct tamm_tensor *T; long lin; tamm_task_s *t; } tamm_flushreq;
@@ -91,6 +96,17 @@ typedef struct tamm_gpu {
     tamm_pend *free_recs;
     uint64_t last_done[TAMM_GPU_STREAMS + 1]; /* [STREAMS]: copy */
     tamm_task_s *held;            /* popped, waiting for memory to be admitted */
+    /* TAMM_MEMORY_LIMIT, each list linked by next: */
+    tamm_task_s *hw_head, *hw_tail; /* refused by the host's memory limit, tried again (in order) once
+                                       memory was given back; the queue goes on meanwhile (a nested
+                                       task behind may be what frees that memory) */
+    int hw_retry;                 /* of hw, how many at its head to try again this round */
+    tamm_task_s *rd_head, *rd_tail; /* admitted on the host, waiting for homes read back */
+    unsigned mem_seen;            /* tamm__gpus.mem_gen when hw was last tried */
+    unsigned rd_seen;             /* tamm__gpus.mem_gen when no task of rd was ready */
+    atomic_int nwaiting;          /* held, in hw or in rd (the deadlock detector's view) */
+    void *wb[2];                  /* TAMM_MEMORY_LIMIT: write-backs without a hold (tamm__ml_store) */
+    void *wb_ev;                  /* their copies' event */
     /* guarded by lock: the unit's copies, LRU, accounting */
     pthread_mutex_t lock;
     tamm_ublk lru;                /* sentinel of the LRU ring (next: least recently used) */
@@ -124,6 +140,7 @@ typedef struct tamm_gpus {
     atomic_int cpu_running;       /* tasks dispatched to CPU workers and not finished (EFT) */
     _Atomic double cpu_busy_ns;
     atomic_uint rr;               /* round-robin cursor */
+    atomic_uint mem_gen;          /* bumped when host memory may have become free (tamm__ml_wake) */
     char why_none[256];           /* why there is no device */
     int blas_ok;                  /* every task stream of every GPU has a cuBLAS handle */
     atomic_int lib_state[2];      /* cuBLAS, cuSOLVER for CUDA variants: 0 not asked yet, 1 usable, 2 not (tamm_cuda_libs) */
@@ -167,6 +184,11 @@ int tamm__unit_parent_stream(tamm_gpu *g, const tamm_task_s *t);
 int tamm__unit_home_busy(tamm_gpu *g, const tamm_task_s *t);
 /** Bytes of a task's blocks (its footprint on a device). */
 size_t tamm__task_footprint(const tamm_task_s *t);
+/** TAMM_MEMORY_LIMIT: whether a task about to start on g reads the home of dep d (a tamm_ml_want). */
+int tamm__unit_wants_home(void *g, const tamm_dep *d);
+/** TAMM_MEMORY_LIMIT: g's buffers for write-backs without a hold, and their event (tamm__gpu_start / _stop). */
+int tamm__unit_wb_init(tamm_gpu *g);
+void tamm__unit_wb_fini(tamm_gpu *g);
 
 /* ---- cuda_worker.c ---- */
 /** Rank-to-GPU mapping (docs/runtime.md, "GPUs under MPI"), pure: the device ordinals a rank uses

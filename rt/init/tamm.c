@@ -79,7 +79,7 @@ int tamm_init(int *argc, char ***argv)
      * installs its memory units, its router, pinned homes and per-tensor state */
     rc = tamm__gpu_init(&cfg);
     if (rc) return init_failed(rc);
-    tamm__ml_init(cfg.memory_limit, tamm__comm_size(), tamm__homes_shared); /* host memory as a bounded unit */
+    tamm__ml_init(cfg.memory_limit, tamm__comm_size()); /* host memory as a bounded unit, GPUs or not */
     tamm__rt.initialised = 1;
     /* the CUDA workers are executors beside the CPU workers (gpu/) */
     rc = tamm__workers_start(cfg.num_workers, tamm__gpus.n, others_busy);

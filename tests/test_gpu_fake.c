@@ -61,20 +61,15 @@ int tg_dgemm_dev(void *cublas, int n, const double *a, const double *b, double *
 #else
 #ifdef TAMM_TEST_CUDART_EMU
 /* test_gpu_cudart: the CUDA backend (devops_cuda.c) over the stand-in libcudart (tests/cudart_emu):
- * device work is a host function in stream order (cudaLaunchHostFunc), cuBLAS the stand-in's */
+ * device work is what stands for a kernel there (tamm_emu_cudart_launch, in stream order), cuBLAS
+ * the stand-in's */
 #include <dlfcn.h>
-typedef struct { void (*fn)(void *); size_t size; max_align_t pad[]; } hf_job;
-static void hf_run(void *p) { hf_job *j = p; j->fn(j->pad); free(j); }
 static int EMU_LAUNCH(void *stream, void (*fn)(void *), const void *arg, size_t size)
 {
-    int (*launch)(void *, void (*)(void *), void *) = (int (*)(void *, void (*)(void *), void *))dlsym(RTLD_DEFAULT, "cudaLaunchHostFunc");
-    hf_job *j = malloc(sizeof *j + size);
-    if (!launch || !j) { free(j); return TAMM_ENOTSUP; }
-    j->fn = fn;
-    j->size = size;
-    memcpy(j->pad, arg, size);
-    if (launch(stream, hf_run, j)) { free(j); return TAMM_ENOTSUP; }
-    return TAMM_OK;
+    int (*launch)(void *, void (*)(void *), const void *, size_t, const char *) =
+        (int (*)(void *, void (*)(void *), const void *, size_t, const char *))dlsym(RTLD_DEFAULT, "tamm_emu_cudart_launch");
+    if (!launch) return TAMM_ENOTSUP;
+    return launch(stream, fn, arg, size, "a test kernel") ? TAMM_EDEVICE : TAMM_OK;
 }
 /* c += a b for n x n row-major tiles: column-major cuBLAS computes c^T += b^T a^T */
 static int tg_dgemm_dev(void *cublas, int n, const double *a, const double *b, double *c)

@@ -1,10 +1,11 @@
 /*
  * cublas_emu.c — a stand-in cuBLAS for tests (libcublas.so.<major>): handles
  * bound to a stream of the stand-in CUDA runtime (cudart_emu.c) and a
- * reference DGEMM enqueued on that stream with cudaLaunchHostFunc, so that
- * CUDA variants calling cuBLAS on tamm_cublas_handle() run in stream order on
- * the emulated device.
+ * reference DGEMM enqueued on that stream as a kernel (tamm_emu_cudart_launch:
+ * its matrices are what it may touch), so that CUDA variants calling cuBLAS on
+ * tamm_cublas_handle() run in stream order on the emulated device.
  */
+#include "cudart_emu.h"
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
@@ -30,7 +31,7 @@ typedef struct { int ta, tb, m, n, k, lda, ldb, ldc; double alpha, beta; const d
 
 static void gemm_run(void *p)
 {
-    gemm_job *j = p;
+    const gemm_job *j = p;
     for (int col = 0; col < j->n; col++)
         for (int row = 0; row < j->m; row++) {
             double s = 0;
@@ -42,7 +43,6 @@ static void gemm_run(void *p)
             double *c = &j->c[row + (size_t)col * j->ldc];
             *c = j->alpha * s + (j->beta == 0 ? 0 : j->beta * *c);
         }
-    free(j);
 }
 
 /* column-major, host pointer mode (alpha and beta are read at the call, as cuBLAS does) */
@@ -52,9 +52,7 @@ API cublasStatus_t cublasDgemm(cublasHandle_t h, cublasOperation_t ta, cublasOpe
 {
     if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
     if (m < 0 || n < 0 || k < 0) return CUBLAS_STATUS_INVALID_VALUE;
-    gemm_job *j = malloc(sizeof *j);
-    if (!j) return CUBLAS_STATUS_ALLOC_FAILED;
-    *j = (gemm_job){ ta != CUBLAS_OP_N, tb != CUBLAS_OP_N, m, n, k, lda, ldb, ldc, *alpha, *beta, A, B, C };
-    if (cudaLaunchHostFunc(h->s, gemm_run, j) != cudaSuccess) { free(j); return CUBLAS_STATUS_EXECUTION_FAILED; }
-    return CUBLAS_STATUS_SUCCESS;
+    gemm_job j = { ta != CUBLAS_OP_N, tb != CUBLAS_OP_N, m, n, k, lda, ldb, ldc, *alpha, *beta, A, B, C };
+    return tamm_emu_cudart_launch(h->s, gemm_run, &j, sizeof j, "cublasDgemm") ? CUBLAS_STATUS_EXECUTION_FAILED
+                                                                                : CUBLAS_STATUS_SUCCESS;
 }

@@ -5,6 +5,7 @@
  * order, and what is not emulated is refused with an error.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "cudart_emu.h"
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +20,9 @@ static void nap(long ms)
     nanosleep(&ts, NULL);
 }
 
-/* on a stream: sleep, then store 42 in the device int */
-static void late_store(void *p) { nap(50); *(volatile int *)p = 42; }
+/* a kernel on a stream: sleep, then store 42 in the device int (its argument: the pointer) */
+static void late_store(void *p) { nap(50); **(volatile int **)p = 42; }
+static cudaError_t store_later(cudaStream_t s, int *d) { return tamm_emu_cudart_launch(s, late_store, &d, sizeof d, "late_store"); }
 static void sleep20(void *p) { (void)p; nap(20); }
 
 int main(void)
@@ -33,7 +35,7 @@ int main(void)
     int *d = NULL, h = 0;
     CHECK(cudaMalloc((void **)&d, sizeof *d) == cudaSuccess);
     CHECK(cudaMemcpy(d, &(int){ 0 }, sizeof *d, cudaMemcpyHostToDevice) == cudaSuccess);
-    CHECK(cudaLaunchHostFunc(s, late_store, d) == cudaSuccess);
+    CHECK(store_later(s, d) == cudaSuccess);
     CHECK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost) == cudaSuccess);
     CHECK(h == 42);
     /* cudaMemset is ordered on stream 0 (and only there: not with s) */
@@ -45,10 +47,11 @@ int main(void)
 
     /* cudaDeviceSynchronize too; cudaFree frees after the work using the memory (ASan otherwise) */
     CHECK(cudaMemcpy(d, &(int){ 0 }, sizeof *d, cudaMemcpyHostToDevice) == cudaSuccess);
-    CHECK(cudaLaunchHostFunc(s, late_store, d) == cudaSuccess);
+    CHECK(store_later(s, d) == cudaSuccess);
     CHECK(cudaDeviceSynchronize() == cudaSuccess);
-    CHECK(*(volatile int *)d == 42);
-    CHECK(cudaLaunchHostFunc(s, late_store, d) == cudaSuccess);
+    CHECK(cudaMemcpyAsync(&h, d, sizeof h, cudaMemcpyDeviceToHost, 0) == cudaSuccess); /* pageable: returns when done */
+    CHECK(h == 42);
+    CHECK(store_later(s, d) == cudaSuccess);
     CHECK(cudaFree(d) == cudaSuccess);
 
     /* timing events on stream 0: at least the 20 ms between the records */

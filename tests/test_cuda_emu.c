@@ -230,6 +230,15 @@ static int host_touch(void *arg)
     return ((volatile unsigned char *)d)[8]; /* never returns */
 }
 
+/* a kernel that sleeps ms, then writes v into the 64 bytes at x */
+typedef struct { unsigned char *x; int ms; unsigned char v; } slow_job;
+static void slow_run(void *p)
+{
+    slow_job *j = p;
+    usleep((useconds_t)j->ms * 1000);
+    memset(j->x, j->v, 64);
+}
+
 static int copies(void *arg)
 {
     (void)arg;
@@ -259,6 +268,8 @@ static int copies(void *arg)
     /* none of them was sticky: the device still works */
     CHECK_EQ_INT(OPS->h2d(d, h, 64, s0), 0);
     CHECK_EQ_INT(OPS->d2h(back, d, 64, s0), 0);
+    slow_job j = { d, 50, 4 }; /* the free waits behind it: the second one comes while it is pending */
+    CHECK_EQ_INT(tamm_emu_launch(s0, slow_run, &j, sizeof j), TAMM_OK);
     CHECK_EQ_INT(OPS->free(d, s0), 0);
     CHECK_EQ_INT(OPS->free(d, s0), -1); /* twice */
     CHECK_CONTAINS(OPS->error(), "is already freed");
@@ -268,15 +279,6 @@ static int copies(void *arg)
     OPS->stream_destroy(s0);
     OPS->stream_destroy(s1);
     return 0;
-}
-
-/* a kernel that sleeps ms, then writes v into the 64 bytes at x */
-typedef struct { unsigned char *x; int ms; unsigned char v; } slow_job;
-static void slow_run(void *p)
-{
-    slow_job *j = p;
-    usleep((useconds_t)j->ms * 1000);
-    memset(j->x, j->v, 64);
 }
 
 static int pageable(void *arg)

@@ -84,7 +84,8 @@ typedef struct emu_op {
     emu_event *ev;
     uint64_t gen;
     void (*fn)(void *);
-    char *who;                 /* what runs (launches and copies), for fault reports */
+    const char *who;           /* what runs (launches and copies), for fault reports */
+    char *who_own;             /* who, when allocated for the op */
     tamm_emu_ref *refs;        /* the device allocations it uses */
     int nrefs, caprefs;
     void (*drop)(void *);      /* OP_LAUNCH: disposes of an argument the caller keeps when the op is dropped */
@@ -372,7 +373,7 @@ static void op_free(emu_op *o)
 {
     if (o->own == ARG_FREE) free(o->dst);
     if (o->refs != o->inl) free(o->refs);
-    free(o->who);
+    free(o->who_own);
     free(o);
 }
 
@@ -754,7 +755,8 @@ static int copy_op(int call, const char *what, void *dst, const void *src, size_
     o->dst = dst;
     o->src = src;
     o->n = n;
-    if ((rd.p && op_ref(o, &rd)) || (rs.p && op_ref(o, &rs)) || !(o->who = strdup(what))) {
+    o->who = what;
+    if ((rd.p && op_ref(o, &rd)) || (rs.p && op_ref(o, &rs))) {
         op_free(o);
         return fail_msg(what, "out of memory (host)");
     }
@@ -780,7 +782,8 @@ static int zero_as(void *dst, size_t n, void *sp, const char *what)
     if (!o) return fail_msg(what, "out of memory (host)");
     o->dst = dst;
     o->n = n;
-    if (op_ref(o, &r) || !(o->who = strdup(what))) {
+    o->who = what;
+    if (op_ref(o, &r)) {
         op_free(o);
         return fail_msg(what, "out of memory (host)");
     }
@@ -919,7 +922,7 @@ static int emu_launch_any(void *stream, tamm_emu_kernel *k, void (*fn)(void *), 
     if (!s || (!k && !fn) || (k && !k->fn)) return TAMM_EINVAL;
     emu_op *o = op_new(OP_LAUNCH);
     void *copy = NULL;
-    if (o) o->who = kernel_who(k, dflt_who);
+    if (o) o->who = o->who_own = kernel_who(k, dflt_who);
     if (!k && o) copy = malloc(size ? size : 1);
     if (!o || !o->who || (!k && !copy)) {
         if (o) op_free(o);
@@ -962,11 +965,11 @@ static int emu_hostfn(void *stream, void (*fn)(void *), void *arg, const char *w
     emu_stream *s = S(stream, what);
     if (!s || !fn) return TAMM_EINVAL;
     emu_op *o = op_new(OP_HOSTFN);
-    if (!o || !(o->who = strdup("a host function (cudaLaunchHostFunc)"))) {
-        if (o) op_free(o);
+    if (!o) {
         fail_msg(what, "out of memory (host)");
         return TAMM_ENOMEM;
     }
+    o->who = "a host function (cudaLaunchHostFunc)";
     o->fn = fn;
     o->dst = arg;
     enqueue(s, o);

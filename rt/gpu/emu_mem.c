@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -97,7 +98,7 @@ static size_t pin_find(const void *p)
 }
 
 static struct sigaction prev_segv;
-static atomic_int reported;
+static atomic_int reported, report_done;
 
 /* ------------------------------------------------------------------ */
 /* the fault handler                                                     */
@@ -175,7 +176,12 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
     const char *a = si->si_addr;
     int d = dev_of((uintptr_t)a);
     if (d < 0) { chain(sig, si, uc); return; }
-    if (atomic_exchange(&reported, 1)) { signal(sig, SIG_DFL); return; }
+    if (atomic_exchange(&reported, 1)) { /* another thread faulted first: after its report */
+        struct timespec ts = { 0, 1000000 };
+        for (int i = 0; i < 5000 && !atomic_load(&report_done); i++) nanosleep(&ts, NULL);
+        chain(sig, si, uc);
+        return;
+    }
     static char what[300], who[300], msg[1024];
     what[0] = who[0] = 0;
     pthread_mutex_lock(&devs[d].mu); /* never held by a thread touching device memory */
@@ -196,6 +202,7 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
     }
     if (len > (int)sizeof msg - 1) len = (int)sizeof msg - 1;
     if (len > 0 && write(2, msg, (size_t)len) < 0) { /* nothing more to say */ }
+    atomic_store(&report_done, 1);
     chain(sig, si, uc);
 }
 

@@ -279,10 +279,9 @@ void *tamm_cublas_handle(void);
  *  stream's thread, as a kernel launch would; what host-compiled kernels and
  *  tests use instead of <<<...>>>.  TAMM_OK, or TAMM_ENOTSUP when the devices
  *  are not emulated, TAMM_EDEVICE for an injected launch failure (nothing runs),
- *  TAMM_EINVAL for a bad stream.  The pointers into emulated device memory among the
- *  argument bytes (aligned words) are what fn may touch: each must point into a live
- *  allocation of the stream's GPU, or the launch is refused as an illegal memory access
- *  (TAMM_EDEVICE, and the GPU fails, as after a fault). */
+ *  TAMM_EINVAL for a bad stream.  fn is device code: the live allocations of the stream's
+ *  GPU that aligned words of the argument bytes point into are what it may touch while it
+ *  runs; any other device memory is an illegal memory access (a fault that ends the process). */
 int tamm_emu_launch(void *stream, void (*fn)(void *), const void *arg, size_t size);
 /** A kernel compiled for the host (include/tamm_cuda_emu.h) launched on an emulated GPU. */
 typedef struct tamm_emu_kernel {

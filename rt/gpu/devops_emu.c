@@ -27,10 +27,11 @@
  *    synchronous with respect to the host (it returns once done), one with
  *    pinned memory (cudaHostAlloc) asynchronous;
  *  - a kernel may touch only the allocations of its own device that its
- *    pointer arguments point into (tamm_emu_launch: the device pointers among
- *    its argument bytes; tamm_emu_launch_kernel: its pointer arguments, which
- *    must not be pageable host memory): anything else is refused at launch as
- *    an illegal memory access, and the device fails (sticky), as after a fault;
+ *    pointer arguments point into; tamm_emu_launch_kernel checks them at launch
+ *    (pageable host memory, another device's or freed memory is refused as an
+ *    illegal memory access, and the device fails, sticky, as after a fault);
+ *    for tamm_emu_launch they are the aligned words of its argument bytes that
+ *    point into such allocations; touching other device memory faults;
  *  - a watchdog: a kernel running longer than TAMM_CUDA_EMU_KERNEL_TIMEOUT
  *    seconds (default 60) fails the device ("the launch timed out and was
  *    terminated", naming the kernel and its task); its stream is dead (waits
@@ -118,7 +119,8 @@ static atomic_int sticky;           /* a device fault happened: every call fails
 static pthread_mutex_t sticky_mu = PTHREAD_MUTEX_INITIALIZER;
 static char sticky_why[720];        /* what happened (set once, before sticky) */
 static atomic_uint stream_seq;
-static _Thread_local char err[900];
+static _Thread_local char err[900];   /* "call: what happened (emulated device)" */
+static _Thread_local size_t err_at;   /* where in err what happened starts (CUDA's error string) */
 static _Thread_local int cur_dev;
 
 /* ---- configuration (read once, at count()) ---- */
@@ -190,7 +192,9 @@ static void read_cfg(void)
 
 static int fail_msg(const char *what, const char *why)
 {
-    snprintf(err, sizeof err, "%s: %s (emulated device)", what, why);
+    int n = snprintf(err, sizeof err, "%s: ", what);
+    err_at = n > 0 && (size_t)n < sizeof err ? (size_t)n : 0;
+    snprintf(err + err_at, sizeof err - err_at, "%s (emulated device)", why);
     return -1;
 }
 
@@ -221,8 +225,10 @@ static void fail_device(int kind, const char *why)
 
 static int sticky_msg(const char *what)
 {
+    int n = snprintf(err, sizeof err, "%s: ", what);
+    err_at = n > 0 && (size_t)n < sizeof err ? (size_t)n : 0;
     pthread_mutex_lock(&sticky_mu);
-    snprintf(err, sizeof err, "%s: %s (emulated device, sticky)", what, sticky_why);
+    snprintf(err + err_at, sizeof err - err_at, "%s (emulated device, sticky)", sticky_why);
     pthread_mutex_unlock(&sticky_mu);
     return -1;
 }
@@ -875,13 +881,13 @@ static int refuse(tamm_emu_kernel *k, const char *what, const char *why, const c
     char msg[720];
     snprintf(msg, sizeof msg, "an illegal memory access was encountered: %s", why);
     fail_device(STICKY_FAULT, msg);
-    if (k && k->why && k->nwhy) snprintf(k->why, k->nwhy, "an illegal memory access was encountered: %s (emulated)", brief);
-    if (k) k->code = 700; /* cudaErrorIllegalAddress */
+    if (k->why && k->nwhy) snprintf(k->why, k->nwhy, "an illegal memory access was encountered: %s (emulated)", brief);
+    k->code = 700; /* cudaErrorIllegalAddress */
     return fail_msg(what, msg);
 }
 
-/* A kernel's pointer p (its argument i, or a word of its argument bytes when i < 0): device memory
- * of s's device (its allocation added to o), pinned host memory (i >= 0), or a refusal. */
+/* A kernel's pointer argument p (its argument i): device memory of s's device (its allocation added
+ * to o), pinned host memory, or a refusal. */
 static int kernel_ptr(emu_stream *s, emu_op *o, tamm_emu_kernel *k, const void *p, int i, const char *what)
 {
     int dev = -1;
@@ -889,9 +895,8 @@ static int kernel_ptr(emu_stream *s, emu_op *o, tamm_emu_kernel *k, const void *
     char why[400], m[560], b[300], arg[200];
     int kind = tamm__emu_mem_where(p, 0, &dev, &r, why, sizeof why);
     if (kind == TAMM_EMU_DEVMEM && dev == s->dev) return op_ref(o, &r) ? fail_msg(what, "out of memory (host)") : 0;
-    if (kind == TAMM_EMU_PINNED && i >= 0) return 0; /* mapped pinned memory, as with unified addressing */
-    if (i >= 0) snprintf(arg, sizeof arg, "argument %d of %s", i + 1, k && k->name ? k->name : "the kernel");
-    else snprintf(arg, sizeof arg, "a pointer among the arguments of the kernel");
+    if (kind == TAMM_EMU_PINNED) return 0; /* mapped pinned memory, as with unified addressing */
+    snprintf(arg, sizeof arg, "argument %d of %s", i + 1, k->name ? k->name : "the kernel");
     const char *who = o->who ? o->who : "a kernel";
     if (kind == TAMM_EMU_DEVMEM) {
         snprintf(m, sizeof m, "%s on device %d was given memory of device %d at %p (%s): a kernel reaches only its own "
@@ -936,12 +941,16 @@ static int emu_launch_any(void *stream, tamm_emu_kernel *k, void (*fn)(void *), 
             if (k->ptrs[i]) bad = kernel_ptr(s, o, k, k->ptrs[i], i, what);
     } else {
         if (size) memcpy(copy, arg, size);
-        /* the device pointers among its argument bytes: aligned words in a device's range */
+        /* the allocations its argument bytes point into: the aligned words that lie in a live allocation of the
+         * stream's device are opened while it runs.  Other words are not judged (they may be integers, or a
+         * struct's padding): a pointer among them to anything else faults when the kernel uses it. */
         for (size_t off = 0; off + sizeof(void *) <= size && !bad; off += sizeof(void *)) {
             const void *p;
             memcpy(&p, (const char *)copy + off, sizeof p);
-            int dev;
-            if (tamm__emu_mem_where(p, 0, &dev, NULL, NULL, 0) >= TAMM_EMU_DEVMEM) bad = kernel_ptr(s, o, NULL, p, -1, what);
+            int dev = -1;
+            tamm_emu_ref r;
+            if (tamm__emu_mem_where(p, 0, &dev, &r, NULL, 0) == TAMM_EMU_DEVMEM && dev == s->dev && op_ref(o, &r))
+                bad = fail_msg(what, "out of memory (host)");
         }
     }
     if (bad) {

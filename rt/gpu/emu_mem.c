@@ -15,6 +15,7 @@
  */
 #include "emu_mem.h"
 #include "gpu.h"
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -66,6 +67,8 @@ typedef struct edev {
     extent *fx;                 /* free extents, by offset */
     size_t nfx, capfx;
     size_t cursor;              /* next-fit: the page after the last allocation */
+    ealloc gone[64];            /* the last allocations released, for the fault report's account */
+    unsigned ngone;
 } edev;
 
 static edev devs[TAMM_MAX_GPUS];
@@ -129,6 +132,22 @@ static void describe(int d, const char *a, char *buf, size_t n)
 {
     const edev *e = &devs[d];
     size_t i = below(e, a);
+    if (!(i && a >= e->v[i - 1]->base + pg && a < e->v[i - 1]->base + e->v[i - 1]->pages * pg)) {
+        /* not in a live allocation's pages: in a released one's (the most recent first)? */
+        unsigned m = e->ngone < 64 ? e->ngone : 64;
+        for (unsigned k = 0; k < m; k++) {
+            const ealloc *g = &e->gone[(e->ngone - 1 - k) % 64];
+            if (a >= g->base + pg && a < g->base + g->pages * pg) {
+                if (a >= g->p && a < g->p + g->n)
+                    snprintf(buf, n, "device %d allocation of %zu bytes at %p, offset %zu, which was freed", d, g->n,
+                             (void *)g->p, (size_t)(a - g->p));
+                else
+                    snprintf(buf, n, "device %d memory near an allocation of %zu bytes at %p, which was freed", d, g->n,
+                             (void *)g->p);
+                return;
+            }
+        }
+    }
     const ealloc *x = i ? e->v[i - 1] : NULL, *prev = i > 1 ? e->v[i - 2] : NULL;
     if (x && a < x->base + pg && prev) x = prev;                 /* a guard page: after the one below it */
     else if (x && a < x->base + pg) x = NULL, prev = e->v[i - 1]; /* the first allocation's guard */
@@ -387,6 +406,7 @@ static void drop(edev *e, ealloc *x)
     UNPOISON(d0, len);
     mmap(d0, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
     give(e, (size_t)(x->base - e->lo) / pg, x->pages);
+    e->gone[e->ngone++ % 64] = *x;
     free(x);
     atomic_fetch_sub(&live, 1);
 }
@@ -470,7 +490,13 @@ int tamm__emu_mem_open(const tamm_emu_ref *r, char *why, size_t nwhy)
     pthread_mutex_lock(&e->mu);
     ealloc *x = find(e, r->p);
     int ok = x && x->id == r->id && !x->released;
-    if (ok && x->refs++ == 0) mprotect(x->base + pg, (x->pages - 1) * pg, PROT_READ | PROT_WRITE);
+    if (ok && x->refs == 0 && mprotect(x->base + pg, (x->pages - 1) * pg, PROT_READ | PROT_WRITE)) {
+        snprintf(why, nwhy, "the device %d allocation of %zu bytes at %p, which cannot be opened (mprotect: %s; "
+                 "vm.max_map_count bounds the live allocations)", d, x->n, (void *)x->p, strerror(errno));
+        pthread_mutex_unlock(&e->mu);
+        return -1;
+    }
+    if (ok) x->refs++;
     if (!ok) {
         if (x && x->id == r->id)
             snprintf(why, nwhy, "the device %d allocation of %zu bytes at %p, freed before this operation ran", d, x->n,

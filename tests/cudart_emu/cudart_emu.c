@@ -66,7 +66,7 @@ API const char *cudaGetErrorString(cudaError_t e)
     case cudaSuccess: return "no error";
     case cudaErrorNotReady: return "device not ready";
     case cudaErrorNoDevice: return "no CUDA-capable device is detected";
-    default: return err[0] ? err : "unknown error (emulated device)";
+    default: return err[0] ? err + err_at : "unknown error (emulated device)"; /* what happened, without the call */
     }
 }
 

@@ -12,6 +12,7 @@
  *                returns it and the GPU takes no more work);
  *   kernel_pinned  a kernel given pinned host memory runs (unified addressing);
  *   other_gpu    a kernel on GPU 1 given GPU 0's buffer: "memory of device 0";
+ *   freed        a kernel given a buffer freed with its tensor: "... which was freed";
  *   hang         a kernel that never ends: after TAMM_CUDA_EMU_KERNEL_TIMEOUT, the
  *                device error ("the launch timed out and was terminated") naming the
  *                kernel and the task, exit status 1; under TAMM_ON_ERROR=return the
@@ -55,7 +56,7 @@ static void check_launch(tamm_ctx *ctx, const char *e)
     tamm_task_error(ctx, TAMM_EDEVICE, m);
 }
 
-enum { W_READ, W_WRITE, W_HOST, W_PINNED, W_STASH, W_OTHER, W_HANG, W_OVERRUN };
+enum { W_READ, W_WRITE, W_HOST, W_PINNED, W_STASH, W_OTHER, W_HANG, W_OVERRUN, W_FREED };
 typedef struct { tamm_tensor *T; long b; int what; uint64_t *host; } ef_args;
 static _Atomic(uint64_t *) stash;     /* a buffer of GPU 0 */
 static atomic_int other_ran;          /* W_OTHER ran on GPU 1 */
@@ -91,6 +92,7 @@ static void ef_gpu(tamm_ctx *ctx, void *p)
         }
         break;
     case W_HANG: check_launch(ctx, ef_hang(x, s)); break;
+    case W_FREED: check_launch(ctx, ef_copy(x, atomic_load(&stash), TILE, s)); break;
     default: check_launch(ctx, ef_poke(x, 2 * TILE, s)); break; /* 128 bytes past the end */
     }
     tamm_release_put(ctx, x);
@@ -106,7 +108,7 @@ static void submit(tamm_tensor *T, long b, int what, uint64_t *host, const char 
 }
 
 static const char *const labels[] = { "host_read", "host_write", "kernel_host", "kernel_pinned", "stash", "other_gpu",
-                                      "hang", "overrun" };
+                                      "hang", "overrun", "freed" };
 
 /* one task doing `what` (the ones that end the process never return from it) */
 static int one(void *arg)
@@ -159,6 +161,25 @@ static int other_gpu(void *arg)
         if (tamm_wait_all() != TAMM_OK) break;
     }
     CHECK_MSG(0, "no kernel on GPU 1 was refused GPU 0's buffer (ran on GPU 1: %d)", atomic_load(&other_ran));
+    tamm_finalize();
+    return 0;
+}
+
+/* a buffer freed with its tensor, given to a later kernel */
+static int freed(void *arg)
+{
+    (void)arg;
+    tu_init();
+    tamm_tensor *T = tu_vec("D", 2, TILE), *U = tu_vec("U", 2, TILE);
+    submit(T, 0, W_STASH, NULL, "stash", 104);
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+    CHECK_MSG(atomic_load(&stash) != NULL, "the task did not run on GPU 0");
+    tamm_tensor_destroy(T); /* its copies are freed by the GPU's worker (which wakes at least every 50 ms) */
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+    h_sleep_ms(150);
+    submit(U, 0, W_FREED, NULL, "freed", 108);
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+    CHECK_MSG(0, "the kernel given a freed buffer was not refused");
     tamm_finalize();
     return 0;
 }
@@ -219,13 +240,22 @@ int main(void)
         h__merge_counts(&st);
         CHECK_MSG(child_ok(&st), "a kernel given host memory, TAMM_ON_ERROR=return: the child did not end cleanly");
         CHECK_CONTAINS(err, kh[0]);
+        CHECK_CONTAINS(err, "an illegal memory access was encountered: the kernel copy_k (launched at "); /* the GPU failed */
+        CHECK_CONTAINS(err, ") of task 'kernel_host'");
+        CHECK_CONTAINS(err, "on device 0 was given host memory at 0x");
+        CHECK_CONTAINS(err, "(emulated device, sticky) [");
         CHECK_CONTAINS(st.out, "wait: ");
+        if (!strstr(err, "sticky")) fprintf(stderr, "%s\n", err);
     }
     run_test_child("a kernel given pinned host memory", pinned, NULL, e1, 60);
     expect("a kernel on GPU 1 given GPU 0's buffer", other_gpu, W_OTHER, e2, 1,
            (const char *const[]){ "tamm: error: task 'other_gpu' (emu_faults.c:105): kernel launch failed: an illegal "
                                   "memory access was encountered: argument 2 of copy_k is memory of device 0 at 0x",
                                   ", not of device 1 (emulated)", NULL });
+    expect("a kernel given a freed buffer", freed, W_FREED, e1, 1,
+           (const char *const[]){ "tamm: error: task 'freed' (emu_faults.c:108): kernel launch failed: an illegal memory "
+                                  "access was encountered: argument 2 of copy_k (0x", "device 0 allocation of 128 bytes at 0x",
+                                  "freed", NULL });
     static const char *const hang[] = { "the launch timed out and was terminated: the kernel hang_k (launched at ",
                                         STANDIN ? ") of task 'hang' did not finish within 1 s on emulated GPU 0 "
                                                   "(TAMM_CUDA_EMU_KERNEL_TIMEOUT)"

@@ -232,10 +232,13 @@ static int host_touch(void *arg)
 
 /* a kernel that sleeps ms, then writes v into the 64 bytes at x */
 typedef struct { unsigned char *x; int ms; unsigned char v; } slow_job;
+static atomic_int slow_started, gate; /* gate: ms < 0 waits for it (up to 30 s) */
 static void slow_run(void *p)
 {
     slow_job *j = p;
-    usleep((useconds_t)j->ms * 1000);
+    atomic_fetch_add(&slow_started, 1);
+    for (int i = 0; j->ms < 0 && i < 30000 && !atomic_load(&gate); i++) usleep(1000);
+    if (j->ms > 0) usleep((useconds_t)j->ms * 1000);
     memset(j->x, j->v, 64);
 }
 
@@ -268,11 +271,12 @@ static int copies(void *arg)
     /* none of them was sticky: the device still works */
     CHECK_EQ_INT(OPS->h2d(d, h, 64, s0), 0);
     CHECK_EQ_INT(OPS->d2h(back, d, 64, s0), 0);
-    slow_job j = { d, 50, 4 }; /* the free waits behind it: the second one comes while it is pending */
+    slow_job j = { d, -1, 4 }; /* the free waits behind it: the second one comes while it is pending */
     CHECK_EQ_INT(tamm_emu_launch(s0, slow_run, &j, sizeof j), TAMM_OK);
     CHECK_EQ_INT(OPS->free(d, s0), 0);
     CHECK_EQ_INT(OPS->free(d, s0), -1); /* twice */
     CHECK_CONTAINS(OPS->error(), "is already freed");
+    atomic_store(&gate, 1);
     CHECK_EQ_INT(OPS->sync(s0), 0);
     CHECK(!memcmp(back, h, 64));
     CHECK_EQ_INT(tamm__emu_live_allocs(), 0);
@@ -306,12 +310,14 @@ static int pageable(void *arg)
     memset(src, 2, sizeof src);
     CHECK_EQ_INT(OPS->d2h(out, d, 64, s), 0);
     CHECK_EQ_INT(out[0], 1);
-    /* pinned memory: asynchronous, the copy waits behind the slow kernel */
+    /* pinned memory: asynchronous, the copy waits behind the kernel, which waits for the gate */
     memset(pin, 9, 64);
     j.v = 7;
+    j.ms = -1;
     CHECK_EQ_INT(tamm_emu_launch(s, slow_run, &j, sizeof j), TAMM_OK);
     CHECK_EQ_INT(OPS->d2h(pin, d, 64, s), 0);
     CHECK_EQ_INT(((volatile unsigned char *)pin)[0], 9);
+    atomic_store(&gate, 1);
     CHECK_EQ_INT(OPS->record(ev, s), 0);
     CHECK_EQ_INT(wait_event(ev), 1);
     CHECK_EQ_INT(((unsigned char *)pin)[0], 7);
@@ -357,11 +363,12 @@ static int free_in_use(void *arg)
     CHECK_EQ_INT(OPS->stream_create(&b), 0);
     unsigned char *d = dev_bytes(a, 64, NULL);
     CHECK_EQ_INT(OPS->sync(a), 0);
-    slow_job j = { d, 100, 3 };
+    slow_job j = { d, -1, 3 };
     CHECK_EQ_INT(tamm_emu_launch(a, slow_run, &j, sizeof j), TAMM_OK);
-    usleep(20000);                       /* the kernel is running */
+    CHECK(tu_wait_flag(&slow_started, 1, 30));   /* the kernel is running (until the gate opens) */
     CHECK_EQ_INT(OPS->free(d, b), 0);    /* no wait for it: a missing stream ordering */
     CHECK_EQ_INT(OPS->sync(b), -1);
+    atomic_store(&gate, 1);
     CHECK_CONTAINS(OPS->error(), "was freed (cudaFreeAsync) while a device operation on another stream still used it");
     CHECK_EQ_INT(OPS->sync(a), -1);
     CHECK_EQ_INT(tamm__emu_live_allocs(), 0);

@@ -176,9 +176,11 @@ static int freed(void *arg)
     CHECK_MSG(atomic_load(&stash) != NULL, "the task did not run on GPU 0");
     tamm_tensor_destroy(T); /* its copies are freed by the GPU's worker (which wakes at least every 50 ms) */
     CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
-    h_sleep_ms(150);
-    submit(U, 0, W_FREED, NULL, "freed", 108);
-    CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+    for (int k = 0; k < 100; k++) { /* until the free is issued: the launch is refused, and the process ends */
+        h_sleep_ms(50);
+        submit(U, 0, W_FREED, NULL, "freed", 108);
+        CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+    }
     CHECK_MSG(0, "the kernel given a freed buffer was not refused");
     tamm_finalize();
     return 0;

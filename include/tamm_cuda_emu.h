@@ -309,8 +309,8 @@ template <class T> static inline void tamm_cuda_emu_ptr(const void **v, int &n, 
 /* A launch: its configuration checked at once (as CUDA reports launch errors), the kernel run in
  * the order of stream s -- on the stream's thread of the runtime's emulated device (or of the
  * stand-in CUDA runtime's device), after the work queued before it (copies in) and before the work
- * queued after it (copies out); run at once when there is no stream (a kernel test without a
- * device).  The device checks the pointer arguments first; a launch it refuses (an illegal
+ * queued after it (copies out); with no stream, on the stand-in's default stream, or at once
+ * when there is no device (a kernel test on host memory).  The device checks the pointer arguments first; a launch it refuses (an illegal
  * memory access, an injected failure, a device that failed) runs nothing and is the launch's
  * error (cudaGetLastError; cudaGetErrorString says why), as with CUDA. */
 template <class K, class... A>
@@ -334,7 +334,7 @@ static void tamm_cuda_emu_launch(const char *name, const char *file, int line, d
     }
     auto body = [=]() { tamm_cuda_emu_run(grid, block, seed, kernel, args...); };
     tamm_cuda_emu_job *job = new tamm_cuda_emu_job_of<decltype(body)>(body);
-    if (s) {
+    if (s || tamm_cuda_emu_cudart().launch) { /* a stream; or the stand-in's default stream */
         const void *ptrs[sizeof...(A) + 1];
         int np = 0;
         (tamm_cuda_emu_ptr(ptrs, np, args), ...);
@@ -351,7 +351,7 @@ static void tamm_cuda_emu_launch(const char *name, const char *file, int line, d
         k.task = tamm_ctx_label(tamm_current_ctx());
         k.why = tamm_cuda_emu_last_msg;
         k.nwhy = sizeof tamm_cuda_emu_last_msg;
-        int rc = tamm_emu_launch_kernel(s, &k);
+        int rc = s ? tamm_emu_launch_kernel(s, &k) : TAMM_ENOTSUP;
         if (rc == TAMM_ENOTSUP && tamm_cuda_emu_cudart().launch) /* the stream is the stand-in CUDA runtime's */
             rc = tamm_cuda_emu_cudart().launch(s, &k) == 0 ? TAMM_OK : TAMM_EDEVICE;
         if (rc == TAMM_OK) {

@@ -90,6 +90,7 @@ typedef struct emu_op {
     tamm_emu_ref *refs;        /* the device allocations it uses */
     int nrefs, caprefs;
     void (*drop)(void *);      /* OP_LAUNCH: disposes of an argument the caller keeps when the op is dropped */
+    int untimed;               /* OP_LAUNCH: an emulated library routine, which always ends: no watchdog */
     tamm_emu_ref inl[EMU_INL_REFS];
 } emu_op;
 
@@ -364,9 +365,9 @@ static void run_device_op(emu_stream *s, emu_op *o)
         case OP_COPY: memcpy(o->dst, o->src, o->n); break;
         case OP_ZERO: memset(o->dst, 0, o->n); break;
         case OP_LAUNCH:
-            kernel_begin(s);
+            if (!o->untimed) kernel_begin(s);
             o->fn(o->dst);
-            kernel_end(s);
+            if (!o->untimed) kernel_end(s);
             break;
         default: o->fn(o->dst); break; /* OP_HOSTFN */
         }
@@ -913,9 +914,11 @@ static int kernel_ptr(emu_stream *s, emu_op *o, tamm_emu_kernel *k, const void *
     return refuse(k, what, m, b);
 }
 
-/* the launch of a host-compiled kernel (k) or of fn with a copy of the size bytes at arg (k NULL) */
+/* the launch of a host-compiled kernel (k) or of fn with a copy of the size bytes at arg (k NULL);
+ * untimed: the work of an emulated library routine (the stand-in cuBLAS), which the watchdog leaves
+ * alone (it always ends, only as slowly as the emulator computes it) */
 static int emu_launch_any(void *stream, tamm_emu_kernel *k, void (*fn)(void *), const void *arg, size_t size,
-                          const char *what, const char *dflt_who)
+                          const char *what, const char *dflt_who, int untimed)
 {
     if (enter(TAMM_EMU_LAUNCH, what)) {
         int st = atomic_load(&sticky); /* the device failed (its account), or an injected failure (CUDA's words) */
@@ -962,6 +965,7 @@ static int emu_launch_any(void *stream, tamm_emu_kernel *k, void (*fn)(void *), 
     o->dst = k ? k->arg : copy;
     o->own = k ? ARG_KEEP : ARG_FREE;
     o->drop = k ? k->drop : NULL;
+    o->untimed = untimed;
     enqueue(s, o);
     return TAMM_OK;
 }
@@ -990,13 +994,13 @@ static int emu_hostfn(void *stream, void (*fn)(void *), void *arg, const char *w
 int tamm_emu_launch(void *stream, void (*fn)(void *), const void *arg, size_t size)
 {
     if (tamm__gpus.ops != &tamm__devops_emu) return TAMM_ENOTSUP;
-    return emu_launch_any(stream, NULL, fn, arg, size, "cudaLaunchKernel", "a kernel (tamm_emu_launch)");
+    return emu_launch_any(stream, NULL, fn, arg, size, "cudaLaunchKernel", "a kernel (tamm_emu_launch)", 0);
 }
 
 int tamm_emu_launch_kernel(void *stream, tamm_emu_kernel *k)
 {
     if (tamm__gpus.ops != &tamm__devops_emu) return TAMM_ENOTSUP;
-    return emu_launch_any(stream, k, NULL, NULL, 0, "cudaLaunchKernel", "a kernel");
+    return emu_launch_any(stream, k, NULL, NULL, 0, "cudaLaunchKernel", "a kernel", 0);
 }
 
 void *tamm_emu_thread_mark(void) { return (void *)tamm__emu_mem_marked(); }

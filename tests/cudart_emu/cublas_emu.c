@@ -1,9 +1,10 @@
 /*
  * cublas_emu.c — a stand-in cuBLAS for tests (libcublas.so.<major>): handles
  * bound to a stream of the stand-in CUDA runtime (cudart_emu.c) and a
- * reference DGEMM enqueued on that stream as a kernel (tamm_emu_cudart_launch:
- * its matrices are what it may touch), so that CUDA variants calling cuBLAS on
- * tamm_cublas_handle() run in stream order on the emulated device.
+ * reference DGEMM enqueued on that stream as a kernel (tamm_emu_cudart_library:
+ * its matrices are what it may touch; not timed by the watchdog), so that CUDA
+ * variants calling cuBLAS on tamm_cublas_handle() run in stream order on the
+ * emulated device.
  */
 #include "cudart_emu.h"
 #include <cublas_v2.h>
@@ -53,6 +54,6 @@ API cublasStatus_t cublasDgemm(cublasHandle_t h, cublasOperation_t ta, cublasOpe
     if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
     if (m < 0 || n < 0 || k < 0) return CUBLAS_STATUS_INVALID_VALUE;
     gemm_job j = { ta != CUBLAS_OP_N, tb != CUBLAS_OP_N, m, n, k, lda, ldb, ldc, *alpha, *beta, A, B, C };
-    return tamm_emu_cudart_launch(h->s, gemm_run, &j, sizeof j, "cublasDgemm") ? CUBLAS_STATUS_EXECUTION_FAILED
+    return tamm_emu_cudart_library(h->s, gemm_run, &j, sizeof j, "cublasDgemm") ? CUBLAS_STATUS_EXECUTION_FAILED
                                                                                 : CUBLAS_STATUS_SUCCESS;
 }

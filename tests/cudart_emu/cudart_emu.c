@@ -323,12 +323,18 @@ static cudaError_t launched(int rc, const tamm_emu_kernel *k)
 
 API int tamm_emu_cudart_launch(void *stream, void (*fn)(void *), const void *arg, size_t size, const char *name)
 {
-    return launched(emu_launch_any(strm(stream), NULL, fn, arg, size, "cudaLaunchKernel", name ? name : "a kernel"), NULL);
+    return launched(emu_launch_any(strm(stream), NULL, fn, arg, size, "cudaLaunchKernel", name ? name : "a kernel", 0), NULL);
+}
+
+API int tamm_emu_cudart_library(void *stream, void (*fn)(void *), const void *arg, size_t size, const char *name)
+{
+    return launched(emu_launch_any(strm(stream), NULL, fn, arg, size, "cudaLaunchKernel", name ? name : "a library routine",
+                                   1), NULL);
 }
 
 API int tamm_emu_cudart_launch_kernel(void *stream, tamm_emu_kernel *k)
 {
-    return launched(emu_launch_any(strm(stream), k, NULL, NULL, 0, "cudaLaunchKernel", "a kernel"), k);
+    return launched(emu_launch_any(strm(stream), k, NULL, NULL, 0, "cudaLaunchKernel", "a kernel", 0), k);
 }
 
 API void *tamm_emu_cudart_thread_mark(void) { return (void *)tamm__emu_mem_marked(); }

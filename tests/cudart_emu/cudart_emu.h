@@ -21,6 +21,10 @@ extern "C" {
  *  a live allocation of the stream's device, or the launch is refused as an illegal memory
  *  access).  name says what it is in errors.  A cudaError_t. */
 int tamm_emu_cudart_launch(void *stream, void (*fn)(void *), const void *arg, size_t size, const char *name);
+/** The same for the work of an emulated library routine (the stand-in cuBLAS's reference DGEMM):
+ *  a kernel in every respect but the watchdog (TAMM_CUDA_EMU_KERNEL_TIMEOUT), which leaves it alone:
+ *  it always ends, however slowly the emulator computes it (a large DGEMM under ThreadSanitizer). */
+int tamm_emu_cudart_library(void *stream, void (*fn)(void *), const void *arg, size_t size, const char *name);
 /** tamm_emu_launch_kernel on the stand-in's devices (include/tamm_cuda_emu.h).  A cudaError_t. */
 int tamm_emu_cudart_launch_kernel(void *stream, tamm_emu_kernel *k);
 /** tamm_emu_thread_mark / tamm_emu_set_thread_mark for the stand-in's devices. */

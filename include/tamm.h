@@ -301,8 +301,34 @@ void *tamm_cuda_scratch(size_t bytes);
  *  stream's thread, as a kernel launch would; what host-compiled kernels and
  *  tests use instead of <<<...>>>.  TAMM_OK, or TAMM_ENOTSUP when the devices
  *  are not emulated, TAMM_EDEVICE for an injected launch failure (nothing runs),
- *  TAMM_EINVAL for a bad stream. */
+ *  TAMM_EINVAL for a bad stream.  fn is device code: the live allocations of the stream's
+ *  GPU that aligned words of the argument bytes point into are what it may touch while it
+ *  runs; any other device memory is an illegal memory access (a fault that ends the process). */
 int tamm_emu_launch(void *stream, void (*fn)(void *), const void *arg, size_t size);
+/** A kernel compiled for the host (include/tamm_cuda_emu.h) launched on an emulated GPU. */
+typedef struct tamm_emu_kernel {
+    void (*fn)(void *);            /* fn(arg) runs once, in the order of the stream ... */
+    void *arg;
+    void (*drop)(void *);          /* ... or, when the GPU fails before, drop(arg) (may be NULL) */
+    const void *const *ptrs;       /* the kernel's pointer arguments (NULL ones are skipped): each */
+    int nptrs;                     /* must be device memory of the stream's GPU (or pinned host memory) */
+    const char *name;              /* the kernel, where it is launched and the launching task's */
+    const char *file;              /* label (NULL: none), for errors */
+    int line;
+    const char *task;
+    char *why;                     /* out (nwhy bytes): why the launch was refused */
+    size_t nwhy;
+    int code;                      /* out: the CUDA error of a refused launch */
+} tamm_emu_kernel;
+/** tamm_emu_launch for a host-compiled kernel: TAMM_OK, TAMM_ENOTSUP when the devices are not
+ *  emulated by libtammrt, TAMM_EDEVICE when the launch is refused (an illegal memory access: a
+ *  pointer argument to host memory, to another GPU's memory or to freed memory; an injected
+ *  failure; a GPU that failed): nothing runs, k->why and k->code say why. */
+int tamm_emu_launch_kernel(void *stream, tamm_emu_kernel *k);
+/** What the calling thread runs on an emulated GPU (NULL: host code), and the same for a
+ *  thread that runs part of a kernel (include/tamm_cuda_emu.h), for the emulator's fault reports. */
+void *tamm_emu_thread_mark(void);
+void tamm_emu_set_thread_mark(void *mark);
 /** GPUs the runtime uses (0: none found, TAMM_NUM_GPUS=0, or built without CUDA). */
 int tamm_num_gpus(void);
 /** The communicator (an MPI_Comm, as a pointer to it) inside a collective task; NULL otherwise. */

@@ -9,12 +9,15 @@
  * (TAMM_CUDA_EMU_THREADS, default 4; TAMM_CUDA_EMU_SEED for the order;
  * TAMM_CUDA_EMU_FAIL_LAUNCH=k makes the k-th launch fail, for tests), so
  * that two CUDA threads storing to one element race under ThreadSanitizer and
- * give order-dependent results.  Device memory is whatever the runtime hands
- * the variant (host memory on the emulated device, TAMM_CUDA_EMU).  A launch
- * runs in the order of the task's stream: queued with tamm_emu_launch on the
- * runtime's emulated device, or with cudaLaunchHostFunc on a stream of the
- * stand-in CUDA runtime (tests/cudart_emu) when the runtime drives libcudart;
- * the part of cuBLAS a .cu calls is declared here (the stand-in implements it).
+ * give order-dependent results.  Device memory is the emulated device's
+ * (TAMM_CUDA_EMU): a launch runs in the order of the task's stream, queued with
+ * tamm_emu_launch_kernel on the runtime's emulated device, or with the stand-in
+ * CUDA runtime's tamm_emu_cudart_launch_kernel (tests/cudart_emu) when the
+ * runtime drives libcudart; either checks the kernel's pointer arguments first
+ * (device memory of the stream's GPU, or pinned host memory: anything else is an
+ * illegal memory access, the launch's error, and the device fails), and opens
+ * the allocations they point into while the kernel runs (no other).  The part of
+ * cuBLAS a .cu calls is declared here (the stand-in implements it).
  *
  * Running each CUDA thread to completion is a faithful schedule only for
  * kernels whose threads never wait for each other: this header refuses, at
@@ -47,6 +50,7 @@
 #include <memory>
 #include <mutex>
 #include <pthread.h>
+#include <type_traits>
 #include <vector>
 
 #include <tamm.h> /* tamm_emu_launch: a launch runs in stream order on the emulated device */
@@ -95,12 +99,15 @@ struct dim3 {
 };
 typedef void *cudaStream_t;
 typedef enum {
-    cudaSuccess = 0, cudaErrorMemoryAllocation = 2, cudaErrorInvalidConfiguration = 9, cudaErrorLaunchFailure = 4
+    cudaSuccess = 0, cudaErrorMemoryAllocation = 2, cudaErrorInvalidConfiguration = 9, cudaErrorIllegalAddress = 700,
+    cudaErrorLaunchTimeout = 702, cudaErrorLaunchFailure = 719
 } cudaError_t;
 
 inline thread_local uint3 threadIdx, blockIdx;
 inline thread_local dim3 blockDim, gridDim;
 inline thread_local cudaError_t tamm_cuda_emu_last_error = cudaSuccess;
+inline thread_local char tamm_cuda_emu_last_msg[200]; /* the device's account of the last failed launch (short:
+                                                       * generated code prints it in a 256-byte message) */
 
 static inline cudaError_t cudaGetLastError(void)
 {
@@ -115,7 +122,11 @@ static inline const char *cudaGetErrorString(cudaError_t e)
     case cudaSuccess: return "no error";
     case cudaErrorInvalidConfiguration: return "invalid configuration argument (emulated)";
     case cudaErrorMemoryAllocation: return "out of memory (emulated)";
-    default: return "unspecified launch failure (emulated)";
+    default:
+        if (tamm_cuda_emu_last_msg[0]) return tamm_cuda_emu_last_msg;
+        return e == cudaErrorIllegalAddress ? "an illegal memory access was encountered (emulated)"
+               : e == cudaErrorLaunchTimeout ? "the launch timed out and was terminated (emulated)"
+                                             : "unspecified launch failure (emulated)";
     }
 }
 
@@ -233,6 +244,22 @@ template <int NT, class T> static inline bool tamm_cc_block_sum(T *v)
     return true;
 }
 
+/* the stand-in CUDA runtime's entries for host-compiled kernels (tests/cudart_emu), when it is loaded */
+struct tamm_cuda_emu_cudart_t {
+    int (*launch)(void *, tamm_emu_kernel *);
+    void *(*mark)(void);
+    void (*set_mark)(void *);
+};
+static inline const tamm_cuda_emu_cudart_t &tamm_cuda_emu_cudart(void)
+{
+    static const tamm_cuda_emu_cudart_t c = {
+        (int (*)(void *, tamm_emu_kernel *))dlsym(RTLD_DEFAULT, "tamm_emu_cudart_launch_kernel"),
+        (void *(*)(void))dlsym(RTLD_DEFAULT, "tamm_emu_cudart_thread_mark"),
+        (void (*)(void *))dlsym(RTLD_DEFAULT, "tamm_emu_cudart_set_thread_mark"),
+    };
+    return c;
+}
+
 /* every (block, thread) pair of a launch once, in an order drawn from seed, on nthr host threads */
 template <class K, class... A>
 static void tamm_cuda_emu_run(dim3 grid, dim3 block, uint64_t seed, K kernel, A... args)
@@ -254,7 +281,13 @@ static void tamm_cuda_emu_run(dim3 grid, dim3 block, uint64_t seed, K kernel, A.
     unsigned nthr = tamm_cuda_emu_env("TAMM_CUDA_EMU_THREADS", 4);
     if (nthr < 1) nthr = 1;
     if (nthr > n) nthr = (unsigned)n;
+    /* on a stream's thread of an emulated device: the CUDA threads run device code of its device too
+     * (what the device's fault report says when one touches memory it was not given) */
+    void *mark = tamm_emu_thread_mark();
+    void (*set_mark)(void *) = mark ? tamm_emu_set_thread_mark : NULL;
+    if (!mark && tamm_cuda_emu_cudart().mark && (mark = tamm_cuda_emu_cudart().mark())) set_mark = tamm_cuda_emu_cudart().set_mark;
     auto run = [&](unsigned w) {
+        if (set_mark) set_mark(mark);
         gridDim = grid;
         blockDim = block;
         for (uint64_t k = w; k < n; k += nthr) {
@@ -269,6 +302,7 @@ static void tamm_cuda_emu_run(dim3 grid, dim3 block, uint64_t seed, K kernel, A.
             kernel(args...);
             tamm_cuda_emu_self.launch = NULL;
         }
+        if (set_mark) set_mark(NULL);
     };
     /* the CUDA threads never run on the caller's thread: its frames (the host variant) stay out of
      * their stacks, and ThreadSanitizer reports about them cannot be suppressed with the caller.
@@ -312,7 +346,7 @@ static void tamm_cuda_emu_run(dim3 grid, dim3 block, uint64_t seed, K kernel, A.
     done->cv.wait(g, [&] { return done->left == 0; });
 }
 
-/* a launch waiting in a stream's queue of the emulated device (tamm_emu_launch) */
+/* a launch waiting in a stream's queue of an emulated device */
 struct tamm_cuda_emu_job {
     virtual void run() = 0;
     virtual ~tamm_cuda_emu_job() {}
@@ -324,35 +358,31 @@ template <class F> struct tamm_cuda_emu_job_of : tamm_cuda_emu_job {
 };
 static void tamm_cuda_emu_job_run(void *p)
 {
-    tamm_cuda_emu_job *j = *(tamm_cuda_emu_job **)p;
-    j->run();
-    delete j;
-}
-
-static void tamm_cuda_emu_job_run_direct(void *p)
-{
     tamm_cuda_emu_job *j = (tamm_cuda_emu_job *)p;
     j->run();
     delete j;
 }
+static void tamm_cuda_emu_job_drop(void *p) { delete (tamm_cuda_emu_job *)p; }
 
-/* cudaLaunchHostFunc of a CUDA runtime loaded in the process, or NULL: when the runtime drives its
- * devices through libcudart (the stand-in over the emulator, tests/cudart_emu), a launch is a host
- * function enqueued on the task's stream -- CUDA's own way to run host work in stream order */
-typedef int (*tamm_cuda_emu_hostfn_t)(void *, void (*)(void *), void *);
-static inline tamm_cuda_emu_hostfn_t tamm_cuda_emu_hostfn(void)
+/* a pointer argument of a kernel, for the device's check (other arguments are not memory) */
+template <class T> static inline void tamm_cuda_emu_ptr(const void **v, int &n, const T &a)
 {
-    static const tamm_cuda_emu_hostfn_t f = (tamm_cuda_emu_hostfn_t)dlsym(RTLD_DEFAULT, "cudaLaunchHostFunc");
-    return f;
+    if constexpr (std::is_pointer<T>::value && !std::is_function<typename std::remove_pointer<T>::type>::value)
+        v[n++] = (const void *)a;
+    else
+        (void)a;
 }
 
 /* A launch: its configuration checked at once (as CUDA reports launch errors), the kernel run in
- * the order of stream s -- on the stream's thread of the runtime's emulated device (or as a host
- * function of the stand-in CUDA runtime's stream), after the work queued before it (copies in) and
- * before the work queued after it (copies out); run at once when there is no stream (a kernel test
- * without the runtime's device).  A launch the device refuses runs nothing and is the launch's
- * error (cudaGetLastError), as with CUDA. */
-template <class K, class... A> static void tamm_cuda_emu_launch(dim3 grid, dim3 block, cudaStream_t s, K kernel, A... args)
+ * the order of stream s -- on the stream's thread of the runtime's emulated device (or of the
+ * stand-in CUDA runtime's device), after the work queued before it (copies in) and before the work
+ * queued after it (copies out); with no stream, on the stand-in's default stream, or at once
+ * when there is no device (a kernel test on host memory).  The device checks the pointer arguments first; a launch it refuses (an illegal
+ * memory access, an injected failure, a device that failed) runs nothing and is the launch's
+ * error (cudaGetLastError; cudaGetErrorString says why), as with CUDA. */
+template <class K, class... A>
+static void tamm_cuda_emu_launch(const char *name, const char *file, int line, dim3 grid, dim3 block, cudaStream_t s,
+                                 K kernel, A... args)
 {
     uint64_t nb = (uint64_t)grid.x * grid.y * grid.z, nt = (uint64_t)block.x * block.y * block.z;
     if (nb == 0 || nt == 0 || nt > 1024 || grid.y > 65535 || grid.z > 65535 || block.z > 64) {
@@ -366,31 +396,50 @@ template <class K, class... A> static void tamm_cuda_emu_launch(dim3 grid, dim3 
     unsigned long call = __atomic_add_fetch(&tamm_cuda_emu_report.calls, 1, __ATOMIC_RELAXED);
     if (call == tamm_cuda_emu_env("TAMM_CUDA_EMU_FAIL_LAUNCH", 0)) {
         tamm_cuda_emu_last_error = cudaErrorLaunchFailure;
+        tamm_cuda_emu_last_msg[0] = 0;
         return;
     }
-    __atomic_fetch_add(&tamm_cuda_emu_report.launches, 1, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&tamm_cuda_emu_report.threads, (unsigned long)(nb * nt), __ATOMIC_RELAXED);
     auto body = [=]() { tamm_cuda_emu_run(grid, block, seed, kernel, args...); };
     tamm_cuda_emu_job *job = new tamm_cuda_emu_job_of<decltype(body)>(body);
-    if (s) {
-        int rc = tamm_emu_launch(s, tamm_cuda_emu_job_run, &job, sizeof job);
-        if (rc == TAMM_OK) return;
-        tamm_cuda_emu_hostfn_t hostfn = tamm_cuda_emu_hostfn();
-        if (rc == TAMM_ENOTSUP && hostfn) { /* the stream is the stand-in CUDA runtime's */
-            if (hostfn(s, tamm_cuda_emu_job_run_direct, job) == 0) return;
-            rc = TAMM_EDEVICE;
+    if (s || tamm_cuda_emu_cudart().launch) { /* a stream; or the stand-in's default stream */
+        const void *ptrs[sizeof...(A) + 1];
+        int np = 0;
+        (tamm_cuda_emu_ptr(ptrs, np, args), ...);
+        tamm_emu_kernel k;
+        memset(&k, 0, sizeof k);
+        k.fn = tamm_cuda_emu_job_run;
+        k.arg = job;
+        k.drop = tamm_cuda_emu_job_drop;
+        k.ptrs = ptrs;
+        k.nptrs = np;
+        k.name = name;
+        k.file = file;
+        k.line = line;
+        k.task = tamm_ctx_label(tamm_current_ctx());
+        k.why = tamm_cuda_emu_last_msg;
+        k.nwhy = sizeof tamm_cuda_emu_last_msg;
+        int rc = s ? tamm_emu_launch_kernel(s, &k) : TAMM_ENOTSUP;
+        if (rc == TAMM_ENOTSUP && tamm_cuda_emu_cudart().launch) /* the stream is the stand-in CUDA runtime's */
+            rc = tamm_cuda_emu_cudart().launch(s, &k) == 0 ? TAMM_OK : TAMM_EDEVICE;
+        if (rc == TAMM_OK) {
+            __atomic_fetch_add(&tamm_cuda_emu_report.launches, 1, __ATOMIC_RELAXED);
+            __atomic_fetch_add(&tamm_cuda_emu_report.threads, (unsigned long)(nb * nt), __ATOMIC_RELAXED);
+            return;
         }
-        if (rc != TAMM_ENOTSUP) { /* a failed launch (injected, or not a stream): nothing runs */
+        if (rc != TAMM_ENOTSUP) { /* refused (nothing runs): the launch's error */
             delete job;
-            tamm_cuda_emu_last_error = cudaErrorLaunchFailure;
+            tamm_cuda_emu_last_error = k.code ? (cudaError_t)k.code : cudaErrorLaunchFailure;
             return;
         }
     }
+    __atomic_fetch_add(&tamm_cuda_emu_report.launches, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&tamm_cuda_emu_report.threads, (unsigned long)(nb * nt), __ATOMIC_RELAXED);
     job->run();
     delete job;
 }
 
 /* the launch tammcc emits: `kernel<<<grid, block, 0, stream>>>(args...)` under nvcc */
-#define TAMM_CUDA_LAUNCH(kernel, grid, block, stream, ...) tamm_cuda_emu_launch((grid), (block), (stream), kernel, __VA_ARGS__)
+#define TAMM_CUDA_LAUNCH(kernel, grid, block, stream, ...) \
+    tamm_cuda_emu_launch(#kernel, __FILE__, __LINE__, (grid), (block), (stream), kernel, __VA_ARGS__)
 
 #endif

@@ -15,6 +15,9 @@
  *   private      temps, cancellable writes and concurrent accumulations into
  *                one block on a GPU (private device buffers, committed at the home);
  *   mixed        tasks with both variants run on the CPU and the GPU at once (eft);
+ *   acc_then_rw  a CPU task accumulating into a block that it also reads and writes through
+ *                tamm_block (what tammcc emits for an index that varies in the body): one
+ *                buffer, program order, with GPUs present as without;
  *   too_big      a CUDA-only task whose blocks exceed TAMM_CUDA_MEMORY_LIMIT is a
  *                clear error, never a hang; with a CPU variant it runs on the CPU;
  *   no_device    TAMM_NUM_GPUS=0: CPU variants run, a CUDA-only task is an error;
@@ -61,20 +64,15 @@ int tg_dgemm_dev(void *cublas, int n, const double *a, const double *b, double *
 #else
 #ifdef TAMM_TEST_CUDART_EMU
 /* test_gpu_cudart: the CUDA backend (devops_cuda.c) over the stand-in libcudart (tests/cudart_emu):
- * device work is a host function in stream order (cudaLaunchHostFunc), cuBLAS the stand-in's */
+ * device work is what stands for a kernel there (tamm_emu_cudart_launch, in stream order), cuBLAS
+ * the stand-in's */
 #include <dlfcn.h>
-typedef struct { void (*fn)(void *); size_t size; max_align_t pad[]; } hf_job;
-static void hf_run(void *p) { hf_job *j = p; j->fn(j->pad); free(j); }
 static int EMU_LAUNCH(void *stream, void (*fn)(void *), const void *arg, size_t size)
 {
-    int (*launch)(void *, void (*)(void *), void *) = (int (*)(void *, void (*)(void *), void *))dlsym(RTLD_DEFAULT, "cudaLaunchHostFunc");
-    hf_job *j = malloc(sizeof *j + size);
-    if (!launch || !j) { free(j); return TAMM_ENOTSUP; }
-    j->fn = fn;
-    j->size = size;
-    memcpy(j->pad, arg, size);
-    if (launch(stream, hf_run, j)) { free(j); return TAMM_ENOTSUP; }
-    return TAMM_OK;
+    int (*launch)(void *, void (*)(void *), const void *, size_t, const char *) =
+        (int (*)(void *, void (*)(void *), const void *, size_t, const char *))dlsym(RTLD_DEFAULT, "tamm_emu_cudart_launch");
+    if (!launch) return TAMM_ENOTSUP;
+    return launch(stream, fn, arg, size, "a test kernel") ? TAMM_EDEVICE : TAMM_OK;
 }
 /* c += a b for n x n row-major tiles: column-major cuBLAS computes c^T += b^T a^T */
 static int tg_dgemm_dev(void *cublas, int n, const double *a, const double *b, double *c)
@@ -333,6 +331,48 @@ static int mixed(void *arg)
     CHECK_MSG(atomic_load(&cpu_runs) > 0 && atomic_load(&gpu_runs) > 0,
               "tasks with both variants did not run on both kinds (%d CPU, %d GPU)", atomic_load(&cpu_runs),
               atomic_load(&gpu_runs));
+    tamm_tensor_destroy(T);
+    TU_FINALIZE();
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* one CPU task, one block accumulated into and read back (GPUs present) */
+/* ------------------------------------------------------------------ */
+/* The accumulation buffer is got first (tammcc fetches a block whose index is known at
+ * submission at the start), then tamm_block of the same block, as tammcc emits for an index that
+ * varies in the body: both must be the block's memory, in program order.  With GPUs present the
+ * accumulation went to a private buffer, summed into the home at the end: the reads through
+ * tamm_block missed the task's own += (found by a random program on emulated GPUs). */
+static void acc_then_rw_cpu(tamm_ctx *ctx, void *p)
+{
+    tamm_tensor *T = *(tamm_tensor **)p;
+    long i0[1] = { 0 };
+    uint64_t *acc = tamm_get_buf_accum(ctx, T, i0);
+    TCHECK(acc != NULL);
+    if (!acc) return;
+    for (uint64_t k = 0; k < 3; k++) {
+        uint64_t *x = tamm_block(T, 0);
+        x[TILE - 1] = x[TILE - 1] * 3 + k;
+        for (int e = 0; e < TILE; e++) acc[e] += 4;
+    }
+    tamm_release_add(ctx, acc);
+}
+
+static int acc_then_rw(void *arg)
+{
+    (void)arg;
+    tu_init();
+    tamm_tensor *T = tu_vec("A", 2, TILE);
+    tamm_ref r[2] = { tu_ref_all(T, TAMM_READWRITE | TAMM_PERMISSION_ONLY), tu_ref1(T, TAMM_ACCUM, 0) };
+    tamm_task t = tu_task(acc_then_rw_cpu, &T, sizeof T, r, 2, "acc_then_rw", __FILE__, __LINE__);
+    CHECK_EQ_INT(tamm_submit(NULL, &t), TAMM_OK);
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+    const uint64_t *x = tamm_block(T, 0);
+    /* x[last]: 0 -> 0*3+0+4 = 4 -> 4*3+1+4 = 17 -> 17*3+2+4 = 57; the others: 3 times 4 */
+    CHECK_MSG(x && x[TILE - 1] == 57 && x[0] == 12, "A[0] is %llu ... %llu, expected 12 ... 57",
+              x ? (unsigned long long)x[0] : 0ull, x ? (unsigned long long)x[TILE - 1] : 0ull);
+    CHECK_TASKS_OK();
     tamm_tensor_destroy(T);
     TU_FINALIZE();
     return 0;
@@ -949,7 +989,10 @@ int main(void)
     const char *ep[] = { FAKE_ENV("TAMM_CUDA_EMU=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
     run_test_child("private device buffers", private_bufs, NULL, ep, 60);
     const char *em[] = { FAKE_ENV("TAMM_CUDA_EMU=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_SCHED=eft", NULL };
+    const char *en0[] = { "TAMM_NUM_GPUS=0", "TAMM_ON_ERROR=return", NULL };
     run_test_child("CPU and GPU at once", mixed, NULL, em, 60);
+    run_test_child("accumulation and tamm_block of one block in one task, GPUs present", acc_then_rw, NULL, em, 60);
+    run_test_child("accumulation and tamm_block of one block in one task, no GPU", acc_then_rw, NULL, en0, 60);
 
     static const big_cfg only = { 0 }, both = { 1 };
     const char *eb[] = { FAKE_ENV("TAMM_CUDA_FAKE=1"), "TAMM_ON_ERROR=return", "TAMM_CUDA_MEMORY_LIMIT=200", NULL };
@@ -984,8 +1027,7 @@ int main(void)
         CHECK_CONTAINS(err, "tamm: error: task 'gpu_fsm' (g.c:6): READ on F[0] (GPU 0): ");
         CHECK_CONTAINS(err, "(a block can be held once for writing in a task)");
     }
-    const char *en[] = { "TAMM_NUM_GPUS=0", "TAMM_ON_ERROR=return", NULL };
-    run_test_child("no device", no_device, NULL, en, 30);
+    run_test_child("no device", no_device, NULL, en0, 30);
 
     expect_config_error((const char *[]){ "TAMM_NUM_GPUS=9", NULL }, "TAMM_NUM_GPUS");
     expect_config_error((const char *[]){ "TAMM_NUM_GPUS=-1", NULL }, "TAMM_NUM_GPUS");

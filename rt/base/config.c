@@ -147,6 +147,7 @@ int tamm__config_read(tamm_config *cfg)
     cfg->hugepages = 1;
     cfg->num_gpus = -1;
     cfg->cuda_streams = 4;
+    cfg->emu_kernel_timeout = 60;
     cfg->cuda_early = 1;
     cfg->cuda_prefetch = 1;
     cfg->local_size = 1;
@@ -193,6 +194,10 @@ int tamm__config_read(tamm_config *cfg)
         if (!strcmp(s, "all")) cfg->emu_skip_wait = -1;
         else if (parse_int(s, 0, 2147483647L, &v)) return bad("TAMM_CUDA_EMU_SKIP_WAIT", s, "all, or n: drop the n-th stream wait (a test hook)");
         else cfg->emu_skip_wait = v;
+    }
+    if ((s = getenv("TAMM_CUDA_EMU_KERNEL_TIMEOUT")) && *s) {
+        if (parse_int(s, 0, 86400, &v)) return bad("TAMM_CUDA_EMU_KERNEL_TIMEOUT", s, "seconds from 0 (no limit) to 86400");
+        cfg->emu_kernel_timeout = (unsigned)v;
     }
     if ((s = getenv("TAMM_CUDA_EMU_FAIL")) && tamm__emu_fail_parse(s, NULL) < 0)
         return bad("TAMM_CUDA_EMU_FAIL", s, "call:n[:sticky],... with call one of alloc free host_alloc stream_create "

@@ -24,6 +24,7 @@ typedef struct tamm_config {
     unsigned long long emu_seed; /* TAMM_CUDA_EMU_SEED */
     size_t emu_memory;         /* TAMM_CUDA_EMU_MEMORY: each emulated device's memory (0: 1 GiB) */
     long emu_skip_wait;        /* TAMM_CUDA_EMU_SKIP_WAIT: 0 none, n the n-th stream wait, -1 all (test hook) */
+    unsigned emu_kernel_timeout; /* TAMM_CUDA_EMU_KERNEL_TIMEOUT: seconds a kernel may run (0: no limit; default 60) */
     int cuda_streams;          /* TAMM_CUDA_STREAMS: task streams per GPU (default 4) */
     int cuda_early;            /* TAMM_CUDA_EARLY: a GPU task's successors may start before it completes (default 1) */
     int cuda_prefetch;         /* TAMM_CUDA_PREFETCH: queued GPU tasks' inputs copied in ahead of issue (default 1) */

@@ -106,14 +106,20 @@ const char *tamm__buf_kind_name(int k)
 /* May t accumulate into block lin in place?  Only if no other task can touch
  * the block meanwhile: at every level from t up to the top, the task holds
  * the block exclusively (write or read+accumulate permission) or is the only
- * member left of a sealed accumulation set. */
-static int acc_exclusive(tamm_task_s *t, tamm_tensor *T, long lin)
+ * member left of a sealed accumulation set.  When other memory units sum into
+ * homes (shared: tamm__homes_shared, GPUs), only the first: a sealed set's last
+ * member may see another unit's partial sum land in the home meanwhile (its
+ * dispatch does not wait for them), while a task holding the block exclusively
+ * had every one flushed before it started.  In place matters beyond speed: a
+ * task that also reads or writes the block (tamm_block of it, an index that
+ * varies in the body) must see its own accumulation there, in program order. */
+static int acc_exclusive(tamm_task_s *t, tamm_tensor *T, long lin, int shared)
 {
     for (tamm_task_s *a = t; a; a = a->parent) {
         tamm_dep *d = tamm__task_dep_for(a, T, lin);
         if (!d) return 0;
         if (d->perm & (TAMM_READ | TAMM_WRITE)) continue; /* exclusive at this level */
-        if (d->lin != lin || !tamm__dag_sole_member(d)) return 0;
+        if (shared || d->lin != lin || !tamm__dag_sole_member(d)) return 0;
     }
     return 1;
 }
@@ -300,7 +306,7 @@ static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const lon
             }
         }
         kind = TAMM_BK_ACC_PRIVATE;
-        if (!canc && !tamm__homes_shared && acc_exclusive(t, T, lin)) { /* other units sum into homes meanwhile */
+        if (!canc && acc_exclusive(t, T, lin, tamm__homes_shared)) {
             tamm__spin_lock(&b->lock);
             if (host_fsm(T, lin, TAMM_BOP_ACC) == TAMM_BLK_OK) {
                 kind = TAMM_BK_ACC_INPLACE;

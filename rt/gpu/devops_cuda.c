@@ -81,7 +81,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int loaded;            /* 1: libcudart resolved */
 static int blas_loaded;
 static char load_err[256];
-static _Thread_local char err[256];
+static _Thread_local char err[1024];
 
 static void *open_lib(const char *base, int major)
 {

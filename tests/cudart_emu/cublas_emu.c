@@ -4,15 +4,18 @@
  * routines CUDA variants call (tamm_blas_cuda.h: gemm, symm, syrk, trsm, trmm,
  * gemv, axpy, scal, dot, geam in single and double precision), each checked
  * at the call as cuBLAS checks its arguments (CUBLAS_STATUS_INVALID_VALUE) and
- * then enqueued on the handle's stream with cudaLaunchHostFunc, so that it
- * runs in stream order on the emulated device's memory.  They compute with
+ * then enqueued on the handle's stream as device work (tamm_emu_cudart_library:
+ * the device pointers of its job are what it may touch; not timed by the
+ * watchdog), so that it runs in stream order on the emulated device's memory.  They compute with
  * OpenBLAS's column-major CBLAS, the library the CPU variants call: a row-major
  * CBLAS call computes its column-major transpose in OpenBLAS too, so a task
  * gives the same bits on the emulated GPU as on a CPU when its row-major call
  * was mapped right.  Scalars are read at the call in host pointer mode and when
  * the routine runs in device pointer mode; dot's result is written then (device
- * mode) or before the call returns (host mode, as cuBLAS synchronises).
+ * mode), or into device memory copied to the host before the call returns (host
+ * mode, as cuBLAS synchronises: device work never writes host memory).
  */
+#include "cudart_emu.h"
 #include <cblas.h>
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -65,7 +68,7 @@ static double val(const job *j, const void *p, double v)
 
 static void run(void *p)
 {
-    job *j = p;
+    const job *j = p;
     double al = val(j, j->palpha, j->alpha), be = val(j, j->pbeta, j->beta);
     const enum CBLAS_ORDER C = CblasColMajor;
     switch (j->op) {
@@ -127,7 +130,6 @@ static void run(void *p)
             }
         break;
     }
-    free(j);
 }
 
 static int cop(cublasOperation_t o) { return o == CUBLAS_OP_N ? CblasNoTrans : o == CUBLAS_OP_T ? CblasTrans : CblasConjTrans; }
@@ -143,22 +145,18 @@ static int bad_diag(cublasDiagType_t d) { return d != CUBLAS_DIAG_UNIT && d != C
 /* the job with the handle's scalars, enqueued on its stream */
 static cublasStatus_t submit(cublasHandle_t h, job *t, int dbl, const void *alpha, const void *beta)
 {
-    job *j = malloc(sizeof *j);
-    if (!j) return CUBLAS_STATUS_ALLOC_FAILED;
-    *j = *t;
-    j->dbl = dbl;
+    job j = *t; /* copied by the launch */
+    j.dbl = dbl;
     if (h->mode == CUBLAS_POINTER_MODE_DEVICE) {
-        j->palpha = alpha;
-        j->pbeta = beta;
+        j.palpha = alpha;
+        j.pbeta = beta;
     } else {
-        j->alpha = alpha ? (dbl ? *(const double *)alpha : *(const float *)alpha) : 0;
-        j->beta = beta ? (dbl ? *(const double *)beta : *(const float *)beta) : 0;
+        j.alpha = alpha ? (dbl ? *(const double *)alpha : *(const float *)alpha) : 0;
+        j.beta = beta ? (dbl ? *(const double *)beta : *(const float *)beta) : 0;
     }
-    if (cudaLaunchHostFunc(h->s, run, j) != cudaSuccess) {
-        free(j);
-        return CUBLAS_STATUS_EXECUTION_FAILED;
-    }
-    return CUBLAS_STATUS_SUCCESS;
+    static const char *const names[] = { "gemm", "symm", "syrk", "trsm", "trmm", "gemv", "axpy", "scal", "dot", "geam" };
+    return tamm_emu_cudart_library(h->s, run, &j, sizeof j, names[j.op]) ? CUBLAS_STATUS_EXECUTION_FAILED
+                                                                         : CUBLAS_STATUS_SUCCESS;
 }
 
 #define CHECK(h, bad) \
@@ -232,10 +230,18 @@ API cublasStatus_t cublas##P##scal(cublasHandle_t h, int n, const T *alpha, T *x
 API cublasStatus_t cublas##P##dot(cublasHandle_t h, int n, const T *x, int incx, const T *y, int incy, T *result) \
 { \
     CHECK(h, !result); \
-    job j = { DOT, DBL, 0, 0, 0, 0, 0, n, 0, incx, incy, 0, 0, 0, 0, 0, x, y, result }; \
+    if (h->mode == CUBLAS_POINTER_MODE_DEVICE) { \
+        job j = { DOT, DBL, 0, 0, 0, 0, 0, n, 0, incx, incy, 0, 0, 0, 0, 0, x, y, result }; \
+        return submit(h, &j, DBL, NULL, NULL); \
+    } \
+    T *d = NULL; /* host mode: the device writes device memory, copied to the host once done */ \
+    if (cudaMalloc((void **)&d, sizeof *d) != cudaSuccess) return CUBLAS_STATUS_ALLOC_FAILED; \
+    job j = { DOT, DBL, 0, 0, 0, 0, 0, n, 0, incx, incy, 0, 0, 0, 0, 0, x, y, d }; \
     cublasStatus_t st = submit(h, &j, DBL, NULL, NULL); \
-    if (st == CUBLAS_STATUS_SUCCESS && h->mode == CUBLAS_POINTER_MODE_HOST && cudaStreamSynchronize(h->s) != cudaSuccess) \
+    if (st == CUBLAS_STATUS_SUCCESS && (cudaStreamSynchronize(h->s) != cudaSuccess || \
+                                        cudaMemcpy(result, d, sizeof *d, cudaMemcpyDeviceToHost) != cudaSuccess)) \
         st = CUBLAS_STATUS_EXECUTION_FAILED; \
+    cudaFree(d); \
     return st; \
 } \
 API cublasStatus_t cublas##P##geam(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, \

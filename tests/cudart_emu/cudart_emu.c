@@ -7,6 +7,10 @@
  * of the real libcudart, so devops_cuda.c, the cuBLAS handle binding and the
  * CUDA error paths run in ctest on machines without a GPU.
  *
+ * Device memory is the emulator's (rt/gpu/emu_mem.c): the host cannot touch
+ * it.  A host function (cudaLaunchHostFunc) is host code, as on a GPU; what
+ * stands for a kernel is launched with the entry points of cudart_emu.h.
+ *
  * The legacy default stream (stream 0, cudaStreamLegacy, cudaStreamPerThread:
  * one per device, created on first use) serves the synchronous calls:
  * cudaMalloc, cudaFree, cudaMemcpy, cudaMemset, cudaEventCreate/Synchronize/
@@ -27,7 +31,9 @@
  */
 #define TAMM_EMU_STANDALONE 1
 #include "../../rt/base/emu_fail.c"
+#include "../../rt/gpu/emu_mem.c"
 #include "../../rt/gpu/devops_emu.c"
+#include "cudart_emu.h"
 #include <cuda_runtime_api.h>
 
 #define API __attribute__((visibility("default")))
@@ -40,10 +46,16 @@ static emu_stream **reg;
 static size_t nreg, capreg;
 static emu_stream *dflt[TAMM_MAX_GPUS];
 
+/* the error of a failed device: an illegal address, or a kernel the watchdog stopped */
+static cudaError_t sticky_code(void)
+{
+    return atomic_load(&sticky) == STICKY_TIMEOUT ? cudaErrorLaunchTimeout : cudaErrorIllegalAddress;
+}
+
 static cudaError_t done(int rc, cudaError_t code)
 {
     if (!rc) return cudaSuccess;
-    cudaError_t e = atomic_load(&sticky) ? cudaErrorIllegalAddress : code;
+    cudaError_t e = atomic_load(&sticky) ? sticky_code() : code;
     last_error = e;
     return e;
 }
@@ -54,13 +66,13 @@ API const char *cudaGetErrorString(cudaError_t e)
     case cudaSuccess: return "no error";
     case cudaErrorNotReady: return "device not ready";
     case cudaErrorNoDevice: return "no CUDA-capable device is detected";
-    default: return err[0] ? err : "unknown error (emulated device)";
+    default: return err[0] ? err + err_at : "unknown error (emulated device)"; /* what happened, without the call */
     }
 }
 
 API cudaError_t cudaGetLastError(void)
 {
-    if (atomic_load(&sticky)) return cudaErrorIllegalAddress;
+    if (atomic_load(&sticky)) return sticky_code();
     cudaError_t e = last_error;
     last_error = cudaSuccess;
     return e;
@@ -111,9 +123,20 @@ API cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr
 
 API cudaError_t cudaHostAlloc(void **p, size_t n, unsigned int flags) { (void)flags; return done(e_host_alloc(p, n), cudaErrorMemoryAllocation); }
 API cudaError_t cudaFreeHost(void *p) { e_host_free(p); return cudaSuccess; }
-/* host memory the emulated device copies from is any host memory: registering it is a no-op */
-API cudaError_t cudaHostRegister(void *p, size_t n, unsigned int flags) { (void)flags; return p && n ? cudaSuccess : cudaErrorInvalidValue; }
-API cudaError_t cudaHostUnregister(void *p) { return p ? cudaSuccess : cudaErrorInvalidValue; }
+/* registered host memory is pinned, as cudaHostAlloc's: copies from and to it stay asynchronous */
+API cudaError_t cudaHostRegister(void *p, size_t n, unsigned int flags)
+{
+    (void)flags;
+    if (!p || !n) return cudaErrorInvalidValue;
+    tamm__emu_mem_pin(p, n);
+    return cudaSuccess;
+}
+API cudaError_t cudaHostUnregister(void *p)
+{
+    if (!p) return cudaErrorInvalidValue;
+    tamm__emu_mem_unpin(p);
+    return cudaSuccess;
+}
 /* adds s to the streams cudaDeviceSynchronize waits for (reg_mu held) */
 static int reg_add(emu_stream *s)
 {
@@ -295,8 +318,38 @@ API cudaError_t cudaEventQuery(cudaEvent_t e)
 
 API cudaError_t cudaStreamSynchronize(cudaStream_t s) { return done(e_sync(strm(s)), cudaErrorIllegalAddress); }
 
+/* host code in stream order: it touches no device memory (a fault says so), as on a GPU */
 API cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *user)
 {
-    int rc = emu_launch(strm(s), fn, user, 0, "cudaLaunchHostFunc");
+    int rc = emu_hostfn(strm(s), fn, user, "cudaLaunchHostFunc");
     return rc == TAMM_OK ? cudaSuccess : done(-1, cudaErrorLaunchFailure);
 }
+
+/* ---- what stands for kernels (cudart_emu.h) ---- */
+static cudaError_t launched(int rc, const tamm_emu_kernel *k)
+{
+    if (rc == TAMM_OK) return cudaSuccess;
+    cudaError_t e = k && k->code ? (cudaError_t)k->code : atomic_load(&sticky) ? sticky_code()
+                    : rc == TAMM_EINVAL ? cudaErrorInvalidResourceHandle : cudaErrorLaunchFailure;
+    last_error = e;
+    return e;
+}
+
+API int tamm_emu_cudart_launch(void *stream, void (*fn)(void *), const void *arg, size_t size, const char *name)
+{
+    return launched(emu_launch_any(strm(stream), NULL, fn, arg, size, "cudaLaunchKernel", name ? name : "a kernel", 0), NULL);
+}
+
+API int tamm_emu_cudart_library(void *stream, void (*fn)(void *), const void *arg, size_t size, const char *name)
+{
+    return launched(emu_launch_any(strm(stream), NULL, fn, arg, size, "cudaLaunchKernel", name ? name : "a library routine",
+                                   1), NULL);
+}
+
+API int tamm_emu_cudart_launch_kernel(void *stream, tamm_emu_kernel *k)
+{
+    return launched(emu_launch_any(strm(stream), k, NULL, NULL, 0, "cudaLaunchKernel", "a kernel", 0), k);
+}
+
+API void *tamm_emu_cudart_thread_mark(void) { return (void *)tamm__emu_mem_marked(); }
+API void tamm_emu_cudart_set_thread_mark(void *mark) { tamm__emu_mem_mark(mark); }

@@ -4,7 +4,8 @@
  * getrf, geqrf with their workspace queries, in single and double precision.
  * Each checks its arguments at the call (CUSOLVER_STATUS_INVALID_VALUE, and a
  * workspace smaller than its query said), then runs in stream order on the
- * emulated device (cudaLaunchHostFunc) with LAPACKE, the library the CPU
+ * emulated device (tamm_emu_cudart_library: device work, its job's device
+ * pointers what it may touch) with LAPACKE, the library the CPU
  * variants call: the workspace is overwritten with NaNs first (a workspace
  * that overlaps the matrix spoils the result), and LAPACK's info goes to
  * devInfo.  potrf of one triangle of a column-major matrix is computed as the
@@ -16,6 +17,7 @@
  * TAMM_CUSOLVER_EMU_FAIL=create makes cusolverDnCreate fail (tests of a GPU
  * without cuSOLVER handles).
  */
+#include "cudart_emu.h"
 #include <cuda_runtime_api.h>
 #include <cusolverDn.h>
 #include <lapacke.h>
@@ -54,7 +56,7 @@ static int work_size(int op, int m, int n) { return op == POTRF ? 2 * n + 1 : n 
 
 static void run(void *p)
 {
-    job *j = p;
+    const job *j = p;
     for (size_t i = 0; i < (size_t)j->lwork; i++) { /* the workspace holds nothing the result may use */
         if (j->dbl) ((double *)j->work)[i] = NAN;
         else ((float *)j->work)[i] = NAN;
@@ -90,19 +92,13 @@ static void run(void *p)
     }
     }
     *j->info = (int)info;
-    free(j);
 }
 
 static cusolverStatus_t submit(cusolverDnHandle_t h, const job *t)
 {
-    job *j = malloc(sizeof *j);
-    if (!j) return CUSOLVER_STATUS_ALLOC_FAILED;
-    *j = *t;
-    if (cudaLaunchHostFunc(h->s, run, j) != cudaSuccess) {
-        free(j);
-        return CUSOLVER_STATUS_EXECUTION_FAILED;
-    }
-    return CUSOLVER_STATUS_SUCCESS;
+    static const char *const names[] = { "potrf", "getrf", "geqrf" };
+    return tamm_emu_cudart_library(h->s, run, t, sizeof *t, names[t->op]) ? CUSOLVER_STATUS_EXECUTION_FAILED
+                                                                          : CUSOLVER_STATUS_SUCCESS;
 }
 
 static int max1(int x) { return x > 1 ? x : 1; }

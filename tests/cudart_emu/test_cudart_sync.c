@@ -2,12 +2,17 @@
  * test_cudart_sync.c — the stand-in CUDA runtime's synchronous default-stream
  * calls (cudart_emu.c): cudaMemcpy, cudaFree and cudaDeviceSynchronize wait for
  * work issued before them on other streams, timing events measure stream
- * order, and what is not emulated is refused with an error.
+ * order, and what is not emulated is refused with an error; last, the
+ * watchdog (TAMM_CUDA_EMU_KERNEL_TIMEOUT=1, set by ctest): a library routine
+ * running longer is left alone, a kernel that never ends fails the device.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "cudart_emu.h"
 #include <cuda_runtime_api.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static int fails;
@@ -19,9 +24,13 @@ static void nap(long ms)
     nanosleep(&ts, NULL);
 }
 
-/* on a stream: sleep, then store 42 in the device int */
-static void late_store(void *p) { nap(50); *(volatile int *)p = 42; }
+/* a kernel on a stream: sleep, then store 42 in the device int (its argument: the pointer) */
+static void late_store(void *p) { nap(50); **(volatile int **)p = 42; }
+static cudaError_t store_later(cudaStream_t s, int *d) { return tamm_emu_cudart_launch(s, late_store, &d, sizeof d, "late_store"); }
 static void sleep20(void *p) { (void)p; nap(20); }
+static void sleep1500(void *p) { (void)p; nap(1500); }
+static atomic_int released;
+static void never_ends(void *p) { (void)p; while (!atomic_load(&released)) nap(1); }
 
 int main(void)
 {
@@ -33,7 +42,7 @@ int main(void)
     int *d = NULL, h = 0;
     CHECK(cudaMalloc((void **)&d, sizeof *d) == cudaSuccess);
     CHECK(cudaMemcpy(d, &(int){ 0 }, sizeof *d, cudaMemcpyHostToDevice) == cudaSuccess);
-    CHECK(cudaLaunchHostFunc(s, late_store, d) == cudaSuccess);
+    CHECK(store_later(s, d) == cudaSuccess);
     CHECK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost) == cudaSuccess);
     CHECK(h == 42);
     /* cudaMemset is ordered on stream 0 (and only there: not with s) */
@@ -45,10 +54,11 @@ int main(void)
 
     /* cudaDeviceSynchronize too; cudaFree frees after the work using the memory (ASan otherwise) */
     CHECK(cudaMemcpy(d, &(int){ 0 }, sizeof *d, cudaMemcpyHostToDevice) == cudaSuccess);
-    CHECK(cudaLaunchHostFunc(s, late_store, d) == cudaSuccess);
+    CHECK(store_later(s, d) == cudaSuccess);
     CHECK(cudaDeviceSynchronize() == cudaSuccess);
-    CHECK(*(volatile int *)d == 42);
-    CHECK(cudaLaunchHostFunc(s, late_store, d) == cudaSuccess);
+    CHECK(cudaMemcpyAsync(&h, d, sizeof h, cudaMemcpyDeviceToHost, 0) == cudaSuccess); /* pageable: returns when done */
+    CHECK(h == 42);
+    CHECK(store_later(s, d) == cudaSuccess);
     CHECK(cudaFree(d) == cudaSuccess);
 
     /* timing events on stream 0: at least the 20 ms between the records */
@@ -78,6 +88,23 @@ int main(void)
 
     CHECK(cudaEventDestroy(e0) == cudaSuccess && cudaEventDestroy(e1) == cudaSuccess);
     CHECK(cudaEventDestroy(never) == cudaSuccess && cudaEventDestroy(notime) == cudaSuccess);
+
+    /* the watchdog (1 s): a library routine of 1.5 s ends normally; a kernel that never ends fails the
+     * device, and the synchronisation returns (the stream is left behind) */
+    const char *to = getenv("TAMM_CUDA_EMU_KERNEL_TIMEOUT");
+    if (to && !strcmp(to, "1")) {
+        CHECK(tamm_emu_cudart_library(s, sleep1500, NULL, 0, "a long library routine") == cudaSuccess);
+        CHECK(cudaStreamSynchronize(s) == cudaSuccess);
+        CHECK(tamm_emu_cudart_launch(s, never_ends, NULL, 0, "never_ends") == cudaSuccess);
+        CHECK(cudaStreamSynchronize(s) == cudaErrorLaunchTimeout);
+        const char *why = cudaGetErrorString(cudaErrorLaunchTimeout);
+        CHECK(strstr(why, "the launch timed out and was terminated: never_ends did not finish within 1 s on emulated "
+                          "GPU 0 (TAMM_CUDA_EMU_KERNEL_TIMEOUT)") != NULL);
+        CHECK(cudaGetLastError() == cudaErrorLaunchTimeout); /* sticky */
+        atomic_store(&released, 1);
+    } else {
+        CHECK(!"TAMM_CUDA_EMU_KERNEL_TIMEOUT=1 is not set (ctest sets it)");
+    }
     CHECK(cudaStreamDestroy(s) == cudaSuccess);
     printf("test_cudart_sync: %s\n", fails ? "FAILED" : "ok");
     return fails != 0;

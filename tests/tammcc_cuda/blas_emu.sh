@@ -7,7 +7,9 @@
 # (tests/cudart_emu, found through TAMM_CUDA_TEST_LIBDIR, random stream delays), at 1 and 2
 # emulated GPUs (TAMM_CUDA_EMU) with one CPU worker and the round-robin policy.  Each run must
 # print what the plain C build (cc, the sequential elision) prints, and TAMM_STATS must show
-# most tasks on the GPU workers (more than on the CPU worker) and every GPU busy.  With MPIRUN
+# most tasks on the GPU workers (more than on the CPU worker, or, when the emulated GPUs are as
+# slow as the CPU, at least the 16 per GPU at which the policy starts giving the CPU work) and
+# every GPU busy.  With MPIRUN
 # set, the same on 2 ranks instead, with 2 emulated GPUs (one each): every rank prints the plain
 # build's output, and every rank's GPU runs tasks.
 #
@@ -63,7 +65,11 @@ if [ -z "$MPIRUN" ]; then
             { diff "$tmp/ref.out" "$tmp/out" | head -20 >&2; fail "$g GPUs: output differs from the plain build's"; }
         set -- $(counts "$tmp/err")
         [ $# -eq 2 ] || fail "$g GPUs: no TAMM_STATS task counts"
-        [ "$2" -gt "$1" ] || { grep 'GPU' "$tmp/err" >&2; fail "$g GPUs: $2 tasks on GPU workers, $1 on the CPU worker"; }
+        # most on the GPUs; or, on a loaded machine where the emulated GPUs are as slow as the CPU,
+        # at least what fills each GPU to the point where the policy gives the CPU work (a task with
+        # a CPU variant goes to the idle CPU worker only while its GPU has 16 tasks queued or running)
+        [ "$2" -gt "$1" ] || [ "$2" -ge $((16 * g)) ] ||
+            { grep 'GPU' "$tmp/err" >&2; fail "$g GPUs: $2 tasks on GPU workers, $1 on the CPU worker"; }
         busy=$(grep -cE 'GPU [0-9]+ .*: [1-9][0-9]* tasks' "$tmp/err")
         [ "$busy" -eq "$g" ] || { grep 'GPU' "$tmp/err" >&2; fail "$g GPUs: $busy of them ran tasks"; }
         echo "blas_emu: $name on $g emulated GPUs: the plain build's output; $2 tasks on GPU workers, $1 on the CPU worker"

@@ -33,10 +33,10 @@ static void axpy_job_run(void *p)
 }
 
 void axpy_tile_cuda(const double *x, double *y, size_t n, double alpha)
-{
+{   /* x and y are device memory: work not queued is the task's error, never a loop on the host */
     struct axpy_job j = { x, y, n, alpha };
     if (tamm_emu_launch(tamm_cuda_stream(), axpy_job_run, &j, sizeof j) != TAMM_OK)
-        axpy_tile(x, y, n, alpha); /* no emulated device (only reached without one) */
+        tamm_task_error(tamm_current_ctx(), TAMM_EDEVICE, "axpy_tile_cuda: the device work could not be queued");
 }
 
 static void fill(double *x, size_t n, long b, double scale);

@@ -1,9 +1,10 @@
 #!/bin/sh
-# launch_failure.sh TAMMCC SRC — a kernel launch that fails is the task's error: loop_write.c
+# launch_failure.sh TAMMCC SRC [VARIANT_SRC] — a kernel launch that fails is the task's error: loop_write.c
 # built with TAMMCC_NVCC=emu, run on a simulated GPU with TAMM_CUDA_EMU_FAIL_LAUNCH=1 (the first
 # launch fails): the run must end with exit status 1 and the message "kernel launch failed"
 # naming the task (TAMM_EDEVICE, docs/errors.md), not print a line and go on with the task's
-# uninitialised device buffer.  The same when the emulated device itself refuses a launch.
+# uninitialised device buffer.  The same when the emulated device itself refuses a launch, and
+# (VARIANT_SRC, cuda_variant.c) for a TAMM_CUDA_VARIANT function whose work cannot be queued.
 set -u
 tammcc=$1 src=$2
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tammlf.XXXXXX") || exit 1
@@ -44,4 +45,16 @@ while [ $i -lt 8 ]; do
     done
     i=$((i + 1))
 done
+# a TAMM_CUDA_VARIANT function (cuda_variant.c) whose device work cannot be queued: the task's
+# error, not its loop run by host code on the device buffers (a segmentation fault on a GPU, and
+# on the emulated device, whose memory the host cannot touch)
+if [ -n "${3:-}" ]; then
+    TAMMCC_NVCC=emu "$tammcc" -O1 -o "$tmp/variant" "$3" || { echo "launch_failure: tammcc build of $3 failed"; exit 1; }
+    TAMM_CUDA_EMU=1 TAMM_SCHED=round-robin TAMM_NUM_WORKERS=1 TAMM_CUDA_EMU_FAIL=launch:1 "$tmp/variant" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    cat "$tmp/err"
+    if [ $rc -ne 1 ]; then echo "launch_failure: $3 with TAMM_CUDA_EMU_FAIL=launch:1: exit status $rc, expected 1"; exit 1; fi
+    grep -q "error: task '[^']*' ([^)]*cuda_variant.c:[0-9]*): axpy_tile_cuda: the device work could not be queued" "$tmp/err" ||
+        { echo "launch_failure: $3: no error naming the task"; exit 1; }
+fi
 echo "launch_failure: the failed launch is the task's error (exit status 1)"

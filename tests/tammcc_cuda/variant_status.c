@@ -50,7 +50,8 @@ int scale_tile_cuda(double *x, size_t n, double a, long b)
 void shift_tile_cuda(double *x, size_t n, double d)
 {
     struct job j = { x, n, d, 0 };
-    if (tamm_emu_launch(tamm_cuda_stream(), job_run, &j, sizeof j) != TAMM_OK) shift_tile(x, n, d);
+    if (tamm_emu_launch(tamm_cuda_stream(), job_run, &j, sizeof j) != TAMM_OK) /* x is device memory: never the host */
+        tamm_task_error(tamm_current_ctx(), TAMM_EDEVICE, "shift_tile_cuda: the device work could not be queued");
 }
 
 int main(int argc, char **argv)

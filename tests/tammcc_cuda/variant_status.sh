@@ -5,6 +5,9 @@
 # (a void variant works as before).  VARIANT_FAIL=2 (scale_tile_cuda returns 3 for block 2):
 # exit status 1 and an error naming the task, its line and the variant, under TAMM_ON_ERROR=abort
 # (the default) and =return -- never the silent wrong result of a status nobody looked at.
+# TAMM_CUDA_EMU_FAIL=launch:n, n = 1..8 (each of the 8 launches fails once): the variant's error,
+# 4 times scale_tile_cuda's status and 4 times shift_tile_cuda's own report -- which used to run
+# its loop on the host instead, on device memory (a segmentation fault on a GPU).
 set -u
 tammcc=$1 src=$2
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tammvs.XXXXXX") || exit 1
@@ -22,4 +25,18 @@ for mode in abort return; do
     grep -q "error: task 'scale_tile' ([^)]*variant_status.c:[0-9]*): the CUDA variant scale_tile_cuda() returned 3" "$tmp/err" ||
         { echo "variant_status: TAMM_ON_ERROR=$mode: no error naming the task and the variant"; exit 1; }
 done
+scale=0 shift=0
+for n in 1 2 3 4 5 6 7 8; do
+    TAMM_ON_ERROR=return TAMM_CUDA_EMU=1 TAMM_CUDA_EMU_FAIL=launch:$n "$tmp/prog" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    if [ $rc -ne 1 ]; then cat "$tmp/err"; echo "variant_status: TAMM_CUDA_EMU_FAIL=launch:$n: exit status $rc, expected 1"; exit 1; fi
+    if grep -q "the CUDA variant scale_tile_cuda() returned 1" "$tmp/err"; then scale=$((scale + 1)); fi
+    if grep -q "error: task 'shift_tile' ([^)]*variant_status.c:[0-9]*): shift_tile_cuda: the device work could not be queued" "$tmp/err"; then
+        shift=$((shift + 1))
+    fi
+done
+if [ $scale -ne 4 ] || [ $shift -ne 4 ]; then
+    echo "variant_status: failed launches reported by scale_tile_cuda $scale times, by shift_tile_cuda $shift times (4 and 4 expected)"
+    exit 1
+fi
 echo "variant_status: a nonzero status of a CUDA variant is the task's error (exit status 1)"

@@ -13,6 +13,9 @@
  *               ordering is visible whatever the timing (the child must fail);
  *   memory      stream-ordered allocation within TAMM_CUDA_EMU_MEMORY: a real
  *               out-of-memory error, memory returned when the free is reached;
+ *   many        more live allocations than the kernel's count of mappings
+ *               (vm.max_map_count) allows twice over, each used by a device
+ *               operation: a GPU holds them, so the emulator must too;
  *   faults      TAMM_CUDA_EMU_FAIL: the n-th call of a kind fails once; a
  *               sticky fault fails every later call; the last error is per thread;
  *   config      invalid TAMM_CUDA_EMU* values are rejected naming the variable;
@@ -160,6 +163,49 @@ static int memory(void *arg)
     CHECK_EQ_INT(OPS->free(q, s), 0);
     CHECK_EQ_INT(OPS->sync(s), 0);
     CHECK_EQ_INT(tamm__emu_live_allocs(), 0);
+    OPS->stream_destroy(s);
+    return 0;
+}
+
+/* more small allocations than vm.max_map_count / 2 (two mappings each, guard and data, ran out at
+ * about 32,700), each written by a memset and read back, then all freed */
+static int many(void *arg)
+{
+    (void)arg;
+    setup();
+    long maps = 65530;
+    FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+    if (f) {
+        if (fscanf(f, "%ld", &maps) != 1) maps = 65530;
+        fclose(f);
+    }
+    long n = maps / 2 + 4000;
+    if (n > 200000) n = 200000; /* a machine with a huge limit: still many */
+    CHECK_EQ_INT(OPS->bind(0), 0);
+    void *s = NULL;
+    CHECK_EQ_INT(OPS->stream_create(&s), 0);
+    void **p = calloc((size_t)n, sizeof *p);
+    CHECK_NOTNULL(p);
+    long got = 0;
+    for (; got < n; got++) {
+        if (OPS->alloc(&p[got], 64, s)) {
+            fprintf(stderr, "allocation %ld of %ld: %s\n", got + 1, n, OPS->error());
+            break;
+        }
+        CHECK_EQ_INT(OPS->zero(p[got], 64, s), 0); /* opened and closed by a device operation */
+    }
+    CHECK_EQ_INT(got, n);
+    unsigned char back[64];
+    for (long i = 0; i < got; i += got / 50 + 1) {
+        CHECK_EQ_INT(OPS->d2h(back, p[i], 64, s), 0);
+        CHECK_EQ_INT(OPS->sync(s), 0);
+        CHECK_EQ_INT(back[0], 0); /* zeroed, not the fresh allocation's 0xA5 */
+        CHECK_EQ_INT(back[63], 0);
+    }
+    for (long i = 0; i < got; i++) CHECK_EQ_INT(OPS->free(p[i], s), 0);
+    CHECK_EQ_INT(OPS->sync(s), 0);
+    CHECK_EQ_INT(tamm__emu_live_allocs(), 0);
+    free(p);
     OPS->stream_destroy(s);
     return 0;
 }
@@ -474,6 +520,8 @@ int main(void)
     printf("without the stream wait: %s\n", err);
     const char *em[] = { "TAMM_CUDA_EMU=1", "TAMM_CUDA_EMU_MEMORY=1000", NULL };
     run_test_child("stream-ordered allocation, out of memory", memory, NULL, em, 60);
+    const char *e0m[] = { "TAMM_CUDA_EMU=1", NULL };
+    run_test_child("more live allocations than vm.max_map_count / 2", many, NULL, e0m, 300);
     const char *ef[] = { "TAMM_CUDA_EMU=1", "TAMM_CUDA_EMU_FAIL=h2d:2,zero:2:sticky", NULL };
     run_test_child("injected and sticky faults", faults, NULL, ef, 60);
     /* where the emulated device fails as a GPU does */

@@ -547,12 +547,15 @@ static int alloc_as(void **p, size_t n, void *sp, const char *what)
     pthread_mutex_unlock(&mem_mu);
     if (over) return fail_msg(what, "out of memory");
     uint64_t id;
-    void *m = tamm__emu_mem_alloc(s->dev, n, &id);
+    char why[200];
+    void *m = tamm__emu_mem_alloc(s->dev, n, &id, why, sizeof why);
     if (!m) {
         pthread_mutex_lock(&mem_mu);
         mem_used[s->dev] -= n;
         pthread_mutex_unlock(&mem_mu);
-        return fail_msg(what, "out of memory (the device's address range is full)");
+        char msg[260];
+        snprintf(msg, sizeof msg, "out of memory (%s)", why);
+        return fail_msg(what, msg);
     }
     atomic_fetch_add(&live_allocs, 1);
     *p = m;

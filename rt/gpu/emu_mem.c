@@ -344,12 +344,16 @@ static int give(edev *e, size_t off, size_t len)
     return 0;
 }
 
-void *tamm__emu_mem_alloc(int dev, size_t n, uint64_t *id)
+void *tamm__emu_mem_alloc(int dev, size_t n, uint64_t *id, char *why, size_t nwhy)
 {
-    if (dev < 0 || dev >= ndevs || !n) return NULL;
+    if (dev < 0 || dev >= ndevs || !n) {
+        snprintf(why, nwhy, "no emulated device %d or no bytes", dev);
+        return NULL;
+    }
     edev *e = &devs[dev];
     size_t rounded = (n + ALIGN - 1) / ALIGN * ALIGN, data = (rounded + pg - 1) / pg;
     ealloc *x = calloc(1, sizeof *x);
+    snprintf(why, nwhy, "the host is out of memory for the emulator's records");
     if (!x) return NULL;
     pthread_mutex_lock(&e->mu);
     if (e->n == e->cap) {
@@ -360,15 +364,27 @@ void *tamm__emu_mem_alloc(int dev, size_t n, uint64_t *id)
         e->cap = c;
     }
     size_t off = take(e, data + 1);
-    if (off == (size_t)-1) goto fail;
+    if (off == (size_t)-1) {
+        snprintf(why, nwhy, "the device's address range is full: %zu live allocations, each in whole pages after a "
+                 "guard page", e->n);
+        goto fail;
+    }
     x->base = e->lo + off * pg;
     x->pages = data + 1;
     char *d0 = x->base + pg, *d1 = d0 + data * pg;
     x->p = d1 - rounded;
     x->n = n;
     x->id = atomic_fetch_add(&next_id, 1) + 1;
-    /* fresh pages, garbage in them, then closed */
-    if (mmap(d0, data * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != d0) {
+    /* fresh pages, garbage in them, then closed.  They are mapped as the range is (no access, no
+     * reserve) and opened by mprotect, so once closed they merge back into one mapping with their
+     * neighbours: the kernel's count of mappings (vm.max_map_count, 65530 by default) bounds only
+     * the allocations open at once, not the live ones (a mapping of their own per allocation ran
+     * out at about 32,000 blocks). */
+    if (mmap(d0, data * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) != d0 ||
+        mprotect(d0, data * pg, PROT_READ | PROT_WRITE)) {
+        snprintf(why, nwhy, "its pages cannot be mapped (%s; vm.max_map_count bounds the mappings: %zu live "
+                 "allocations)", strerror(errno), e->n);
+        mmap(d0, data * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
         give(e, off, data + 1);
         goto fail;
     }

@@ -40,8 +40,9 @@ enum { TAMM_EMU_HOSTMEM, TAMM_EMU_PINNED, TAMM_EMU_DEVMEM, TAMM_EMU_BADDEV };
  *  (once; later calls do nothing).  0, or -1 when the address space cannot be reserved. */
 int tamm__emu_mem_init(int ndev, size_t capacity);
 /** n bytes (n > 0) of device dev, filled with garbage (0xA5), inaccessible outside device
- *  operations; *id names it.  NULL when the device's range has no room left. */
-void *tamm__emu_mem_alloc(int dev, size_t n, uint64_t *id);
+ *  operations; *id names it.  NULL when the device's range has no room left or its pages
+ *  cannot be mapped; why (nwhy bytes) then says which. */
+void *tamm__emu_mem_alloc(int dev, size_t n, uint64_t *id, char *why, size_t nwhy);
 /** Where [p, p + n) is (n = 0: the byte at p; kernel pointer arguments may also point one past
  *  the end of an allocation).  TAMM_EMU_DEVMEM: inside one live allocation, of device *dev,
  *  *ref names it (ref may be NULL); TAMM_EMU_BADDEV: in a device's range but not inside a live

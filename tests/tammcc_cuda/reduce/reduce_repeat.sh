@@ -1,8 +1,8 @@
 #!/bin/sh
 # reduce_repeat.sh TAMMCC CC LIBTAMMRT "CFLAGS" [SEED [CONFIGS]] — reductions into one element on
 # the emulated GPU give the same bits run after run, and the plain build's results within
-# rounding: reduce_sizes.c at CONFIGS random sizes (N elements in blocks of NB, from SEED: each
-# configuration is printed, to reproduce it) is built with TAMMCC_NVCC=emu and run on an emulated
+# rounding: reduce_sizes.c at CONFIGS random sizes (N elements in blocks of NB, at most 1000
+# blocks, from SEED: each configuration is printed, to reproduce it) is built with TAMMCC_NVCC=emu and run on an emulated
 # GPU (TAMM_CUDA_EMU=1, every reduction task device(cuda)) three times, with different worker
 # counts, CUDA thread orders (TAMM_CUDA_EMU_SEED) and host threads per launch: the three outputs
 # must be identical, and each result within rounding of the plain build's (relative to the sum of
@@ -12,6 +12,7 @@ tammcc=$1 cc=$2 lib=$3 cflags=$4
 seed=${5:-}
 [ -n "$seed" ] || seed=$(date +%s)
 configs=${6:-3}
+maxblocks=1000
 here=$(cd "$(dirname "$0")" && pwd)
 inc=$(cd "$here/../../../include" && pwd)
 src=$here/reduce_sizes.c
@@ -29,14 +30,17 @@ while [ $c -lt "$configs" ]; do
     next; n=$(( rnd % 200000 + 1 ))
     next; case $((rnd % 3)) in 0) nb=$n ;; 1) nb=$(( rnd % 300 + 1 )) ;; *) nb=$(( n / (rnd % 7 + 1) + 1 )) ;; esac
     [ $nb -gt $n ] && nb=$n
+    # at most MAXBLOCKS blocks: each is an allocation of whole pages on the emulated device and
+    # four kernel launches, so a run's time grows with the count, not with what it tests
+    [ $(( (n + nb - 1) / nb )) -gt $maxblocks ] && nb=$(( (n + maxblocks - 1) / maxblocks ))
     next; s=$(( rnd % 1000 ))
     echo "reduce_repeat: configuration $c: N=$n NB=$nb seed=$s"
-    "$tmp/seq" $n $nb $s > "$tmp/ref" 2> "$tmp/err" || { cat "$tmp/err"; fail "plain build: exit status $?"; }
+    "$tmp/seq" $n $nb $s > "$tmp/ref" 2> "$tmp/err" || { rc=$?; cat "$tmp/err"; fail "plain build: exit status $rc"; }
     r=0
     for run in "1 1 4" "3 2 3" "2 7 1"; do
         set -- $run
         TAMM_CUDA_EMU=1 TAMM_NUM_WORKERS=$1 TAMM_CUDA_EMU_SEED=$2 TAMM_CUDA_EMU_THREADS=$3 TAMM_CUDA_EMU_REPORT=1 TAMM_STATS=1 \
-            "$tmp/emu" $n $nb $s > "$tmp/out$r" 2> "$tmp/err" || { cat "$tmp/err"; fail "N=$n NB=$nb seed=$s: exit status $?"; }
+            "$tmp/emu" $n $nb $s > "$tmp/out$r" 2> "$tmp/err" || { rc=$?; cat "$tmp/err"; fail "N=$n NB=$nb seed=$s: exit status $rc"; }
         launches=$(sed -n 's/^tamm_cuda_emu: \([0-9]*\) kernel launches.*/\1/p' "$tmp/err")
         [ "${launches:-0}" -gt 0 ] || { cat "$tmp/err"; fail "N=$n NB=$nb seed=$s: no kernel ran"; }
         grep -q "withheld at submission: 0 tasks" "$tmp/err" || { cat "$tmp/err"; fail "N=$n NB=$nb seed=$s: tasks withheld"; }

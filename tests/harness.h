@@ -5,7 +5,8 @@
  *   CHECK_NULL(p), CHECK_NOTNULL(p), CHECK_CONTAINS(haystack, needle)
  *       record a pass or a failure (printed with file:line) and continue.
  *   h_context(fmt, ...)   text printed with every following failure (e.g. the table cell).
- *   test_summary()        prints "N passed, N failed" on its own line; returns the exit code.
+ *   test_summary()        prints "N passed, N failed" on its own line; returns the exit code
+ *                         (1 when a check failed, or when no check ran at all).
  *
  *   run_child(fn, arg, env, timeout_s, &st, errbuf)
  *       forks (the parent must not have called tamm_init: it stays single-threaded),
@@ -128,6 +129,10 @@ static inline int h_count(const char *hay, const char *needle)
 static inline int test_summary(void)
 {
     fflush(stderr);
+    if (h__.passed + h__.failed == 0) { /* a test that checked nothing proves nothing: a failure */
+        fprintf(stderr, "FAIL: no check ran\n");
+        h__.failed = 1;
+    }
     printf("%d passed, %d failed\n", h__.passed, h__.failed);
     fflush(stdout);
     return h__.failed ? 1 : 0;

@@ -1,8 +1,8 @@
 /*
- * Layer rt/obs/ — observation: traces, DAG output and statistics (trace.c) and
- * the report of stuck tasks at a deadlock (stuck.c).  It reads the state of
- * the other layers (tasks, workers, GPUs, ranks) and may include their
- * headers, and it changes nothing it reads.  Nothing below it includes its
+ * Layer rt/obs/ — observation: traces, DAG output and statistics (trace.c;
+ * the report of stuck tasks at a deadlock is the core's, rt/core/stuck.c).
+ * It reads the state of the other layers (tasks, workers, GPUs, ranks) and may
+ * include their headers, and it changes nothing it reads.  Nothing below it includes its
  * headers: the core, the GPU layer and the MPI layer each declare a recorder
  * (core/layer.h tamm_record_ops, gpu.h tamm__gpu_recorder, mpi_flow.h
  * tamm__flow_msg_recorder), and tamm_init (rt/init/tamm.c) installs the

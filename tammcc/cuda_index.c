@@ -464,6 +464,45 @@ static char *abs_str(cc_kx *g, const cc_kpoly *x)
     return r;
 }
 
+/* The subscript is one-to-one in its free loop variables taken in nest order (a mixed radix): each
+ * one's |coefficient| exceeds what the loops inside it (later atoms) can make up together, the
+ * sum of their |c_w| * (trip count - 1).  Then two iterations that differ in any free variable
+ * differ in the outermost one that differs, by more than the inner ones can cancel: distinct
+ * elements.  (Iterations differing in v with the others free is the case the condition above
+ * cannot see, as in ((p * n1 + q) * n2 + r) * n3 + s with p and s on the grid.)  c: the
+ * coefficient of each loop atom, used: whether the subscript has it. */
+static cc_kcond injective(cc_kx *g, const cc_kpoly *c, const int *used, unsigned fixed)
+{
+    cc_kcond all = cc_kcond_const(1);
+    char *rhs = strdup("");
+    long long rhsk = 0;
+    int cst = 1;
+    for (int u = g->n - 1; u >= 0 && all.st != 0; u--) {
+        if (!used[u] || (fixed >> u & 1u) || !c[u].n) continue;
+        if (!g->trip[u] && !g->ctrip[u]) { all = cc_kcond_and(all, cc_kcond_const(0)); break; }
+        long long ku;
+        char *cu = abs_str(g, &c[u]);
+        int kc = cc_kx_is_const(&c[u], &ku);
+        /* u against the loops inside it (none: its coefficient must not be 0) */
+        cc_kcond here;
+        if (cst && kc) here = cc_kcond_const((ku < 0 ? -ku : ku) > rhsk);
+        else here = (cc_kcond){ -1, cc_fmt("%s > %s", cu, *rhs ? rhs : "0") };
+        all = cc_kcond_and(all, here);
+        int one = !strcmp(cu, "1");
+        char *tr = g->ctrip[u] ? cc_fmt("%lld", g->ktrip[u] > 1 ? g->ktrip[u] - 1 : 0)
+                               : cc_fmt("(%s > 1 ? %s - 1 : 0)", g->trip[u], g->trip[u]);
+        char *t = cc_fmt("%s%s%s%s%s", rhs, *rhs ? " + " : "", one ? "" : cu, one ? "" : " * ", tr);
+        if (cst && kc && g->ctrip[u]) rhsk += (ku < 0 ? -ku : ku) * (g->ktrip[u] > 1 ? g->ktrip[u] - 1 : 0);
+        else cst = 0;
+        free(tr);
+        free(cu);
+        free(rhs);
+        rhs = t;
+    }
+    free(rhs);
+    return all;
+}
+
 cc_kcond cc_kx_distinct(cc_kx *g, const cc_kpoly *x, int v, unsigned fixed)
 {
     cc_kpoly c[CC_KX_MAX];
@@ -535,5 +574,8 @@ cc_kcond cc_kx_distinct(cc_kx *g, const cc_kpoly *x, int v, unsigned fixed)
     else r = (cc_kcond){ -1, *rhs ? cc_fmt("%s > %s", lhs, rhs) : cc_fmt("%s != 0", lhs) };
     free(lhs);
     free(rhs);
+    int nfree = 0; /* with v the only free variable, the condition above is already this one */
+    for (int w = 0; w < g->n; w++) nfree += used[w] && !(fixed >> w & 1u) && c[w].n;
+    if (r.st != 1 && nfree > 1) r = cc_kcond_or(r, injective(g, c, used, fixed));
     return r;
 }

@@ -2,6 +2,7 @@
  * cuda_nest.c — the facts of a loop nest (cuda_nest.h).
  */
 #include "cuda_nest.h"
+#include "cuda_devfn.h"
 #include "cuda_src.h"
 #include "text.h"
 #include <stdlib.h>
@@ -196,7 +197,7 @@ static int block_element(cc_cuda_plan *p, cc_kernel *k, cc_node *n, int acc, int
 
 /* A math call whose arguments C converts to the parameter types: C++ would pick another overload
  * (fmin(int, int) is a host-only template), so the kernel converts them explicitly, as C does. */
-static void typed_call(cc_cuda_plan *p, cc_node *call, cc_node *callee, CXCursor fn, const char *nm)
+void cc_kn_typed_call(cc_cuda_plan *p, cc_node *call, cc_node *callee, CXCursor fn, const char *nm)
 {
     CXType ft = clang_getCanonicalType(clang_getCursorType(fn));
     if (ft.kind != CXType_FunctionProto || !strncmp(nm, "__builtin_", 10) || !cc_cu_text_is(p, callee, nm) ||
@@ -297,10 +298,12 @@ static int nest_visit(cc_node *n, void *arg)
             cc_cu_enum_const(p, n, d);
         } else if (dk == CXCursor_FunctionDecl) {
             cc_node *c = cc_up_wrappers(n)->parent;
-            if (!c || c->kind != CXCursor_CallExpr || !cc_cu_math_fn(nm))
-                cc_cuda_no(p, "the nest calls %s(), which has no device version", nm);
+            if (!c || c->kind != CXCursor_CallExpr)
+                cc_cuda_no(p, "the nest takes the address of %s()", nm);
+            else if (cc_cu_math_fn(nm))
+                cc_kn_typed_call(p, c, n, d, nm);
             else
-                typed_call(p, c, n, d, nm);
+                cc_cu_devfn(p, c); /* a pure function of the file: a __device__ copy (else p->why) */
         } else if ((dk == CXCursor_VarDecl || dk == CXCursor_ParmDecl) && cc_cu_decl_in(p, d, k->nest->b, k->nest->e)) {
             /* a local of the nest: private to an iteration; remember stores (loop variables must not change) */
             cc_node *top = cc_cu_up_parens(n), *q = top->parent;

@@ -17,6 +17,9 @@ void cc_kn_loop_free(cc_kloop *l);
 /** Walk k->nest (k->sc bound): fills k->el, brk, cont, asg, the scope's `used` marks and the
  *  plan's edits; 0 and p->why for code a kernel cannot hold. */
 int cc_kn_walk(cc_cuda_plan *p, cc_kernel *k);
+/** A call of the math function fn (callee: the name at the call): its arguments converted to the
+ *  parameter types in the .cu (C++ overloads them), as an edit of the plan. */
+void cc_kn_typed_call(cc_cuda_plan *p, cc_node *call, cc_node *callee, CXCursor fn, const char *nm);
 /** Is the variable of l assigned in the nest (other than by its own increment)? */
 int cc_kn_assigned(const cc_kernel *k, const cc_kloop *l);
 

@@ -44,6 +44,8 @@ static void kernel_free(cc_kernel *k)
     if (!k) return;
     for (int i = 0; i < k->sc.nb; i++) { free(k->sc.b[i].name); free(k->sc.b[i].decl); }
     free(k->sc.b);
+    cc_tree_free(k->sc.fn);
+    free(k->sc.fname);
     for (int i = 0; i < k->nloop; i++) cc_kn_loop_free(&k->loop[i]);
     for (int i = 0; i < k->ninner; i++) cc_kn_loop_free(&k->inner[i]);
     free(k->inner);
@@ -71,6 +73,8 @@ void cc_cuda_plan_free(cc_cuda_plan *p)
     free(p->call.ptypes);
     kernel_free(p->k);
     cc_blas_free(p->blas);
+    for (int i = 0; i < p->ndev; i++) cc_tree_free(p->dev[i]);
+    free(p->dev);
     memset(p, 0, sizeof *p);
 }
 
@@ -263,6 +267,135 @@ static cc_node *task_scope(cc_cuda_plan *p, cc_kscope *sc)
     for (int i = 0; i < t->ncap; i++) bind(sc, t->cap[i].decl, t->cap[i].name, t->cap[i].type, -1, NULL);
     sc->nest = nest;
     return nest;
+}
+
+/* Does the function's body store to (or take the address of) one of its parameters?  Its name
+ * then, else NULL: a parameter is a value fixed for the kernel, which no thread may change. */
+typedef struct { cc_cuda_plan *p; const cc_kscope *sc; const char *stored; } pstore_ctx;
+static int pstore_visit(cc_node *n, void *arg)
+{
+    pstore_ctx *c = arg;
+    if (c->stored || n->kind != CXCursor_DeclRefExpr) return !c->stored;
+    const cc_kbind *b = cc_cu_bind(c->sc, clang_getCanonicalCursor(cc_referenced(n)));
+    if (!b) return 1;
+    cc_node *top = cc_cu_up_parens(n), *q = top->parent;
+    int post;
+    if (q && q->kind == CXCursor_CompoundAssignOperator && q->kid[0] == top) c->stored = b->name;
+    if (q && q->kind == CXCursor_BinaryOperator && q->kid[0] == top &&
+        (!strcmp(cc_binop(&c->p->u->ast, q), "=") || !*cc_binop(&c->p->u->ast, q)))
+        c->stored = b->name;
+    if (q && q->kind == CXCursor_UnaryOperator) {
+        const char *op = cc_unop(&c->p->u->ast, q, &post);
+        if (!strcmp(op, "++") || !strcmp(op, "--") || !strcmp(op, "&") || !*op) c->stored = b->name;
+    }
+    return 1;
+}
+
+/* The body of the function the task calls (a function of this file without TAMM_CUDA_VARIANT):
+ * its parameters bound to the call's arguments, a pointer to the block its argument names, any
+ * other to the argument's value (a host value, computed before the launch as the call computes
+ * it); the body must be the loop nest, as a task body's.  NULL and p->why if it cannot be. */
+static cc_node *call_scope(cc_cuda_plan *p, cc_kscope *sc, cc_node *call)
+{
+    cc_unit *u = p->u;
+    CXCursor f = cc_referenced(call), def = clang_getCursorDefinition(f);
+    size_t b, e;
+    char *fname = cc_spelling(f);
+    sc->fname = fname;
+    CXType ft = clang_getCanonicalType(clang_getCursorType(f));
+    if (clang_Cursor_isNull(def) || !cc_extent(&u->ast, def, &b, &e)) {
+        cc_cuda_no(p, "the body calls %s(), which has no TAMM_CUDA_VARIANT and whose body is not in this file", fname);
+        return NULL;
+    }
+    if (ft.kind != CXType_FunctionProto || clang_isFunctionTypeVariadic(ft)) {
+        cc_cuda_no(p, "the body calls %s(), which has no prototype or is variadic", fname);
+        return NULL;
+    }
+    int np = clang_Cursor_getNumArguments(def);
+    if (np < 0 || call->nkid != np + 1) {
+        cc_cuda_no(p, "the call of %s() does not have one argument per parameter", fname);
+        return NULL;
+    }
+    sc->fn = cc_tree(&u->ast, def, NULL);
+    cc_node *body = sc->fn->nkid ? sc->fn->kid[sc->fn->nkid - 1] : NULL;
+    if (!body || body->kind != CXCursor_CompoundStmt) {
+        cc_cuda_no(p, "the body calls %s(), whose body cannot be read", fname);
+        return NULL;
+    }
+    for (int i = 0; i < np; i++) {
+        CXCursor pd = clang_Cursor_getArgument(def, (unsigned)i);
+        CXType pt = clang_getCursorType(pd);
+        char *nm = cc_spelling(pd);
+        cc_node *arg = call->kid[i + 1];
+        int ok = 1;
+        if (!*nm || cc_cu_reserved(nm)) {
+            ok = cc_cuda_no(p, "parameter %d of %s() is %s", i + 1, fname, *nm ? "a C++ keyword" : "unnamed");
+        } else if (clang_getCanonicalType(pt).kind == CXType_Pointer) {
+            int k = cc_cu_block_use(p, cc_cu_down(arg));
+            char *decl = cc_cu_decl(pt, nm);
+            if (k < 0 || cc_cu_block_use(p, arg) < 0 || !decl) {
+                ok = cc_cuda_no(p, "argument %d of %s() is a pointer, but not a block (tamm_block(...))", i + 1, fname);
+                free(decl);
+            } else {
+                bind(sc, pd, nm, pt, p->t->use[k].acc, decl);
+            }
+        } else if (!cc_cu_scalar(pt)) {
+            CXString ts = clang_getTypeSpelling(pt);
+            ok = cc_cuda_no(p, "parameter '%s' of %s() has type '%s' (only block pointers and arithmetic values go to the "
+                               "kernel)", nm, fname, clang_getCString(ts));
+            clang_disposeString(ts);
+        } else if (cc_cu_host_expr(p, arg, NULL)) {
+            bind(sc, pd, nm, pt, -1, NULL);
+            sc->b[sc->nb - 1].arg = arg;
+        } else {
+            ok = 0;
+        }
+        free(nm);
+        if (!ok) return NULL;
+    }
+    pstore_ctx st = { p, sc, NULL };
+    cc_walk(body, pstore_visit, &st);
+    if (st.stored) {
+        cc_cuda_no(p, "%s() changes its parameter '%s', which is fixed for the kernel", fname, st.stored);
+        return NULL;
+    }
+    cc_node *nest = NULL;
+    for (int i = 0; i < body->nkid; i++) {
+        cc_node *s = body->kid[i];
+        if (s->kind == CXCursor_NullStmt) continue;
+        if (nest || s->kind != CXCursor_ForStmt) {
+            cc_cuda_no(p, "the body calls %s(), which has no TAMM_CUDA_VARIANT and whose body is not one loop nest (line %u)",
+                       fname, cc_line_of(&u->src, s->b));
+            return NULL;
+        }
+        nest = s;
+    }
+    if (!nest) {
+        cc_cuda_no(p, "the body calls %s(), which has no TAMM_CUDA_VARIANT and whose body is not a loop nest", fname);
+        return NULL;
+    }
+    sc->nest = nest;
+    return nest;
+}
+
+/* Is the called function one whose body a kernel can be made of: no TAMM_CUDA_VARIANT, its
+ * definition in this file? */
+static int call_into(cc_cuda_plan *p, cc_node *call)
+{
+    CXCursor f = cc_referenced(call);
+    if (clang_getCursorKind(f) != CXCursor_FunctionDecl) return 0;
+    ann_ctx a;
+    memset(&a, 0, sizeof a);
+    CXString usr = clang_getCursorUSR(f);
+    a.usr = clang_getCString(usr);
+    clang_visitChildren(clang_getTranslationUnitCursor(p->u->ast.tu), ann_top, &a);
+    clang_visitChildren(f, ann_attr, &a);
+    clang_disposeString(usr);
+    int has = a.g != NULL;
+    free(a.g);
+    CXCursor def = clang_getCursorDefinition(f);
+    size_t b, e;
+    return !has && !clang_Cursor_isNull(def) && cc_extent(&p->u->ast, def, &b, &e);
 }
 
 /* ---------------------------------------------------------------- form KERNEL: loops */
@@ -655,13 +788,13 @@ static int register_ok(const cc_cuda_plan *p, cc_kernel *k, cc_kacc *ka, unsigne
 }
 
 /* ---------------------------------------------------------------- form KERNEL */
-static int plan_kernel(cc_cuda_plan *p)
+static int plan_kernel(cc_cuda_plan *p, cc_node *call)
 {
     cc_task *t = p->t;
     cc_kernel *k = calloc(1, sizeof *k);
     p->k = k;
     k->x = k->y = -1;
-    cc_node *nest = task_scope(p, &k->sc);
+    cc_node *nest = call ? call_scope(p, &k->sc, call) : task_scope(p, &k->sc);
     if (!nest) return 0;
     k->nest = nest;
     if (!cc_kn_parse_for(p, nest, &k->loop[0]))
@@ -849,7 +982,10 @@ int cc_cuda_plan_task(cc_unit *u, cc_task *t, cc_cuda_plan *p)
     } else {
         cc_node *s = single(t->stmt);
         cc_node *c = s ? cc_cu_down(s) : NULL;
-        ok = c && c->kind == CXCursor_CallExpr && cc_cu_block_use(p, c) < 0 ? plan_call(p, c) : plan_kernel(p);
+        if (c && c->kind == CXCursor_CallExpr && cc_cu_block_use(p, c) < 0)
+            ok = call_into(p, c) ? plan_kernel(p, c) : plan_call(p, c);
+        else
+            ok = plan_kernel(p, NULL);
     }
     for (int i = 0; i < t->nacc && ok && !p->why; i++)
         if (t->acc[i].guard) /* the CUDA variant would need its blocks whatever the branches */
@@ -889,6 +1025,9 @@ char *cc_cuda_plan_text(const cc_cuda_plan *p)
     }
     if (p->form != CC_CUDA_KERNEL) return out;
     const cc_task *t = p->t;
+    if (k->sc.fn)
+        line(&out, "cuda kernel: the loop nest of %s() (line %u), its parameters bound to the call's arguments", k->sc.fname,
+             cc_line_of(&p->u->src, k->sc.nest->b));
     char *inth = strdup("");
     for (int i = 0; i < k->nloop; i++) {
         if (i == k->x || i == k->y) continue;
@@ -939,14 +1078,38 @@ char *cc_cuda_plan_text(const cc_cuda_plan *p)
     return out;
 }
 
+/* The C declarations, at submission, of the parameters of the function whose body is the kernel,
+ * from the call's arguments as written (over the task's variables, in scope at submission): every
+ * argument first, then the parameters, which may hide those variables.  The check is written
+ * over the parameters. */
+static char *call_params(cc_unit *u, const cc_kscope *sc)
+{
+    char *out = strdup("");
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < sc->nb; i++) {
+            const cc_kbind *b = &sc->b[i];
+            if (!b->arg) continue;
+            CXString ts = clang_getTypeSpelling(b->type);
+            char *a = cc_src_text(&u->ast, b->arg->b, b->arg->e), *s;
+            if (!pass) s = cc_fmt("%s%s tamm_h%d_ = (%s)(%s);\n", out, clang_getCString(ts), i, clang_getCString(ts), a);
+            else s = cc_fmt("%s%s %s = tamm_h%d_; (void)%s;\n", out, clang_getCString(ts), b->name, i, b->name);
+            clang_disposeString(ts);
+            free(a);
+            free(out);
+            out = s;
+        }
+    return out;
+}
+
 void cc_cuda_decide(cc_unit *u, cc_task *t)
 {
     cc_cuda_plan p;
     free(t->cuda_why);
     free(t->cuda_plan);
     free(t->cuda_check);
+    free(t->cuda_params);
     free(t->cuda_alias);
-    t->cuda_why = t->cuda_plan = t->cuda_check = NULL;
+    t->cuda_why = t->cuda_plan = t->cuda_check = t->cuda_params = NULL;
     t->cuda_alias = NULL;
     t->ncuda_alias = 0;
     t->has_cuda = cc_cuda_plan_task(u, t, &p);
@@ -955,6 +1118,7 @@ void cc_cuda_decide(cc_unit *u, cc_task *t)
     } else {
         t->cuda_plan = cc_cuda_plan_text(&p);
         if (p.k && p.k->check.st == -1) t->cuda_check = strdup(p.k->check.s);
+        if (p.k && p.k->check.st == -1 && p.k->sc.fn) t->cuda_params = call_params(u, &p.k->sc);
         if (p.k && p.k->nalias) {
             t->cuda_alias = malloc((size_t)p.k->nalias * sizeof *t->cuda_alias);
             memcpy(t->cuda_alias, p.k->alias, (size_t)p.k->nalias * sizeof *t->cuda_alias);

@@ -14,8 +14,10 @@
  * A kernel is planned over a scope (cc_kscope): the statement that is the loop nest and the
  * names its code may use besides its own locals, each bound to a block's buffer or to a host
  * value fixed for the kernel (a kernel parameter).  For a task body the scope is its pointer
- * locals and captured variables; a called function's body can be planned the same way with its
- * parameters bound.
+ * locals and captured variables; for a task whose body calls a function of the file that has no
+ * TAMM_CUDA_VARIANT, it is that function's body with its parameters bound to the call's
+ * arguments (a pointer parameter to the block its argument names, any other to the argument's
+ * value, computed before the launch as the call would compute it).
  */
 #ifndef TAMMCC_CUDA_PLAN_H
 #define TAMMCC_CUDA_PLAN_H
@@ -58,12 +60,15 @@ typedef struct cc_kbind {
     int acc;                    /* >= 0: a pointer to the buffer of the task's access acc ... */
     char *decl;                 /* ... declared so in the kernel (else NULL: a host value, a kernel parameter) */
     int used;                   /* used by the kernel's code */
+    cc_node *arg;               /* a host value that is a parameter of the called function: the call's argument */
 } cc_kbind;
 
 /** What a kernel is planned over. */
 typedef struct cc_kscope {
     cc_node *nest;              /* the loop nest */
     cc_kbind *b; int nb;
+    cc_node *fn;                /* the called function whose body the nest is (its tree), or NULL: the task body */
+    char *fname;                /* ... its name */
 } cc_kscope;
 
 enum { CC_KMAX_LOOPS = 8 };
@@ -156,6 +161,7 @@ typedef struct cc_cuda_plan {
     cc_cuda_call call;          /* CC_CUDA_CALL */
     cc_kernel *k;               /* CC_CUDA_KERNEL */
     struct cc_blas_calls *blas; /* CC_CUDA_BLAS */
+    cc_node **dev; int ndev;    /* CC_CUDA_KERNEL: the functions of the file its code calls, callees first (cuda_devfn.h) */
 } cc_cuda_plan;
 
 /** Plan task t's CUDA variant into p (zeroed first): returns 1 and p->form, or 0 and p->why. */

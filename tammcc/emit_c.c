@@ -191,6 +191,15 @@ static void emit_cuda_checks(cc_out *o, const cc_task *t, const char *A)
 {
     cc_printf(o, "    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */\n"
                  "    if (%s && tamm_num_gpus()) {\n", t->cuda_sym);
+    if (t->cuda_params) { /* the check is over the parameters of the function the kernel is made of */
+        cc_puts(o, "        /* the parameters of the called function whose loop nest the kernel runs */\n");
+        for (const char *l = t->cuda_params; *l;) {
+            const char *nl = strchr(l, '\n');
+            size_t n = nl ? (size_t)(nl - l) : strlen(l);
+            cc_printf(o, "        %.*s\n", (int)n, l);
+            l += n + (nl != NULL);
+        }
+    }
     const char *kw = "if";
     if (t->cuda_check) {
         char *c = cc_fmt("the elements it stores or accumulates into are not proven distinct per GPU thread: %s does not hold",

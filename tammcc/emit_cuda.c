@@ -16,6 +16,7 @@
 #include "emit_cuda.h"
 #include "cuda_plan.h"
 #include "cuda_blas.h"
+#include "cuda_devfn.h"
 #include "cuda_src.h"
 #include "emit_c.h"
 #include "text.h"
@@ -239,12 +240,13 @@ static int pointer_used(const cc_kernel *k, int b, int sum)
     return 0;
 }
 
-/* what a kernel declares first: the enclosing function's local types, the block pointers it uses */
+/* what a kernel declares first: the enclosing function's local types (not for the body of a called
+ * function, which cannot see them), the block pointers it uses */
 static void emit_kernel_prelude(cc_out *o, const cc_cuda_plan *p, int sum)
 {
     const cc_kernel *k = p->k;
     const cc_task *t = p->t;
-    for (int i = 0; i < t->npre; i++) cc_printf(o, "    %s;  /* from %s() */\n", t->pre[i], t->fname);
+    for (int i = 0; i < t->npre && !k->sc.fn; i++) cc_printf(o, "    %s;  /* from %s() */\n", t->pre[i], t->fname);
     for (int i = 0; i < k->sc.nb; i++) {
         const cc_kbind *b = &k->sc.b[i];
         if (b->acc < 0 || !pointer_used(k, i, sum)) continue;
@@ -397,6 +399,26 @@ static void emit_kernel(cc_out *o, const cc_cuda_plan *p)
     else
         cc_printf(o, "    {   /* on the grid: %s (x)%s */\n", k->loop[k->x].name, in);
     free(in);
+    if (k->sc.fn) { /* the called function's parameters, as the call in the task body computes them: every
+                     * argument first (over the task's variables), then the parameters (which may hide them) */
+        cc_printf(o, "        /* %s()'s parameters: the call's arguments */\n", k->sc.fname);
+        for (int pass = 0; pass < 2; pass++)
+            for (int i = 0; i < k->sc.nb; i++) {
+                const cc_kbind *b = &k->sc.b[i];
+                if (!b->arg) continue;
+                char *ty = cc_cu_decl(b->type, "");
+                char *d = cc_cu_decl(b->type, pass ? b->name : "");
+                if (!pass) {
+                    cc_printf(o, "        %s tamm_h%d_ = (%s)(", ty, i, ty);
+                    put_text(o, p, b->arg->b, b->arg->e);
+                    cc_puts(o, ");\n");
+                } else {
+                    cc_printf(o, "        %s = tamm_h%d_;\n        (void)%s;\n", d, i, b->name);
+                }
+                free(d);
+                free(ty);
+            }
+    }
     if (t->cuda_check || t->ncuda_alias)
         cc_puts(o, "        /* the kernel's checks held at submission (else the task runs its CPU variant) */\n");
     int li[2] = { k->x, k->y };
@@ -555,6 +577,20 @@ int cc_emit_cuda(cc_unit *u, cc_out *o)
     if (ndecls) cc_puts(o, "\n/* CUDA variants named by TAMM_CUDA_VARIANT (host functions that launch on tamm_cuda_stream()) */\n");
     for (int i = 0; i < ndecls; i++) cc_printf(o, "%s\n", decls[i]);
     free(decls);
+    /* the file's functions that kernels call, once each, callees first (cuda_devfn.h) */
+    size_t *devs = NULL;
+    int ndevs = 0;
+    for (int i = 0; i < u->ntasks; i++)
+        for (int k = 0; k < ps[i].ndev; k++) {
+            int seen = 0;
+            for (int j = 0; j < ndevs; j++) seen |= devs[j] == ps[i].dev[k]->b;
+            if (seen) continue;
+            if (!ndevs) cc_puts(o, "\n/* functions of the source file that the kernels call */\n");
+            devs = realloc(devs, (size_t)(ndevs + 1) * sizeof *devs);
+            devs[ndevs++] = ps[i].dev[k]->b;
+            cc_cu_devfn_emit(o, &ps[i], k, put_text);
+        }
+    free(devs);
     for (int i = 0; i < u->ntasks; i++) {
         cc_cuda_plan *p = &ps[i];
         cc_task *t = u->tasks[i];

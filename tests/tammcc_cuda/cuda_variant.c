@@ -50,9 +50,9 @@ int main(int argc, char **argv)
     long nt = tamm_tensor_nblocks(X, 0);
     for (long b = 0; b < nt; b++) {
         size_t n = tamm_block_extent(X, 0, b);
-        #pragma tamm task
+        #pragma tamm task device(cpu) /* fill() would get a kernel: here only axpy_tile's variant runs on GPUs */
         fill(tamm_block(X, b), n, b, 1.0);
-        #pragma tamm task
+        #pragma tamm task device(cpu)
         fill(tamm_block(Y, b), n, b, -0.5);
     }
     for (int rep = 1; rep <= 3; rep++)

@@ -1,7 +1,8 @@
 /*
  * no_cuda.c — task bodies that get no CUDA variant, each for a reason that
  * `tammcc --explain` gives: a loop whose iterations depend on each other, a
- * call of a function without TAMM_CUDA_VARIANT, a global variable, a task
+ * call of a function without TAMM_CUDA_VARIANT whose body is not just a loop
+ * nest (a kernel is made of one that is), a global variable, a task
  * that submits children.  They still run (CPU variants) with the plain C
  * build's results.
  */
@@ -16,7 +17,8 @@ int scale = 3;
 
 static void twice(double *x, int n)
 {
-    for (int i = 0; i < n; i++) x[i] *= 2;
+    int f = 2;
+    for (int i = 0; i < n; i++) x[i] *= f;
 }
 
 int main(int argc, char **argv)

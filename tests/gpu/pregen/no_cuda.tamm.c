@@ -4,7 +4,8 @@
 /*
  * no_cuda.c — task bodies that get no CUDA variant, each for a reason that
  * `tammcc --explain` gives: a loop whose iterations depend on each other, a
- * call of a function without TAMM_CUDA_VARIANT, a global variable, a task
+ * call of a function without TAMM_CUDA_VARIANT whose body is not just a loop
+ * nest (a kernel is made of one that is), a global variable, a task
  * that submits children.  They still run (CPU variants) with the plain C
  * build's results.
  */
@@ -19,24 +20,25 @@ int scale = 3;
 
 static void twice(double *x, int n)
 {
-    for (int i = 0; i < n; i++) x[i] *= 2;
+    int f = 2;
+    for (int i = 0; i < n; i++) x[i] *= f;
 }
 
-#line 26 "no_cuda.tamm.c"
+#line 28 "no_cuda.tamm.c"
 #include <tamm_cc.h>
-#line 22 "tests/tammcc_cuda/no_cuda.c"
-#line 29 "no_cuda.tamm.c"
-int main(int argc, char **argv);
+#line 24 "tests/tammcc_cuda/no_cuda.c"
 #line 31 "no_cuda.tamm.c"
+int main(int argc, char **argv);
+#line 33 "no_cuda.tamm.c"
 
-/* ---- task tamm_task_main_28: tests/tammcc_cuda/no_cuda.c:28, in main() ---- */
-struct tamm_task_main_28_args {
+/* ---- task tamm_task_main_30: tests/tammcc_cuda/no_cuda.c:30, in main() ---- */
+struct tamm_task_main_30_args {
     long b;
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* X[b] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_28_refs(const struct tamm_task_main_28_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_30_refs(const struct tamm_task_main_30_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
@@ -44,15 +46,15 @@ static int tamm_task_main_28_refs(const struct tamm_task_main_28_args *tamm_p_, 
     return tamm_n_;
 }
 
-static void tamm_task_main_28(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_30(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_28_args *tamm_a_ = (struct tamm_task_main_28_args *)tamm_args_;
+    struct tamm_task_main_30_args *tamm_a_ = (struct tamm_task_main_30_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long b = tamm_a_->b;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* X[b] */
     (void)b;
     {
-#line 29 "tests/tammcc_cuda/no_cuda.c"
+#line 31 "tests/tammcc_cuda/no_cuda.c"
         {
             double *x = tamm_b0_;
             x[0] = (double)b;
@@ -60,18 +62,18 @@ static void tamm_task_main_28(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 x[i] = x[i - 1] + 1.0;
         }
     }
-#line 64 "no_cuda.tamm.c"
+#line 66 "no_cuda.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 67 "no_cuda.tamm.c"
+#line 69 "no_cuda.tamm.c"
 
-/* ---- task tamm_task_main_35: tests/tammcc_cuda/no_cuda.c:35, in main() ---- */
-struct tamm_task_main_35_args {
+/* ---- task tamm_task_main_37: tests/tammcc_cuda/no_cuda.c:37, in main() ---- */
+struct tamm_task_main_37_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* X[b] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_35_refs(const struct tamm_task_main_35_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_37_refs(const struct tamm_task_main_37_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
@@ -79,51 +81,23 @@ static int tamm_task_main_35_refs(const struct tamm_task_main_35_args *tamm_p_, 
     return tamm_n_;
 }
 
-static void tamm_task_main_35(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_37(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_35_args *tamm_a_ = (struct tamm_task_main_35_args *)tamm_args_;
+    struct tamm_task_main_37_args *tamm_a_ = (struct tamm_task_main_37_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* X[b] */
     {
-#line 36 "tests/tammcc_cuda/no_cuda.c"
+#line 38 "tests/tammcc_cuda/no_cuda.c"
         {
             double *x = tamm_b0_;
             for (int i = 1; i < NB; i++)
                 x[i] = x[i - 1] * 0.5 + x[i];
         }
     }
-#line 96 "no_cuda.tamm.c"
+#line 98 "no_cuda.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 99 "no_cuda.tamm.c"
-
-/* ---- task tamm_task_main_41: tests/tammcc_cuda/no_cuda.c:41, in main() ---- */
-struct tamm_task_main_41_args {
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* X[b] */
-};
-
-/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_41_refs(const struct tamm_task_main_41_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
-{
-    int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
-    tamm_s_[tamm_n_++] = "X[b]";
-    return tamm_n_;
-}
-
-static void tamm_task_main_41(tamm_ctx *tamm_ctx_, void *tamm_args_)
-{
-    struct tamm_task_main_41_args *tamm_a_ = (struct tamm_task_main_41_args *)tamm_args_;
-    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* X[b] */
-    {
-#line 42 "tests/tammcc_cuda/no_cuda.c"
-        twice(tamm_b0_, NB);
-    }
-#line 124 "no_cuda.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
-}
-#line 127 "no_cuda.tamm.c"
+#line 101 "no_cuda.tamm.c"
 
 /* ---- task tamm_task_main_43: tests/tammcc_cuda/no_cuda.c:43, in main() ---- */
 struct tamm_task_main_43_args {
@@ -146,24 +120,52 @@ static void tamm_task_main_43(tamm_ctx *tamm_ctx_, void *tamm_args_)
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* X[b] */
     {
 #line 44 "tests/tammcc_cuda/no_cuda.c"
+        twice(tamm_b0_, NB);
+    }
+#line 126 "no_cuda.tamm.c"
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
+}
+#line 129 "no_cuda.tamm.c"
+
+/* ---- task tamm_task_main_45: tests/tammcc_cuda/no_cuda.c:45, in main() ---- */
+struct tamm_task_main_45_args {
+    tamm_tensor *tamm_T0; long tamm_i0[1];  /* X[b] */
+};
+
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_45_refs(const struct tamm_task_main_45_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+{
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "X[b]";
+    return tamm_n_;
+}
+
+static void tamm_task_main_45(tamm_ctx *tamm_ctx_, void *tamm_args_)
+{
+    struct tamm_task_main_45_args *tamm_a_ = (struct tamm_task_main_45_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* X[b] */
+    {
+#line 46 "tests/tammcc_cuda/no_cuda.c"
         {
             double *x = tamm_b0_;
             for (int i = 0; i < NB; i++)
                 x[i] = x[i] * scale;
         }
     }
-#line 156 "no_cuda.tamm.c"
+#line 158 "no_cuda.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 159 "no_cuda.tamm.c"
+#line 161 "no_cuda.tamm.c"
 
-/* ---- task tamm_task_main_51: tests/tammcc_cuda/no_cuda.c:51, in main() ---- */
-struct tamm_task_main_51_args {
+/* ---- task tamm_task_main_53: tests/tammcc_cuda/no_cuda.c:53, in main() ---- */
+struct tamm_task_main_53_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* X[b] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_51_refs(const struct tamm_task_main_51_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_53_refs(const struct tamm_task_main_53_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
@@ -171,35 +173,35 @@ static int tamm_task_main_51_refs(const struct tamm_task_main_51_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_51_cuda_a17c175a(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_53_cuda_915cafc3(tamm_ctx *, void *) __attribute__((weak));
 
-static void tamm_task_main_51(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_53(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_51_args *tamm_a_ = (struct tamm_task_main_51_args *)tamm_args_;
+    struct tamm_task_main_53_args *tamm_a_ = (struct tamm_task_main_53_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* X[b] */
     {
-#line 52 "tests/tammcc_cuda/no_cuda.c"
+#line 54 "tests/tammcc_cuda/no_cuda.c"
             {
                 double *x = tamm_b0_;
                 for (int i = 0; i < NB; i++)
                     x[i] += 1.0;
             }
     }
-#line 190 "no_cuda.tamm.c"
+#line 192 "no_cuda.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 193 "no_cuda.tamm.c"
+#line 195 "no_cuda.tamm.c"
 
-/* ---- task tamm_task_main_49: tests/tammcc_cuda/no_cuda.c:49, in main() ---- */
-struct tamm_task_main_49_args {
+/* ---- task tamm_task_main_51: tests/tammcc_cuda/no_cuda.c:51, in main() ---- */
+struct tamm_task_main_51_args {
     tamm_tensor *X;
     long b;
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* X[b] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_49_refs(const struct tamm_task_main_49_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_51_refs(const struct tamm_task_main_51_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM | TAMM_PERMISSION_ONLY);
@@ -207,36 +209,36 @@ static int tamm_task_main_49_refs(const struct tamm_task_main_49_args *tamm_p_, 
     return tamm_n_;
 }
 
-static void tamm_task_main_49(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_51(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_49_args *tamm_a_ = (struct tamm_task_main_49_args *)tamm_args_;
+    struct tamm_task_main_51_args *tamm_a_ = (struct tamm_task_main_51_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     tamm_tensor *X = tamm_a_->X;
     long b = tamm_a_->b;
     (void)X; (void)b;
     {
-#line 50 "tests/tammcc_cuda/no_cuda.c"
+#line 52 "tests/tammcc_cuda/no_cuda.c"
         {
             
-#line 51 "tests/tammcc_cuda/no_cuda.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/no_cuda.c:51) */
-    struct tamm_task_main_51_args tamm_c_;
+#line 53 "tests/tammcc_cuda/no_cuda.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/no_cuda.c:53) */
+    struct tamm_task_main_53_args tamm_c_;
     memset(&tamm_c_, 0, sizeof tamm_c_);
     tamm_c_.tamm_T0 = (X); tamm_c_.tamm_i0[0] = (b);  /* accum X[b] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_51, tamm_task_main_51_cuda_a17c175a, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_main_51_refs(&tamm_c_, tamm_r_, tamm_s_),
-                          "main:51", 0, -1, "tests/tammcc_cuda/no_cuda.c", 51, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_53, tamm_task_main_53_cuda_915cafc3, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_main_53_refs(&tamm_c_, tamm_r_, tamm_s_),
+                          "main:53", 0, -1, "tests/tammcc_cuda/no_cuda.c", 53, tamm_s_ };
     (void)tamm_submit(tamm_ctx_, &tamm_t_);
 }
-#line 56 "tests/tammcc_cuda/no_cuda.c"
+#line 58 "tests/tammcc_cuda/no_cuda.c"
              
         }
     }
-#line 237 "no_cuda.tamm.c"
+#line 239 "no_cuda.tamm.c"
 }
 
-#line 22 "tests/tammcc_cuda/no_cuda.c"
+#line 24 "tests/tammcc_cuda/no_cuda.c"
 int main(int argc, char **argv)
 {
     if (tamm_init(&argc, &argv) != TAMM_OK) return 1;
@@ -244,48 +246,34 @@ int main(int argc, char **argv)
     tamm_tensor *X = tamm_tensor_create("X", TAMM_F64, 1, dims, tile);
     for (long b = 0; b < N / NB; b++) {
         
-#line 28 "tests/tammcc_cuda/no_cuda.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/no_cuda.c:28) */
-    struct tamm_task_main_28_args tamm_a_;
+#line 30 "tests/tammcc_cuda/no_cuda.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/no_cuda.c:30) */
+    struct tamm_task_main_30_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.b = b;
     tamm_a_.tamm_T0 = (X); tamm_a_.tamm_i0[0] = (b);  /* readwrite X[b] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_28, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_28_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "prefix", 0, -1, "tests/tammcc_cuda/no_cuda.c", 28, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_30, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_30_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "prefix", 0, -1, "tests/tammcc_cuda/no_cuda.c", 30, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
-#line 34 "tests/tammcc_cuda/no_cuda.c"
+#line 36 "tests/tammcc_cuda/no_cuda.c"
          
         
-#line 35 "tests/tammcc_cuda/no_cuda.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/no_cuda.c:35) */
-    struct tamm_task_main_35_args tamm_a_;
+#line 37 "tests/tammcc_cuda/no_cuda.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/no_cuda.c:37) */
+    struct tamm_task_main_37_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (X); tamm_a_.tamm_i0[0] = (b);  /* readwrite X[b] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_35, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_35_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "recurrence", 0, -1, "tests/tammcc_cuda/no_cuda.c", 35, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
-}
-#line 40 "tests/tammcc_cuda/no_cuda.c"
-         
-        
-#line 41 "tests/tammcc_cuda/no_cuda.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/no_cuda.c:41) */
-    struct tamm_task_main_41_args tamm_a_;
-    memset(&tamm_a_, 0, sizeof tamm_a_);
-    tamm_a_.tamm_T0 = (X); tamm_a_.tamm_i0[0] = (b);  /* readwrite X[b] */
-    tamm_ref tamm_r_[1];
-    const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_41, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_41_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "call", 0, -1, "tests/tammcc_cuda/no_cuda.c", 41, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_37, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_37_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "recurrence", 0, -1, "tests/tammcc_cuda/no_cuda.c", 37, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
 #line 42 "tests/tammcc_cuda/no_cuda.c"
-                                    
+         
         
 #line 43 "tests/tammcc_cuda/no_cuda.c"
 {   /* #pragma tamm task (tests/tammcc_cuda/no_cuda.c:43) */
@@ -295,26 +283,40 @@ int main(int argc, char **argv)
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_main_43, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_43_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "global", 0, -1, "tests/tammcc_cuda/no_cuda.c", 43, tamm_s_ };
+                          "call", 0, -1, "tests/tammcc_cuda/no_cuda.c", 43, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
-#line 48 "tests/tammcc_cuda/no_cuda.c"
+#line 44 "tests/tammcc_cuda/no_cuda.c"
+                                    
+        
+#line 45 "tests/tammcc_cuda/no_cuda.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/no_cuda.c:45) */
+    struct tamm_task_main_45_args tamm_a_;
+    memset(&tamm_a_, 0, sizeof tamm_a_);
+    tamm_a_.tamm_T0 = (X); tamm_a_.tamm_i0[0] = (b);  /* readwrite X[b] */
+    tamm_ref tamm_r_[1];
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_main_45, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_45_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "global", 0, -1, "tests/tammcc_cuda/no_cuda.c", 45, tamm_s_ };
+    (void)tamm_submit(NULL, &tamm_t_);
+}
+#line 50 "tests/tammcc_cuda/no_cuda.c"
          
         
-#line 49 "tests/tammcc_cuda/no_cuda.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/no_cuda.c:49) */
-    struct tamm_task_main_49_args tamm_a_;
+#line 51 "tests/tammcc_cuda/no_cuda.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/no_cuda.c:51) */
+    struct tamm_task_main_51_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.X = X;
     tamm_a_.b = b;
     tamm_a_.tamm_T0 = (X); tamm_a_.tamm_i0[0] = (b);  /* accum X[b] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_49, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_49_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "parent", 0, -1, "tests/tammcc_cuda/no_cuda.c", 49, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_51, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_51_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "parent", 0, -1, "tests/tammcc_cuda/no_cuda.c", 51, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
-#line 57 "tests/tammcc_cuda/no_cuda.c"
+#line 59 "tests/tammcc_cuda/no_cuda.c"
          
     }
     (void)tamm_cc_taskwait();  /* #pragma tamm taskwait */

@@ -17,29 +17,29 @@
 #undef NB
 #define NB 8
 
-/* ---- task tamm_task_main_51: tests/tammcc_cuda/no_cuda.c:51, in main() ---- */
-struct tamm_task_main_51_args {
+/* ---- task tamm_task_main_53: tests/tammcc_cuda/no_cuda.c:53, in main() ---- */
+struct tamm_task_main_53_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* X[b] */
 };
 
-static __global__ void __launch_bounds__(256) tamm_task_main_51_kernel(void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_53_kernel(void *tamm_b0_)
 {
     double *x = (double *)tamm_b0_;
     (void)x;
-#line 54 "tests/tammcc_cuda/no_cuda.c"
+#line 56 "tests/tammcc_cuda/no_cuda.c"
                 for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { int i = (int)tamm_k0_;
 #line 32 "no_cuda.tamm.cu"
                     double tamm_r0_ = x[i];  /* x[i]: this thread's own, summed here in order */
-#line 55 "tests/tammcc_cuda/no_cuda.c"
+#line 57 "tests/tammcc_cuda/no_cuda.c"
                     tamm_r0_ += 1.0;
 #line 36 "no_cuda.tamm.cu"
                     x[i] = tamm_r0_;
     }
 }
 
-extern "C" void tamm_task_main_51_cuda_a17c175a(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_53_cuda_915cafc3(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_51_args *tamm_a_ = (struct tamm_task_main_51_args *)tamm_args_;
+    struct tamm_task_main_53_args *tamm_a_ = (struct tamm_task_main_53_args *)tamm_args_;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* X[b] */
     if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
         tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
@@ -51,7 +51,7 @@ extern "C" void tamm_task_main_51_cuda_a17c175a(tamm_ctx *tamm_ctx_, void *tamm_
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
             dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_51_kernel, tamm_grd_, tamm_blk_, tamm_s_, tamm_b0_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_53_kernel, tamm_grd_, tamm_blk_, tamm_s_, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];

@@ -32,6 +32,8 @@ static int tamm_task_clauses_14_refs(const struct tamm_task_clauses_14_args *tam
     return tamm_n_;
 }
 
+extern void tamm_task_clauses_14_cuda_494c8eee(tamm_ctx *, void *) __attribute__((weak));
+
 static void tamm_task_clauses_14(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_clauses_14_args *tamm_a_ = (struct tamm_task_clauses_14_args *)tamm_args_;
@@ -41,10 +43,10 @@ static void tamm_task_clauses_14(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 15 "clauses.c"
     zero(tamm_b0_, 8);
     }
-#line 45 "clauses.tamm.c"
+#line 47 "clauses.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_WRITE);
 }
-#line 48 "clauses.tamm.c"
+#line 50 "clauses.tamm.c"
 
 /* ---- task tamm_task_clauses_18: clauses.c:18, in clauses() ---- */
 struct tamm_task_clauses_18_args {
@@ -78,10 +80,10 @@ static void tamm_task_clauses_18(tamm_ctx *tamm_ctx_, void *tamm_args_)
         x[0] += 1;
     }
     }
-#line 82 "clauses.tamm.c"
+#line 84 "clauses.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 85 "clauses.tamm.c"
+#line 87 "clauses.tamm.c"
 
 /* ---- task tamm_task_clauses_25: clauses.c:25, in clauses() ---- */
 struct tamm_task_clauses_25_args {
@@ -112,10 +114,10 @@ static void tamm_task_clauses_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
         y[0] += y[1];
     }
     }
-#line 116 "clauses.tamm.c"
+#line 118 "clauses.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 119 "clauses.tamm.c"
+#line 121 "clauses.tamm.c"
 
 /* ---- task tamm_task_clauses_30: clauses.c:30, in clauses() ---- */
 struct tamm_task_clauses_30_args {
@@ -131,6 +133,8 @@ static int tamm_task_clauses_30_refs(const struct tamm_task_clauses_30_args *tam
     return tamm_n_;
 }
 
+extern void tamm_task_clauses_30_cuda_494c8eee(tamm_ctx *, void *) __attribute__((weak));
+
 static void tamm_task_clauses_30(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_clauses_30_args *tamm_a_ = (struct tamm_task_clauses_30_args *)tamm_args_;
@@ -140,10 +144,10 @@ static void tamm_task_clauses_30(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 31 "clauses.c"
     zero(tamm_b0_, 8);
     }
-#line 144 "clauses.tamm.c"
+#line 148 "clauses.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_CWRITE);
 }
-#line 147 "clauses.tamm.c"
+#line 151 "clauses.tamm.c"
 
 /* ---- task tamm_task_clauses_32: clauses.c:32, in clauses() ---- */
 struct tamm_task_clauses_32_args {
@@ -174,7 +178,7 @@ static void tamm_task_clauses_32(tamm_ctx *tamm_ctx_, void *tamm_args_)
         (void)z[0];
     }
     }
-#line 178 "clauses.tamm.c"
+#line 182 "clauses.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 
@@ -190,7 +194,7 @@ void clauses(tamm_tensor *A, tamm_tensor *B, tamm_fence *f, long n, int big)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (0); tamm_a_.tamm_i0[1] = (1);  /* write A[0][1] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_clauses_14, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_clauses_14_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_clauses_14, tamm_task_clauses_14_cuda_494c8eee, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_clauses_14_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "zero A01", (int)(n + 1), -1, "clauses.c", 14, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -245,7 +249,7 @@ void clauses(tamm_tensor *A, tamm_tensor *B, tamm_fence *f, long n, int big)
     tamm_a_.tamm_T0 = (B); tamm_a_.tamm_i0[0] = (3); tamm_a_.tamm_i0[1] = (3);  /* cwrite B[3][3] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_clauses_30, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_clauses_30_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_clauses_30, tamm_task_clauses_30_cuda_494c8eee, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_clauses_30_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "zero", 0, -1, "clauses.c", 30, tamm_s_ };
     tamm_task_opts tamm_o_;
     memset(&tamm_o_, 0, sizeof tamm_o_);

@@ -518,6 +518,8 @@ static int tamm_task_f_80_refs(const struct tamm_task_f_80_args *tamm_p_, tamm_r
     return tamm_n_;
 }
 
+extern void tamm_task_f_80_cuda_5db40de3(tamm_ctx *, void *) __attribute__((weak));
+
 static void tamm_task_f_80(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_80_args *tamm_a_ = (struct tamm_task_f_80_args *)tamm_args_;
@@ -530,10 +532,10 @@ static void tamm_task_f_80(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 81 "coverage.c"
         rect(tamm_b0_, c, n);
     }
-#line 534 "coverage.tamm.c"
+#line 536 "coverage.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 537 "coverage.tamm.c"
+#line 539 "coverage.tamm.c"
 
 /* ---- task tamm_task_f_82: coverage.c:82, in f() ---- */
 struct tamm_task_f_82_args {
@@ -549,6 +551,8 @@ static int tamm_task_f_82_refs(const struct tamm_task_f_82_args *tamm_p_, tamm_r
     return tamm_n_;
 }
 
+extern void tamm_task_f_82_cuda_5db40de3(tamm_ctx *, void *) __attribute__((weak));
+
 static void tamm_task_f_82(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_82_args *tamm_a_ = (struct tamm_task_f_82_args *)tamm_args_;
@@ -558,10 +562,10 @@ static void tamm_task_f_82(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 83 "coverage.c"
         fill_nb(tamm_b0_);
     }
-#line 562 "coverage.tamm.c"
+#line 566 "coverage.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 565 "coverage.tamm.c"
+#line 569 "coverage.tamm.c"
 
 /* ---- task tamm_task_f_84: coverage.c:84, in f() ---- */
 struct tamm_task_f_84_args {
@@ -589,10 +593,10 @@ static void tamm_task_f_84(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 85 "coverage.c"
         search_then_fill(tamm_b0_, n);
     }
-#line 593 "coverage.tamm.c"
+#line 597 "coverage.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 596 "coverage.tamm.c"
+#line 600 "coverage.tamm.c"
 
 /* ---- task tamm_task_f_86: coverage.c:86, in f() ---- */
 struct tamm_task_f_86_args {
@@ -608,6 +612,8 @@ static int tamm_task_f_86_refs(const struct tamm_task_f_86_args *tamm_p_, tamm_r
     return tamm_n_;
 }
 
+extern void tamm_task_f_86_cuda_5db40de3(tamm_ctx *, void *) __attribute__((weak));
+
 static void tamm_task_f_86(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_86_args *tamm_a_ = (struct tamm_task_f_86_args *)tamm_args_;
@@ -617,10 +623,10 @@ static void tamm_task_f_86(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 87 "coverage.c"
         (void)fill(tamm_b0_, NB);
     }
-#line 621 "coverage.tamm.c"
+#line 627 "coverage.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 624 "coverage.tamm.c"
+#line 630 "coverage.tamm.c"
 
 /* ---- task tamm_task_f_88: coverage.c:88, in f() ---- */
 struct tamm_task_f_88_args {
@@ -654,7 +660,7 @@ static void tamm_task_f_88(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 p[k] = 3;
         }
     }
-#line 658 "coverage.tamm.c"
+#line 664 "coverage.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 
@@ -893,7 +899,7 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(((int)(c)))*TAMM_CC_COUNT(((int)(n)))*8);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_f_80, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_80_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_f_80, tamm_task_f_80_cuda_5db40de3, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_80_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "rect", 0, -1, "coverage.c", 80, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -908,7 +914,7 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(16)*8);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_f_82, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_82_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_f_82, tamm_task_f_82_cuda_5db40de3, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_82_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "fill_nb", 0, -1, "coverage.c", 82, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -939,7 +945,7 @@ void f(tamm_tensor *A, long nt, int n, int c, int flag)
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(((int)(16)))*8);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_f_86, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_86_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_f_86, tamm_task_f_86_cuda_5db40de3, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_86_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "fill", 0, -1, "coverage.c", 86, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }

@@ -151,6 +151,8 @@ static int tamm_task_kernels_42_refs(const struct tamm_task_kernels_42_args *tam
     return tamm_n_;
 }
 
+extern void tamm_task_kernels_42_cuda_f4249c7c(tamm_ctx *, void *) __attribute__((weak));
+
 static void tamm_task_kernels_42(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_kernels_42_args *tamm_a_ = (struct tamm_task_kernels_42_args *)tamm_args_;
@@ -161,11 +163,11 @@ static void tamm_task_kernels_42(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 43 "infer.c"
         scale(tamm_b0_, tamm_b1_, NB);
     }
-#line 165 "infer.tamm.c"
+#line 167 "infer.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 169 "infer.tamm.c"
+#line 171 "infer.tamm.c"
 
 /* ---- task tamm_task_kernels_45: infer.c:45, in kernels() ---- */
 struct tamm_task_kernels_45_args {
@@ -190,7 +192,7 @@ static void tamm_task_kernels_45(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 46 "infer.c"
         update(tamm_b0_, NB);
     }
-#line 194 "infer.tamm.c"
+#line 196 "infer.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
 
@@ -273,9 +275,17 @@ void kernels(tamm_tensor *A, tamm_tensor *B, tamm_tensor *C, long nt)
     tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, TAMM_CC_COUNT(((int)(64)))*8);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_kernels_42, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_kernels_42_refs(&tamm_a_, tamm_r_, tamm_s_),
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_kernels_42_cuda_f4249c7c && tamm_num_gpus()) {
+        if (tamm_cc_same_block(tamm_a_.tamm_T0, 1, tamm_a_.tamm_i0, tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1))
+            tamm_nocuda_ = "A[i] and B[i] are one block";
+    }
+    tamm_task tamm_t_ = { tamm_task_kernels_42, tamm_nocuda_ ? NULL : tamm_task_kernels_42_cuda_f4249c7c, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_kernels_42_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "scale", 0, -1, "infer.c", 42, tamm_s_ };
-    (void)tamm_submit(NULL, &tamm_t_);
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
 #line 43 "infer.c"
                                                       

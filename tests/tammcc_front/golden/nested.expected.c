@@ -35,6 +35,8 @@ static int tamm_task_row_sums_16_refs(const struct tamm_task_row_sums_16_args *t
     return tamm_n_;
 }
 
+extern void tamm_task_row_sums_16_cuda_6b7a33c7(tamm_ctx *, void *) __attribute__((weak));
+
 static void tamm_task_row_sums_16(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_row_sums_16_args *tamm_a_ = (struct tamm_task_row_sums_16_args *)tamm_args_;
@@ -45,11 +47,11 @@ static void tamm_task_row_sums_16(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 17 "nested.c"
             add(tamm_b0_, tamm_b1_, 16);
     }
-#line 49 "nested.tamm.c"
+#line 51 "nested.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 53 "nested.tamm.c"
+#line 55 "nested.tamm.c"
 
 /* ---- task tamm_task_row_sums_13: nested.c:13, in row_sums() ---- */
 struct tamm_task_row_sums_13_args {
@@ -103,9 +105,17 @@ static void tamm_task_row_sums_13(tamm_ctx *tamm_ctx_, void *tamm_args_)
     tamm_c_.tamm_T1 = (C); tamm_c_.tamm_i1[0] = (i);  /* accum C[i] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_row_sums_16, NULL, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_row_sums_16_refs(&tamm_c_, tamm_r_, tamm_s_),
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_row_sums_16_cuda_6b7a33c7 && tamm_num_gpus()) {
+        if (tamm_cc_same_block(tamm_c_.tamm_T0, 2, tamm_c_.tamm_i0, tamm_c_.tamm_T1, 1, tamm_c_.tamm_i1))
+            tamm_nocuda_ = "A[i][j] and C[i] are one block";
+    }
+    tamm_task tamm_t_ = { tamm_task_row_sums_16, tamm_nocuda_ ? NULL : tamm_task_row_sums_16_cuda_6b7a33c7, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_row_sums_16_refs(&tamm_c_, tamm_r_, tamm_s_),
                           "add", 0, -1, "nested.c", 16, tamm_s_ };
-    (void)tamm_submit(tamm_ctx_, &tamm_t_);
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(tamm_ctx_, &tamm_t_, &tamm_o_);
 }
 #line 17 "nested.c"
                                                            
@@ -132,7 +142,7 @@ tamm_resume_2: ;
         c[0] *= 2;
     }
     }
-#line 136 "nested.tamm.c"
+#line 146 "nested.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
     return;
 tamm_split_:
@@ -170,9 +180,9 @@ void row_sums(tamm_tensor *A, tamm_tensor *C, long i, long nt)
      
 }
 
-#line 174 "nested.tamm.c"
+#line 184 "nested.tamm.c"
 void two_levels(tamm_tensor *A, long nt);
-#line 176 "nested.tamm.c"
+#line 186 "nested.tamm.c"
 
 /* ---- task tamm_task_two_levels_36: nested.c:36, in two_levels() ---- */
 struct tamm_task_two_levels_36_args {
@@ -200,10 +210,10 @@ static void tamm_task_two_levels_36(tamm_ctx *tamm_ctx_, void *tamm_args_)
                         a[0] += 1;
                     }
     }
-#line 204 "nested.tamm.c"
+#line 214 "nested.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 207 "nested.tamm.c"
+#line 217 "nested.tamm.c"
 
 /* ---- task tamm_task_two_levels_33: nested.c:33, in two_levels() ---- */
 struct tamm_task_two_levels_33_args {
@@ -251,9 +261,9 @@ static void tamm_task_two_levels_33(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 }
             }
     }
-#line 255 "nested.tamm.c"
+#line 265 "nested.tamm.c"
 }
-#line 257 "nested.tamm.c"
+#line 267 "nested.tamm.c"
 
 /* ---- task tamm_task_two_levels_30: nested.c:30, in two_levels() ---- */
 struct tamm_task_two_levels_30_args {
@@ -302,7 +312,7 @@ static void tamm_task_two_levels_30(tamm_ctx *tamm_ctx_, void *tamm_args_)
         }
     }
     }
-#line 306 "nested.tamm.c"
+#line 316 "nested.tamm.c"
 }
 
 #line 28 "nested.c"

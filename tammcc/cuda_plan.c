@@ -117,6 +117,22 @@ static enum CXChildVisitResult ann_top(CXCursor c, CXCursor parent, CXClientData
     return CXChildVisit_Continue;
 }
 
+/* Does expression n read a block (a block use in it)?  A value the host computes before the launch
+ * cannot: the block's buffer is then the device's. */
+typedef struct { const cc_cuda_plan *p; int found; } rb_ctx;
+static int rb_visit(cc_node *n, void *arg)
+{
+    rb_ctx *c = arg;
+    if (cc_cu_block_use(c->p, n) >= 0) c->found = 1;
+    return !c->found;
+}
+static int reads_block(const cc_cuda_plan *p, cc_node *n)
+{
+    rb_ctx c = { p, 0 };
+    cc_walk(n, rb_visit, &c);
+    return c.found;
+}
+
 static int plan_call(cc_cuda_plan *p, cc_node *call)
 {
     cc_unit *u = p->u;
@@ -194,6 +210,11 @@ static int plan_call(cc_cuda_plan *p, cc_node *call)
             cc_cu_text_edit(p, p->t->use[k].b, p->t->use[k].e, cc_fmt("(%s)tamm_b%d_", pc->ptypes[i], p->t->use[k].acc));
             continue;
         }
+        if (reads_block(p, arg)) {
+            cc_cuda_no(p, "argument %d of %s() reads a block, which the host cannot read while the task's blocks are on "
+                          "the GPU", i + 1, fname);
+            goto out;
+        }
         if (!cc_cu_host_expr(p, arg, NULL)) goto out;
     }
     pc->call = call;
@@ -223,7 +244,31 @@ static void bind(cc_kscope *sc, CXCursor d, const char *name, CXType type, int a
     b->decl = decl;
 }
 
-/* the task's body: block pointer declarations, then the nest; binds them and the captured variables */
+/* Does the code store to (or take the address of) a host value of the scope (a parameter of the called
+ * function, a value the task body computes before its nest)?  Its name then, else NULL: such a value is
+ * fixed for the kernel, and no thread may change it. */
+typedef struct { cc_cuda_plan *p; const cc_kscope *sc; const char *stored; } pstore_ctx;
+static int pstore_visit(cc_node *n, void *arg)
+{
+    pstore_ctx *c = arg;
+    if (c->stored || n->kind != CXCursor_DeclRefExpr) return !c->stored;
+    const cc_kbind *b = cc_cu_bind(c->sc, clang_getCanonicalCursor(cc_referenced(n)));
+    if (!b) return 1;
+    cc_node *top = cc_cu_up_parens(n), *q = top->parent;
+    int post;
+    if (q && q->kind == CXCursor_CompoundAssignOperator && q->kid[0] == top) c->stored = b->name;
+    if (q && q->kind == CXCursor_BinaryOperator && q->kid[0] == top &&
+        (!strcmp(cc_binop(&c->p->u->ast, q), "=") || !*cc_binop(&c->p->u->ast, q)))
+        c->stored = b->name;
+    if (q && q->kind == CXCursor_UnaryOperator) {
+        const char *op = cc_unop(&c->p->u->ast, q, &post);
+        if (!strcmp(op, "++") || !strcmp(op, "--") || !strcmp(op, "&") || !*op) c->stored = b->name;
+    }
+    return 1;
+}
+
+/* the task's body: block pointer declarations and values computed from captured ones, then the nest;
+ * binds them and the captured variables */
 static cc_node *task_scope(cc_cuda_plan *p, cc_kscope *sc)
 {
     cc_task *t = p->t;
@@ -248,9 +293,34 @@ static cc_node *task_scope(cc_cuda_plan *p, cc_kscope *sc)
                 char *decl = vd->kind == CXCursor_VarDecl ? cc_cu_decl(clang_getCursorType(vd->c), nm) : NULL;
                 cc_node *init = vd->nkid && clang_isExpression(vd->kid[vd->nkid - 1]->kind) ? vd->kid[vd->nkid - 1] : NULL;
                 int ui = init ? cc_cu_block_use(p, cc_cu_down(init)) : -1;
-                if (!decl || ui < 0 || clang_getCanonicalType(clang_getCursorType(vd->c)).kind != CXType_Pointer ||
-                    cc_cu_reserved(nm)) {
-                    cc_cuda_no(p, "the body declares '%s' before its loop nest, which is not a block pointer (T *p = tamm_block(...))", nm);
+                CXType vt = clang_getCursorType(vd->c);
+                if (decl && init && !cc_cu_reserved(nm) && clang_getCanonicalType(vt).kind != CXType_Pointer &&
+                    cc_cu_scalar(vt) && clang_Cursor_getStorageClass(vd->c) != CX_SC_Static) {
+                    /* a value computed before the nest from captured values: computed before the launch, as the
+                     * body computes it, and passed in (a host value of the kernel) */
+                    free(decl);
+                    if (reads_block(p, init))
+                        cc_cuda_no(p, "the body computes '%s' before its loop nest from a block, which the host cannot "
+                                      "read while the kernel's blocks are on the GPU", nm);
+                    if (!p->why && !cc_cu_host_expr(p, init, NULL)) { /* say which declaration */
+                        char *w = p->why;
+                        p->why = NULL;
+                        cc_cuda_no(p, "the body computes '%s' before its loop nest, which the host cannot compute before "
+                                      "the launch: %s", nm, w);
+                        free(w);
+                    }
+                    if (p->why) {
+                        free(nm);
+                        return NULL;
+                    }
+                    bind(sc, vd->c, nm, vt, -1, NULL);
+                    sc->b[sc->nb - 1].arg = init;
+                    free(nm);
+                    continue;
+                }
+                if (!decl || ui < 0 || clang_getCanonicalType(vt).kind != CXType_Pointer || cc_cu_reserved(nm)) {
+                    cc_cuda_no(p, "the body declares '%s' before its loop nest, which is neither a block pointer (T *p = "
+                                  "tamm_block(...)) nor an arithmetic value computed from captured ones", nm);
                     free(nm);
                     free(decl);
                     return NULL;
@@ -264,31 +334,15 @@ static cc_node *task_scope(cc_cuda_plan *p, cc_kscope *sc)
         cc_cuda_no(p, "the body is neither a call of a function with a TAMM_CUDA_VARIANT nor a loop nest over block elements");
         return NULL;
     }
+    pstore_ctx st = { p, sc, NULL }; /* the values computed before the nest are fixed for the kernel */
+    cc_walk(nest, pstore_visit, &st);
+    if (st.stored) {
+        cc_cuda_no(p, "the nest changes '%s', declared before it, which is fixed for the kernel", st.stored);
+        return NULL;
+    }
     for (int i = 0; i < t->ncap; i++) bind(sc, t->cap[i].decl, t->cap[i].name, t->cap[i].type, -1, NULL);
     sc->nest = nest;
     return nest;
-}
-
-/* Does the function's body store to (or take the address of) one of its parameters?  Its name
- * then, else NULL: a parameter is a value fixed for the kernel, which no thread may change. */
-typedef struct { cc_cuda_plan *p; const cc_kscope *sc; const char *stored; } pstore_ctx;
-static int pstore_visit(cc_node *n, void *arg)
-{
-    pstore_ctx *c = arg;
-    if (c->stored || n->kind != CXCursor_DeclRefExpr) return !c->stored;
-    const cc_kbind *b = cc_cu_bind(c->sc, clang_getCanonicalCursor(cc_referenced(n)));
-    if (!b) return 1;
-    cc_node *top = cc_cu_up_parens(n), *q = top->parent;
-    int post;
-    if (q && q->kind == CXCursor_CompoundAssignOperator && q->kid[0] == top) c->stored = b->name;
-    if (q && q->kind == CXCursor_BinaryOperator && q->kid[0] == top &&
-        (!strcmp(cc_binop(&c->p->u->ast, q), "=") || !*cc_binop(&c->p->u->ast, q)))
-        c->stored = b->name;
-    if (q && q->kind == CXCursor_UnaryOperator) {
-        const char *op = cc_unop(&c->p->u->ast, q, &post);
-        if (!strcmp(op, "++") || !strcmp(op, "--") || !strcmp(op, "&") || !*op) c->stored = b->name;
-    }
-    return 1;
 }
 
 /* The body of the function the task calls (a function of this file without TAMM_CUDA_VARIANT):
@@ -344,6 +398,9 @@ static cc_node *call_scope(cc_cuda_plan *p, cc_kscope *sc, cc_node *call)
             ok = cc_cuda_no(p, "parameter '%s' of %s() has type '%s' (only block pointers and arithmetic values go to the "
                                "kernel)", nm, fname, clang_getCString(ts));
             clang_disposeString(ts);
+        } else if (reads_block(p, arg)) {
+            ok = cc_cuda_no(p, "argument %d of %s() reads a block, which the host cannot read while the kernel's blocks "
+                               "are on the GPU", i + 1, fname);
         } else if (cc_cu_host_expr(p, arg, NULL)) {
             bind(sc, pd, nm, pt, -1, NULL);
             sc->b[sc->nb - 1].arg = arg;
@@ -1078,10 +1135,11 @@ char *cc_cuda_plan_text(const cc_cuda_plan *p)
     return out;
 }
 
-/* The C declarations, at submission, of the parameters of the function whose body is the kernel,
- * from the call's arguments as written (over the task's variables, in scope at submission): every
- * argument first, then the parameters, which may hide those variables.  The check is written
- * over the parameters. */
+/* The C declarations, at submission, of the kernel's host values that are not captured variables
+ * (the parameters of the function whose body is the kernel, the values the body computes before
+ * its nest), from their expressions as written (over the task's variables, in scope at
+ * submission): every expression first, then the names, which may hide those variables.  The
+ * check is written over the names.  NULL when there is none. */
 static char *call_params(cc_unit *u, const cc_kscope *sc)
 {
     char *out = strdup("");
@@ -1098,6 +1156,10 @@ static char *call_params(cc_unit *u, const cc_kscope *sc)
             free(out);
             out = s;
         }
+    if (!*out) { /* no values computed before the launch: the check is over captured variables */
+        free(out);
+        return NULL;
+    }
     return out;
 }
 
@@ -1118,7 +1180,7 @@ void cc_cuda_decide(cc_unit *u, cc_task *t)
     } else {
         t->cuda_plan = cc_cuda_plan_text(&p);
         if (p.k && p.k->check.st == -1) t->cuda_check = strdup(p.k->check.s);
-        if (p.k && p.k->check.st == -1 && p.k->sc.fn) t->cuda_params = call_params(u, &p.k->sc);
+        if (p.k && p.k->check.st == -1) t->cuda_params = call_params(u, &p.k->sc);
         if (p.k && p.k->nalias) {
             t->cuda_alias = malloc((size_t)p.k->nalias * sizeof *t->cuda_alias);
             memcpy(t->cuda_alias, p.k->alias, (size_t)p.k->nalias * sizeof *t->cuda_alias);

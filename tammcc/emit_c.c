@@ -191,8 +191,8 @@ static void emit_cuda_checks(cc_out *o, const cc_task *t, const char *A)
 {
     cc_printf(o, "    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */\n"
                  "    if (%s && tamm_num_gpus()) {\n", t->cuda_sym);
-    if (t->cuda_params) { /* the check is over the parameters of the function the kernel is made of */
-        cc_puts(o, "        /* the parameters of the called function whose loop nest the kernel runs */\n");
+    if (t->cuda_params) { /* the check is over values the CUDA variant computes before its launch */
+        cc_puts(o, "        /* the kernel's values computed before its launch (a called function's parameters) */\n");
         for (const char *l = t->cuda_params; *l;) {
             const char *nl = strchr(l, '\n');
             size_t n = nl ? (size_t)(nl - l) : strlen(l);

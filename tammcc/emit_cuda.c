@@ -399,9 +399,13 @@ static void emit_kernel(cc_out *o, const cc_cuda_plan *p)
     else
         cc_printf(o, "    {   /* on the grid: %s (x)%s */\n", k->loop[k->x].name, in);
     free(in);
-    if (k->sc.fn) { /* the called function's parameters, as the call in the task body computes them: every
-                     * argument first (over the task's variables), then the parameters (which may hide them) */
-        cc_printf(o, "        /* %s()'s parameters: the call's arguments */\n", k->sc.fname);
+    int nargs = 0;
+    for (int i = 0; i < k->sc.nb; i++) nargs += k->sc.b[i].arg != NULL;
+    if (nargs) { /* the called function's parameters, as the call in the task body computes them (or the values
+                  * the body computes before its nest): every argument first (over the task's variables), then
+                  * the parameters (which may hide them) */
+        if (k->sc.fn) cc_printf(o, "        /* %s()'s parameters: the call's arguments */\n", k->sc.fname);
+        else cc_puts(o, "        /* the values the body computes before its loop nest */\n");
         for (int pass = 0; pass < 2; pass++)
             for (int i = 0; i < k->sc.nb; i++) {
                 const cc_kbind *b = &k->sc.b[i];

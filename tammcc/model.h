@@ -81,8 +81,9 @@ typedef struct cc_task {
     char *cuda_plan;            /* the CUDA variant's plan, lines "cuda ...: ..." (--explain; cuda_plan.h) */
     char *cuda_check;           /* a kernel runs only if this C expression over captured variables holds at
                                  * submission (NULL: always); else the task is submitted without it */
-    char *cuda_params;          /* a kernel made of a called function's body: C declarations of its parameters
-                                 * from the call's arguments, which cuda_check is written over (else NULL) */
+    char *cuda_params;          /* C declarations, from the task's variables, of the kernel's other host values
+                                 * (a called function's parameters, values the body computes before its nest)
+                                 * that cuda_check is written over (else NULL) */
     int (*cuda_alias)[2]; int ncuda_alias; /* ... and these pairs of accesses are not one block */
     unsigned cuda_libs;         /* the CUDA variant calls cuBLAS (1) / cuSOLVER (2) (cuda_blas.c) */
     char *cuda_calls;           /* --explain: the routines it calls, "cuBLAS: dgemm; cuSOLVER: dpotrf" */

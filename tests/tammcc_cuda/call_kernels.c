@@ -12,9 +12,14 @@
  *              other order: each argument is evaluated before any parameter is declared
  *   tile4      a 4-D write whose distinct elements per GPU thread are checked at submission
  *              (the mixed-radix subscript ((p * n1 + q) * n2 + r) * n3 + s, p and s on the grid)
- * and calls that get no kernel, each for a reason `tammcc --explain` gives: a function that
+ *   strided    a task body (no call) that computes values before its nest from captured ones,
+ *              one of them a stride the check at submission is written over
+ * and tasks that get no kernel, each for a reason `tammcc --explain` gives: a function that
  * changes its parameter, one whose body is more than a loop nest, a nest calling a function
- * that reads a global, and one that calls itself.  The results equal the plain C build's.
+ * that reads a global, one that calls itself, a value computed before the nest from a block
+ * and a TAMM_CUDA_VARIANT's argument read from a block (the host cannot read them), and a nest
+ * that changes a value computed before it.  The results
+ * equal the plain C build's.
  */
 #include <tamm.h>
 
@@ -102,6 +107,15 @@ static void with_global(double *y)
     for (long i = 0; i < NB; i++) y[i] += knobbed(i);
 }
 
+/* no CUDA variant: its TAMM_CUDA_VARIANT would be called with a value the host reads from a block */
+void scale_by_cuda(double *y, double a);
+TAMM_CUDA_VARIANT(scale_by_cuda)
+static void scale_by(double *y, double a)
+{
+    for (long i = 0; i < NB; i++) y[i] *= a;
+}
+void scale_by_cuda(double *y, double a) { scale_by(y, a); }
+
 static double fact(long i) { return i < 2 ? 1.0 : (double)i * fact(i - 1); }
 /* no kernel: its nest calls a function that calls itself */
 static void with_recursion(double *y)
@@ -155,6 +169,32 @@ int main(int argc, char **argv)
         with_global(tamm_block(Y, b));
         #pragma tamm task label("with_recursion")
         with_recursion(tamm_block(Y, b));
+        #pragma tamm task label("strided")
+        {
+            double *y = tamm_block(Y, b);
+            long s = 1 + b % 2, half = NB / 2;
+            double f = 0.5 * (double)b;
+            for (long i = 0; i < half; i++)
+                y[i * s] += f + (double)i;
+        }
+        #pragma tamm task label("scaled")
+        scale_by(tamm_block(Y, b), ((const double *)tamm_block(S, b))[0] * 0.0 + 1.0);
+        #pragma tamm task label("from_block")
+        {
+            double *y = tamm_block(Y, b);
+            double f = ((const double *)tamm_block(S, b))[0] * 0.0;
+            for (long i = 0; i < NB; i++)
+                y[i] += f;
+        }
+        #pragma tamm task label("counted")
+        {
+            double *y = tamm_block(Y, b);
+            long c = 0;
+            for (long i = 0; i < NB; i++) {
+                y[i] += (double)c;
+                c += 2;
+            }
+        }
     }
     for (long p = 0; p < 2; p++) {
         #pragma tamm task label("tile4")

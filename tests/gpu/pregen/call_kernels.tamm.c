@@ -15,9 +15,14 @@
  *              other order: each argument is evaluated before any parameter is declared
  *   tile4      a 4-D write whose distinct elements per GPU thread are checked at submission
  *              (the mixed-radix subscript ((p * n1 + q) * n2 + r) * n3 + s, p and s on the grid)
- * and calls that get no kernel, each for a reason `tammcc --explain` gives: a function that
+ *   strided    a task body (no call) that computes values before its nest from captured ones,
+ *              one of them a stride the check at submission is written over
+ * and tasks that get no kernel, each for a reason `tammcc --explain` gives: a function that
  * changes its parameter, one whose body is more than a loop nest, a nest calling a function
- * that reads a global, and one that calls itself.  The results equal the plain C build's.
+ * that reads a global, one that calls itself, a value computed before the nest from a block
+ * and a TAMM_CUDA_VARIANT's argument read from a block (the host cannot read them), and a nest
+ * that changes a value computed before it.  The results
+ * equal the plain C build's.
  */
 #include <tamm.h>
 
@@ -105,6 +110,15 @@ static void with_global(double *y)
     for (long i = 0; i < NB; i++) y[i] += knobbed(i);
 }
 
+/* no CUDA variant: its TAMM_CUDA_VARIANT would be called with a value the host reads from a block */
+void scale_by_cuda(double *y, double a);
+TAMM_CUDA_VARIANT(scale_by_cuda)
+static void scale_by(double *y, double a)
+{
+    for (long i = 0; i < NB; i++) y[i] *= a;
+}
+void scale_by_cuda(double *y, double a) { scale_by(y, a); }
+
 static double fact(long i) { return i < 2 ? 1.0 : (double)i * fact(i - 1); }
 /* no kernel: its nest calls a function that calls itself */
 static void with_recursion(double *y)
@@ -112,22 +126,22 @@ static void with_recursion(double *y)
     for (long i = 0; i < NB; i++) y[i] += fact(i % 5);
 }
 
-#line 116 "call_kernels.tamm.c"
+#line 130 "call_kernels.tamm.c"
 #include <tamm_cc.h>
-#line 112 "tests/tammcc_cuda/call_kernels.c"
-#line 119 "call_kernels.tamm.c"
+#line 126 "tests/tammcc_cuda/call_kernels.c"
+#line 133 "call_kernels.tamm.c"
 int main(int argc, char **argv);
-#line 121 "call_kernels.tamm.c"
+#line 135 "call_kernels.tamm.c"
 
-/* ---- task tamm_task_main_127: tests/tammcc_cuda/call_kernels.c:127, in main() ---- */
-struct tamm_task_main_127_args {
+/* ---- task tamm_task_main_141: tests/tammcc_cuda/call_kernels.c:141, in main() ---- */
+struct tamm_task_main_141_args {
     long i;
     long j;
     tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* A[i][j] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_127_refs(const struct tamm_task_main_127_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_141_refs(const struct tamm_task_main_141_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
@@ -135,34 +149,34 @@ static int tamm_task_main_127_refs(const struct tamm_task_main_127_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_127_cuda_44444547(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_141_cuda_b9322dc8(tamm_ctx *, void *) __attribute__((weak));
 
-static void tamm_task_main_127(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_141(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_127_args *tamm_a_ = (struct tamm_task_main_127_args *)tamm_args_;
+    struct tamm_task_main_141_args *tamm_a_ = (struct tamm_task_main_141_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long i = tamm_a_->i;
     long j = tamm_a_->j;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* A[i][j] */
     (void)i; (void)j;
     {
-#line 128 "tests/tammcc_cuda/call_kernels.c"
+#line 142 "tests/tammcc_cuda/call_kernels.c"
             fill2d(tamm_b0_, NB, NB, i * NB, j * NB, (int)((i + j) % 3));
     }
-#line 153 "call_kernels.tamm.c"
+#line 167 "call_kernels.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 156 "call_kernels.tamm.c"
+#line 170 "call_kernels.tamm.c"
 
-/* ---- task tamm_task_main_129: tests/tammcc_cuda/call_kernels.c:129, in main() ---- */
-struct tamm_task_main_129_args {
+/* ---- task tamm_task_main_143: tests/tammcc_cuda/call_kernels.c:143, in main() ---- */
+struct tamm_task_main_143_args {
     long i;
     long j;
     tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* B[i][j] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_129_refs(const struct tamm_task_main_129_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_143_refs(const struct tamm_task_main_143_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
@@ -170,27 +184,27 @@ static int tamm_task_main_129_refs(const struct tamm_task_main_129_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_129_cuda_44444547(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_143_cuda_b9322dc8(tamm_ctx *, void *) __attribute__((weak));
 
-static void tamm_task_main_129(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_143(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_129_args *tamm_a_ = (struct tamm_task_main_129_args *)tamm_args_;
+    struct tamm_task_main_143_args *tamm_a_ = (struct tamm_task_main_143_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long i = tamm_a_->i;
     long j = tamm_a_->j;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* B[i][j] */
     (void)i; (void)j;
     {
-#line 130 "tests/tammcc_cuda/call_kernels.c"
+#line 144 "tests/tammcc_cuda/call_kernels.c"
             fill2d(tamm_b0_, NB, NB, i * NB, j * NB, WAVE);
     }
-#line 188 "call_kernels.tamm.c"
+#line 202 "call_kernels.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 191 "call_kernels.tamm.c"
+#line 205 "call_kernels.tamm.c"
 
-/* ---- task tamm_task_main_131: tests/tammcc_cuda/call_kernels.c:131, in main() ---- */
-struct tamm_task_main_131_args {
+/* ---- task tamm_task_main_145: tests/tammcc_cuda/call_kernels.c:145, in main() ---- */
+struct tamm_task_main_145_args {
     tamm_tensor *C;
     long i;
     long j;
@@ -198,7 +212,7 @@ struct tamm_task_main_131_args {
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_131_refs(const struct tamm_task_main_131_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_145_refs(const struct tamm_task_main_145_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
@@ -206,11 +220,11 @@ static int tamm_task_main_131_refs(const struct tamm_task_main_131_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_131_cuda_44444547(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_145_cuda_b9322dc8(tamm_ctx *, void *) __attribute__((weak));
 
-static void tamm_task_main_131(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_145(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_131_args *tamm_a_ = (struct tamm_task_main_131_args *)tamm_args_;
+    struct tamm_task_main_145_args *tamm_a_ = (struct tamm_task_main_145_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     tamm_tensor *C = tamm_a_->C;
     long i = tamm_a_->i;
@@ -218,23 +232,23 @@ static void tamm_task_main_131(tamm_ctx *tamm_ctx_, void *tamm_args_)
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* C[i][j] */
     (void)C; (void)i; (void)j;
     {
-#line 132 "tests/tammcc_cuda/call_kernels.c"
+#line 146 "tests/tammcc_cuda/call_kernels.c"
             fill2d(tamm_b0_, (long)tamm_block_extent(C, 0, i), (long)tamm_block_extent(C, 1, j), 0, 0, FLAT);
     }
-#line 225 "call_kernels.tamm.c"
+#line 239 "call_kernels.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 228 "call_kernels.tamm.c"
+#line 242 "call_kernels.tamm.c"
 
-/* ---- task tamm_task_main_138: tests/tammcc_cuda/call_kernels.c:138, in main() ---- */
-struct tamm_task_main_138_args {
+/* ---- task tamm_task_main_152: tests/tammcc_cuda/call_kernels.c:152, in main() ---- */
+struct tamm_task_main_152_args {
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[i][k] */
     tamm_tensor *tamm_T1; long tamm_i1[2];  /* B[k][j] */
     tamm_tensor *tamm_T2; long tamm_i2[2];  /* C[i][j] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_138_refs(const struct tamm_task_main_138_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_152_refs(const struct tamm_task_main_152_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
@@ -246,34 +260,34 @@ static int tamm_task_main_138_refs(const struct tamm_task_main_138_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_138_cuda_44444547(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_152_cuda_b9322dc8(tamm_ctx *, void *) __attribute__((weak));
 
-static void tamm_task_main_138(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_152(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_138_args *tamm_a_ = (struct tamm_task_main_138_args *)tamm_args_;
+    struct tamm_task_main_152_args *tamm_a_ = (struct tamm_task_main_152_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[i][k] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* B[k][j] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_ACC);  /* C[i][j] */
     {
-#line 139 "tests/tammcc_cuda/call_kernels.c"
+#line 153 "tests/tammcc_cuda/call_kernels.c"
                 gemm_acc(tamm_b0_, tamm_b1_, tamm_b2_, NB, NB, NB);
     }
-#line 263 "call_kernels.tamm.c"
+#line 277 "call_kernels.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 268 "call_kernels.tamm.c"
+#line 282 "call_kernels.tamm.c"
 
-/* ---- task tamm_task_main_143: tests/tammcc_cuda/call_kernels.c:143, in main() ---- */
-struct tamm_task_main_143_args {
+/* ---- task tamm_task_main_157: tests/tammcc_cuda/call_kernels.c:157, in main() ---- */
+struct tamm_task_main_157_args {
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* C[i][j] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* S[i] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_143_refs(const struct tamm_task_main_143_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_157_refs(const struct tamm_task_main_157_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
@@ -283,33 +297,33 @@ static int tamm_task_main_143_refs(const struct tamm_task_main_143_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_143_cuda_44444547(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_157_cuda_b9322dc8(tamm_ctx *, void *) __attribute__((weak));
 
-static void tamm_task_main_143(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_157(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_143_args *tamm_a_ = (struct tamm_task_main_143_args *)tamm_args_;
+    struct tamm_task_main_157_args *tamm_a_ = (struct tamm_task_main_157_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* C[i][j] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* S[i] */
     {
-#line 144 "tests/tammcc_cuda/call_kernels.c"
+#line 158 "tests/tammcc_cuda/call_kernels.c"
             sum_all(tamm_b0_, tamm_b1_, NB * NB);
     }
-#line 299 "call_kernels.tamm.c"
+#line 313 "call_kernels.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
-#line 303 "call_kernels.tamm.c"
+#line 317 "call_kernels.tamm.c"
 
-/* ---- task tamm_task_main_148: tests/tammcc_cuda/call_kernels.c:148, in main() ---- */
-struct tamm_task_main_148_args {
+/* ---- task tamm_task_main_162: tests/tammcc_cuda/call_kernels.c:162, in main() ---- */
+struct tamm_task_main_162_args {
     long m;
     long n;
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* Y[b] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_148_refs(const struct tamm_task_main_148_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_162_refs(const struct tamm_task_main_162_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
@@ -317,32 +331,32 @@ static int tamm_task_main_148_refs(const struct tamm_task_main_148_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_148_cuda_44444547(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_162_cuda_b9322dc8(tamm_ctx *, void *) __attribute__((weak));
 
-static void tamm_task_main_148(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_162(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_148_args *tamm_a_ = (struct tamm_task_main_148_args *)tamm_args_;
+    struct tamm_task_main_162_args *tamm_a_ = (struct tamm_task_main_162_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long m = tamm_a_->m;
     long n = tamm_a_->n;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* Y[b] */
     (void)m; (void)n;
     {
-#line 149 "tests/tammcc_cuda/call_kernels.c"
+#line 163 "tests/tammcc_cuda/call_kernels.c"
         shadow(tamm_b0_, m + 1, n);
     }
-#line 335 "call_kernels.tamm.c"
+#line 349 "call_kernels.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 338 "call_kernels.tamm.c"
+#line 352 "call_kernels.tamm.c"
 
-/* ---- task tamm_task_main_150: tests/tammcc_cuda/call_kernels.c:150, in main() ---- */
-struct tamm_task_main_150_args {
+/* ---- task tamm_task_main_164: tests/tammcc_cuda/call_kernels.c:164, in main() ---- */
+struct tamm_task_main_164_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* Y[b] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_150_refs(const struct tamm_task_main_150_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_164_refs(const struct tamm_task_main_164_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
@@ -350,27 +364,27 @@ static int tamm_task_main_150_refs(const struct tamm_task_main_150_args *tamm_p_
     return tamm_n_;
 }
 
-static void tamm_task_main_150(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_164(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_150_args *tamm_a_ = (struct tamm_task_main_150_args *)tamm_args_;
+    struct tamm_task_main_164_args *tamm_a_ = (struct tamm_task_main_164_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* Y[b] */
     {
-#line 151 "tests/tammcc_cuda/call_kernels.c"
+#line 165 "tests/tammcc_cuda/call_kernels.c"
         halving(tamm_b0_, NB);
     }
-#line 363 "call_kernels.tamm.c"
+#line 377 "call_kernels.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 366 "call_kernels.tamm.c"
+#line 380 "call_kernels.tamm.c"
 
-/* ---- task tamm_task_main_152: tests/tammcc_cuda/call_kernels.c:152, in main() ---- */
-struct tamm_task_main_152_args {
+/* ---- task tamm_task_main_166: tests/tammcc_cuda/call_kernels.c:166, in main() ---- */
+struct tamm_task_main_166_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* Y[b] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_152_refs(const struct tamm_task_main_152_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_166_refs(const struct tamm_task_main_166_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
@@ -378,27 +392,27 @@ static int tamm_task_main_152_refs(const struct tamm_task_main_152_args *tamm_p_
     return tamm_n_;
 }
 
-static void tamm_task_main_152(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_166(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_152_args *tamm_a_ = (struct tamm_task_main_152_args *)tamm_args_;
+    struct tamm_task_main_166_args *tamm_a_ = (struct tamm_task_main_166_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* Y[b] */
     {
-#line 153 "tests/tammcc_cuda/call_kernels.c"
+#line 167 "tests/tammcc_cuda/call_kernels.c"
         two_steps(tamm_b0_);
     }
-#line 391 "call_kernels.tamm.c"
+#line 405 "call_kernels.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 394 "call_kernels.tamm.c"
+#line 408 "call_kernels.tamm.c"
 
-/* ---- task tamm_task_main_154: tests/tammcc_cuda/call_kernels.c:154, in main() ---- */
-struct tamm_task_main_154_args {
+/* ---- task tamm_task_main_168: tests/tammcc_cuda/call_kernels.c:168, in main() ---- */
+struct tamm_task_main_168_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* Y[b] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_154_refs(const struct tamm_task_main_154_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_168_refs(const struct tamm_task_main_168_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
@@ -406,27 +420,27 @@ static int tamm_task_main_154_refs(const struct tamm_task_main_154_args *tamm_p_
     return tamm_n_;
 }
 
-static void tamm_task_main_154(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_168(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_154_args *tamm_a_ = (struct tamm_task_main_154_args *)tamm_args_;
+    struct tamm_task_main_168_args *tamm_a_ = (struct tamm_task_main_168_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* Y[b] */
     {
-#line 155 "tests/tammcc_cuda/call_kernels.c"
+#line 169 "tests/tammcc_cuda/call_kernels.c"
         with_global(tamm_b0_);
     }
-#line 419 "call_kernels.tamm.c"
+#line 433 "call_kernels.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 422 "call_kernels.tamm.c"
+#line 436 "call_kernels.tamm.c"
 
-/* ---- task tamm_task_main_156: tests/tammcc_cuda/call_kernels.c:156, in main() ---- */
-struct tamm_task_main_156_args {
+/* ---- task tamm_task_main_170: tests/tammcc_cuda/call_kernels.c:170, in main() ---- */
+struct tamm_task_main_170_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* Y[b] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_156_refs(const struct tamm_task_main_156_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_170_refs(const struct tamm_task_main_170_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
@@ -434,28 +448,173 @@ static int tamm_task_main_156_refs(const struct tamm_task_main_156_args *tamm_p_
     return tamm_n_;
 }
 
-static void tamm_task_main_156(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_170(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_156_args *tamm_a_ = (struct tamm_task_main_156_args *)tamm_args_;
+    struct tamm_task_main_170_args *tamm_a_ = (struct tamm_task_main_170_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* Y[b] */
     {
-#line 157 "tests/tammcc_cuda/call_kernels.c"
+#line 171 "tests/tammcc_cuda/call_kernels.c"
         with_recursion(tamm_b0_);
     }
-#line 447 "call_kernels.tamm.c"
+#line 461 "call_kernels.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
 }
-#line 450 "call_kernels.tamm.c"
+#line 464 "call_kernels.tamm.c"
 
-/* ---- task tamm_task_main_160: tests/tammcc_cuda/call_kernels.c:160, in main() ---- */
-struct tamm_task_main_160_args {
+/* ---- task tamm_task_main_172: tests/tammcc_cuda/call_kernels.c:172, in main() ---- */
+struct tamm_task_main_172_args {
+    long b;
+    tamm_tensor *tamm_T0; long tamm_i0[1];  /* Y[b] */
+};
+
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_172_refs(const struct tamm_task_main_172_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+{
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "Y[b]";
+    return tamm_n_;
+}
+
+extern void tamm_task_main_172_cuda_b9322dc8(tamm_ctx *, void *) __attribute__((weak));
+
+static void tamm_task_main_172(tamm_ctx *tamm_ctx_, void *tamm_args_)
+{
+    struct tamm_task_main_172_args *tamm_a_ = (struct tamm_task_main_172_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
+    long b = tamm_a_->b;
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* Y[b] */
+    (void)b;
+    {
+#line 173 "tests/tammcc_cuda/call_kernels.c"
+        {
+            double *y = tamm_b0_;
+            long s = 1 + b % 2, half = NB / 2;
+            double f = 0.5 * (double)b;
+            for (long i = 0; i < half; i++)
+                y[i * s] += f + (double)i;
+        }
+    }
+#line 500 "call_kernels.tamm.c"
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+}
+#line 503 "call_kernels.tamm.c"
+
+/* ---- task tamm_task_main_180: tests/tammcc_cuda/call_kernels.c:180, in main() ---- */
+struct tamm_task_main_180_args {
+    tamm_tensor *tamm_T0; long tamm_i0[1];  /* Y[b] */
+    tamm_tensor *tamm_T1; long tamm_i1[1];  /* S[b] */
+};
+
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_180_refs(const struct tamm_task_main_180_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+{
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_s_[tamm_n_++] = "Y[b]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READ);
+    tamm_s_[tamm_n_++] = "S[b]";
+    return tamm_n_;
+}
+
+static void tamm_task_main_180(tamm_ctx *tamm_ctx_, void *tamm_args_)
+{
+    struct tamm_task_main_180_args *tamm_a_ = (struct tamm_task_main_180_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* Y[b] */
+    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* S[b] */
+    {
+#line 181 "tests/tammcc_cuda/call_kernels.c"
+        scale_by(tamm_b0_, ((const double *)tamm_b1_)[0] * 0.0 + 1.0);
+    }
+#line 532 "call_kernels.tamm.c"
+    tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
+}
+#line 536 "call_kernels.tamm.c"
+
+/* ---- task tamm_task_main_182: tests/tammcc_cuda/call_kernels.c:182, in main() ---- */
+struct tamm_task_main_182_args {
+    tamm_tensor *tamm_T0; long tamm_i0[1];  /* Y[b] */
+    tamm_tensor *tamm_T1; long tamm_i1[1];  /* S[b] */
+};
+
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_182_refs(const struct tamm_task_main_182_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+{
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "Y[b]";
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READ);
+    tamm_s_[tamm_n_++] = "S[b]";
+    return tamm_n_;
+}
+
+static void tamm_task_main_182(tamm_ctx *tamm_ctx_, void *tamm_args_)
+{
+    struct tamm_task_main_182_args *tamm_a_ = (struct tamm_task_main_182_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* Y[b] */
+    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* S[b] */
+    {
+#line 183 "tests/tammcc_cuda/call_kernels.c"
+        {
+            double *y = tamm_b0_;
+            double f = ((const double *)tamm_b1_)[0] * 0.0;
+            for (long i = 0; i < NB; i++)
+                y[i] += f;
+        }
+    }
+#line 570 "call_kernels.tamm.c"
+    tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+}
+#line 574 "call_kernels.tamm.c"
+
+/* ---- task tamm_task_main_189: tests/tammcc_cuda/call_kernels.c:189, in main() ---- */
+struct tamm_task_main_189_args {
+    tamm_tensor *tamm_T0; long tamm_i0[1];  /* Y[b] */
+};
+
+/* the task's refs (guarded ones only if their guard held at submission), and their source texts */
+static int tamm_task_main_189_refs(const struct tamm_task_main_189_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+{
+    int tamm_n_ = 0;
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_s_[tamm_n_++] = "Y[b]";
+    return tamm_n_;
+}
+
+static void tamm_task_main_189(tamm_ctx *tamm_ctx_, void *tamm_args_)
+{
+    struct tamm_task_main_189_args *tamm_a_ = (struct tamm_task_main_189_args *)tamm_args_;
+    (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* Y[b] */
+    {
+#line 190 "tests/tammcc_cuda/call_kernels.c"
+        {
+            double *y = tamm_b0_;
+            long c = 0;
+            for (long i = 0; i < NB; i++) {
+                y[i] += (double)c;
+                c += 2;
+            }
+        }
+    }
+#line 606 "call_kernels.tamm.c"
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+}
+#line 609 "call_kernels.tamm.c"
+
+/* ---- task tamm_task_main_200: tests/tammcc_cuda/call_kernels.c:200, in main() ---- */
+struct tamm_task_main_200_args {
     long p;
     tamm_tensor *tamm_T0; long tamm_i0[4]; unsigned tamm_m0;  /* Q[p][0][0][0] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
-static int tamm_task_main_160_refs(const struct tamm_task_main_160_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
+static int tamm_task_main_200_refs(const struct tamm_task_main_200_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 4, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
@@ -463,24 +622,24 @@ static int tamm_task_main_160_refs(const struct tamm_task_main_160_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_160_cuda_44444547(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_200_cuda_b9322dc8(tamm_ctx *, void *) __attribute__((weak));
 
-static void tamm_task_main_160(tamm_ctx *tamm_ctx_, void *tamm_args_)
+static void tamm_task_main_200(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_160_args *tamm_a_ = (struct tamm_task_main_160_args *)tamm_args_;
+    struct tamm_task_main_200_args *tamm_a_ = (struct tamm_task_main_200_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long p = tamm_a_->p;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* Q[p][0][0][0] */
     (void)p;
     {
-#line 161 "tests/tammcc_cuda/call_kernels.c"
+#line 201 "tests/tammcc_cuda/call_kernels.c"
         tile4(tamm_b0_, B4, B4, 3, B4 + 2, 100 * p);
     }
-#line 480 "call_kernels.tamm.c"
+#line 639 "call_kernels.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 
-#line 112 "tests/tammcc_cuda/call_kernels.c"
+#line 126 "tests/tammcc_cuda/call_kernels.c"
 int main(int argc, char **argv)
 {
     if (tamm_init(&argc, &argv) != TAMM_OK) return 1;
@@ -497,9 +656,9 @@ int main(int argc, char **argv)
         ((double *)tamm_block(S, i))[0] = 0;
         for (long j = 0; j < nt; j++) {
             
-#line 127 "tests/tammcc_cuda/call_kernels.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:127) */
-    struct tamm_task_main_127_args tamm_a_;
+#line 141 "tests/tammcc_cuda/call_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:141) */
+    struct tamm_task_main_141_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.i = i;
     tamm_a_.j = j;
@@ -507,16 +666,16 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(((long)(24)))*TAMM_CC_COUNT(((long)(24)))*8);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_127, tamm_task_main_127_cuda_44444547, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_127_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "fill_A", 0, -1, "tests/tammcc_cuda/call_kernels.c", 127, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_141, tamm_task_main_141_cuda_b9322dc8, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_141_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "fill_A", 0, -1, "tests/tammcc_cuda/call_kernels.c", 141, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
-#line 128 "tests/tammcc_cuda/call_kernels.c"
+#line 142 "tests/tammcc_cuda/call_kernels.c"
                                                                                     
             
-#line 129 "tests/tammcc_cuda/call_kernels.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:129) */
-    struct tamm_task_main_129_args tamm_a_;
+#line 143 "tests/tammcc_cuda/call_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:143) */
+    struct tamm_task_main_143_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.i = i;
     tamm_a_.j = j;
@@ -524,16 +683,16 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(((long)(24)))*TAMM_CC_COUNT(((long)(24)))*8);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_129, tamm_task_main_129_cuda_44444547, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_129_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "fill_B", 0, -1, "tests/tammcc_cuda/call_kernels.c", 129, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_143, tamm_task_main_143_cuda_b9322dc8, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_143_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "fill_B", 0, -1, "tests/tammcc_cuda/call_kernels.c", 143, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
-#line 130 "tests/tammcc_cuda/call_kernels.c"
+#line 144 "tests/tammcc_cuda/call_kernels.c"
                                                                       
             
-#line 131 "tests/tammcc_cuda/call_kernels.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:131) */
-    struct tamm_task_main_131_args tamm_a_;
+#line 145 "tests/tammcc_cuda/call_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:145) */
+    struct tamm_task_main_145_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.C = C;
     tamm_a_.i = i;
@@ -542,11 +701,11 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(((long)((long)tamm_block_extent(C, 0, i))))*TAMM_CC_COUNT(((long)((long)tamm_block_extent(C, 1, j))))*8);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_131, tamm_task_main_131_cuda_44444547, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_131_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "fill_C", 0, -1, "tests/tammcc_cuda/call_kernels.c", 131, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_145, tamm_task_main_145_cuda_b9322dc8, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_145_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "fill_C", 0, -1, "tests/tammcc_cuda/call_kernels.c", 145, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
-#line 132 "tests/tammcc_cuda/call_kernels.c"
+#line 146 "tests/tammcc_cuda/call_kernels.c"
                                                                                                                         
         }
     }
@@ -554,9 +713,9 @@ int main(int argc, char **argv)
         for (long j = 0; j < nt; j++)
             for (long k = 0; k < nt; k++) {
                 
-#line 138 "tests/tammcc_cuda/call_kernels.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:138) */
-    struct tamm_task_main_138_args tamm_a_;
+#line 152 "tests/tammcc_cuda/call_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:152) */
+    struct tamm_task_main_152_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i); tamm_a_.tamm_i0[1] = (k);  /* read A[i][k] */
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (k); tamm_a_.tamm_i1[1] = (j);  /* read B[k][j] */
@@ -564,54 +723,54 @@ int main(int argc, char **argv)
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
-    if (tamm_task_main_138_cuda_44444547 && tamm_num_gpus()) {
+    if (tamm_task_main_152_cuda_b9322dc8 && tamm_num_gpus()) {
         if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T2, 2, tamm_a_.tamm_i2))
             tamm_nocuda_ = "A[i][k] and C[i][j] are one block";
         else if (tamm_cc_same_block(tamm_a_.tamm_T1, 2, tamm_a_.tamm_i1, tamm_a_.tamm_T2, 2, tamm_a_.tamm_i2))
             tamm_nocuda_ = "B[k][j] and C[i][j] are one block";
     }
-    tamm_task tamm_t_ = { tamm_task_main_138, tamm_nocuda_ ? NULL : tamm_task_main_138_cuda_44444547, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_138_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "gemm_acc", 0, -1, "tests/tammcc_cuda/call_kernels.c", 138, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_152, tamm_nocuda_ ? NULL : tamm_task_main_152_cuda_b9322dc8, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_152_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "gemm_acc", 0, -1, "tests/tammcc_cuda/call_kernels.c", 152, tamm_s_ };
     tamm_task_opts tamm_o_;
     memset(&tamm_o_, 0, sizeof tamm_o_);
     tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
     (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
-#line 139 "tests/tammcc_cuda/call_kernels.c"
+#line 153 "tests/tammcc_cuda/call_kernels.c"
                                                                                                     
             }
     for (long i = 0; i < nt; i++)
         for (long j = 0; j < nt; j++) {
             
-#line 143 "tests/tammcc_cuda/call_kernels.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:143) */
-    struct tamm_task_main_143_args tamm_a_;
+#line 157 "tests/tammcc_cuda/call_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:157) */
+    struct tamm_task_main_157_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (C); tamm_a_.tamm_i0[0] = (i); tamm_a_.tamm_i0[1] = (j);  /* read C[i][j] */
     tamm_a_.tamm_T1 = (S); tamm_a_.tamm_i1[0] = (i);  /* accum S[i] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
-    if (tamm_task_main_143_cuda_44444547 && tamm_num_gpus()) {
+    if (tamm_task_main_157_cuda_b9322dc8 && tamm_num_gpus()) {
         if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1))
             tamm_nocuda_ = "C[i][j] and S[i] are one block";
     }
-    tamm_task tamm_t_ = { tamm_task_main_143, tamm_nocuda_ ? NULL : tamm_task_main_143_cuda_44444547, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_143_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "sum_all", 0, -1, "tests/tammcc_cuda/call_kernels.c", 143, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_157, tamm_nocuda_ ? NULL : tamm_task_main_157_cuda_b9322dc8, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_157_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "sum_all", 0, -1, "tests/tammcc_cuda/call_kernels.c", 157, tamm_s_ };
     tamm_task_opts tamm_o_;
     memset(&tamm_o_, 0, sizeof tamm_o_);
     tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
     (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
-#line 144 "tests/tammcc_cuda/call_kernels.c"
+#line 158 "tests/tammcc_cuda/call_kernels.c"
                                                                     
         }
     for (long b = 0; b < nt; b++) {
         long n = b + 1, m = 10 * b;
         
-#line 148 "tests/tammcc_cuda/call_kernels.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:148) */
-    struct tamm_task_main_148_args tamm_a_;
+#line 162 "tests/tammcc_cuda/call_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:162) */
+    struct tamm_task_main_162_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.m = m;
     tamm_a_.n = n;
@@ -619,74 +778,148 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, TAMM_CC_COUNT(24)*8);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_148, tamm_task_main_148_cuda_44444547, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_148_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "shadow", 0, -1, "tests/tammcc_cuda/call_kernels.c", 148, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_162, tamm_task_main_162_cuda_b9322dc8, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_162_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "shadow", 0, -1, "tests/tammcc_cuda/call_kernels.c", 162, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
-#line 149 "tests/tammcc_cuda/call_kernels.c"
+#line 163 "tests/tammcc_cuda/call_kernels.c"
                                            
         
-#line 150 "tests/tammcc_cuda/call_kernels.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:150) */
-    struct tamm_task_main_150_args tamm_a_;
+#line 164 "tests/tammcc_cuda/call_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:164) */
+    struct tamm_task_main_164_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (Y); tamm_a_.tamm_i0[0] = (b);  /* readwrite Y[b] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_150, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_150_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "halving", 0, -1, "tests/tammcc_cuda/call_kernels.c", 150, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_164, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_164_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "halving", 0, -1, "tests/tammcc_cuda/call_kernels.c", 164, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
-#line 151 "tests/tammcc_cuda/call_kernels.c"
+#line 165 "tests/tammcc_cuda/call_kernels.c"
                                       
         
-#line 152 "tests/tammcc_cuda/call_kernels.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:152) */
-    struct tamm_task_main_152_args tamm_a_;
+#line 166 "tests/tammcc_cuda/call_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:166) */
+    struct tamm_task_main_166_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (Y); tamm_a_.tamm_i0[0] = (b);  /* readwrite Y[b] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_152, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_152_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "two_steps", 0, -1, "tests/tammcc_cuda/call_kernels.c", 152, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_166, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_166_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "two_steps", 0, -1, "tests/tammcc_cuda/call_kernels.c", 166, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
-#line 153 "tests/tammcc_cuda/call_kernels.c"
+#line 167 "tests/tammcc_cuda/call_kernels.c"
                                     
         
-#line 154 "tests/tammcc_cuda/call_kernels.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:154) */
-    struct tamm_task_main_154_args tamm_a_;
+#line 168 "tests/tammcc_cuda/call_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:168) */
+    struct tamm_task_main_168_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (Y); tamm_a_.tamm_i0[0] = (b);  /* accum Y[b] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_154, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_154_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "with_global", 0, -1, "tests/tammcc_cuda/call_kernels.c", 154, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_168, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_168_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "with_global", 0, -1, "tests/tammcc_cuda/call_kernels.c", 168, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
-#line 155 "tests/tammcc_cuda/call_kernels.c"
+#line 169 "tests/tammcc_cuda/call_kernels.c"
                                       
         
-#line 156 "tests/tammcc_cuda/call_kernels.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:156) */
-    struct tamm_task_main_156_args tamm_a_;
+#line 170 "tests/tammcc_cuda/call_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:170) */
+    struct tamm_task_main_170_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (Y); tamm_a_.tamm_i0[0] = (b);  /* accum Y[b] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_156, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_156_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "with_recursion", 0, -1, "tests/tammcc_cuda/call_kernels.c", 156, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_170, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_170_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "with_recursion", 0, -1, "tests/tammcc_cuda/call_kernels.c", 170, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
-#line 157 "tests/tammcc_cuda/call_kernels.c"
+#line 171 "tests/tammcc_cuda/call_kernels.c"
                                          
+        
+#line 172 "tests/tammcc_cuda/call_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:172) */
+    struct tamm_task_main_172_args tamm_a_;
+    memset(&tamm_a_, 0, sizeof tamm_a_);
+    tamm_a_.b = b;
+    tamm_a_.tamm_T0 = (Y); tamm_a_.tamm_i0[0] = (b);  /* accum Y[b] */
+    tamm_ref tamm_r_[1];
+    const char *tamm_s_[1];
+    const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
+    if (tamm_task_main_172_cuda_b9322dc8 && tamm_num_gpus()) {
+        /* the kernel's values computed before its launch (a called function's parameters) */
+        long tamm_h1_ = (long)(1 + b % 2);
+        long tamm_h2_ = (long)(NB / 2);
+        double tamm_h3_ = (double)(0.5 * (double)b);
+        long s = tamm_h1_; (void)s;
+        long half = tamm_h2_; (void)half;
+        double f = tamm_h3_; (void)f;
+        if (!(tamm_cc_abs((long long)s) != 0))
+            tamm_nocuda_ = "the elements it stores or accumulates into are not proven distinct per GPU thread: tamm_cc_abs((long long)s) != 0 does not hold";
+    }
+    tamm_task tamm_t_ = { tamm_task_main_172, tamm_nocuda_ ? NULL : tamm_task_main_172_cuda_b9322dc8, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_172_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "strided", 0, -1, "tests/tammcc_cuda/call_kernels.c", 172, tamm_s_ };
+    tamm_task_opts tamm_o_;
+    memset(&tamm_o_, 0, sizeof tamm_o_);
+    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
+    (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
+}
+#line 179 "tests/tammcc_cuda/call_kernels.c"
+         
+        
+#line 180 "tests/tammcc_cuda/call_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:180) */
+    struct tamm_task_main_180_args tamm_a_;
+    memset(&tamm_a_, 0, sizeof tamm_a_);
+    tamm_a_.tamm_T0 = (Y); tamm_a_.tamm_i0[0] = (b);  /* readwrite Y[b] */
+    tamm_a_.tamm_T1 = (S); tamm_a_.tamm_i1[0] = (b);  /* read S[b] */
+    tamm_ref tamm_r_[2];
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_task_main_180, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_180_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "scaled", 0, -1, "tests/tammcc_cuda/call_kernels.c", 180, tamm_s_ };
+    (void)tamm_submit(NULL, &tamm_t_);
+}
+#line 181 "tests/tammcc_cuda/call_kernels.c"
+                                                                                      
+        
+#line 182 "tests/tammcc_cuda/call_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:182) */
+    struct tamm_task_main_182_args tamm_a_;
+    memset(&tamm_a_, 0, sizeof tamm_a_);
+    tamm_a_.tamm_T0 = (Y); tamm_a_.tamm_i0[0] = (b);  /* accum Y[b] */
+    tamm_a_.tamm_T1 = (S); tamm_a_.tamm_i1[0] = (b);  /* read S[b] */
+    tamm_ref tamm_r_[2];
+    const char *tamm_s_[2];
+    tamm_task tamm_t_ = { tamm_task_main_182, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_182_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "from_block", 0, -1, "tests/tammcc_cuda/call_kernels.c", 182, tamm_s_ };
+    (void)tamm_submit(NULL, &tamm_t_);
+}
+#line 188 "tests/tammcc_cuda/call_kernels.c"
+         
+        
+#line 189 "tests/tammcc_cuda/call_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:189) */
+    struct tamm_task_main_189_args tamm_a_;
+    memset(&tamm_a_, 0, sizeof tamm_a_);
+    tamm_a_.tamm_T0 = (Y); tamm_a_.tamm_i0[0] = (b);  /* accum Y[b] */
+    tamm_ref tamm_r_[1];
+    const char *tamm_s_[1];
+    tamm_task tamm_t_ = { tamm_task_main_189, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_189_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "counted", 0, -1, "tests/tammcc_cuda/call_kernels.c", 189, tamm_s_ };
+    (void)tamm_submit(NULL, &tamm_t_);
+}
+#line 197 "tests/tammcc_cuda/call_kernels.c"
+         
     }
     for (long p = 0; p < 2; p++) {
         
-#line 160 "tests/tammcc_cuda/call_kernels.c"
-{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:160) */
-    struct tamm_task_main_160_args tamm_a_;
+#line 200 "tests/tammcc_cuda/call_kernels.c"
+{   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:200) */
+    struct tamm_task_main_200_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.p = p;
     tamm_a_.tamm_T0 = (Q); tamm_a_.tamm_i0[0] = (p); tamm_a_.tamm_i0[1] = (0); tamm_a_.tamm_i0[2] = (0); tamm_a_.tamm_i0[3] = (0);  /* write Q[p][0][0][0] */
@@ -694,8 +927,8 @@ int main(int argc, char **argv)
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
-    if (tamm_task_main_160_cuda_44444547 && tamm_num_gpus()) {
-        /* the parameters of the called function whose loop nest the kernel runs */
+    if (tamm_task_main_200_cuda_b9322dc8 && tamm_num_gpus()) {
+        /* the kernel's values computed before its launch (a called function's parameters) */
         long tamm_h1_ = (long)(B4);
         long tamm_h2_ = (long)(B4);
         long tamm_h3_ = (long)(3);
@@ -709,14 +942,14 @@ int main(int argc, char **argv)
         if (!((((tamm_cc_abs((long long)n1 * (long long)n2 * (long long)n3) > tamm_cc_abs((long long)n2 * (long long)n3) * ((long long)n1 > 1 ? (long long)n1 - 1 : 0) + tamm_cc_abs((long long)n3) * ((long long)n2 > 1 ? (long long)n2 - 1 : 0) + ((long long)n3 > 1 ? (long long)n3 - 1 : 0) || ((tamm_cc_abs((long long)n3) > ((long long)n3 > 1 ? (long long)n3 - 1 : 0) && tamm_cc_abs((long long)n2 * (long long)n3) > ((long long)n3 > 1 ? (long long)n3 - 1 : 0) + tamm_cc_abs((long long)n3) * ((long long)n2 > 1 ? (long long)n2 - 1 : 0)) && tamm_cc_abs((long long)n1 * (long long)n2 * (long long)n3) > ((long long)n3 > 1 ? (long long)n3 - 1 : 0) + tamm_cc_abs((long long)n3) * ((long long)n2 > 1 ? (long long)n2 - 1 : 0) + tamm_cc_abs((long long)n2 * (long long)n3) * ((long long)n1 > 1 ? (long long)n1 - 1 : 0))) && (1 > tamm_cc_abs((long long)n2 * (long long)n3) * ((long long)n1 > 1 ? (long long)n1 - 1 : 0) + tamm_cc_abs((long long)n3) * ((long long)n2 > 1 ? (long long)n2 - 1 : 0) || (tamm_cc_abs((long long)n3) > ((long long)n3 > 1 ? (long long)n3 - 1 : 0) && tamm_cc_abs((long long)n2 * (long long)n3) > ((long long)n3 > 1 ? (long long)n3 - 1 : 0) + tamm_cc_abs((long long)n3) * ((long long)n2 > 1 ? (long long)n2 - 1 : 0)))) || ((1 > tamm_cc_abs((long long)n1 * (long long)n2 * (long long)n3) * ((long long)n0 > 1 ? (long long)n0 - 1 : 0) + tamm_cc_abs((long long)n2 * (long long)n3) * ((long long)n1 > 1 ? (long long)n1 - 1 : 0) + tamm_cc_abs((long long)n3) * ((long long)n2 > 1 ? (long long)n2 - 1 : 0) || ((tamm_cc_abs((long long)n3) > ((long long)n3 > 1 ? (long long)n3 - 1 : 0) && tamm_cc_abs((long long)n2 * (long long)n3) > ((long long)n3 > 1 ? (long long)n3 - 1 : 0) + tamm_cc_abs((long long)n3) * ((long long)n2 > 1 ? (long long)n2 - 1 : 0)) && tamm_cc_abs((long long)n1 * (long long)n2 * (long long)n3) > ((long long)n3 > 1 ? (long long)n3 - 1 : 0) + tamm_cc_abs((long long)n3) * ((long long)n2 > 1 ? (long long)n2 - 1 : 0) + tamm_cc_abs((long long)n2 * (long long)n3) * ((long long)n1 > 1 ? (long long)n1 - 1 : 0))) && (tamm_cc_abs((long long)n1 * (long long)n2 * (long long)n3) > tamm_cc_abs((long long)n2 * (long long)n3) * ((long long)n1 > 1 ? (long long)n1 - 1 : 0) + tamm_cc_abs((long long)n3) * ((long long)n2 > 1 ? (long long)n2 - 1 : 0) || ((tamm_cc_abs((long long)n3) > 0 && tamm_cc_abs((long long)n2 * (long long)n3) > tamm_cc_abs((long long)n3) * ((long long)n2 > 1 ? (long long)n2 - 1 : 0)) && tamm_cc_abs((long long)n1 * (long long)n2 * (long long)n3) > tamm_cc_abs((long long)n3) * ((long long)n2 > 1 ? (long long)n2 - 1 : 0) + tamm_cc_abs((long long)n2 * (long long)n3) * ((long long)n1 > 1 ? (long long)n1 - 1 : 0)))))))
             tamm_nocuda_ = "the elements it stores or accumulates into are not proven distinct per GPU thread: (((tamm_cc_abs((long long)n1 * (long long)n2 * (long long)n3) > tamm_cc_abs((long long)n2 * (long long)n3) * ((long long)n1 > 1 ? (long long)n1 - 1 : 0) + tamm_cc_abs((long long)n3) * ((long long)n2 > 1 ? (long long)n2 - 1 : 0) + ((long long)n3 > 1 ? (long long)n3 - 1 : 0) || ((tamm_cc_abs((long long)n3) > ((long long)n3 > 1 ? (long long)n3 - 1 : 0) && tamm_cc_abs((long long)n2 * (long long)n3) > ((long long)n3 > 1 ? (long long)n3 - 1 : 0) + tamm_cc_abs((long long)n3) * ((long long)n2 > 1 ? (long long)n2 - 1 : 0)) && tamm_cc_abs((long long)n1 * (long long)n2 * (long long)n3) > ((long long)n3 > 1 ? (long long)n3 - 1 : 0) + tamm_cc_abs((long long)n3) * ((long long)n2 > 1 ? (long long)n2 - 1 : 0) + tamm_cc_abs((long long)n2 * (long long)n3) * ((long long)n1 > 1 ? (long long)n1 - 1 : 0))) && (1 > tamm_cc_abs((long long)n2 * (long long)n3) * ((long long)n1 > 1 ? (long long)n1 - 1 : 0) + tamm_cc_abs((long long)n3) * ((long long)n2 > 1 ? (long long)n2 - 1 : 0) || (tamm_cc_abs((long long)n3) > ((long long)n3 > 1 ? (long long)n3 - 1 : 0) && tamm_cc_abs((long long)n2 * (long long)n3) > ((long long)n3 > 1 ? (long long)n3 - 1 : 0) + tamm_cc_abs((long long)n3) * ((long long)n2 > 1 ? (long long)n2 - 1 : 0)))) || ((1 > tamm_cc_abs((long long)n1 * (long long)n2 * (long long)n3) * ((long long)n0 > 1 ? (long long)n0 - 1 : 0) + tamm_cc_abs((long long)n2 * (long long)n3) * ((long long)n1 > 1 ? (long long)n1 - 1 : 0) + tamm_cc_abs((long long)n3) * ((long long)n2 > 1 ? (long long)n2 - 1 : 0) || ((tamm_cc_abs((long long)n3) > ((long long)n3 > 1 ? (long long)n3 - 1 : 0) && tamm_cc_abs((long long)n2 * (long long)n3) > ((long long)n3 > 1 ? (long long)n3 - 1 : 0) + tamm_cc_abs((long long)n3) * ((long long)n2 > 1 ? (long long)n2 - 1 : 0)) && tamm_cc_abs((long long)n1 * (long long)n2 * (long long)n3) > ((long long)n3 > 1 ? (long long)n3 - 1 : 0) + tamm_cc_abs((long long)n3) * ((long long)n2 > 1 ? (long long)n2 - 1 : 0) + tamm_cc_abs((long long)n2 * (long long)n3) * ((long long)n1 > 1 ? (long long)n1 - 1 : 0))) && (tamm_cc_abs((long long)n1 * (long long)n2 * (long long)n3) > tamm_cc_abs((long long)n2 * (long long)n3) * ((long long)n1 > 1 ? (long long)n1 - 1 : 0) + tamm_cc_abs((long long)n3) * ((long long)n2 > 1 ? (long long)n2 - 1 : 0) || ((tamm_cc_abs((long long)n3) > 0 && tamm_cc_abs((long long)n2 * (long long)n3) > tamm_cc_abs((long long)n3) * ((long long)n2 > 1 ? (long long)n2 - 1 : 0)) && tamm_cc_abs((long long)n1 * (long long)n2 * (long long)n3) > tamm_cc_abs((long long)n3) * ((long long)n2 > 1 ? (long long)n2 - 1 : 0) + tamm_cc_abs((long long)n2 * (long long)n3) * ((long long)n1 > 1 ? (long long)n1 - 1 : 0))))) does not hold";
     }
-    tamm_task tamm_t_ = { tamm_task_main_160, tamm_nocuda_ ? NULL : tamm_task_main_160_cuda_44444547, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_160_refs(&tamm_a_, tamm_r_, tamm_s_),
-                          "tile4", 0, -1, "tests/tammcc_cuda/call_kernels.c", 160, tamm_s_ };
+    tamm_task tamm_t_ = { tamm_task_main_200, tamm_nocuda_ ? NULL : tamm_task_main_200_cuda_b9322dc8, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_200_refs(&tamm_a_, tamm_r_, tamm_s_),
+                          "tile4", 0, -1, "tests/tammcc_cuda/call_kernels.c", 200, tamm_s_ };
     tamm_task_opts tamm_o_;
     memset(&tamm_o_, 0, sizeof tamm_o_);
     tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */
     (void)tamm_submit_ex(NULL, &tamm_t_, &tamm_o_);
 }
-#line 161 "tests/tammcc_cuda/call_kernels.c"
+#line 201 "tests/tammcc_cuda/call_kernels.c"
                                                                      
     }
     (void)tamm_cc_taskwait();  /* #pragma tamm taskwait */

@@ -20,17 +20,17 @@
 #define B4 5
 
 /* enums of the source file */
-#line 28 "tests/tammcc_cuda/call_kernels.c"
+#line 33 "tests/tammcc_cuda/call_kernels.c"
 enum shape { FLAT = 0, RAMP = 1, WAVE = 2 };
 #line 26 "call_kernels.tamm.cu"
 
 /* functions of the source file that the kernels call */
 static __device__ double ramp(long i, long j)
-#line 32 "tests/tammcc_cuda/call_kernels.c"
+#line 37 "tests/tammcc_cuda/call_kernels.c"
 { return (double)(i - j) * 0.5; }
 #line 32 "call_kernels.tamm.cu"
 static __device__ double shape_at(int kind, long i, long j)
-#line 36 "tests/tammcc_cuda/call_kernels.c"
+#line 41 "tests/tammcc_cuda/call_kernels.c"
 {
     double v = 0;
     switch (kind) {
@@ -42,30 +42,30 @@ static __device__ double shape_at(int kind, long i, long j)
 }
 #line 44 "call_kernels.tamm.cu"
 
-/* ---- task tamm_task_main_127: tests/tammcc_cuda/call_kernels.c:127, in main() ---- */
-struct tamm_task_main_127_args {
+/* ---- task tamm_task_main_141: tests/tammcc_cuda/call_kernels.c:141, in main() ---- */
+struct tamm_task_main_141_args {
     long i;
     long j;
     tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* A[i][j] */
 };
 
-static __global__ void __launch_bounds__(256) tamm_task_main_127_kernel(long m, long n, long r0, long c0, int kind, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_141_kernel(long m, long n, long r0, long c0, int kind, void *tamm_b0_)
 {
     double *t = (double *)tamm_b0_;
     (void)t;
-#line 48 "tests/tammcc_cuda/call_kernels.c"
+#line 53 "tests/tammcc_cuda/call_kernels.c"
     for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
-#line 49 "tests/tammcc_cuda/call_kernels.c"
+#line 54 "tests/tammcc_cuda/call_kernels.c"
         for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(n); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
-#line 50 "tests/tammcc_cuda/call_kernels.c"
+#line 55 "tests/tammcc_cuda/call_kernels.c"
             t[i * n + j] = shape_at(kind, r0 + i, c0 + j);
 #line 63 "call_kernels.tamm.cu"
     }}
 }
 
-extern "C" void tamm_task_main_127_cuda_44444547(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_141_cuda_b9322dc8(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_127_args *tamm_a_ = (struct tamm_task_main_127_args *)tamm_args_;
+    struct tamm_task_main_141_args *tamm_a_ = (struct tamm_task_main_141_args *)tamm_args_;
     long i = tamm_a_->i;
     long j = tamm_a_->j;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* A[i][j] */
@@ -97,7 +97,7 @@ extern "C" void tamm_task_main_127_cuda_44444547(tamm_ctx *tamm_ctx_, void *tamm
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
             dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_127_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, n, r0, c0, kind, tamm_b0_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_141_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, n, r0, c0, kind, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -109,30 +109,30 @@ extern "C" void tamm_task_main_127_cuda_44444547(tamm_ctx *tamm_ctx_, void *tamm
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 
-/* ---- task tamm_task_main_129: tests/tammcc_cuda/call_kernels.c:129, in main() ---- */
-struct tamm_task_main_129_args {
+/* ---- task tamm_task_main_143: tests/tammcc_cuda/call_kernels.c:143, in main() ---- */
+struct tamm_task_main_143_args {
     long i;
     long j;
     tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* B[i][j] */
 };
 
-static __global__ void __launch_bounds__(256) tamm_task_main_129_kernel(long m, long n, long r0, long c0, int kind, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_143_kernel(long m, long n, long r0, long c0, int kind, void *tamm_b0_)
 {
     double *t = (double *)tamm_b0_;
     (void)t;
-#line 48 "tests/tammcc_cuda/call_kernels.c"
+#line 53 "tests/tammcc_cuda/call_kernels.c"
     for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
-#line 49 "tests/tammcc_cuda/call_kernels.c"
+#line 54 "tests/tammcc_cuda/call_kernels.c"
         for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(n); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
-#line 50 "tests/tammcc_cuda/call_kernels.c"
+#line 55 "tests/tammcc_cuda/call_kernels.c"
             t[i * n + j] = shape_at(kind, r0 + i, c0 + j);
 #line 130 "call_kernels.tamm.cu"
     }}
 }
 
-extern "C" void tamm_task_main_129_cuda_44444547(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_143_cuda_b9322dc8(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_129_args *tamm_a_ = (struct tamm_task_main_129_args *)tamm_args_;
+    struct tamm_task_main_143_args *tamm_a_ = (struct tamm_task_main_143_args *)tamm_args_;
     long i = tamm_a_->i;
     long j = tamm_a_->j;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* B[i][j] */
@@ -164,7 +164,7 @@ extern "C" void tamm_task_main_129_cuda_44444547(tamm_ctx *tamm_ctx_, void *tamm
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
             dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_129_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, n, r0, c0, kind, tamm_b0_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_143_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, n, r0, c0, kind, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -176,31 +176,31 @@ extern "C" void tamm_task_main_129_cuda_44444547(tamm_ctx *tamm_ctx_, void *tamm
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 
-/* ---- task tamm_task_main_131: tests/tammcc_cuda/call_kernels.c:131, in main() ---- */
-struct tamm_task_main_131_args {
+/* ---- task tamm_task_main_145: tests/tammcc_cuda/call_kernels.c:145, in main() ---- */
+struct tamm_task_main_145_args {
     tamm_tensor *C;
     long i;
     long j;
     tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* C[i][j] */
 };
 
-static __global__ void __launch_bounds__(256) tamm_task_main_131_kernel(long m, long n, long r0, long c0, int kind, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_145_kernel(long m, long n, long r0, long c0, int kind, void *tamm_b0_)
 {
     double *t = (double *)tamm_b0_;
     (void)t;
-#line 48 "tests/tammcc_cuda/call_kernels.c"
+#line 53 "tests/tammcc_cuda/call_kernels.c"
     for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
-#line 49 "tests/tammcc_cuda/call_kernels.c"
+#line 54 "tests/tammcc_cuda/call_kernels.c"
         for (long long tamm_k1_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k1_ < (long long)(n); tamm_k1_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k1_;
-#line 50 "tests/tammcc_cuda/call_kernels.c"
+#line 55 "tests/tammcc_cuda/call_kernels.c"
             t[i * n + j] = shape_at(kind, r0 + i, c0 + j);
 #line 198 "call_kernels.tamm.cu"
     }}
 }
 
-extern "C" void tamm_task_main_131_cuda_44444547(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_145_cuda_b9322dc8(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_131_args *tamm_a_ = (struct tamm_task_main_131_args *)tamm_args_;
+    struct tamm_task_main_145_args *tamm_a_ = (struct tamm_task_main_145_args *)tamm_args_;
     tamm_tensor *C = tamm_a_->C;
     long i = tamm_a_->i;
     long j = tamm_a_->j;
@@ -233,7 +233,7 @@ extern "C" void tamm_task_main_131_cuda_44444547(tamm_ctx *tamm_ctx_, void *tamm
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
             dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n1_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_131_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, n, r0, c0, kind, tamm_b0_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_145_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, n, r0, c0, kind, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -245,14 +245,14 @@ extern "C" void tamm_task_main_131_cuda_44444547(tamm_ctx *tamm_ctx_, void *tamm
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 
-/* ---- task tamm_task_main_138: tests/tammcc_cuda/call_kernels.c:138, in main() ---- */
-struct tamm_task_main_138_args {
+/* ---- task tamm_task_main_152: tests/tammcc_cuda/call_kernels.c:152, in main() ---- */
+struct tamm_task_main_152_args {
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[i][k] */
     tamm_tensor *tamm_T1; long tamm_i1[2];  /* B[k][j] */
     tamm_tensor *tamm_T2; long tamm_i2[2];  /* C[i][j] */
 };
 
-static __global__ void __launch_bounds__(256) tamm_task_main_138_kernel(long m, long l, long n, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
+static __global__ void __launch_bounds__(256) tamm_task_main_152_kernel(long m, long l, long n, void *tamm_b0_, void *tamm_b1_, void *tamm_b2_)
 {
     const double *a = (const double *)tamm_b0_;
     (void)a;
@@ -260,18 +260,18 @@ static __global__ void __launch_bounds__(256) tamm_task_main_138_kernel(long m, 
     (void)b;
     double *c = (double *)tamm_b2_;
     (void)c;
-#line 55 "tests/tammcc_cuda/call_kernels.c"
+#line 60 "tests/tammcc_cuda/call_kernels.c"
     for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(m); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long i = (long)tamm_k0_;
-#line 58 "tests/tammcc_cuda/call_kernels.c"
+#line 63 "tests/tammcc_cuda/call_kernels.c"
             for (long long tamm_k2_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k2_ < (long long)(n); tamm_k2_ += (long long)blockDim.x * gridDim.x) { long j = (long)tamm_k2_;
 #line 268 "call_kernels.tamm.cu"
                 const bool tamm_g0_ = 0 < l;  /* the loops around c[i * n + j] run */
                 double tamm_r0_ = tamm_g0_ ? c[i * n + j] : 0;  /* c[i * n + j]: this thread's own, summed here in order */
-#line 56 "tests/tammcc_cuda/call_kernels.c"
+#line 61 "tests/tammcc_cuda/call_kernels.c"
         for (long k = 0; k < l; k++) {
-#line 57 "tests/tammcc_cuda/call_kernels.c"
+#line 62 "tests/tammcc_cuda/call_kernels.c"
             double aik = a[i * l + k];
-#line 59 "tests/tammcc_cuda/call_kernels.c"
+#line 64 "tests/tammcc_cuda/call_kernels.c"
                 tamm_r0_ += aik * b[k * n + j];
 #line 277 "call_kernels.tamm.cu"
                 }  /* the loops in each thread */
@@ -279,9 +279,9 @@ static __global__ void __launch_bounds__(256) tamm_task_main_138_kernel(long m, 
     }}
 }
 
-extern "C" void tamm_task_main_138_cuda_44444547(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_152_cuda_b9322dc8(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_138_args *tamm_a_ = (struct tamm_task_main_138_args *)tamm_args_;
+    struct tamm_task_main_152_args *tamm_a_ = (struct tamm_task_main_152_args *)tamm_args_;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[i][k] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* B[k][j] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_ACC);  /* C[i][j] */
@@ -309,7 +309,7 @@ extern "C" void tamm_task_main_138_cuda_44444547(tamm_ctx *tamm_ctx_, void *tamm
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
             dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n2_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_138_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, l, n, tamm_b0_, tamm_b1_, tamm_b2_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_152_kernel, tamm_grd_, tamm_blk_, tamm_s_, m, l, n, tamm_b0_, tamm_b1_, tamm_b2_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -323,21 +323,21 @@ extern "C" void tamm_task_main_138_cuda_44444547(tamm_ctx *tamm_ctx_, void *tamm
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 
-/* ---- task tamm_task_main_143: tests/tammcc_cuda/call_kernels.c:143, in main() ---- */
-struct tamm_task_main_143_args {
+/* ---- task tamm_task_main_157: tests/tammcc_cuda/call_kernels.c:157, in main() ---- */
+struct tamm_task_main_157_args {
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* C[i][j] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* S[i] */
 };
 
-static __global__ void __launch_bounds__(256) tamm_task_main_143_kernel(long len, void *tamm_b0_, void *tamm_b1_, void *tamm_part_, unsigned tamm_np_)
+static __global__ void __launch_bounds__(256) tamm_task_main_157_kernel(long len, void *tamm_b0_, void *tamm_b1_, void *tamm_part_, unsigned tamm_np_)
 {
     const double *x = (const double *)tamm_b0_;
     (void)x;
     double *tamm_p0_ = (double *)tamm_part_;
     double tamm_s0_ = 0;  /* s[0]: this thread's part of its sum */
-#line 65 "tests/tammcc_cuda/call_kernels.c"
+#line 70 "tests/tammcc_cuda/call_kernels.c"
     for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(len); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
-#line 66 "tests/tammcc_cuda/call_kernels.c"
+#line 71 "tests/tammcc_cuda/call_kernels.c"
         tamm_s0_ += x[i] * 0.001;
 #line 343 "call_kernels.tamm.cu"
     }
@@ -346,8 +346,8 @@ static __global__ void __launch_bounds__(256) tamm_task_main_143_kernel(long len
     if (tamm_cc_block_sum<256>(&tamm_s0_)) tamm_p0_[blockIdx.y * gridDim.x + blockIdx.x] = tamm_s0_;
 }
 
-/* the partial sums of tamm_task_main_143_kernel's blocks, added in index order into the elements (one block) */
-static __global__ void __launch_bounds__(256) tamm_task_main_143_sum(long len, void *tamm_b0_, void *tamm_b1_, const void *tamm_part_, unsigned tamm_np_)
+/* the partial sums of tamm_task_main_157_kernel's blocks, added in index order into the elements (one block) */
+static __global__ void __launch_bounds__(256) tamm_task_main_157_sum(long len, void *tamm_b0_, void *tamm_b1_, const void *tamm_part_, unsigned tamm_np_)
 {
     double *s = (double *)tamm_b1_;
     (void)s;
@@ -357,9 +357,9 @@ static __global__ void __launch_bounds__(256) tamm_task_main_143_sum(long len, v
     if (tamm_cc_block_sum<256>(&tamm_s0_)) s[0] += tamm_s0_;
 }
 
-extern "C" void tamm_task_main_143_cuda_44444547(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_157_cuda_b9322dc8(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_143_args *tamm_a_ = (struct tamm_task_main_143_args *)tamm_args_;
+    struct tamm_task_main_157_args *tamm_a_ = (struct tamm_task_main_157_args *)tamm_args_;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* C[i][j] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* S[i] */
     if (!tamm_b0_ || !tamm_b1_) {  /* no buffer: the task's error says why; nothing runs */
@@ -382,10 +382,10 @@ extern "C" void tamm_task_main_143_cuda_44444547(tamm_ctx *tamm_ctx_, void *tamm
             void *tamm_part_ = tamm_cuda_scratch((size_t)8 * tamm_np_);
             cudaError_t tamm_e_ = cudaSuccess;
             if (tamm_part_) {
-                TAMM_CUDA_LAUNCH(tamm_task_main_143_kernel, tamm_grd_, tamm_blk_, tamm_s_, len, tamm_b0_, tamm_b1_, tamm_part_, tamm_np_);
+                TAMM_CUDA_LAUNCH(tamm_task_main_157_kernel, tamm_grd_, tamm_blk_, tamm_s_, len, tamm_b0_, tamm_b1_, tamm_part_, tamm_np_);
                 tamm_e_ = cudaGetLastError();
                 if (tamm_e_ == cudaSuccess) {
-                    TAMM_CUDA_LAUNCH(tamm_task_main_143_sum, dim3(1), dim3(256), tamm_s_, len, tamm_b0_, tamm_b1_, (const void *)tamm_part_, tamm_np_);
+                    TAMM_CUDA_LAUNCH(tamm_task_main_157_sum, dim3(1), dim3(256), tamm_s_, len, tamm_b0_, tamm_b1_, (const void *)tamm_part_, tamm_np_);
                     tamm_e_ = cudaGetLastError();
                 }
             }
@@ -400,28 +400,28 @@ extern "C" void tamm_task_main_143_cuda_44444547(tamm_ctx *tamm_ctx_, void *tamm
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 
-/* ---- task tamm_task_main_148: tests/tammcc_cuda/call_kernels.c:148, in main() ---- */
-struct tamm_task_main_148_args {
+/* ---- task tamm_task_main_162: tests/tammcc_cuda/call_kernels.c:162, in main() ---- */
+struct tamm_task_main_162_args {
     long m;
     long n;
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* Y[b] */
 };
 
-static __global__ void __launch_bounds__(256) tamm_task_main_148_kernel(long n, long m, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_162_kernel(long n, long m, void *tamm_b0_)
 {
     double *y = (double *)tamm_b0_;
     (void)y;
-#line 72 "tests/tammcc_cuda/call_kernels.c"
+#line 77 "tests/tammcc_cuda/call_kernels.c"
     for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(NB); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
-#line 73 "tests/tammcc_cuda/call_kernels.c"
+#line 78 "tests/tammcc_cuda/call_kernels.c"
         y[i] = (double)(n * 100 + m) + (double)i;
 #line 419 "call_kernels.tamm.cu"
     }
 }
 
-extern "C" void tamm_task_main_148_cuda_44444547(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_162_cuda_b9322dc8(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_148_args *tamm_a_ = (struct tamm_task_main_148_args *)tamm_args_;
+    struct tamm_task_main_162_args *tamm_a_ = (struct tamm_task_main_162_args *)tamm_args_;
     long m = tamm_a_->m;
     long n = tamm_a_->n;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* Y[b] */
@@ -443,7 +443,7 @@ extern "C" void tamm_task_main_148_cuda_44444547(tamm_ctx *tamm_ctx_, void *tamm
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
             dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_148_kernel, tamm_grd_, tamm_blk_, tamm_s_, n, m, tamm_b0_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_162_kernel, tamm_grd_, tamm_blk_, tamm_s_, n, m, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];
@@ -455,34 +455,94 @@ extern "C" void tamm_task_main_148_cuda_44444547(tamm_ctx *tamm_ctx_, void *tamm
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 
-/* ---- task tamm_task_main_160: tests/tammcc_cuda/call_kernels.c:160, in main() ---- */
-struct tamm_task_main_160_args {
+/* ---- task tamm_task_main_172: tests/tammcc_cuda/call_kernels.c:172, in main() ---- */
+struct tamm_task_main_172_args {
+    long b;
+    tamm_tensor *tamm_T0; long tamm_i0[1];  /* Y[b] */
+};
+
+static __global__ void __launch_bounds__(256) tamm_task_main_172_kernel(long s, long half, double f, void *tamm_b0_)
+{
+    double *y = (double *)tamm_b0_;
+    (void)y;
+#line 177 "tests/tammcc_cuda/call_kernels.c"
+            for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k0_ < (long long)(half); tamm_k0_ += (long long)blockDim.x * gridDim.x) { long i = (long)tamm_k0_;
+#line 471 "call_kernels.tamm.cu"
+                double tamm_r0_ = y[i * s];  /* y[i * s]: this thread's own, summed here in order */
+#line 178 "tests/tammcc_cuda/call_kernels.c"
+                tamm_r0_ += f + (double)i;
+#line 475 "call_kernels.tamm.cu"
+                y[i * s] = tamm_r0_;
+    }
+}
+
+extern "C" void tamm_task_main_172_cuda_b9322dc8(tamm_ctx *tamm_ctx_, void *tamm_args_)
+{
+    struct tamm_task_main_172_args *tamm_a_ = (struct tamm_task_main_172_args *)tamm_args_;
+    long b = tamm_a_->b;
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* Y[b] */
+    if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
+        tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+        return;
+    }
+    (void)b;
+    {   /* on the grid: i (x) */
+        /* the values the body computes before its loop nest */
+        long tamm_h1_ = (long)(1 + b % 2);
+        long tamm_h2_ = (long)(NB / 2);
+        double tamm_h3_ = (double)(0.5 * (double)b);
+        long s = tamm_h1_;
+        (void)s;
+        long half = tamm_h2_;
+        (void)half;
+        double f = tamm_h3_;
+        (void)f;
+        /* the kernel's checks held at submission (else the task runs its CPU variant) */
+        long long tamm_n0_ = (long long)(half) - (long long)(0);
+        if (tamm_n0_ > 0) {
+            cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
+            dim3 tamm_blk_(256), tamm_grd_(tamm_cc_grid(tamm_n0_, 256, TAMM_CC_GRID_X));
+            (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
+            TAMM_CUDA_LAUNCH(tamm_task_main_172_kernel, tamm_grd_, tamm_blk_, tamm_s_, s, half, f, tamm_b0_);
+            cudaError_t tamm_e_ = cudaGetLastError();
+            if (tamm_e_ != cudaSuccess) {
+                char tamm_m_[256];
+                snprintf(tamm_m_, sizeof tamm_m_, "kernel launch failed: %s", cudaGetErrorString(tamm_e_));
+                (void)tamm_task_error(tamm_ctx_, TAMM_EDEVICE, tamm_m_);
+            }
+        }
+    }
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+}
+
+/* ---- task tamm_task_main_200: tests/tammcc_cuda/call_kernels.c:200, in main() ---- */
+struct tamm_task_main_200_args {
     long p;
     tamm_tensor *tamm_T0; long tamm_i0[4]; unsigned tamm_m0;  /* Q[p][0][0][0] */
 };
 
-static __global__ void __launch_bounds__(256) tamm_task_main_160_kernel(long n0, long n1, long n2, long n3, long base, void *tamm_b0_)
+static __global__ void __launch_bounds__(256) tamm_task_main_200_kernel(long n0, long n1, long n2, long n3, long base, void *tamm_b0_)
 {
     double *t = (double *)tamm_b0_;
     (void)t;
-#line 78 "tests/tammcc_cuda/call_kernels.c"
+#line 83 "tests/tammcc_cuda/call_kernels.c"
     for (long long tamm_k0_ = (long long)(0) + ((long long)blockIdx.y * blockDim.y + threadIdx.y); tamm_k0_ < (long long)(n0); tamm_k0_ += (long long)blockDim.y * gridDim.y) { long p = (long)tamm_k0_;
-#line 81 "tests/tammcc_cuda/call_kernels.c"
+#line 86 "tests/tammcc_cuda/call_kernels.c"
                 for (long long tamm_k3_ = (long long)(0) + ((long long)blockIdx.x * blockDim.x + threadIdx.x); tamm_k3_ < (long long)(n3); tamm_k3_ += (long long)blockDim.x * gridDim.x) { long s = (long)tamm_k3_;
-#line 79 "tests/tammcc_cuda/call_kernels.c"
+#line 84 "tests/tammcc_cuda/call_kernels.c"
         for (long q = 0; q < n1; q++) {
-#line 80 "tests/tammcc_cuda/call_kernels.c"
+#line 85 "tests/tammcc_cuda/call_kernels.c"
             for (long r = 0; r < n2; r++) {
-#line 82 "tests/tammcc_cuda/call_kernels.c"
+#line 87 "tests/tammcc_cuda/call_kernels.c"
                     t[((p * n1 + q) * n2 + r) * n3 + s] = (double)(base + ((p * 7 + q * 5 + r * 3 + s) % 11));
-#line 479 "call_kernels.tamm.cu"
+#line 539 "call_kernels.tamm.cu"
                     }}  /* the loops in each thread */
     }}
 }
 
-extern "C" void tamm_task_main_160_cuda_44444547(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_200_cuda_b9322dc8(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
-    struct tamm_task_main_160_args *tamm_a_ = (struct tamm_task_main_160_args *)tamm_args_;
+    struct tamm_task_main_200_args *tamm_a_ = (struct tamm_task_main_200_args *)tamm_args_;
     long p = tamm_a_->p;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* Q[p][0][0][0] */
     if (!tamm_b0_) {  /* no buffer: the task's error says why; nothing runs */
@@ -514,7 +574,7 @@ extern "C" void tamm_task_main_160_cuda_44444547(tamm_ctx *tamm_ctx_, void *tamm
             cudaStream_t tamm_s_ = (cudaStream_t)tamm_cuda_stream();  /* NULL: the default stream */
             dim3 tamm_blk_(32, 8), tamm_grd_(tamm_cc_grid(tamm_n3_, 32, TAMM_CC_GRID_X), tamm_cc_grid(tamm_n0_, 8, TAMM_CC_GRID_YZ));
             (void)cudaGetLastError();  /* an earlier error (recovered from) is not this launch's */
-            TAMM_CUDA_LAUNCH(tamm_task_main_160_kernel, tamm_grd_, tamm_blk_, tamm_s_, n0, n1, n2, n3, base, tamm_b0_);
+            TAMM_CUDA_LAUNCH(tamm_task_main_200_kernel, tamm_grd_, tamm_blk_, tamm_s_, n0, n1, n2, n3, base, tamm_b0_);
             cudaError_t tamm_e_ = cudaGetLastError();
             if (tamm_e_ != cudaSuccess) {
                 char tamm_m_[256];

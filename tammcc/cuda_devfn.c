@@ -166,7 +166,7 @@ static int check_fn(cc_cuda_plan *p, CXCursor def, CXCursor *stack, int nstack)
         goto out;
     }
     CXCursor *st = malloc((size_t)(nstack + 1) * sizeof *st);
-    memcpy(st, stack, (size_t)nstack * sizeof *st);
+    if (nstack) memcpy(st, stack, (size_t)nstack * sizeof *st); /* the outermost function: stack is NULL */
     st[nstack] = def;
     c.fn = fn;
     c.stack = st;

@@ -960,7 +960,9 @@ int main(void)
         h_status ss;
         static char serr[H_ERRBUF_SIZE];
         int failed = 0, tries = 0;
-        for (unsigned seed = 11; seed < 21 && !failed; seed++, tries++) { /* a few DAGs: the first fails nearly always */
+        /* DAGs until one fails (the first nearly always does; on a loaded machine, where the delays of the
+         * streams and the workers' own stretch alike, ten passed once in a TSan run beside another build) */
+        for (unsigned seed = 11; seed < 41 && !failed; seed++, tries++) {
             dag_cfg ds = { seed, 400, 0, 0 };
             h_sanitizer_expected = 1; /* under TSan: a race report */
             CHECK_EQ_INT(run_child(random_dag, &ds, es, 120, &ss, serr), 0);

@@ -39,7 +39,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && echo
 
 ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-TSAN_ENV := TSAN_OPTIONS=halt_on_error=1:atexit_sleep_ms=50
+TSAN_ENV := TSAN_OPTIONS=halt_on_error=1:atexit_sleep_ms=50:suppressions=$(CURDIR)/tests/tsan.supp
 
 .PHONY: all deps build run test install clean test-suite test-summary tsan-probe gpu-check
 

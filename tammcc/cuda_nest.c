@@ -306,16 +306,7 @@ static int nest_visit(cc_node *n, void *arg)
                 cc_cu_devfn(p, c); /* a pure function of the file: a __device__ copy (else p->why) */
         } else if ((dk == CXCursor_VarDecl || dk == CXCursor_ParmDecl) && cc_cu_decl_in(p, d, k->nest->b, k->nest->e)) {
             /* a local of the nest: private to an iteration; remember stores (loop variables must not change) */
-            cc_node *top = cc_cu_up_parens(n), *q = top->parent;
-            int post, store = 0;
-            if (q && ((q->kind == CXCursor_BinaryOperator &&
-                       (!strcmp(cc_binop(&p->u->ast, q), "=") || !*cc_binop(&p->u->ast, q))) ||
-                      q->kind == CXCursor_CompoundAssignOperator) && q->kid[0] == top)
-                store = 1;
-            if (q && q->kind == CXCursor_UnaryOperator &&
-                (!strcmp(cc_unop(&p->u->ast, q, &post), "++") || !strcmp(cc_unop(&p->u->ast, q, &post), "--")))
-                store = 1;
-            if (store) add_node(&k->asg, &k->nasg, n);
+            if (cc_cu_stored(p, n, 0)) add_node(&k->asg, &k->nasg, n);
         } else if (b) {
             if (!cc_cu_scalar(b->type)) cc_cuda_no(p, "the nest uses '%s', a host pointer (only blocks are on the device)", nm);
             else b->used = 1;

@@ -133,13 +133,9 @@ static int reads_block(const cc_cuda_plan *p, cc_node *n)
     return c.found;
 }
 
-static int plan_call(cc_cuda_plan *p, cc_node *call)
+/* The name TAMM_CUDA_VARIANT gives function f (on any of its declarations), or NULL (caller frees). */
+static char *variant_of(cc_unit *u, CXCursor f)
 {
-    cc_unit *u = p->u;
-    cc_cuda_call *pc = &p->call;
-    CXCursor f = cc_referenced(call);
-    if (clang_getCursorKind(f) != CXCursor_FunctionDecl) return cc_cuda_no(p, "the body calls through a function pointer");
-    char *fname = cc_spelling(f);
     ann_ctx a;
     memset(&a, 0, sizeof a);
     CXString usr = clang_getCursorUSR(f);
@@ -147,12 +143,22 @@ static int plan_call(cc_cuda_plan *p, cc_node *call)
     clang_visitChildren(clang_getTranslationUnitCursor(u->ast.tu), ann_top, &a);
     clang_visitChildren(f, ann_attr, &a);
     clang_disposeString(usr);
+    return a.g;
+}
+
+static int plan_call(cc_cuda_plan *p, cc_node *call)
+{
+    cc_unit *u = p->u;
+    cc_cuda_call *pc = &p->call;
+    CXCursor f = cc_referenced(call);
+    if (clang_getCursorKind(f) != CXCursor_FunctionDecl) return cc_cuda_no(p, "the body calls through a function pointer");
+    char *fname = cc_spelling(f);
     int ok = 0;
-    if (!a.g) {
+    pc->g = variant_of(u, f);
+    if (!pc->g) {
         cc_cuda_no(p, "the body calls %s(), which has no TAMM_CUDA_VARIANT", fname);
         goto out;
     }
-    pc->g = a.g;
     if (!cc_cu_valid_ident(pc->g) || cc_cu_reserved(pc->g)) {
         cc_cuda_no(p, "TAMM_CUDA_VARIANT(%s) of %s() does not name a function", pc->g, fname);
         goto out;
@@ -253,17 +259,7 @@ static int pstore_visit(cc_node *n, void *arg)
     pstore_ctx *c = arg;
     if (c->stored || n->kind != CXCursor_DeclRefExpr) return !c->stored;
     const cc_kbind *b = cc_cu_bind(c->sc, clang_getCanonicalCursor(cc_referenced(n)));
-    if (!b) return 1;
-    cc_node *top = cc_cu_up_parens(n), *q = top->parent;
-    int post;
-    if (q && q->kind == CXCursor_CompoundAssignOperator && q->kid[0] == top) c->stored = b->name;
-    if (q && q->kind == CXCursor_BinaryOperator && q->kid[0] == top &&
-        (!strcmp(cc_binop(&c->p->u->ast, q), "=") || !*cc_binop(&c->p->u->ast, q)))
-        c->stored = b->name;
-    if (q && q->kind == CXCursor_UnaryOperator) {
-        const char *op = cc_unop(&c->p->u->ast, q, &post);
-        if (!strcmp(op, "++") || !strcmp(op, "--") || !strcmp(op, "&") || !*op) c->stored = b->name;
-    }
+    if (b && cc_cu_stored(c->p, n, 1)) c->stored = b->name;
     return 1;
 }
 
@@ -441,15 +437,9 @@ static int call_into(cc_cuda_plan *p, cc_node *call)
 {
     CXCursor f = cc_referenced(call);
     if (clang_getCursorKind(f) != CXCursor_FunctionDecl) return 0;
-    ann_ctx a;
-    memset(&a, 0, sizeof a);
-    CXString usr = clang_getCursorUSR(f);
-    a.usr = clang_getCString(usr);
-    clang_visitChildren(clang_getTranslationUnitCursor(p->u->ast.tu), ann_top, &a);
-    clang_visitChildren(f, ann_attr, &a);
-    clang_disposeString(usr);
-    int has = a.g != NULL;
-    free(a.g);
+    char *g = variant_of(p->u, f);
+    int has = g != NULL;
+    free(g);
     CXCursor def = clang_getCursorDefinition(f);
     size_t b, e;
     return !has && !clang_Cursor_isNull(def) && cc_extent(&p->u->ast, def, &b, &e);

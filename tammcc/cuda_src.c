@@ -276,6 +276,23 @@ int cc_cu_decl_in(const cc_cuda_plan *p, CXCursor d, size_t b, size_t e)
     return cc_offset(&p->u->ast, clang_getCursorLocation(d), &off) && off >= b && off < e;
 }
 
+int cc_cu_stored(const cc_cuda_plan *p, cc_node *n, int addr)
+{
+    cc_node *top = cc_cu_up_parens(n), *q = top->parent;
+    int post;
+    if (!q) return 0;
+    if (q->kind == CXCursor_CompoundAssignOperator && q->kid[0] == top) return 1;
+    if (q->kind == CXCursor_BinaryOperator && q->kid[0] == top) {
+        const char *op = cc_binop(&p->u->ast, q);
+        return !strcmp(op, "=") || !*op;
+    }
+    if (q->kind == CXCursor_UnaryOperator) {
+        const char *op = cc_unop(&p->u->ast, q, &post);
+        return !strcmp(op, "++") || !strcmp(op, "--") || (addr && (!strcmp(op, "&") || !*op));
+    }
+    return 0;
+}
+
 cc_kbind *cc_cu_bind(const cc_kscope *sc, CXCursor d)
 {
     for (int i = 0; sc && i < sc->nb; i++)

@@ -62,6 +62,10 @@ int cc_cu_decl_in(const cc_cuda_plan *p, CXCursor d, size_t b, size_t e);
 int cc_cu_enum_const(cc_cuda_plan *p, cc_node *n, CXCursor d);
 /** A typedef name at n: replaced by its arithmetic type. 0 if it cannot be. */
 int cc_cu_typeref(cc_cuda_plan *p, cc_node *n);
+/** The variable reference n is stored to: the left operand of '=' (or of an operator written in
+ *  a macro, which is taken for one) or of a compound assignment, or the operand of '++' / '--';
+ *  with addr also when its address is taken ('&', or a unary operator written in a macro). */
+int cc_cu_stored(const cc_cuda_plan *p, cc_node *n, int addr);
 /** The binding of d in the scope, or NULL. */
 cc_kbind *cc_cu_bind(const cc_kscope *sc, CXCursor d);
 /** An expression computed before the kernel: with sc NULL a call's argument (the task's

@@ -4,7 +4,8 @@
 #   make build     configure (Release) and build in build/
 #   make run       deps + build + run samples/gemm.c compiled by tammcc (and gemm_explicit)
 #   make test      deps + three test suites: Release (build/), ASan+UBSan
-#                  (build-asan/), TSan (build-tsan/); ends with "N passed, N failed"
+#                  (build-asan/), TSan (build-tsan/), each suite's build overlapping the
+#                  previous suite's tests (tests/run_suites.sh); ends with "N passed, N failed"
 #   make gpu-check on a machine with an NVIDIA GPU: build for it (build-gpu/), run every
 #                  gpu-labelled test on the device (a skip fails), print the speed table
 #                  against cuBLAS / cuSOLVER (bench/gpu/gpu_check.sh)
@@ -41,7 +42,7 @@ ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 TSAN_ENV := TSAN_OPTIONS=halt_on_error=1:atexit_sleep_ms=50:suppressions=$(CURDIR)/tests/tsan.supp
 
-.PHONY: all deps build run test install clean test-suite test-summary tsan-probe gpu-check
+.PHONY: all deps build run test install clean test-summary tsan-probe gpu-check
 
 all: build
 
@@ -81,43 +82,17 @@ gpu-check:
 	@bash bench/gpu/gpu_check.sh
 
 # ---------------------------------------------------------------- test
-# Each suite configures and builds its directory, runs ctest, and records
-# "PASSED FAILED STATUS" in DIR/tamm-test-result; test-summary adds them up.
+# tests/run_suites.sh configures, builds and runs each suite (the next suite's build
+# runs at nice 19 during the current suite's ctest) and records "PASSED FAILED STATUS"
+# in DIR/tamm-test-result; test-summary adds them up.
 test: deps
 	@mkdir -p $(BUILD_DIR) && date +%s > $(BUILD_DIR)/tamm-test-start
 	@rm -f $(BUILD_DIR)/tamm-test-result $(ASAN_DIR)/tamm-test-result $(TSAN_DIR)/tamm-test-result
-	@$(MAKE) --no-print-directory test-suite SUITE=release SUITE_DIR=$(BUILD_DIR) \
-	    SUITE_CMAKE="-DCMAKE_BUILD_TYPE=Release" SUITE_ENV="" || true
-	@$(MAKE) --no-print-directory test-suite SUITE=asan SUITE_DIR=$(ASAN_DIR) \
-	    SUITE_CMAKE="-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTAMM_SANITIZE=address" \
-	    SUITE_ENV="$(ASAN_ENV)" || true
 	@$(MAKE) --no-print-directory tsan-probe || true
-	@$(MAKE) --no-print-directory test-suite SUITE=tsan SUITE_DIR=$(TSAN_DIR) \
-	    SUITE_CMAKE="-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTAMM_SANITIZE=thread" \
-	    SUITE_ENV="$(TSAN_ENV)" SUITE_WRAP="$$(cat $(TSAN_DIR)/tamm-tsan-wrap 2>/dev/null)" || true
+	@env BUILD_DIR="$(BUILD_DIR)" ASAN_DIR="$(ASAN_DIR)" TSAN_DIR="$(TSAN_DIR)" JOBS="$(JOBS)" \
+	    CMAKE_ARGS="$(CMAKE_ARGS)" CTEST_ARGS="$(CTEST_ARGS)" ASAN_ENV="$(ASAN_ENV)" TSAN_ENV="$(TSAN_ENV)" \
+	    TSAN_WRAP_FILE="$(TSAN_DIR)/tamm-tsan-wrap" bash tests/run_suites.sh || true
 	@$(MAKE) --no-print-directory test-summary
-
-test-suite:
-	@dir=$(SUITE_DIR); mkdir -p "$$dir"; rm -f "$$dir/tamm-test-result" "$$dir/tamm-ctest.log"; \
-	echo; echo "=== [$(SUITE)] configure and build in $$dir"; t0=$$(date +%s); \
-	if ! { cmake -S . -B "$$dir" $(SUITE_CMAKE) $(CMAKE_ARGS) && cmake --build "$$dir" -j$(JOBS); }; then \
-	  echo "=== [$(SUITE)] BUILD FAILED"; echo "0 1 build-failed" > "$$dir/tamm-test-result"; exit 1; \
-	fi; \
-	t1=$$(date +%s); \
-	echo "=== [$(SUITE)] ctest in $$dir $(if $(SUITE_ENV),with $(SUITE_ENV))$(if $(SUITE_WRAP), under '$(SUITE_WRAP)')"; \
-	( cd "$$dir" && env $(SUITE_ENV) $(SUITE_WRAP) ctest --output-on-failure $(CTEST_ARGS) ) 2>&1 \
-	  | tee "$$dir/tamm-ctest.log"; rc=$$?; \
-	echo "=== [$(SUITE)] configure and build $$((t1 - t0)) s, ctest $$(( $$(date +%s) - t1 )) s"; \
-	counts=$$(sed -nE 's/.*tests passed, ([0-9]+) tests? failed out of ([0-9]+).*/\1 \2/p' "$$dir/tamm-ctest.log" | tail -n 1); \
-	if [ -n "$$counts" ]; then \
-	  set -- $$counts; failed=$$1; passed=$$(( $$2 - $$1 )); \
-	elif grep -q 'No tests were found' "$$dir/tamm-ctest.log"; then passed=0; failed=0; \
-	else passed=0; failed=1; fi; \
-	if [ $$rc -ne 0 ] && [ $$failed -eq 0 ]; then failed=1; fi; \
-	if [ $$rc -eq 0 ] && [ $$failed -eq 0 ]; then status=ok; else status=failed; fi; \
-	echo "$$passed $$failed $$status" > "$$dir/tamm-test-result"; \
-	echo "=== [$(SUITE)] $$passed passed, $$failed failed"; \
-	[ "$$status" = ok ]
 
 # ThreadSanitizer (GCC 12's libtsan) aborts with "unexpected memory mapping"
 # on kernels with a high vm.mmap_rnd_bits.  Probe it; if it fails, retry with

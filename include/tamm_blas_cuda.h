@@ -41,7 +41,7 @@
 #include <cusolverDn.h>
 #else
 /* compiled for the host with tamm_cuda_emu.h, which declares cuBLAS's handle, status and operation
- * types and cublasDgemm (cublas_v2.h's types would clash with its CUDA types): the rest of what is
+ * types and cublasDgemm (<cublas_v2.h>'s types would clash with its CUDA types): the rest of what is
  * called here, with the values and entry points of the real libraries (the stand-ins of
  * tests/cudart_emu implement them over the emulated device) */
 #ifndef TAMM_CUDA_EMU

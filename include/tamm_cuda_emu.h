@@ -130,7 +130,7 @@ static inline const char *cudaGetErrorString(cudaError_t e)
     }
 }
 
-/* ---- the part of cuBLAS (cublas_v2.h, whose types would clash with the ones above) that a
+/* ---- the part of cuBLAS (<cublas_v2.h>, whose types would clash with the ones above) that a
  * host-compiled .cu may call on tamm_cublas_handle(): declarations only, with the values and
  * entry points of the real library, so the calls go to whatever libcublas the program links
  * (the stand-in over the emulated device in tests, tests/cudart_emu) */

@@ -9,7 +9,7 @@
 
 typedef enum { TAMM_SCHED_WS = 0, TAMM_SCHED_FIFO, TAMM_SCHED_PRIO } tamm_sched_kind;
 typedef enum { TAMM_ONERR_ABORT = 0, TAMM_ONERR_RETURN } tamm_onerr_kind;
-/* Device-selection policies for tasks that can run on a GPU (rt/sched_gpu.c). */
+/* Device-selection policies for tasks that can run on a GPU (rt/gpu/sched_gpu.c). */
 typedef enum { TAMM_GPOL_EFT = 0, TAMM_GPOL_RR, TAMM_GPOL_STREAM, TAMM_GPOL_MINSIZE, TAMM_GPOL_MINMIN,
                TAMM_GPOL_MINMAX, TAMM_GPOL_COUNT } tamm_gpu_policy;
 

@@ -1,4 +1,4 @@
-/* block_fsm.c — the execution-FSM table of seeds/tamm-runtime.md, cell for cell. */
+/* block_fsm.c — the execution-FSM table of docs/runtime.md "Block states", cell for cell. */
 #include "block_fsm.h"
 #include <stdio.h>
 

@@ -1,5 +1,5 @@
 /*
- * block_fsm.h — the execution FSM of seeds/tamm-runtime.md: the state of one
+ * block_fsm.h — the execution FSM (docs/runtime.md "Block states"): the state of one
  * block in one memory unit (host memory of a rank, a GPU's memory), its
  * reference count, and the actions each operation triggers.
  *

@@ -1,6 +1,6 @@
 /*
  * buffer.h — block buffers inside a running task: tamm_get_buf_* and
- * tamm_release_* (seeds/tamm-runtime.md "Retrieving/Pushing buffers"),
+ * tamm_release_* (docs/runtime.md "Buffers inside a task"),
  * checked against the task's permissions (perm.c) and driving the execution
  * FSM of the block in the worker's memory unit (block_fsm.c).  Private
  * buffers (temps, cancellable copies, concurrent accumulations) come from the

@@ -1,5 +1,6 @@
 /*
- * check.h — the run-time access checker, TAMM_CHECK_ACCESS=1 (SPEC section 6).
+ * check.h — the run-time access checker, TAMM_CHECK_ACCESS=1 (docs/runtime.md
+ * "Checking access modes").
  *
  * For every task run on a CPU worker, a block buffer handed out in read mode
  * is fingerprinted when the task gets it and again when the task releases it

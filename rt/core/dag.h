@@ -2,12 +2,13 @@
  * dag.h — dependence analysis: the submission FSM applied to real tasks.
  *
  * For every block (and every tensor, for whole-tensor accesses) a dependence
- * domain keeps a chain of epochs.  An epoch is one of the seed's sets
- * DT(A,R) / DT(A,W) / DT(A,ACC): the tasks that joined it run together, and
- * it starts only when the epoch before it has completed.  Joining or creating
- * an epoch is O(1) and allocation-free in the steady state (epochs come from
- * a per-worker pool), so the cost per task does not depend on how many
- * readers came before it.
+ * domain keeps a chain of epochs.  An epoch is one of the current sets of the
+ * submission FSM (docs/runtime.md "Dependences"; DT(A,R) / DT(A,W) / DT(A,ACC)
+ * in dep_fsm.h): the tasks that joined it run together, and it starts only
+ * when the epoch before it has completed.  Joining or creating an epoch is
+ * O(1) and allocation-free in the steady state (epochs come from a per-worker
+ * pool), so the cost per task does not depend on how many readers came before
+ * it.
  *
  * Whole-tensor accesses live on the tensor's own chain; a whole-tensor epoch
  * waits for the block epochs touched since the previous one (one scan of the

@@ -1,19 +1,20 @@
 /*
- * dep_fsm.h — the submission FSM of seeds/tamm-runtime.md (dependence analysis).
+ * dep_fsm.h — the submission FSM of docs/runtime.md "Dependences" (dependence
+ * analysis).
  *
  * Per block and dependence domain, a state (_UNACCESSED, _READ, _WRITE, _ACC)
  * and the sets DT(A,R), DT(A,W), DT(A,ACC) of the last tasks in each role.
  * A new permission either joins the current set (readers with readers,
  * accumulators with accumulators) or starts a new set after it, which puts an
- * edge from every member of the current set to the new task ("Remove").
- * rt/dag.c keeps the sets as epochs; this module is the table, pure.
+ * edge from every member of the current set to the new task (the table's
+ * "follows").  rt/core/dag.c keeps the sets as epochs; this module is the
+ * table, pure.
  *
- * Two cells of the seed table are read as the text around it requires:
- *  - _WRITE x Write: the table omits Remove(DT(A,W)), but writes are exclusive
- *    and execution must equal the sequential order, so the new writer gets an
- *    edge from the previous one.
- *  - _ACC x Read: the table writes "DT(A,W) = T /_Read"; the new state is _READ
- *    and T is a reader, so T goes into DT(A,R).
+ * Two cells are worth a word:
+ *  - _WRITE x Write follows: writes are exclusive and execution must equal the
+ *    sequential order, so the new writer gets an edge from the previous one.
+ *  - _ACC x Read follows into _READ: T is a reader, so after the edges from the
+ *    accumulators T goes into DT(A,R).
  */
 #ifndef TAMM_DEP_FSM_H
 #define TAMM_DEP_FSM_H

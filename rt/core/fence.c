@@ -93,7 +93,7 @@ static int fence_wait(tamm_fence *f)
 {
     if (!tamm__rt.initialised) return TAMM_ESTATE;
     tamm_worker *w = tamm__self();
-    if (w && w->cur_ctx) /* SPEC 8: a task never blocks its worker */
+    if (w && w->cur_ctx) /* a task never blocks its worker (docs/language.md "Taskwait and continuations") */
         return tamm__error(w->cur_ctx->task, TAMM_ESTATE, "tamm_fence_wait inside a task: a task never blocks its "
                                                          "worker; give the task a wait(f) clause instead");
     if (!f) return tamm__error(NULL, TAMM_EINVAL, "tamm_fence_wait(NULL)");

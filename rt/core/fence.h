@@ -1,5 +1,5 @@
 /*
- * fence.h — user fences (SPEC section 5): a fence is signalled when every task
+ * fence.h — user fences (docs/api.md "Fences"): a fence is signalled when every task
  * that named it in `signal` has completed; tasks that name it in `wait` start
  * only after that.
  */
@@ -42,7 +42,8 @@ int tamm__fence_waited_by(const struct tamm_task_s *t, char *buf, size_t n, tamm
 void tamm__fence_free_all(void);
 
 /*
- * Execution fences (tamm_barrier, tamm_fence_submit; SPEC section 5): every
+ * Execution fences (tamm_barrier, tamm_fence_submit: docs/api.md "Waiting (top
+ * level)"; over several ranks, docs/runtime.md "Execution fences"): every
  * top-level task submitted before a fence completes, on every rank, before
  * any top-level task submitted after it starts on any rank.
  *

@@ -44,7 +44,7 @@
  *  permissions cover (the DAG granted access); get returns the unit's buffer
  *  for the request (Allocate / Get as needed, possibly completing later: the
  *  unit waits for its own copies before the task's work runs), or NULL with
- *  the error reported; release ends one hold (how: tamm_release_how,
+ *  the error reported; release ends one hold (how: a tamm_relkind,
  *  buffer.h), Put / AccAll applied when the task's work on the unit is done.
  *  A unit never decides order: the DAG did. */
 typedef struct tamm_unit_ops {

@@ -1,7 +1,8 @@
 /*
  * memlimit.h — host memory as a bounded memory unit under TAMM_MEMORY_LIMIT
- * (docs/runtime.md "Block memory", seeds/tamm-runtime.md "Execution FSM":
- * the EVICT and FLUSH rows on the host unit).
+ * (docs/runtime.md "Block memory", "A memory limit on the host"; the EVICT and
+ * FLUSH rows of the execution FSM, docs/runtime.md "Block states", on the host
+ * unit).
  *
  * With a limit set, every byte of block memory on the host — homes (pinned
  * where GPUs copy them), private accumulation / temporary / cancellable

@@ -1,4 +1,4 @@
-/* perm.c — the permission-check table of seeds/tamm-runtime.md, cell for cell. */
+/* perm.c — the permission-check table of docs/runtime.md "Permission checks", cell for cell. */
 #include "perm.h"
 #include <tamm.h>
 

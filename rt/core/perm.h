@@ -1,5 +1,5 @@
 /*
- * perm.h — the "Permissions Checks" table of seeds/tamm-runtime.md.
+ * perm.h — the permission-check table of docs/runtime.md "Permission checks".
  *
  * A task holds permissions (what it may do to a block: read, write,
  * read+write, accumulate); every operation it performs on a buffer is checked

@@ -312,8 +312,9 @@ static int block_ref(tamm_tensor *T, const long *idx, int n, unsigned mode, tamm
  *     #pragma tamm task cwrite(A[0])
  *     { double *a = tamm_block(A, 0); a[0] = 1; if (bad) tamm_cancel(a); }
  * at top level, where tamm_block returns the block's own memory.  For the
- * cancel to leave the block as the tammcc build does (SPEC 3: the effects of
- * a cancellable access are committed only if the task does not cancel them),
+ * cancel to leave the block as the tammcc build does (docs/runtime.md
+ * "Cancellation": the effects of a cancellable access are committed only if
+ * the task does not cancel them),
  * top-level tamm_block in a plain build keeps a copy of the block as it returns
  * it, and top-level tamm_cancel of that memory copies it back; tamm_put and
  * tamm_add of it (commits) drop the copy.  A program holding code that tammcc
@@ -620,10 +621,10 @@ int tamm_tensor_scatter(tamm_tensor *T, const void *src) { return whole(T, (void
 /* small public entry points                                             */
 /* ------------------------------------------------------------------ */
 int tamm_submit(tamm_ctx *ctx, const tamm_task *t) { return tamm__submit(ctx, t, NULL, 0, NULL); }
-/* Collective tasks never overlap (SPEC 7).  Several ranks: the task flow orders
- * them (mpi_flow.c).  One process: each top-level collective also writes a
- * hidden one-block tensor (coll_token), so that they run one after another, in
- * submission order, while ordinary tasks interleave. */
+/* Collective tasks never overlap (docs/runtime.md "Collective tasks").  Several
+ * ranks: the task flow orders them (mpi_flow.c).  One process: each top-level
+ * collective also writes a hidden one-block tensor (coll_token), so that they
+ * run one after another, in submission order, while ordinary tasks interleave. */
 
 static int submit_local_collective(const tamm_task *t, const tamm_task_opts *o)
 {

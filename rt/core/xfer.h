@@ -1,9 +1,10 @@
 /*
- * xfer.h — transfers between memory units: the seed's non-blocking Get, Put
- * and AccAll.  A transfer is started and completes later through its
- * callback; on one host today that happens before xfer_start returns (a
- * memcpy, or nothing when both sides are the same memory), and GPU and MPI
- * units complete them from their progress engines.
+ * xfer.h — transfers between memory units: the non-blocking Get, Put and
+ * AccAll of the execution FSM (docs/runtime.md "Block states").  A transfer
+ * is started and completes later through its callback; on one host today
+ * that happens before xfer_start returns (a memcpy, or nothing when both sides
+ * are the same memory), and GPU and MPI units complete them from their
+ * progress engines.
  */
 #ifndef TAMM_XFER_H
 #define TAMM_XFER_H

@@ -1,6 +1,6 @@
 /*
  * cuda_unit.c — one GPU's memory as a memory unit of the execution FSM
- * (seeds/tamm-runtime.md; memunit.h, gpu.h, docs/runtime.md "GPUs").
+ * (docs/runtime.md "Block states"; memunit.h, gpu.h, docs/runtime.md "GPUs").
  *
  * A task running on GPU g gets its blocks here: the FSM step of the block in
  * g's unit (block_fsm.c, the same table as the host unit), whose actions become

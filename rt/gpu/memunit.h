@@ -1,7 +1,8 @@
 /*
- * memunit.h — GPU memory units (SPEC 5, seeds/tamm-runtime.md "Execution FSM;
- * Multiple Memory Units"): the device interface the runtime drives, and the
- * per-block state of each GPU's memory.
+ * memunit.h — GPU memory units (docs/runtime.md "GPUs", "Memory units"; each
+ * GPU is a memory unit of the execution FSM, docs/runtime.md "Block states"):
+ * the device interface the runtime drives, and the per-block state of each
+ * GPU's memory.
  *
  * The device interface (tamm_devops) is the only place that knows CUDA: a
  * stream-ordered allocator, asynchronous copies, events, pinned host memory.

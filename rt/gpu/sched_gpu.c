@@ -3,7 +3,7 @@
  * that has a CUDA variant, and the measurements the earliest-finish-time
  * policy uses.
  *
- * The seed's policies (seeds/grcuda-dag-scheduler.md) choose among GPUs:
+ * The policies of GrCUDA's DAG scheduler (docs/runtime.md "Policies") choose among GPUs:
  *   round-robin            rotate over the GPUs;
  *   stream-aware           the GPU with the fewest tasks queued or running;
  *   min-transfer-size      the GPU to which the fewest bytes must move;

@@ -7,10 +7,10 @@
  * the recorder tamm_init installs (tamm__flow_msg_recorder).
  */
 /*
- * mpi_flow.h — the sequential task flow over several ranks (SPEC sections 5
- * and 7): every rank submits every top-level task; each rank decides alone,
- * from the same stream, where each task runs and which blocks it must send
- * and receive.  No per-task message is exchanged beyond the block data.
+ * mpi_flow.h — the sequential task flow over several ranks (docs/runtime.md
+ * "Several MPI ranks"): every rank submits every top-level task; each rank
+ * decides alone, from the same stream, where each task runs and which blocks it
+ * must send and receive.  No per-task message is exchanged beyond the block data.
  *
  * Per block, every rank keeps the same state (dist.h): which ranks hold the
  * current version, whether the block was ever modified, and the open
@@ -20,10 +20,10 @@
  *   read or write permission, e not a holder: o submits a local "send"
  *     pseudo-task (read permission on b, so it follows b's last writer at o
  *     and precedes the next) and e a "receive" pseudo-task (write permission
- *     on its copy of b, before T) — the seed's Get.  A never-modified block
+ *     on its copy of b, before T) — the execution FSM's Get.  A never-modified block
  *     is made locally (zeros or the generator) instead.
  *   write permission, e != o: after T, e sends its copy back (a pseudo-task
- *     after T) and o receives it (write permission) — the seed's Put; e and
+ *     after T) and o receives it (write permission) — the execution FSM's Put; e and
  *     o then hold the new version, nobody else.
  *   accumulate only: the run of consecutive accumulations into b is open
  *     until the next read or write of b (or a synchronisation point); each

@@ -1,0 +1,352 @@
+#!/usr/bin/env python3
+"""comment_refs.py ROOT — the comments of the sources point inside the repository.
+
+Over every comment (/* ... */ and // ...) of ROOT/rt/**/*.c|h, ROOT/tammcc/*.c|h and
+ROOT/include/*.h, and over docs/api.md against include/tamm.h:
+
+ a) a file a comment names exists.  A path-like word is a word ending in .c .h .cu .md .sh
+    .py .txt or .cmake.  One with a '/' (docs/runtime.md, rt/core/memlimit.c,
+    core/executor.h) must exist relative to ROOT, to ROOT/rt (how the runtime's folders
+    name one another: core/layer.h) or to the comment's own folder; a bare name (memunit.h)
+    must exist somewhere under rt/ tammcc/ include/ tests/ samples/ bench/ docs/ or at
+    ROOT.  Not path-like, so not checked: a name in angle brackets (<cuda_runtime.h>, a
+    system header), a placeholder whose stem is capitals (NAME.tamm.c), and the words
+    f.c, file.c, file.cu and prog.c, which stand for any user file.
+ b) a heading a comment quotes exists: after a .md path, `"Heading"` (optionally after a
+    comma, and further `, "Other"` / ` and "Other"` for the same file) must be a title
+    of that file: a markdown heading outside fenced code, or the bold lead of a paragraph
+    or list item (**Start and stop.**, - **GPUs under MPI** (...)).  The quote matches a
+    title equal to it, or one that continues it with ':' or ' (' ("Block states" names
+    "Block states: the execution state machine"); backquotes are ignored.
+ c) no comment cites SPEC, seeds/ or "the seed's" (documents that do not ship with tamm);
+    nor does any page of docs/ or README.md, whose relative links must name files of the
+    repository (docs/ stands alone).
+ d) a function a comment names as `name()` exists: `name` occurs, outside comments (code
+    or string literals), in some .c .h .cu .cpp file under rt/ tammcc/ include/ tests/
+    samples/ bench/.  So does every name of tamm's own, in lower case, that a comment
+    names with or without parentheses (tamm_x, tamm__x, cc_x: the runtime's, the API's and
+    tammcc's identifiers); not a pattern (tamm_get_buf_*, tamm_task_<function>_<line>).
+ e) every function include/tamm.h declares (a prototype ending in ';', outside comments)
+    has an entry in docs/api.md, and the entry says how it fails.  An entry is a code span
+    of docs/api.md, outside fenced code, holding the declaration `... name(` (`a / _b / _c(`
+    declares a, and a with its last `_part` replaced by _b and by _c).  Its text is the
+    section under the heading when the span is in a heading, the table's header row and
+    the row when it is in a table row, else the paragraph.  That text must name a TAMM_E*
+    code or say "no error" / "no errors" (the function cannot fail).
+
+Prints one line per problem (FILE:LINE: ...) and a summary; exit status 1 if any.
+"""
+import os
+import re
+import sys
+
+SRC_DIRS = ("rt", "tammcc", "include", "tests", "samples", "bench")
+BARE_DIRS = SRC_DIRS + ("docs",)
+CODE_EXT = (".c", ".h", ".cu", ".cpp")
+PATH_EXT = ("c", "h", "cu", "md", "sh", "py", "txt", "cmake")
+CITE = r"\bSPEC\b|\bseeds/|\bthe seed's\b|\bseed table\b"
+PLACEHOLDERS = {"f.c", "file.c", "file.cu", "prog.c"}
+
+
+def walk(root, top, exts):
+    """Files under ROOT/top with one of exts, as paths relative to ROOT (build* skipped)."""
+    out = []
+    base = os.path.join(root, top)
+    for d, dirs, files in os.walk(base):
+        dirs[:] = sorted(x for x in dirs if not x.startswith("build") and not x.startswith("."))
+        for f in sorted(files):
+            if f.endswith(exts):
+                out.append(os.path.relpath(os.path.join(d, f), root))
+    return out
+
+
+def lex(text):
+    """Split C source into (code, comments): code is the text with every comment replaced
+    by spaces (newlines kept, string and character literals kept); comments is a list of
+    (line, [(line, text of that line of the comment)])."""
+    code = []
+    comments = []
+    i, n, line = 0, len(text), 1
+    while i < n:
+        c = text[i]
+        if c == "/" and i + 1 < n and text[i + 1] in "*/":
+            block = text[i + 1] == "*"
+            start = line
+            j = text.find("*/", i + 2) if block else text.find("\n", i)
+            if j < 0:
+                j = n
+            end = j + 2 if block else j
+            body = text[i + 2:j]
+            lines = []
+            for k, part in enumerate(body.split("\n")):
+                lines.append((start + k, part))
+            comments.append((start, lines))
+            seg = text[i:min(end, n)]
+            code.append(re.sub(r"[^\n]", " ", seg))
+            line += seg.count("\n")
+            i = end
+            continue
+        if c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            seg = text[i:j + 1]
+            code.append(seg)
+            line += seg.count("\n")
+            i = j + 1
+            continue
+        code.append(c)
+        if c == "\n":
+            line += 1
+        i += 1
+    return "".join(code), comments
+
+
+def comment_text(lines):
+    """A comment's lines without their decoration, joined by single spaces, and for each
+    character of the result the source line it comes from."""
+    parts, where = [], []
+    for ln, s in lines:
+        s = re.sub(r"^\s*\*+(?!/)", "", s)       # leading ' * '
+        s = re.sub(r"^[*/<!]+", "", s)            # '/**', '//!', '///<' remainders
+        s = s.strip()
+        if not s:
+            continue
+        if parts:
+            parts.append(" ")
+            where.append(ln)
+        parts.append(s)
+        where.extend([ln] * len(s))
+    return "".join(parts), where
+
+
+def md_titles(path):
+    """The titles of a markdown file: headings outside fenced code, and bold leads."""
+    titles = set()
+    fence = None
+    with open(path, encoding="utf-8") as f:
+        for raw in f:
+            s = raw.rstrip("\n")
+            fence, inside = fences(s, fence)
+            if inside:
+                continue
+            m = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", s)
+            if m:
+                titles.add(norm(m.group(1)))
+                continue
+            m = re.match(r"^\s*(?:[-*+]\s+|\d+\.\s+)?\*\*(.+?)\*\*", s)
+            if m:
+                titles.add(norm(m.group(1)).rstrip(".").rstrip(":"))
+    return titles
+
+
+def fences(s, fence):
+    """Track fenced code (CommonMark: an opening ``` or ~~~ whose info string has no backquote,
+    closed by a line of at least as many of the same character).  Returns the new fence
+    state and whether line s is code or a fence line (not prose)."""
+    if fence is None:
+        m = re.match(r"^ {0,3}(`{3,}|~{3,})([^`]*)$", s)
+        return (m.group(1), True) if m else (None, False)
+    m = re.match(r"^ {0,3}(`{3,}|~{3,})\s*$", s)
+    if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+        return None, True
+    return fence, True
+
+
+def norm(s):
+    return re.sub(r"\s+", " ", s.replace("`", "")).strip()
+
+
+def title_ok(q, titles):
+    q = norm(q)
+    for t in titles:
+        if t == q or t.startswith(q + ":") or t.startswith(q + " ("):
+            return True
+    return False
+
+
+def main():
+    if len(sys.argv) != 2:
+        print("usage: comment_refs.py ROOT", file=sys.stderr)
+        return 2
+    root = os.path.abspath(sys.argv[1])
+    problems = []
+    counts = {"names": 0, "pages": 0, "comments": 0, "paths": 0, "headings": 0, "functions": 0, "api": 0}
+
+    def bad(where, msg):
+        problems.append("%s: %s" % (where, msg))
+
+    # every file of the repository, for bare names
+    bare = set()
+    for top in BARE_DIRS:
+        for p in walk(root, top, tuple("." + e for e in PATH_EXT)):
+            bare.add(os.path.basename(p))
+    for f in os.listdir(root):
+        if os.path.isfile(os.path.join(root, f)):
+            bare.add(f)
+
+    # identifiers outside comments, in every C-family source of the tree
+    idents = set()
+    lexed = {}
+    for top in SRC_DIRS:
+        for p in walk(root, top, CODE_EXT):
+            with open(os.path.join(root, p), encoding="utf-8", errors="replace") as f:
+                code, comments = lex(f.read())
+            lexed[p] = (code, comments)
+            idents.update(re.findall(r"[A-Za-z_]\w*", code))
+
+    checked = [p for p in walk(root, "rt", (".c", ".h"))]
+    checked += [p for p in walk(root, "tammcc", (".c", ".h")) if os.path.dirname(p) == "tammcc"]
+    checked += [p for p in walk(root, "include", (".h",)) if os.path.dirname(p) == "include"]
+    title_cache = {}
+
+    path_re = re.compile(r"(?<![\w./<-])((?:\.\./|[\w.+-]+/)*[\w+-][\w.+-]*\.(?:%s))(?![\w/>-]|\.\w)"
+                         % "|".join(PATH_EXT))
+    for p in checked:
+        code, comments = lexed[p]
+        for _, lines in comments:
+            counts["comments"] += 1
+            text, where = comment_text(lines)
+            if not text:
+                continue
+            # c) SPEC and seeds/
+            for m in re.finditer(CITE, text):
+                bad("%s:%d" % (p, where[m.start()]),
+                    "cites '%s', a document that does not ship with tamm (cite docs/ instead)" % m.group(0))
+            # a) and b) paths, and headings after .md paths
+            for m in path_re.finditer(text):
+                ref = m.group(1)
+                ln = where[m.start()]
+                stem = os.path.basename(ref).split(".")[0]
+                if ref in PLACEHOLDERS or re.fullmatch(r"[A-Z_]+", stem):
+                    continue
+                counts["paths"] += 1
+                if "/" in ref:
+                    cands = [os.path.join(root, ref), os.path.join(root, "rt", ref),
+                             os.path.join(root, os.path.dirname(p), ref)]
+                    found = next((c for c in cands if os.path.isfile(c)), None)
+                    if not found:
+                        bad("%s:%d" % (p, ln), "names '%s', which is not a file of the repository" % ref)
+                        continue
+                else:
+                    if ref not in bare:
+                        bad("%s:%d" % (p, ln), "names '%s', which is no file of the repository" % ref)
+                        continue
+                    found = None
+                if not ref.endswith(".md"):
+                    continue
+                rest = text[m.end():]
+                h = re.match(r",?\s*\"([^\"]+)\"", rest)
+                while h:
+                    counts["headings"] += 1
+                    if found is None:
+                        found = next((os.path.join(dp, ref) for dp, _, fs in os.walk(root)
+                                      if ref in fs and "/build" not in dp), None)
+                    if found not in title_cache:
+                        title_cache[found] = md_titles(found)
+                    if not title_ok(h.group(1), title_cache[found]):
+                        bad("%s:%d" % (p, where[m.end() + h.start(1)]),
+                            "%s has no heading \"%s\"" % (ref, h.group(1)))
+                    rest = rest[h.end():]
+                    h = re.match(r"(?:,|\s+and)\s*\"([^\"]+)\"", rest)
+            # d) name(), and tamm's own names
+            for m in re.finditer(r"(?<![\w])([A-Za-z_]\w*)\(\)", text):
+                counts["functions"] += 1
+                if m.group(1) not in idents:
+                    bad("%s:%d" % (p, where[m.start()]),
+                        "names %s(), which occurs in no code of rt/ tammcc/ include/ tests/ samples/ bench/"
+                        % m.group(1))
+            for m in re.finditer(r"(?<![\w<])((?:tamm_|tamm__|cc_)[a-z0-9_]*[a-z0-9])(?![\w*<])", text):
+                counts["names"] += 1
+                if m.group(1) not in idents:
+                    bad("%s:%d" % (p, where[m.start()]),
+                        "names %s, which occurs in no code of rt/ tammcc/ include/ tests/ samples/ bench/"
+                        % m.group(1))
+
+    # c) the pages: no citation of what does not ship, links inside the repository
+    pages = ["README.md"] + walk(root, "docs", (".md",))
+    for p in pages:
+        fence = None
+        with open(os.path.join(root, p), encoding="utf-8") as f:
+            for ln, s in enumerate(f, 1):
+                fence, inside = fences(s.rstrip("\n"), fence)
+                for m in re.finditer(CITE, s):
+                    bad("%s:%d" % (p, ln), "cites '%s', a document that does not ship with tamm" % m.group(0))
+                if inside:
+                    continue
+                for m in re.finditer(r"\]\(([^)\s#]+)(?:#[^)]*)?\)", s):
+                    target = m.group(1)
+                    if re.match(r"^[a-z]+:", target):
+                        continue
+                    full = os.path.normpath(os.path.join(root, os.path.dirname(p), target))
+                    if not full.startswith(root + os.sep) or not os.path.exists(full):
+                        bad("%s:%d" % (p, ln), "links to '%s', which is not a file of the repository" % target)
+        counts["pages"] += 1
+
+    # e) the API in docs/api.md
+    hdr = "include/tamm.h"
+    code = lexed[hdr][0]
+    flat = re.sub(r"#[^\n]*", " ", code)
+    decls = []
+    for m in re.finditer(r"(?:^|(?<=[;{}]))\s*((?:[A-Za-z_]\w*[\s*]+)+?)\b(tamm_\w+)\s*\(((?:[^;{}()]|\([^;{}()]*\))*)\)\s*;", flat):
+        if "typedef" in m.group(1) or "return" in m.group(1):
+            continue
+        decls.append((m.group(2), flat.count("\n", 0, m.start(2)) + 1))
+    codes = re.findall(r"\b(TAMM_E[A-Z]+)\s*=", code)
+    api = os.path.join(root, "docs", "api.md")
+    with open(api, encoding="utf-8") as f:
+        md = f.read().split("\n")
+    entries = {}
+    fence = None
+    for i, s in enumerate(md):
+        fence, inside = fences(s, fence)
+        if inside:
+            continue
+        for span in re.findall(r"`([^`]+)`", s):
+            dm = re.match(r"^(?:[A-Za-z_]\w*[\s*]+)+?(tamm_\w+)((?:\s*/\s*_\w+)*)\s*\(", span)
+            if not dm:
+                continue
+            names = [dm.group(1)]
+            for suf in re.findall(r"_\w+", dm.group(2)):
+                names.append(dm.group(1).rsplit("_", 1)[0] + suf)
+            if re.match(r"^#{1,6}\s", s):
+                j = i + 1
+                while j < len(md) and not re.match(r"^#{1,6}\s", md[j]):
+                    j += 1
+                body = "\n".join(md[i:j])
+            elif s.lstrip().startswith("|"):
+                j = i
+                while j > 0 and md[j - 1].lstrip().startswith("|"):
+                    j -= 1
+                body = md[j] + "\n" + s
+            else:
+                a = i
+                while a > 0 and md[a - 1].strip():
+                    a -= 1
+                b = i
+                while b + 1 < len(md) and md[b + 1].strip():
+                    b += 1
+                body = "\n".join(md[a:b + 1])
+            for nm in names:
+                entries.setdefault(nm, []).append((i + 1, body))
+    for name, ln in decls:
+        counts["api"] += 1
+        if name not in entries:
+            bad("%s:%d" % (hdr, ln), "%s() has no entry in docs/api.md" % name)
+            continue
+        if not any(re.search(r"\b(?:%s)\b" % "|".join(codes), body) or re.search(r"\bno\s+errors?\b", body, re.I)
+                   for _, body in entries[name]):
+            bad("docs/api.md:%d" % entries[name][0][0],
+                "the entry of %s() names no TAMM_E* error and does not say 'no error'" % name)
+
+    for line in problems:
+        print("FAIL: " + line)
+    print("comment_refs: %d files, %d comments: %d file names, %d quoted headings, %d name() "
+          "references, %d names of tamm's own; %d pages; %d functions of tamm.h against docs/api.md; %d problems"
+          % (len(checked), counts["comments"], counts["paths"], counts["headings"],
+             counts["functions"], counts["names"], counts["pages"], counts["api"], len(problems)))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

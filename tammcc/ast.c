@@ -1,5 +1,6 @@
 /* ast.c — parent-linked cursor trees and libclang helpers (see ast.h). */
 #include "ast.h"
+#include "xalloc.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,26 +25,26 @@ int cc_extent(cc_ast *a, CXCursor c, size_t *b, size_t *e)
     return 1;
 }
 
-typedef struct { cc_ast *a; cc_node *n; } build_ctx;
+typedef struct { cc_ast *a; cc_node *n; size_t cap; } build_ctx; /* cap: of n->kid */
 
 static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d)
 {
     (void)parent;
     build_ctx *bc = d;
     cc_node *k = cc_tree(bc->a, c, bc->n);
-    bc->n->kid = realloc(bc->n->kid, (size_t)(bc->n->nkid + 1) * sizeof *bc->n->kid);
+    CC_GROW(bc->n->kid, bc->cap, bc->n->nkid + 1);
     bc->n->kid[bc->n->nkid++] = k;
     return CXChildVisit_Continue;
 }
 
 cc_node *cc_tree(cc_ast *a, CXCursor c, cc_node *parent)
 {
-    cc_node *n = calloc(1, sizeof *n);
+    cc_node *n = cc_xcalloc(1, sizeof *n);
     n->c = c;
     n->kind = clang_getCursorKind(c);
     n->parent = parent;
     n->in_main = cc_extent(a, c, &n->b, &n->e);
-    build_ctx bc = { a, n };
+    build_ctx bc = { a, n, 0 };
     clang_visitChildren(c, visit, &bc);
     return n;
 }
@@ -60,7 +61,7 @@ char *cc_src_text(cc_ast *a, size_t b, size_t e)
 {
     if (e > a->len) e = a->len;
     if (b > e) b = e;
-    char *s = malloc(e - b + 1);
+    char *s = cc_xmalloc(e - b + 1);
     memcpy(s, a->text + b, e - b);
     s[e - b] = 0;
     return s;
@@ -179,7 +180,7 @@ char *cc_cursor_text(cc_ast *a, CXCursor c)
         len += strlen(clang_getCString(s)) + 1;
         clang_disposeString(s);
     }
-    char *r = malloc(len), *p = r;
+    char *r = cc_xmalloc(len), *p = r;
     for (unsigned i = 0; i < n; i++) {
         CXString s = clang_getTokenSpelling(a->tu, t[i]);
         const char *cs = clang_getCString(s);
@@ -246,7 +247,7 @@ int cc_kid_index(const cc_node *n)
 char *cc_spelling(CXCursor c)
 {
     CXString s = clang_getCursorSpelling(c);
-    char *r = strdup(clang_getCString(s));
+    char *r = cc_xstrdup(clang_getCString(s));
     clang_disposeString(s);
     return r;
 }

@@ -1,5 +1,7 @@
 /* capture.c — captured variables, carried locals, body checks (see capture.h). */
 #include "capture.h"
+#include "text.h"
+#include "xalloc.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +9,7 @@
 
 static char *dup_cx(CXString s)
 {
-    char *r = strdup(clang_getCString(s));
+    char *r = cc_xstrdup(clang_getCString(s));
     clang_disposeString(s);
     return r;
 }
@@ -17,8 +19,7 @@ char *cc_decl(CXType ty, const char *name, int canonical)
     if (canonical) ty = clang_getCanonicalType(ty);
     char *r = NULL;
     if (ty.kind == CXType_ConstantArray) {
-        char *inner = NULL;
-        if (asprintf(&inner, "%s[%lld]", name, clang_getArraySize(ty)) < 0) return NULL;
+        char *inner = cc_fmt("%s[%lld]", name, clang_getArraySize(ty));
         r = cc_decl(clang_getArrayElementType(ty), inner, canonical);
         free(inner);
         return r;
@@ -29,12 +30,11 @@ char *cc_decl(CXType ty, const char *name, int canonical)
         int paren = cpt.kind == CXType_ConstantArray || cpt.kind == CXType_FunctionProto ||
                     cpt.kind == CXType_FunctionNoProto;
         if (pt.kind == CXType_Typedef && !canonical) paren = 0;
-        char *inner = NULL;
         const char *q = clang_isConstQualifiedType(ty) ? " const" : "";
-        if (asprintf(&inner, paren ? "(*%s%s)" : "*%s%s", q, name) < 0) return NULL;
+        char *inner = cc_fmt(paren ? "(*%s%s)" : "*%s%s", q, name);
         if (!paren && (cpt.kind == CXType_FunctionProto) && pt.kind != CXType_Typedef) {
             free(inner);
-            if (asprintf(&inner, "(*%s)", name) < 0) return NULL;
+            inner = cc_fmt("(*%s)", name);
         }
         r = cc_decl(pt, inner, canonical);
         free(inner);
@@ -43,24 +43,24 @@ char *cc_decl(CXType ty, const char *name, int canonical)
     if (ty.kind == CXType_FunctionProto || ty.kind == CXType_FunctionNoProto) {
         char *ret = dup_cx(clang_getTypeSpelling(clang_getResultType(ty)));
         size_t cap = 256, n = 0;
-        char *args = malloc(cap);
+        char *args = cc_xmalloc(cap);
         args[0] = 0;
         int na = clang_getNumArgTypes(ty);
         for (int i = 0; i < na; i++) {
             char *a = dup_cx(clang_getTypeSpelling(clang_getArgType(ty, (unsigned)i)));
             size_t need = n + strlen(a) + 4;
-            if (need > cap) { cap = need * 2; args = realloc(args, cap); }
+            CC_GROW(args, cap, need);
             n += (size_t)sprintf(args + n, "%s%s", i ? ", " : "", a);
             free(a);
         }
         if (na == 0 && ty.kind == CXType_FunctionProto) strcpy(args, "void");
-        if (asprintf(&r, "%s %s(%s)", ret, name, args) < 0) r = NULL;
+        r = cc_fmt("%s %s(%s)", ret, name, args);
         free(ret);
         free(args);
         return r;
     }
     char *s = dup_cx(clang_getTypeSpelling(ty));
-    if (asprintf(&r, "%s %s", s, name) < 0) r = NULL;
+    r = cc_fmt("%s %s", s, name);
     free(s);
     return r;
 }
@@ -79,16 +79,16 @@ static int has_var(cc_var *v, int n, CXCursor d)
     return -1;
 }
 
-static void add_var(cc_var **v, int *n, CXCursor d, const char *prefix, size_t off)
+static void add_var(cc_var **v, int *n, size_t *cap, CXCursor d, const char *prefix, size_t off)
 {
-    *v = realloc(*v, (size_t)(*n + 1) * sizeof **v);
+    *v = cc_grow(*v, cap, (size_t)*n + 1, sizeof **v);
     cc_var *x = &(*v)[*n];
     memset(x, 0, sizeof *x);
     x->name = dup_cx(clang_getCursorSpelling(d));
     x->type = clang_getCursorType(d);
     x->decl = d;
     x->decl_off = off;
-    if (asprintf(&x->field, "%s%s", prefix, x->name) < 0) x->field = NULL;
+    x->field = cc_fmt("%s%s", prefix, x->name);
     (*n)++;
 }
 
@@ -176,7 +176,7 @@ static void capture_decl(cap_ctx *c, CXCursor d, size_t at)
         free(nm);
         c->errors++;
     } else {
-        add_var(&t->cap, &t->ncap, d, "", off);
+        add_var(&t->cap, &t->ncap, &t->cap_cap, d, "", off);
     }
 }
 
@@ -199,7 +199,7 @@ static int visit(cc_node *n, void *arg)
             int seen = 0;
             for (int i = 0; i < t->npre; i++) if (!strcmp(t->pre[i], txt)) seen = 1;
             if (!seen) {
-                t->pre = realloc(t->pre, (size_t)(t->npre + 1) * sizeof *t->pre);
+                CC_GROW(t->pre, t->pre_cap, t->npre + 1);
                 t->pre[t->npre++] = txt;
             } else {
                 free(txt);
@@ -339,10 +339,10 @@ static void live_at(cc_unit *u, cc_task *t, cc_wait *w)
                     if (li < 0) {
                         char pre[32];
                         snprintf(pre, sizeof pre, "tamm_l%d_", t->nloc);
-                        add_var(&t->loc, &t->nloc, d, pre, k->kid[j]->b);
+                        add_var(&t->loc, &t->nloc, &t->loc_cap, d, pre, k->kid[j]->b);
                         li = t->nloc - 1;
                     }
-                    w->live = realloc(w->live, (size_t)(w->nlive + 1) * sizeof *w->live);
+                    CC_GROW(w->live, w->live_cap, w->nlive + 1);
                     w->live[w->nlive++] = li;
                 }
             }

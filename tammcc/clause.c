@@ -1,6 +1,7 @@
 /* clause.c — the `#pragma tamm` grammar: a small lexer and a recursive-descent
  * parser with clang-style diagnostics and "did you mean" (see clause.h). */
 #include "clause.h"
+#include "xalloc.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@ typedef struct {
     tok *t;
     int nt, pos;
     int err;
+    size_t t_cap, refs_cap, wait_cap, signal_cap; /* of t and of the directive's refs, wait, signal */
 } parser;
 
 static size_t foff(const parser *p, size_t i)
@@ -40,11 +42,12 @@ static void perr(parser *p, const tok *t, const char *fmt, const char *a, const 
 /* ---------------------------------------------------------------- lexer */
 static int lex(parser *p)
 {
-    int cap = 16;
-    p->t = malloc((size_t)cap * sizeof *p->t);
+    p->t = NULL;
+    p->t_cap = 0;
     p->nt = 0;
     size_t i = 0;
     for (;;) {
+        CC_GROW(p->t, p->t_cap, p->nt + 1); /* room for this token, or the END after a comment */
         while (i < p->n && (isspace((unsigned char)p->s[i]) || p->s[i] == '\0')) i++;
         if (i + 1 < p->n && p->s[i] == '/' && p->s[i + 1] == '/') break; /* a comment ends the pragma */
         if (i + 1 < p->n && p->s[i] == '/' && p->s[i + 1] == '*') {
@@ -52,10 +55,6 @@ static int lex(parser *p)
             while (j + 1 < p->n && !(p->s[j] == '*' && p->s[j + 1] == '/')) j++;
             i = j + 2 <= p->n ? j + 2 : p->n;
             continue;
-        }
-        if (p->nt + 1 >= cap) {
-            cap *= 2;
-            p->t = realloc(p->t, (size_t)cap * sizeof *p->t);
         }
         tok *t = &p->t[p->nt];
         t->b = i;
@@ -115,9 +114,9 @@ static int is_word(const parser *p, const tok *t, const char *w)
 }
 static char *tok_str(const parser *p, const tok *t)
 {
-    if (t->k == T_END) return strdup("end of line");
+    if (t->k == T_END) return cc_xstrdup("end of line");
     size_t l = t->e - t->b;
-    char *r = malloc(l + 1);
+    char *r = cc_xmalloc(l + 1);
     memcpy(r, p->s + t->b, l);
     r[l] = 0;
     return r;
@@ -175,7 +174,7 @@ static int balanced(parser *p, const char *stops, cc_text *out, const char *what
         return -1;
     }
     size_t b = p->t[start].b, e = p->t[p->pos - 1].e;
-    out->s = malloc(e - b + 1);
+    out->s = cc_xmalloc(e - b + 1);
     memcpy(out->s, p->s + b, e - b);
     out->s[e - b] = 0;
     out->off = foff(p, b);
@@ -239,7 +238,7 @@ static int parse_index(parser *p, cc_text *out, const char *tensor)
         return -1;
     }
     size_t b = p->t[p->pos].b, e = p->t[end - 1].e;
-    out->s = malloc(e - b + 1);
+    out->s = cc_xmalloc(e - b + 1);
     memcpy(out->s, p->s + b, e - b);
     out->s[e - b] = 0;
     out->off = foff(p, b);
@@ -281,15 +280,15 @@ char *cc_index_expr(const char *idx)
 {
     size_t le, hb;
     char *r;
-    if (!idx) return strdup("TAMM_ALL");
+    if (!idx) return cc_xstrdup("TAMM_ALL");
     if (!cc_range_split(idx, &le, &hb)) {
         size_t n = strlen(idx);
-        r = malloc(n + 3);
+        r = cc_xmalloc(n + 3);
         snprintf(r, n + 3, "(%s)", idx);
         return r;
     }
     size_t n = strlen(idx) + 32;
-    r = malloc(n);
+    r = cc_xmalloc(n);
     snprintf(r, n, "TAMM_RANGE((%.*s), (%s))", (int)le, idx, idx + hb);
     return r;
 }
@@ -299,7 +298,7 @@ char *cc_loop_range_expr(const char *idx, const char *tensor, int d)
     size_t le, hb;
     if (!idx || !cc_range_split(idx, &le, &hb)) return cc_index_expr(idx);
     size_t n = strlen(idx) + strlen(tensor) + 48;
-    char *r = malloc(n);
+    char *r = cc_xmalloc(n);
     snprintf(r, n, "tamm_cc_range(%s, %d, (%.*s), (%s))", tensor, d, (int)le, idx, idx + hb);
     return r;
 }
@@ -352,7 +351,7 @@ static int parse_ref(parser *p, cc_ref *r, unsigned mode, const char *clause)
         }
     }
     size_t b = p->t[start].b, e = p->t[p->pos - 1].e;
-    r->tensor.s = malloc(e - b + 1);
+    r->tensor.s = cc_xmalloc(e - b + 1);
     memcpy(r->tensor.s, p->s + b, e - b);
     r->tensor.s[e - b] = 0;
     r->tensor.off = foff(p, b);
@@ -379,7 +378,7 @@ static int parse_ref(parser *p, cc_ref *r, unsigned mode, const char *clause)
 static int parse_list(parser *p, cc_ref **refs, int *nrefs, unsigned mode, const char *clause)
 {
     for (;;) {
-        *refs = realloc(*refs, (size_t)(*nrefs + 1) * sizeof **refs);
+        *refs = cc_grow(*refs, &p->refs_cap, (size_t)*nrefs + 1, sizeof **refs);
         if (parse_ref(p, &(*refs)[*nrefs], mode, clause)) {
             cc_ref *r = &(*refs)[*nrefs];
             free(r->tensor.s);
@@ -392,12 +391,12 @@ static int parse_list(parser *p, cc_ref **refs, int *nrefs, unsigned mode, const
     }
 }
 
-static int parse_exprs(parser *p, cc_text **v, int *n, const char *what)
+static int parse_exprs(parser *p, cc_text **v, int *n, size_t *cap, const char *what)
 {
     for (;;) {
         cc_text t;
         if (balanced(p, ",)", &t, what)) return -1;
-        *v = realloc(*v, (size_t)(*n + 1) * sizeof **v);
+        *v = cc_grow(*v, cap, (size_t)*n + 1, sizeof **v);
         (*v)[(*n)++] = t;
         if (!is_punct(p, cur(p), ',')) return 0;
         p->pos++;
@@ -545,7 +544,7 @@ static int parse_task(parser *p, cc_pragma *o)
             int isw = w[0] == 'w';
             rc = expect(p, '(', what) ||
                  parse_exprs(p, isw ? &o->wait : &o->signal, isw ? &o->nwait : &o->nsignal,
-                             isw ? "'wait(...)'" : "'signal(...)'") ||
+                             isw ? &p->wait_cap : &p->signal_cap, isw ? "'wait(...)'" : "'signal(...)'") ||
                  expect(p, ')', "to close the fence list");
         } else { /* collective */
             rc = once(p, t, &seen_coll, w);
@@ -558,7 +557,7 @@ static int parse_task(parser *p, cc_pragma *o)
 
 int cc_parse_pragma(const cc_source *src, const char *text, size_t len, const size_t *map, size_t base, cc_pragma *o)
 {
-    parser p = { src, text, len, map, base, NULL, 0, 0, 0 };
+    parser p = { src, text, len, map, base, NULL, 0, 0, 0, 0, 0, 0, 0 };
     size_t off0 = o->off, end0 = o->end;
     int fm = o->from_macro;
     memset(o, 0, sizeof *o);
@@ -664,10 +663,7 @@ static void squeeze(char **o, size_t *n, size_t *cap, const char *s)
 {
     for (; *s; s++) {
         if (isspace((unsigned char)*s)) continue;
-        if (*n + 2 > *cap) {
-            *cap = *cap * 2 + 16;
-            *o = realloc(*o, *cap);
-        }
+        CC_GROW(*o, *cap, *n + 2);
         (*o)[(*n)++] = *s;
     }
     (*o)[*n] = 0;
@@ -676,7 +672,7 @@ static void squeeze(char **o, size_t *n, size_t *cap, const char *s)
 char *cc_ref_text(const cc_ref *r)
 {
     size_t n = 0, cap = 64;
-    char *o = malloc(cap);
+    char *o = cc_xmalloc(cap);
     o[0] = 0;
     squeeze(&o, &n, &cap, r->tensor.s);
     for (int d = 0; d < r->nidx; d++) {

@@ -1,6 +1,7 @@
 /*
- * clause.h — the `#pragma tamm` directive and clause grammar of SPEC section 3,
- * parsed from the pragma's text (no libclang here, so the fuzzer can drive it).
+ * clause.h — the `#pragma tamm` directive and clause grammar (docs/language.md
+ * "Directives" and "Task clauses"), parsed from the pragma's text (no libclang
+ * here, so the fuzzer can drive it).
  *
  *   task [clause [[,] clause]...]      clauses: read write readwrite accum
  *                                      cwrite creadwrite caccum (list)

@@ -18,6 +18,7 @@
 #include "diag.h"
 #include "infer.h"
 #include "text.h"
+#include "xalloc.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,7 @@ typedef struct bstep {
     unsigned line;      /* ST_LINE: the source line it comes from */
     char *text;         /* ST_OPEN: a comment; ST_LINE: a declaration or a call */
 } bstep;
-struct cc_blas_calls { bstep *s; int n; };
+struct cc_blas_calls { bstep *s; int n; size_t cap; };
 
 typedef struct bind { CXCursor d; int dev; } bind;   /* a parameter or local in scope: a device pointer or a scalar */
 
@@ -38,7 +39,7 @@ typedef struct bctx {
     cc_unit *u;
     cc_task *t;
     char *why;
-    bind *b; int nb;
+    bind *b; int nb; size_t b_cap;
     CXCursor fn[MAX_DEPTH]; int nfn;   /* the functions being inlined, outermost first */
     cc_blas_calls *p;
     unsigned libs;
@@ -52,15 +53,14 @@ static int no(bctx *c, const char *f, ...)
     if (c->why) return 0;
     va_list ap;
     va_start(ap, f);
-    if (vasprintf(&c->why, f, ap) < 0) c->why = NULL;
+    c->why = cc_vfmt(f, ap);
     va_end(ap);
-    if (!c->why) c->why = strdup("no CUDA variant");
     return 0;
 }
 
 static void step(bctx *c, int kind, unsigned line, char *text)
 {
-    c->p->s = realloc(c->p->s, (size_t)(c->p->n + 1) * sizeof *c->p->s);
+    CC_GROW(c->p->s, c->p->cap, c->p->n + 1);
     c->p->s[c->p->n++] = (bstep){ kind, line, text };
 }
 
@@ -101,7 +101,7 @@ static char *cxx_decl(CXType ty, const char *name, int *dev)
 static char *basename_of(const char *path)
 {
     const char *s = strrchr(path, '/');
-    return strdup(s ? s + 1 : path);
+    return cc_xstrdup(s ? s + 1 : path);
 }
 
 /* the routine a call calls, when its name is one and no body of it is visible (blas.h) */
@@ -156,7 +156,7 @@ static CXCursor file_function(cc_unit *u, cc_node *call)
 }
 
 /* Does the body call a routine, directly or through the file's functions (each looked into once)? */
-typedef struct { cc_unit *u; int depth; int found; CXCursor *seen; int nseen; } scan_ctx;
+typedef struct { cc_unit *u; int depth; int found; CXCursor *seen; int nseen; size_t cap; } scan_ctx;
 static int scan_visit(cc_node *n, void *arg)
 {
     scan_ctx *s = arg;
@@ -169,7 +169,7 @@ static int scan_visit(cc_node *n, void *arg)
     if (clang_Cursor_isNull(def) || s->depth >= MAX_DEPTH) return 1;
     for (int i = 0; i < s->nseen; i++)
         if (same_cursor(s->seen[i], def)) return 1;
-    s->seen = realloc(s->seen, (size_t)(s->nseen + 1) * sizeof *s->seen);
+    CC_GROW(s->seen, s->cap, s->nseen + 1);
     s->seen[s->nseen++] = def;
     if (has_user_variant(s->u, cc_referenced(n))) return 1;
     cc_node *tree = cc_tree(&s->u->ast, def, NULL);
@@ -270,13 +270,13 @@ typedef struct redit { size_t b, e; char *text; } redit;
 typedef struct rctx {
     bctx *c;
     cc_node *root;
-    redit *ed; int ned;
+    redit *ed; int ned; size_t ed_cap;
     int ndev;            /* device pointers used */
 } rctx;
 
 static void redit_add(rctx *r, size_t b, size_t e, char *text)
 {
-    r->ed = realloc(r->ed, (size_t)(r->ned + 1) * sizeof *r->ed);
+    CC_GROW(r->ed, r->ed_cap, r->ned + 1);
     r->ed[r->ned++] = (redit){ b, e, text };
 }
 
@@ -342,7 +342,7 @@ static int rvisit(cc_node *n, void *arg)
         CXType ty = clang_getCanonicalType(clang_getCursorType(d));
         const char *s = clang_getCursorKind(d) == CXCursor_TypedefDecl ? cc_arith_type_name(ty.kind, 1) : NULL;
         size_t l = strlen(nm);
-        if (s && n->e - n->b == l && !strncmp(c->u->ast.text + n->b, nm, l)) redit_add(r, n->b, n->e, strdup(s));
+        if (s && n->e - n->b == l && !strncmp(c->u->ast.text + n->b, nm, l)) redit_add(r, n->b, n->e, cc_xstrdup(s));
         else no(c, "the code uses the type '%s', which is not an arithmetic type written by its name", nm);
         free(nm);
         return 1;
@@ -406,7 +406,7 @@ static char *system_macro(bctx *c, rctx *r, size_t b, size_t e)
 /* n as C++ text of the variant; *ndev: device pointers in it (NULL on failure, c->why says why) */
 static char *render(bctx *c, cc_node *n, int *ndev)
 {
-    rctx r = { c, n, NULL, 0, 0 };
+    rctx r = { c, n, NULL, 0, 0, 0 };
     cc_walk(n, rvisit, &r);
     char *out = NULL;
     if (!c->why) {
@@ -417,12 +417,12 @@ static char *render(bctx *c, cc_node *n, int *ndev)
     if (!c->why) {
         if (r.ned > 1) qsort(r.ed, (size_t)r.ned, sizeof *r.ed, cmp_redit);
         size_t cap = 64, len = 0, pos = n->b;
-        out = malloc(cap);
+        out = cc_xmalloc(cap);
         for (int i = 0; i <= r.ned; i++) {
             size_t b = i < r.ned ? r.ed[i].b : n->e;
             const char *ins = i < r.ned ? r.ed[i].text : "";
             size_t need = len + (b - pos) + strlen(ins) + 1;
-            if (need > cap) { cap = need * 2; out = realloc(out, cap); }
+            CC_GROW(out, cap, need);
             memcpy(out + len, c->u->ast.text + pos, b - pos);
             len += b - pos;
             memcpy(out + len, ins, strlen(ins));
@@ -544,14 +544,14 @@ static int routine_call(bctx *c, cc_node *call, const cc_blas_fn *f, cc_node *lh
         char *ty = cc_fmt("%s *", lapack ? "int" : T);
         char *bp = render_dev(c, base, ty, "the element's pointer");
         char *ix = bp && e->kind == CXCursor_ArraySubscriptExpr ? render_scalar(c, e->kid[1], "the element's index") : NULL;
-        if (bp && (ix || e->kind != CXCursor_ArraySubscriptExpr)) target = ix ? cc_fmt("%s + (%s)", bp, ix) : strdup(bp);
+        if (bp && (ix || e->kind != CXCursor_ArraySubscriptExpr)) target = ix ? cc_fmt("%s + (%s)", bp, ix) : cc_xstrdup(bp);
         free(ty);
         free(bp);
         free(ix);
         if (!target) return 0;
     }
     size_t cap = 256, len = 0;
-    char *args = calloc(1, cap);
+    char *args = cc_xcalloc(1, cap);
     for (int i = 0; i < na && ok && !c->why; i++) {
         int role = f->args[i], dev = 0;
         char *ty = param_type(fn, i, &dev), *a;
@@ -576,7 +576,7 @@ static int routine_call(bctx *c, cc_node *call, const cc_blas_fn *f, cc_node *lh
         free(what);
         if (!a) { ok = 0; break; }
         size_t need = len + strlen(a) + 4;
-        if (need > cap) { cap = need * 2; args = realloc(args, cap); }
+        CC_GROW(args, cap, need);
         len += (size_t)sprintf(args + len, ", %s", a);
         free(a);
     }
@@ -639,7 +639,7 @@ static int var_value(bctx *c, CXCursor d, cc_node *init, const char *what, char 
 
 static void bind_add(bctx *c, CXCursor d, int dev)
 {
-    c->b = realloc(c->b, (size_t)(c->nb + 1) * sizeof *c->b);
+    CC_GROW(c->b, c->b_cap, c->nb + 1);
     c->b[c->nb++] = (bind){ clang_getCanonicalCursor(d), dev };
 }
 
@@ -677,8 +677,8 @@ static int inline_call(bctx *c, cc_node *call, CXCursor def)
     step(c, ST_OPEN, 0, cc_fmt("%s() at %s:%u, inlined", fname, file, line));
     free(file);
     int nb0 = c->nb, clash = 0;
-    char **decl = calloc((size_t)(np ? np : 1), sizeof *decl), **val = calloc((size_t)(np ? np : 1), sizeof *val);
-    int *dev = calloc((size_t)(np ? np : 1), sizeof *dev);
+    char **decl = cc_xcalloc((size_t)(np ? np : 1), sizeof *decl), **val = cc_xcalloc((size_t)(np ? np : 1), sizeof *val);
+    int *dev = cc_xcalloc((size_t)(np ? np : 1), sizeof *dev);
     for (int i = 0; i < np && !c->why; i++) {
         char *what = cc_fmt("parameter %d of %s()", i + 1, fname);
         var_value(c, clang_Cursor_getArgument(def, (unsigned)i), call->kid[i + 1], what, &decl[i], &val[i], &dev[i]);
@@ -691,7 +691,7 @@ static int inline_call(bctx *c, cc_node *call, CXCursor def)
             free(pn);
         }
     /* the bindings on one line, the call's (T tamm_pK_ = value; ... first, then T name = tamm_pK_; ...) */
-    char *tmps = strdup(""), *binds = strdup("");
+    char *tmps = cc_xstrdup(""), *binds = cc_xstrdup("");
     for (int i = 0; i < np && !c->why; i++) {
         CXCursor d = clang_Cursor_getArgument(def, (unsigned)i);
         if (clash) {
@@ -721,7 +721,7 @@ static int inline_call(bctx *c, cc_node *call, CXCursor def)
     free(dev);
     if (!c->why) {
         cc_node *tree = cc_tree(&c->u->ast, def, NULL), *body = tree->nkid ? tree->kid[tree->nkid - 1] : NULL;
-        char *unused = strdup(""); /* (void)p; for a parameter the body does not use */
+        char *unused = cc_xstrdup(""); /* (void)p; for a parameter the body does not use */
         for (int i = 0; i < np && body; i++) {
             use_scan us = { clang_Cursor_getArgument(def, (unsigned)i), 0 };
             cc_walk(body, use_visit, &us);
@@ -748,7 +748,7 @@ static int call_stmt(bctx *c, cc_node *call)
     const cc_blas_fn *f = routine_of(call);
     if (f) return routine_call(c, call, f, NULL, 0);
     CXCursor fn = cc_referenced(call);
-    char *nm = clang_Cursor_isNull(fn) ? strdup("?") : cc_spelling(fn);
+    char *nm = clang_Cursor_isNull(fn) ? cc_xstrdup("?") : cc_spelling(fn);
     CXCursor def = file_function(c->u, call);
     if (clang_getCursorKind(fn) != CXCursor_FunctionDecl) no(c, "the body calls through a function pointer");
     else if (clang_Cursor_isNull(def))
@@ -825,7 +825,7 @@ int cc_blas_plan(cc_unit *u, cc_task *t, cc_blas_calls **plan, char **why)
     free(t->cuda_calls);
     t->cuda_calls = NULL;
     if (t->ntfcall) return 0; /* it calls task functions: not a sequence of calls */
-    scan_ctx sc = { u, 0, 0, NULL, 0 };
+    scan_ctx sc = { u, 0, 0, NULL, 0, 0 };
     cc_walk(t->stmt, scan_visit, &sc);
     free(sc.seen);
     if (!sc.found) return 0;
@@ -833,7 +833,7 @@ int cc_blas_plan(cc_unit *u, cc_task *t, cc_blas_calls **plan, char **why)
     memset(&c, 0, sizeof c);
     c.u = u;
     c.t = t;
-    c.p = calloc(1, sizeof *c.p);
+    c.p = cc_xcalloc(1, sizeof *c.p);
     stmt(&c, t->stmt, 1);
     free(c.b);
     if (c.why) {
@@ -899,7 +899,7 @@ void cc_blas_free(cc_blas_calls *p)
 
 char *cc_blas_gpu_test(const cc_task *t)
 {
-    if (!t->cuda_libs) return strdup("tamm_num_gpus()");
+    if (!t->cuda_libs) return cc_xstrdup("tamm_num_gpus()");
     return cc_fmt("tamm_cuda_libs(%s%s%s)", t->cuda_libs & CC_LIB_CUBLAS ? "TAMM_CUBLAS" : "",
                   t->cuda_libs == (CC_LIB_CUBLAS | CC_LIB_CUSOLVER) ? " | " : "",
                   t->cuda_libs & CC_LIB_CUSOLVER ? "TAMM_CUSOLVER" : "");

@@ -14,6 +14,7 @@
 #include "cuda_nest.h"
 #include "cuda_src.h"
 #include "text.h"
+#include "xalloc.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,10 +37,9 @@ static int refuse(dctx *c, const char *f, ...)
 {
     va_list ap;
     va_start(ap, f);
-    char *why = NULL;
-    if (vasprintf(&why, f, ap) < 0) why = NULL;
+    char *why = cc_vfmt(f, ap);
     va_end(ap);
-    cc_cuda_no(c->p, "%s() cannot run on the device: %s", c->name, why ? why : "?");
+    cc_cuda_no(c->p, "%s() cannot run on the device: %s", c->name, why);
     free(why);
     return 0;
 }
@@ -165,7 +165,7 @@ static int check_fn(cc_cuda_plan *p, CXCursor def, CXCursor *stack, int nstack)
         refuse(&c, "its body cannot be read");
         goto out;
     }
-    CXCursor *st = malloc((size_t)(nstack + 1) * sizeof *st);
+    CXCursor *st = cc_xmalloc((size_t)(nstack + 1) * sizeof *st);
     if (nstack) memcpy(st, stack, (size_t)nstack * sizeof *st); /* the outermost function: stack is NULL */
     st[nstack] = def;
     c.fn = fn;
@@ -177,7 +177,7 @@ static int check_fn(cc_cuda_plan *p, CXCursor def, CXCursor *stack, int nstack)
         cc_tree_free(fn);
         goto out;
     }
-    p->dev = realloc(p->dev, (size_t)(p->ndev + 1) * sizeof *p->dev); /* after its callees */
+    CC_GROW(p->dev, p->dev_cap, p->ndev + 1); /* after its callees */
     p->dev[p->ndev++] = fn;
     ok = 1;
 out:

@@ -5,6 +5,7 @@
 #include "cuda_index.h"
 #include "cuda_src.h"
 #include "text.h"
+#include "xalloc.h"
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,7 @@ struct cc_kx {
 
 cc_kx *cc_kx_new(cc_cuda_plan *p)
 {
-    cc_kx *g = calloc(1, sizeof *g);
+    cc_kx *g = cc_xcalloc(1, sizeof *g);
     g->p = p;
     return g;
 }
@@ -45,9 +46,9 @@ int cc_kx_atom(cc_kx *g, CXCursor d, const char *name, int loopv, const char *tr
     if (g->n >= CC_KX_MAX) return -1;
     int a = g->n++;
     g->c[a] = clang_getCanonicalCursor(d);
-    g->name[a] = strdup(name);
+    g->name[a] = cc_xstrdup(name);
     g->loopv[a] = loopv;
-    g->trip[a] = trip ? strdup(trip) : NULL;
+    g->trip[a] = trip ? cc_xstrdup(trip) : NULL;
     g->ctrip[a] = ctrip;
     g->ktrip[a] = ktrip;
     if ((g->has_ptrip[a] = ptrip != NULL)) g->ptrip[a] = *ptrip;
@@ -139,8 +140,8 @@ int cc_kx_unit(const cc_kpoly *x, int a)
 
 char *cc_kx_str(cc_kx *g, const cc_kpoly *x)
 {
-    if (!x->n) return strdup("0");
-    char *r = strdup("");
+    if (!x->n) return cc_xstrdup("0");
+    char *r = cc_xstrdup("");
     for (int i = 0; i < x->n; i++) {
         long long k = x->t[i].k;
         const char *sep = !i ? (k < 0 ? "-" : "") : k < 0 ? " - " : " + ";
@@ -183,13 +184,13 @@ static enum CXChildVisitResult mdef_visit(CXCursor c, CXCursor parent, CXClientD
     return CXChildVisit_Continue;
 }
 
-typedef struct { char **t; int n; } toks;
+typedef struct { char **t; int n; size_t cap; } toks;
 static void toks_add(toks *x, const char *s)
 {
-    x->t = realloc(x->t, (size_t)(x->n + 1) * sizeof *x->t);
-    x->t[x->n++] = strdup(s);
+    CC_GROW(x->t, x->cap, x->n + 1);
+    x->t[x->n++] = cc_xstrdup(s);
 }
-static void toks_free(toks *x) { for (int i = 0; i < x->n; i++) free(x->t[i]); free(x->t); x->t = NULL; x->n = 0; }
+static void toks_free(toks *x) { for (int i = 0; i < x->n; i++) free(x->t[i]); free(x->t); x->t = NULL; x->n = 0; x->cap = 0; }
 
 /* append the expansion of tokens in[0..n) (identifiers that are macros expanded) to out; 0 on failure */
 static int expand_toks(cc_cuda_plan *p, char **in, int n, size_t before, toks *out, int depth);
@@ -200,7 +201,7 @@ static int expand_macro(cc_cuda_plan *p, CXCursor def, toks *args, int nargs, si
     CXToken *tk;
     unsigned nt;
     clang_tokenize(tu, clang_getCursorExtent(def), &tk, &nt);
-    toks params = { NULL, 0 }, body = { NULL, 0 };
+    toks params = { NULL, 0, 0 }, body = { NULL, 0, 0 };
     unsigned i = 1;
     int fl = clang_Cursor_isMacroFunctionLike(def), ok = 1;
     if (fl) {
@@ -304,7 +305,7 @@ static void macro_ops(cc_kx *g, cc_node *n)
     }
     clang_disposeTokens(tu, tk, nt);
     if (!clang_Cursor_isMacroFunctionLike(def)) na = 0;
-    toks out = { NULL, 0 };
+    toks out = { NULL, 0, 0 };
     if (ok) ok = expand_macro(p, def, args, na, r->b, &out, 0);
     for (int i = 0; i < 16; i++) toks_free(&args[i]);
     char ops[64][2];
@@ -333,10 +334,10 @@ static char *any_op(cc_kx *g, cc_node *n)
     int post;
     cc_cuda_plan *p = g->p;
     const char *op = n->kind == CXCursor_BinaryOperator ? cc_binop(&p->u->ast, n) : cc_unop(&p->u->ast, n, &post);
-    if (*op) return strdup(op);
+    if (*op) return cc_xstrdup(op);
     for (int pass = 0; pass < 2; pass++) {
         for (int i = 0; i < g->nm; i++)
-            if (g->mn[i] == n) return strdup(g->mo[i]);
+            if (g->mn[i] == n) return cc_xstrdup(g->mo[i]);
         if (!pass) macro_ops(g, n);
     }
     return NULL;
@@ -450,7 +451,7 @@ cc_kcond cc_kcond_and(cc_kcond a, cc_kcond b) { return kc_bin(a, b, 1); }
 cc_kcond cc_kcond_or(cc_kcond a, cc_kcond b) { return kc_bin(a, b, 0); }
 cc_kcond cc_kcond_dup(const cc_kcond *c)
 {
-    cc_kcond d = { c->st, c->s ? strdup(c->s) : NULL };
+    cc_kcond d = { c->st, c->s ? cc_xstrdup(c->s) : NULL };
     return d;
 }
 
@@ -474,7 +475,7 @@ static char *abs_str(cc_kx *g, const cc_kpoly *x)
 static cc_kcond injective(cc_kx *g, const cc_kpoly *c, const int *used, unsigned fixed)
 {
     cc_kcond all = cc_kcond_const(1);
-    char *rhs = strdup("");
+    char *rhs = cc_xstrdup("");
     long long rhsk = 0;
     int cst = 1;
     for (int u = g->n - 1; u >= 0 && all.st != 0; u--) {
@@ -529,13 +530,13 @@ cc_kcond cc_kx_distinct(cc_kx *g, const cc_kpoly *x, int v, unsigned fixed)
     long long kv, kw, lhsk = 0, rhsk = 0;
     int cst = cc_kx_is_const(&c[v], &kv);
     if (cst) lhsk = kv < 0 ? -kv : kv;
-    char *lhs = abs_str(g, &c[v]), *rhs = strdup("");
+    char *lhs = abs_str(g, &c[v]), *rhs = cc_xstrdup("");
     for (int w = 0; w < g->n; w++) {
         if (w == v || !used[w] || (fixed >> w & 1u) || !c[w].n) continue;
         if (!g->trip[w] && !g->ctrip[w]) { free(lhs); free(rhs); return cc_kcond_const(0); }
         char *cw = abs_str(g, &c[w]);
         int one = !strcmp(cw, "1");
-        char *tr = g->ctrip[w] ? cc_fmt("%lld", g->ktrip[w]) : strdup(g->trip[w]);
+        char *tr = g->ctrip[w] ? cc_fmt("%lld", g->ktrip[w]) : cc_xstrdup(g->trip[w]);
         char *t = g->ctrip[w] ? cc_fmt("%s%s%s%s%lld", rhs, *rhs ? " + " : "", one ? "" : cw, one ? "" : " * ",
                                        g->ktrip[w] > 1 ? g->ktrip[w] - 1 : 0)
                               : cc_fmt("%s%s%s%s(%s > 1 ? %s - 1 : 0)", rhs, *rhs ? " + " : "", one ? "" : cw,

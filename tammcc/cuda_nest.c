@@ -5,6 +5,7 @@
 #include "cuda_devfn.h"
 #include "cuda_src.h"
 #include "text.h"
+#include "xalloc.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,7 +70,7 @@ typedef struct { cc_cuda_plan *p; cc_kernel *k; } walk_ctx;
 
 static void add_elem(cc_kernel *k, cc_kelem e)
 {
-    k->el = realloc(k->el, (size_t)(k->nel + 1) * sizeof *k->el);
+    CC_GROW(k->el, k->el_cap, k->nel + 1);
     k->el[k->nel++] = e;
 }
 
@@ -96,7 +97,7 @@ static int block_element(cc_cuda_plan *p, cc_kernel *k, cc_node *n, int acc, int
     for (;;) {
         cc_node *q = top->parent;
         if (q && q->kind == CXCursor_ArraySubscriptExpr && q->nkid == 2 && q->kid[0] == top) {
-            if ((size_t)e.nix == cap) { cap = cap ? cap * 2 : 4; e.ix = realloc(e.ix, cap * sizeof *e.ix); }
+            CC_GROW(e.ix, cap, e.nix + 1);
             e.ix[e.nix++] = q->kid[1];
             E = q;
             top = cc_up_wrappers(q);
@@ -120,17 +121,17 @@ static int block_element(cc_cuda_plan *p, cc_kernel *k, cc_node *n, int acc, int
     }
     e.ek = et.kind;
     if (!e.nix) {
-        e.key = strdup("*");
+        e.key = cc_xstrdup("*");
     } else {
         size_t kl = 1;
-        char **parts = malloc((size_t)e.nix * sizeof *parts);
+        char **parts = cc_xmalloc((size_t)e.nix * sizeof *parts);
         for (int i = 0; i < e.nix; i++) {
             char *t = cc_cu_node_text(p, e.ix[i]);
             parts[i] = cc_squeeze(t);
             free(t);
             kl += strlen(parts[i]) + 2;
         }
-        e.key = malloc(kl);
+        e.key = cc_xmalloc(kl);
         e.key[0] = 0;
         for (int i = 0; i < e.nix; i++) {
             strcat(e.key, "[");
@@ -230,9 +231,9 @@ static cc_node *jump_target(cc_node *n, int brk)
     return NULL;
 }
 
-static void add_node(cc_node ***v, int *n, cc_node *x)
+static void add_node(cc_node ***v, int *n, size_t *cap, cc_node *x)
 {
-    *v = realloc(*v, (size_t)(*n + 1) * sizeof **v);
+    *v = cc_grow(*v, cap, (size_t)*n + 1, sizeof **v);
     (*v)[(*n)++] = x;
 }
 
@@ -260,8 +261,8 @@ static int nest_visit(cc_node *n, void *arg)
         case CXCursor_BreakStmt: case CXCursor_ContinueStmt: {
             int brk = n->kind == CXCursor_BreakStmt;
             cc_node *f = jump_target(n, brk);
-            if (f && brk) add_node(&k->brk, &k->nbrk, f);
-            else if (f) add_node(&k->cont, &k->ncont, f);
+            if (f && brk) add_node(&k->brk, &k->nbrk, &k->brk_cap, f);
+            else if (f) add_node(&k->cont, &k->ncont, &k->cont_cap, f);
             return 1;
         }
         case CXCursor_VarDecl: {
@@ -306,7 +307,7 @@ static int nest_visit(cc_node *n, void *arg)
                 cc_cu_devfn(p, c); /* a pure function of the file: a __device__ copy (else p->why) */
         } else if ((dk == CXCursor_VarDecl || dk == CXCursor_ParmDecl) && cc_cu_decl_in(p, d, k->nest->b, k->nest->e)) {
             /* a local of the nest: private to an iteration; remember stores (loop variables must not change) */
-            if (cc_cu_stored(p, n, 0)) add_node(&k->asg, &k->nasg, n);
+            if (cc_cu_stored(p, n, 0)) add_node(&k->asg, &k->nasg, &k->asg_cap, n);
         } else if (b) {
             if (!cc_cu_scalar(b->type)) cc_cuda_no(p, "the nest uses '%s', a host pointer (only blocks are on the device)", nm);
             else b->used = 1;

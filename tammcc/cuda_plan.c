@@ -23,6 +23,7 @@
 #include "cuda_nest.h"
 #include "cuda_src.h"
 #include "text.h"
+#include "xalloc.h"
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,7 +35,7 @@ int cc_cuda_no(cc_cuda_plan *p, const char *f, ...)
     if (p->why) return 0;
     va_list ap;
     va_start(ap, f);
-    if (vasprintf(&p->why, f, ap) < 0) p->why = strdup("no CUDA variant");
+    p->why = cc_vfmt(f, ap);
     va_end(ap);
     return 0;
 }
@@ -88,7 +89,7 @@ static enum CXChildVisitResult ann_attr(CXCursor c, CXCursor parent, CXClientDat
     if (clang_getCursorKind(c) == CXCursor_AnnotateAttr) {
         CXString s = clang_getCursorSpelling(c);
         const char *v = clang_getCString(s);
-        if (!strncmp(v, "tamm_cuda_variant:", 18) && !a->g) a->g = strdup(v + 18);
+        if (!strncmp(v, "tamm_cuda_variant:", 18) && !a->g) a->g = cc_xstrdup(v + 18);
         clang_disposeString(s);
     }
     return CXChildVisit_Continue;
@@ -177,7 +178,7 @@ static int plan_call(cc_cuda_plan *p, cc_node *call)
         goto out;
     }
     /* the variant's return type: its declaration's when the file declares it, else f's; an integer
-     * is a status (SPEC 3.4): nonzero makes the task fail with TAMM_EDEVICE */
+     * is a status (docs/language.md "Variants"): nonzero makes the task fail with TAMM_EDEVICE */
     CXType rt = s.gdeclared ? s.gret : clang_getCanonicalType(clang_getResultType(ft));
     const char *ret = rt.kind == CXType_Void ? "void" : cc_cu_scalar(rt);
     pc->gstatus = cc_cu_is_integer(rt.kind);
@@ -187,8 +188,8 @@ static int plan_call(cc_cuda_plan *p, cc_node *call)
     }
     int np = clang_getNumArgTypes(ft);
     pc->nparams = np;
-    pc->ptypes = calloc((size_t)(np ? np : 1), sizeof *pc->ptypes);
-    char *params = strdup("");
+    pc->ptypes = cc_xcalloc((size_t)(np ? np : 1), sizeof *pc->ptypes);
+    char *params = cc_xstrdup("");
     for (int i = 0; i < np; i++) {
         pc->ptypes[i] = cc_cu_decl(clang_getArgType(ft, (unsigned)i), "");
         if (!pc->ptypes[i]) {
@@ -240,11 +241,11 @@ static cc_node *single(cc_node *s)
 
 static void bind(cc_kscope *sc, CXCursor d, const char *name, CXType type, int acc, char *decl)
 {
-    sc->b = realloc(sc->b, (size_t)(sc->nb + 1) * sizeof *sc->b);
+    CC_GROW(sc->b, sc->b_cap, sc->nb + 1);
     cc_kbind *b = &sc->b[sc->nb++];
     memset(b, 0, sizeof *b);
     b->d = clang_getCanonicalCursor(d);
-    b->name = strdup(name);
+    b->name = cc_xstrdup(name);
     b->type = type;
     b->acc = acc;
     b->decl = decl;
@@ -451,6 +452,7 @@ static int call_into(cc_cuda_plan *p, cc_node *call)
 static cc_node *next_loop(cc_kloop *l)
 {
     cc_node *b = single(l->body), *f = NULL;
+    size_t cap = 0; /* of l->lead */
     if (b && b->kind == CXCursor_ForStmt) return b;
     if (!b || b->kind != CXCursor_CompoundStmt) return NULL;
     for (int i = 0; i < b->nkid; i++) {
@@ -458,7 +460,7 @@ static cc_node *next_loop(cc_kloop *l)
         if (s->kind == CXCursor_NullStmt) continue;
         if (f || (s->kind != CXCursor_DeclStmt && s->kind != CXCursor_ForStmt)) { f = NULL; break; }
         if (s->kind == CXCursor_ForStmt) { f = s; continue; }
-        l->lead = realloc(l->lead, (size_t)(l->nlead + 1) * sizeof *l->lead);
+        CC_GROW(l->lead, cap, l->nlead + 1);
         l->lead[l->nlead++] = s;
     }
     if (!f) { free(l->lead); l->lead = NULL; l->nlead = 0; }
@@ -500,12 +502,12 @@ static int leads_ok(const cc_cuda_plan *p, const cc_kernel *k, const cc_kloop *l
     return 1;
 }
 
-typedef struct { cc_node **v; int n; } forlist;
+typedef struct { cc_node **v; int n; size_t cap; } forlist;
 static int collect_for(cc_node *n, void *arg)
 {
     forlist *fs = arg;
     if (n->kind == CXCursor_ForStmt) {
-        fs->v = realloc(fs->v, (size_t)(fs->n + 1) * sizeof *fs->v);
+        CC_GROW(fs->v, fs->cap, fs->n + 1);
         fs->v[fs->n++] = n;
     }
     return 1;
@@ -560,7 +562,7 @@ typedef struct {
     int all;                    /* every subscript is a polynomial */
     int fixed;                  /* every subscript is a polynomial of host values: one element */
 } keyinfo;
-typedef struct { int kinds; keyinfo *key; int nkey; int same_type; } blkinfo;
+typedef struct { int kinds; keyinfo *key; int nkey; int same_type; size_t key_cap; } blkinfo;
 
 static void blocks_info(cc_kernel *k, cc_kx *g, blkinfo *bl)
 {
@@ -573,12 +575,12 @@ static void blocks_info(cc_kernel *k, cc_kx *g, blkinfo *bl)
         int q;
         for (q = 0; q < b->nkey && strcmp(k->el[b->key[q].el].key, e->key); q++) {}
         if (q < b->nkey) continue;
-        b->key = realloc(b->key, (size_t)(b->nkey + 1) * sizeof *b->key);
+        CC_GROW(b->key, b->key_cap, b->nkey + 1);
         keyinfo *ki = &b->key[b->nkey++];
         ki->el = i;
         ki->ns = e->nix;
-        ki->poly = calloc((size_t)(e->nix ? e->nix : 1), sizeof *ki->poly);
-        ki->ok = calloc((size_t)(e->nix ? e->nix : 1), sizeof *ki->ok);
+        ki->poly = cc_xcalloc((size_t)(e->nix ? e->nix : 1), sizeof *ki->poly);
+        ki->ok = cc_xcalloc((size_t)(e->nix ? e->nix : 1), sizeof *ki->ok);
         ki->loops = 0;
         ki->all = 1;
         for (int s = 0; s < e->nix; s++) {
@@ -636,7 +638,7 @@ typedef struct {
 
 static char *map_names(const cc_kernel *k, const cand *c)
 {
-    if (c->nm == 1) return strdup(k->loop[c->m[0]].name);
+    if (c->nm == 1) return cc_xstrdup(k->loop[c->m[0]].name);
     return cc_fmt("%s and %s", k->loop[c->m[0]].name, k->loop[c->m[1]].name);
 }
 
@@ -795,7 +797,7 @@ static int register_ok(const cc_cuda_plan *p, cc_kernel *k, cc_kacc *ka, unsigne
     for (int i = 0; i < k->nel; i++) {
         cc_kelem *e = &k->el[i];
         if (e->acc != ka->acc) continue;
-        char *path = strdup("");
+        char *path = cc_xstrdup("");
         int ok = 1;
         for (int j = 0; j < k->nloop && ok; j++) { /* the perfect nest's loops that run in the thread */
             const cc_kloop *l = &k->loop[j];
@@ -838,7 +840,7 @@ static int register_ok(const cc_cuda_plan *p, cc_kernel *k, cc_kacc *ka, unsigne
 static int plan_kernel(cc_cuda_plan *p, cc_node *call)
 {
     cc_task *t = p->t;
-    cc_kernel *k = calloc(1, sizeof *k);
+    cc_kernel *k = cc_xcalloc(1, sizeof *k);
     p->k = k;
     k->x = k->y = -1;
     cc_node *nest = call ? call_scope(p, &k->sc, call) : task_scope(p, &k->sc);
@@ -876,9 +878,9 @@ static int plan_kernel(cc_cuda_plan *p, cc_node *call)
     /* the loops: bounds fixed for the kernel, trip counts */
     char *why0 = NULL;
     for (int i = 0; i < k->nloop; i++) loop_host(p, k, &k->loop[i], i == 0 ? &why0 : NULL);
-    forlist fs = { NULL, 0 };
+    forlist fs = { NULL, 0, 0 };
     cc_walk(k->loop[k->nloop - 1].body, collect_for, &fs);
-    k->inner = calloc((size_t)(fs.n ? fs.n : 1), sizeof *k->inner);
+    k->inner = cc_xcalloc((size_t)(fs.n ? fs.n : 1), sizeof *k->inner);
     for (int i = 0; i < fs.n; i++) {
         cc_kloop *l = &k->inner[k->ninner];
         if (!cc_kn_parse_for(p, fs.v[i], l)) { cc_kn_loop_free(l); continue; }
@@ -893,7 +895,7 @@ static int plan_kernel(cc_cuda_plan *p, cc_node *call)
     for (int i = 0; i < k->nloop; i++) loop_trip(p, g, &k->loop[i]);
     for (int i = 0; i < k->ninner; i++) loop_trip(p, g, &k->inner[i]);
     /* the candidates: one loop or two of the perfect nest on the grid */
-    blkinfo *bl = calloc((size_t)(t->nacc ? t->nacc : 1), sizeof *bl);
+    blkinfo *bl = cc_xcalloc((size_t)(t->nacc ? t->nacc : 1), sizeof *bl);
     blocks_info(k, g, bl);
     cand best;
     memset(&best, 0, sizeof best);
@@ -907,7 +909,7 @@ static int plan_kernel(cc_cuda_plan *p, cc_node *call)
             c.m[1] = j;
             c.nm = i == j ? 1 : 2;
             eval_cand(p, k, g, bl, &c);
-            if (i == 0 && j == 0) { first = c; first.cond = cc_kcond_dup(&c.cond); first.why = c.why ? strdup(c.why) : NULL; }
+            if (i == 0 && j == 0) { first = c; first.cond = cc_kcond_dup(&c.cond); first.why = c.why ? cc_xstrdup(c.why) : NULL; }
             if (!best.nm || better(&c, &best)) {
                 free(best.why);
                 free(best.cond.s);
@@ -948,7 +950,7 @@ static int plan_kernel(cc_cuda_plan *p, cc_node *call)
         int written = (b->kinds & CC_KE_STORE) || (b->kinds & CC_KE_READ);
         int owned = written || (b->nkey == 1 && !b->key[0].fixed); /* else a reduction (eval_cand) */
         for (int q = 0; q < (owned ? 1 : b->nkey); q++) {
-            k->ka = realloc(k->ka, (size_t)(k->nka + 1) * sizeof *k->ka);
+            CC_GROW(k->ka, k->ka_cap, k->nka + 1);
             cc_kacc *ka = &k->ka[k->nka];
             memset(ka, 0, sizeof *ka);
             ka->acc = a;
@@ -977,7 +979,7 @@ static int plan_kernel(cc_cuda_plan *p, cc_node *call)
             int ka = bl[a].kinds, kb = bl[b].kinds;
             if (!ka || !kb || !t->acc[a].fetched || !t->acc[b].fetched) continue;
             if (!((ka | kb) & (CC_KE_STORE | CC_KE_ACC))) continue;
-            k->alias = realloc(k->alias, (size_t)(k->nalias + 1) * sizeof *k->alias);
+            CC_GROW(k->alias, k->alias_cap, k->nalias + 1);
             k->alias[k->nalias][0] = a;
             k->alias[k->nalias][1] = b;
             k->nalias++;
@@ -1049,10 +1051,9 @@ static void line(char **out, const char *f, ...)
 {
     va_list ap;
     va_start(ap, f);
-    char *l = NULL;
-    if (vasprintf(&l, f, ap) < 0) l = NULL;
+    char *l = cc_vfmt(f, ap);
     va_end(ap);
-    char *t = cc_fmt("%s%s\n", *out, l ? l : "");
+    char *t = cc_fmt("%s%s\n", *out, l);
     free(l);
     free(*out);
     *out = t;
@@ -1060,7 +1061,7 @@ static void line(char **out, const char *f, ...)
 
 char *cc_cuda_plan_text(const cc_cuda_plan *p)
 {
-    char *out = strdup("");
+    char *out = cc_xstrdup("");
     const cc_kernel *k = p->k;
     if (p->form == CC_CUDA_BLAS) return out; /* the variants line names the routines (cuda_blas.c) */
     if (p->form == CC_CUDA_CALL) {
@@ -1075,7 +1076,7 @@ char *cc_cuda_plan_text(const cc_cuda_plan *p)
     if (k->sc.fn)
         line(&out, "cuda kernel: the loop nest of %s() (line %u), its parameters bound to the call's arguments", k->sc.fname,
              cc_line_of(&p->u->src, k->sc.nest->b));
-    char *inth = strdup("");
+    char *inth = cc_xstrdup("");
     for (int i = 0; i < k->nloop; i++) {
         if (i == k->x || i == k->y) continue;
         char *s = cc_fmt("%s%s%s", inth, *inth ? ", " : "", k->loop[i].name);
@@ -1112,7 +1113,7 @@ char *cc_cuda_plan_text(const cc_cuda_plan *p)
     if (k->check.st == -1)
         line(&out, "cuda kernel: checked at submission, else the task runs its CPU variant: %s", k->check.s);
     if (k->nalias) {
-        char *pairs = strdup("");
+        char *pairs = cc_xstrdup("");
         for (int i = 0; i < k->nalias; i++) {
             char *s = cc_fmt("%s%s%s and %s", pairs, i ? ", " : "", t->acc[k->alias[i][0]].key, t->acc[k->alias[i][1]].key);
             free(pairs);
@@ -1132,7 +1133,7 @@ char *cc_cuda_plan_text(const cc_cuda_plan *p)
  * check is written over the names.  NULL when there is none. */
 static char *call_params(cc_unit *u, const cc_kscope *sc)
 {
-    char *out = strdup("");
+    char *out = cc_xstrdup("");
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < sc->nb; i++) {
             const cc_kbind *b = &sc->b[i];
@@ -1166,13 +1167,13 @@ void cc_cuda_decide(cc_unit *u, cc_task *t)
     t->ncuda_alias = 0;
     t->has_cuda = cc_cuda_plan_task(u, t, &p);
     if (!t->has_cuda) {
-        t->cuda_why = strdup(p.why ? p.why : "no CUDA variant");
+        t->cuda_why = cc_xstrdup(p.why ? p.why : "no CUDA variant");
     } else {
         t->cuda_plan = cc_cuda_plan_text(&p);
-        if (p.k && p.k->check.st == -1) t->cuda_check = strdup(p.k->check.s);
+        if (p.k && p.k->check.st == -1) t->cuda_check = cc_xstrdup(p.k->check.s);
         if (p.k && p.k->check.st == -1) t->cuda_params = call_params(u, &p.k->sc);
         if (p.k && p.k->nalias) {
-            t->cuda_alias = malloc((size_t)p.k->nalias * sizeof *t->cuda_alias);
+            t->cuda_alias = cc_xmalloc((size_t)p.k->nalias * sizeof *t->cuda_alias);
             memcpy(t->cuda_alias, p.k->alias, (size_t)p.k->nalias * sizeof *t->cuda_alias);
             t->ncuda_alias = p.k->nalias;
         }

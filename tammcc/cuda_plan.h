@@ -1,10 +1,10 @@
 /*
- * cuda_plan.h — the CUDA planner (SPEC 3.4): for each task, whether it gets a CUDA variant, of
- * which form, and for a generated kernel how it runs: which loops of the nest go on the grid
- * (and on which thread axis), which run in order in each thread, which accumulated elements a
- * thread owns (summed in a register, or updated in place) and which several threads add into
- * (a reduction), and which checks must hold at submission.  The plan is an analysis: the
- * printer of the .cu (emit_cuda.c) and of the submission (emit_c.c) only read it, and
+ * cuda_plan.h — the CUDA planner (docs/language.md "Kernels"): for each task, whether it gets
+ * a CUDA variant, of which form, and for a generated kernel how it runs: which loops of the nest
+ * go on the grid (and on which thread axis), which run in order in each thread, which accumulated
+ * elements a thread owns (summed in a register, or updated in place) and which several threads
+ * add into (a reduction), and which checks must hold at submission.  The plan is an analysis:
+ * the printer of the .cu (emit_cuda.c) and of the submission (emit_c.c) only read it, and
  * `tammcc --explain` prints it (cc_cuda_decide's lines, "cuda kernel: ...").
  *
  * Each form of variant has one planner function (plan_<form> in cuda_plan.c, chosen by
@@ -66,7 +66,7 @@ typedef struct cc_kbind {
 /** What a kernel is planned over. */
 typedef struct cc_kscope {
     cc_node *nest;              /* the loop nest */
-    cc_kbind *b; int nb;
+    cc_kbind *b; int nb; size_t b_cap;
     cc_node *fn;                /* the called function whose body the nest is (its tree), or NULL: the task body */
     char *fname;                /* ... its name */
 } cc_kscope;
@@ -140,6 +140,7 @@ typedef struct cc_kernel {
     int wrap;                  /* the body continues its innermost grid loop: run it in do { } while (0) */
     cc_kcond check;            /* the elements stored (or owned) are distinct per thread */
     int (*alias)[2]; int nalias; /* ... and these accesses are not one block (checked at submission) */
+    size_t el_cap, brk_cap, cont_cap, asg_cap, ka_cap, alias_cap; /* capacities (xalloc.h: cc_grow) */
 } cc_kernel;
 
 /* ---------------------------------------------------------------- the plan */
@@ -162,6 +163,7 @@ typedef struct cc_cuda_plan {
     cc_kernel *k;               /* CC_CUDA_KERNEL */
     struct cc_blas_calls *blas; /* CC_CUDA_BLAS */
     cc_node **dev; int ndev;    /* CC_CUDA_KERNEL: the functions of the file its code calls, callees first (cuda_devfn.h) */
+    size_t ed_cap, en_cap, dev_cap; /* capacities (xalloc.h: cc_grow) */
 } cc_cuda_plan;
 
 /** Plan task t's CUDA variant into p (zeroed first): returns 1 and p->form, or 0 and p->why. */

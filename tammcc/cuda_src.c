@@ -3,6 +3,7 @@
  */
 #include "cuda_src.h"
 #include "text.h"
+#include "xalloc.h"
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,7 +139,7 @@ void cc_cu_edit(cc_cuda_plan *p, cc_cuda_edit e)
 {
     for (int i = 0; i < p->ned; i++)
         if (p->ed[i].b == e.b && p->ed[i].e == e.e && p->ed[i].kind == e.kind) { free(e.text); return; }
-    p->ed = realloc(p->ed, (size_t)(p->ned + 1) * sizeof *p->ed);
+    CC_GROW(p->ed, p->ed_cap, p->ned + 1);
     p->ed[p->ned++] = e;
 }
 
@@ -174,10 +175,7 @@ void cc_cu_edits_sort(cc_cuda_plan *p)
 /* ---------------------------------------------------------------- rendering */
 void cc_cu_put(cc_cu_buf *o, const char *s, size_t n)
 {
-    if (o->n + n + 1 > o->cap) {
-        o->cap = (o->n + n + 1) * 2;
-        o->s = realloc(o->s, o->cap);
-    }
+    CC_GROW(o->s, o->cap, o->n + n + 1);
     memcpy(o->s + o->n, s, n);
     o->n += n;
     o->s[o->n] = 0;
@@ -309,7 +307,7 @@ int cc_cu_enum_const(cc_cuda_plan *p, cc_node *n, CXCursor d)
         if (clang_getCursorKind(clang_getCursorSemanticParent(ed)) != CXCursor_TranslationUnit) goto value;
         for (int i = 0; i < p->nen; i++)
             if (p->en[i][0] == b) return 1;
-        p->en = realloc(p->en, (size_t)(p->nen + 1) * sizeof *p->en);
+        CC_GROW(p->en, p->en_cap, p->nen + 1);
         p->en[p->nen][0] = b;
         p->en[p->nen][1] = e;
         p->nen++;
@@ -335,7 +333,7 @@ int cc_cu_typeref(cc_cuda_plan *p, cc_node *n)
     }
     const char *s = cc_cu_scalar(clang_getTypedefDeclUnderlyingType(d));
     int ok = s && cc_cu_text_is(p, n, nm);
-    if (ok) cc_cu_text_edit(p, n->b, n->e, strdup(s));
+    if (ok) cc_cu_text_edit(p, n->b, n->e, cc_xstrdup(s));
     else cc_cuda_no(p, "the code uses the type '%s', which is not an arithmetic type (or is named through a macro)", nm);
     free(nm);
     return ok;

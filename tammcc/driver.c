@@ -1,7 +1,8 @@
 /*
  * driver.c — tammcc, a compiler driver in the manner of mpicc and nvcc
- * (SPEC section 6): translates each C file with pragmas, compiles the
- * generated C with $TAMMCC_CC (default cc, or mpicc when libtammrt is built with MPI) and the generated CUDA with
+ * (README.md "Five-minute tutorial"): translates each C file with pragmas,
+ * compiles the generated C with $TAMMCC_CC (default cc, or mpicc when libtammrt
+ * is built with MPI) and the generated CUDA with
  * $TAMMCC_NVCC (default: nvcc when found; "none" disables) for the GPU
  * architectures of nvcc_arch.h ($TAMMCC_CUDA_ARCH), and links with libtammrt.
  *
@@ -9,9 +10,12 @@
  */
 #include "diag.h"
 #include "nvcc_arch.h"
+#include "text.h"
 #include "translate.h"
+#include "xalloc.h"
 #include <clang-c/Index.h>
 #include <errno.h>
+#include <ftw.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -21,11 +25,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-typedef struct { char **v; int n, cap; } strv;
+typedef struct { char **v; int n; size_t cap; } strv;
 static void sv_add(strv *s, const char *x)
 {
-    if (s->n + 2 > s->cap) { s->cap = s->cap ? s->cap * 2 : 16; s->v = realloc(s->v, (size_t)s->cap * sizeof *s->v); }
-    s->v[s->n++] = strdup(x);
+    CC_GROW(s->v, s->cap, s->n + 2);
+    s->v[s->n++] = cc_xstrdup(x);
     s->v[s->n] = NULL;
 }
 static void sv_addv(strv *s, const strv *o) { for (int i = 0; i < o->n; i++) sv_add(s, o->v[i]); }
@@ -58,11 +62,22 @@ static int run(strv *cmd)
 
 static int exists(const char *p) { struct stat s; return stat(p, &s) == 0; }
 
+/* the scratch directory: removed at exit (unless TAMMCC_KEEP), whatever the way out, an error
+ * or running out of memory deep in a translation (xalloc.h) included */
+static char tmpdir[] = "/tmp/tammcc-XXXXXX";
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st; (void)flag; (void)ftw;
+    remove(path);
+    return 0;
+}
+static void remove_tmpdir(void) { nftw(tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
 static int in_path(const char *prog)
 {
     const char *path = getenv("PATH");
     if (!path) return 0;
-    char *d = strdup(path), *save = NULL;
+    char *d = cc_xstrdup(path), *save = NULL;
     int found = 0;
     for (char *t = strtok_r(d, ":", &save); t && !found; t = strtok_r(NULL, ":", &save)) {
         char buf[PATH_MAX];
@@ -118,10 +133,10 @@ static int write_file(const char *path, const char *s)
 
 static char *base_of(const char *path, const char *suffix)
 {
-    char *c = strdup(path), *b = basename(c), *r = NULL;
+    char *c = cc_xstrdup(path), *b = basename(c);
     char *dot = strrchr(b, '.');
     if (dot) *dot = 0;
-    if (asprintf(&r, "%s%s", b, suffix) < 0) r = NULL;
+    char *r = cc_fmt("%s%s", b, suffix);
     free(c);
     return r;
 }
@@ -138,11 +153,12 @@ static int rewrite_depfile(const char *path, const char *tmp, const char *src, c
     }
     char *out = NULL;
     size_t outlen = 0;
-    FILE *o = open_memstream(&out, &outlen);
+    FILE *o = cc_xmemstream(&out, &outlen);
     size_t tl = strlen(tmp);
     char *line = NULL;
     size_t cap = 0;
     ssize_t n;
+    errno = 0;
     while ((n = getline(&line, &cap, f)) > 0) {
         for (char *p = line; *p;) {
             if (!strncmp(p, tmp, tl)) {
@@ -153,9 +169,10 @@ static int rewrite_depfile(const char *path, const char *tmp, const char *src, c
             }
         }
     }
+    if (errno == ENOMEM) cc_oom(); /* getline's buffer */
     free(line);
     fclose(f);
-    fclose(o);
+    cc_xmemclose(o);
     int rc = write_file(dest, out);
     free(out);
     return rc;
@@ -164,7 +181,7 @@ static int rewrite_depfile(const char *path, const char *tmp, const char *src, c
 /* The directory of path ("." for a bare file name); caller frees. */
 static char *dir_of(const char *path)
 {
-    char *c = strdup(path), *d = strdup(dirname(c));
+    char *c = cc_xstrdup(path), *d = cc_xstrdup(dirname(c));
     free(c);
     return d;
 }
@@ -268,19 +285,20 @@ int main(int argc, char **argv)
     if (!cc || !*cc) cc = TAMMCC_DEFAULT_CC;
     const char *nvcc = nvcc_path();
     int emu = nvcc && !strcmp(nvcc, "emu"); /* TAMMCC_NVCC=emu: kernels run on the host (tamm_cuda_emu.h) */
-    char tmpdir[] = "/tmp/tammcc-XXXXXX";
     if (!mkdtemp(tmpdir)) { perror("tammcc: mkdtemp"); return 1; }
+    if (!getenv("TAMMCC_KEEP")) atexit(remove_tmpdir);
     int status = 0;
     strv link_objs = { 0 };
     for (int s = 0; s < sources.n && !status; s++) {
         const char *src = sources.v[s];
         char *cname = NULL, *cuname = NULL;
         if (gen_only || emit) {
-            cname = out ? strdup(out) : base_of(src, ".tamm.c");
+            cname = out ? cc_xstrdup(out) : base_of(src, ".tamm.c");
             cuname = base_of(cname, ".cu");
         } else {
             char *b = base_of(src, "");
-            if (asprintf(&cname, "%s/%s.tamm.c", tmpdir, b) < 0 || asprintf(&cuname, "%s/%s.tamm.cu", tmpdir, b) < 0) return 1;
+            cname = cc_fmt("%s/%s.tamm.c", tmpdir, b);
+            cuname = cc_fmt("%s/%s.tamm.cu", tmpdir, b);
             free(b);
         }
         cc_result r;
@@ -300,12 +318,12 @@ int main(int argc, char **argv)
             if (!status && r.cuda && (gen_only || nvcc) && write_file(cuname, r.cuda)) status = 1;
             if (!status && !gen_only) {
                 char *obj = NULL, *cuobj = NULL, *b = base_of(src, "");
-                if (compile_only && out) obj = strdup(out);
+                if (compile_only && out) obj = cc_xstrdup(out);
                 else if (compile_only) obj = base_of(src, ".o");
-                else if (asprintf(&obj, "%s/%s.o", tmpdir, b) < 0) return 1;
+                else obj = cc_fmt("%s/%s.o", tmpdir, b);
                 int with_cuda = r.cuda && nvcc;
                 char *cobj = NULL;
-                if (asprintf(&cobj, with_cuda ? "%s/%s.c.o" : "%s", with_cuda ? tmpdir : obj, b) < 0) return 1;
+                cobj = cc_fmt(with_cuda ? "%s/%s.c.o" : "%s", with_cuda ? tmpdir : obj, b);
                 /* the translated file lives in a temporary directory: quote includes must still
                  * find the headers next to the user's file first, as cc would */
                 char *srcdir = dir_of(src);
@@ -321,24 +339,24 @@ int main(int argc, char **argv)
                  * translated file into the temporary directory, rewritten afterwards */
                 char *tmpdep = NULL, *dest = NULL;
                 if (depflags.n) {
-                    if (asprintf(&tmpdep, "%s/%s.d", tmpdir, b) < 0) return 1;
+                    tmpdep = cc_fmt("%s/%s.d", tmpdir, b);
                     sv_addv(&cmd, &depflags);
                     sv_add(&cmd, "-MF");
                     sv_add(&cmd, tmpdep);
                     if (deptargets.n) {
                         sv_addv(&cmd, &deptargets);
                     } else {
-                        char *t = compile_only ? strdup(obj) : base_of(src, ".o");
+                        char *t = compile_only ? cc_xstrdup(obj) : base_of(src, ".o");
                         sv_add(&cmd, "-MT");
                         sv_add(&cmd, t);
                         free(t);
                     }
-                    if (depfile) dest = strdup(depfile);
-                    else if (deps_only) dest = strdup("-");
+                    if (depfile) dest = cc_xstrdup(depfile);
+                    else if (deps_only) dest = cc_xstrdup("-");
                     else if (compile_only) {
                         char *dot = strrchr(obj, '.'), *slash = strrchr(obj, '/');
                         size_t keep = dot && (!slash || dot > slash) ? (size_t)(dot - obj) : strlen(obj);
-                        if (asprintf(&dest, "%.*s.d", (int)keep, obj) < 0) return 1;
+                        dest = cc_fmt("%.*s.d", (int)keep, obj);
                     } else dest = base_of(src, ".d");
                 }
                 if (deps_only) {
@@ -356,7 +374,7 @@ int main(int argc, char **argv)
                 if (deps_only) with_cuda = 0;
                 sv_free(&cmd);
                 if (!status && with_cuda) {
-                    if (asprintf(&cuobj, "%s/%s.cu.o", tmpdir, b) < 0) return 1;
+                    cuobj = cc_fmt("%s/%s.cu.o", tmpdir, b);
                     const char *nf = getenv("TAMMCC_NVCC_FLAGS"); /* space-separated; default: nvcc's own */
                     if (emu) {
                         /* the host C++ compiler: the .cu includes tamm_cuda_emu.h instead of the CUDA runtime */
@@ -380,7 +398,7 @@ int main(int argc, char **argv)
                         }
                     }
                     if (nf && *nf) {
-                        char *fl = strdup(nf), *sp = NULL;
+                        char *fl = cc_xstrdup(nf), *sp = NULL;
                         for (char *w = strtok_r(fl, " ", &sp); w; w = strtok_r(NULL, " ", &sp)) sv_add(&cmd, w);
                         free(fl);
                     }
@@ -447,25 +465,15 @@ int main(int argc, char **argv)
         sv_add(&cmd, "-lpthread");
         sv_add(&cmd, "-lm");
         { /* libtammrt's own dependencies (MPI, libdl), so that any TAMMCC_CC links */
-            char *deps = strdup(TAMMCC_RT_LIBS), *sp = NULL;
+            char *deps = cc_xstrdup(TAMMCC_RT_LIBS), *sp = NULL;
             for (char *w = strtok_r(deps, " ", &sp); w; w = strtok_r(NULL, " ", &sp)) sv_add(&cmd, w);
             free(deps);
         }
         if (run(&cmd)) status = 1;
         sv_free(&cmd);
     }
-    /* clean the scratch directory */
-    strv rm = { 0 };
-    sv_add(&rm, "rm");
-    sv_add(&rm, "-rf");
-    sv_add(&rm, tmpdir);
-    int v = verbose;
-    verbose = 0;
-    if (verbose == 2) verbose = 0; /* -###: the temporary directory still goes */
-    if (!getenv("TAMMCC_KEEP")) run(&rm);
-    else fprintf(stderr, "tammcc: kept %s\n", tmpdir);
-    verbose = v;
-    sv_free(&rm);
+    /* the scratch directory goes at exit (remove_tmpdir), also with -### */
+    if (getenv("TAMMCC_KEEP")) fprintf(stderr, "tammcc: kept %s\n", tmpdir);
     sv_free(&cflags); sv_free(&clangflags); sv_free(&linkflags); sv_free(&sources); sv_free(&objects); sv_free(&link_objs);
     sv_free(&depflags); sv_free(&deptargets);
     return status || cc_error_count() ? 1 : 0;

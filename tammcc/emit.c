@@ -1,5 +1,7 @@
 /* emit.c — line-counting output buffer (see emit.h). */
 #include "emit.h"
+#include "text.h"
+#include "xalloc.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,10 +18,7 @@ void cc_out_free(cc_out *o) { free(o->buf); memset(o, 0, sizeof *o); }
 
 void cc_putn(cc_out *o, const char *s, size_t n)
 {
-    if (o->n + n + 1 > o->cap) {
-        o->cap = (o->n + n + 1) * 2;
-        o->buf = realloc(o->buf, o->cap);
-    }
+    CC_GROW(o->buf, o->cap, o->n + n + 1);
     memcpy(o->buf + o->n, s, n);
     o->n += n;
     o->buf[o->n] = 0;
@@ -33,10 +32,10 @@ void cc_printf(cc_out *o, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *s = NULL;
-    int n = vasprintf(&s, fmt, ap);
+    char *s = cc_vfmt(fmt, ap);
     va_end(ap);
-    if (n > 0) cc_putn(o, s, (size_t)n);
+    size_t n = strlen(s);
+    if (n) cc_putn(o, s, n);
     free(s);
 }
 

@@ -4,6 +4,7 @@
 #include "cuda_blas.h"
 #include "guard.h"
 #include "text.h"
+#include "xalloc.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,11 +12,11 @@
 enum { E_USE, E_SYNC_USE, E_TASK, E_WAIT_IN_TASK, E_TASKWAIT, E_FENCE, E_STREAM_BEGIN, E_STREAM_END, E_OUTLINE,
        E_INCLUDE, E_CALL_PRE, E_CALL_POST };
 typedef struct edit { size_t b, e; int kind; void *p; int n; } edit;
-typedef struct { edit *v; int n; } edits;
+typedef struct { edit *v; int n; size_t cap; } edits;
 
 static void add_edit(edits *es, size_t b, size_t e, int kind, void *p, int n)
 {
-    es->v = realloc(es->v, (size_t)(es->n + 1) * sizeof *es->v);
+    CC_GROW(es->v, es->cap, es->n + 1);
     es->v[es->n++] = (edit){ b, e, kind, p, n };
 }
 
@@ -48,16 +49,12 @@ static int has_kids_or_waits(const cc_task *t) { return t->nkids > 0 || t->nwait
 char *cc_access_how(const cc_task *t, int i, const char *args)
 {
     const cc_access *a = &t->acc[i];
-    char *r = NULL;
     unsigned m = a->mode & 7u;
     int c = (a->mode & CC_CANCEL) != 0;
-    if (m == CC_WRITE && a->cov && !a->explicit_mode) {
-        if (asprintf(&r, "%s->tamm_m%d", args, i) < 0) r = NULL;
-        return r;
-    }
+    if (m == CC_WRITE && a->cov && !a->explicit_mode) return cc_fmt("%s->tamm_m%d", args, i);
     const char *s = m == CC_READ ? "TAMM_CC_READ" : m == CC_WRITE ? (c ? "TAMM_CC_CWRITE" : "TAMM_CC_WRITE") :
                     m == CC_ACCUM ? (c ? "TAMM_CC_CACC" : "TAMM_CC_ACC") : (c ? "TAMM_CC_CRW" : "TAMM_CC_RW");
-    return strdup(s);
+    return cc_xstrdup(s);
 }
 
 static int is_array(CXType t) { return clang_getCanonicalType(t).kind == CXType_ConstantArray; }
@@ -66,19 +63,18 @@ static int is_array(CXType t) { return clang_getCanonicalType(t).kind == CXType_
 char *cc_task_label(cc_unit *u, cc_task *t)
 {
     char *r = NULL;
-    if (t->pr->label.s) return strdup(t->pr->label.s);
+    if (t->pr->label.s) return cc_xstrdup(t->pr->label.s);
     cc_node *s = t->stmt;
     while (s->kind == CXCursor_CompoundStmt && s->nkid == 1) s = s->kid[0];
     s = cc_down_wrappers(s);
     if (s->kind == CXCursor_CallExpr) {
         char *f = cc_spelling(cc_referenced(s));
-        if (*f && asprintf(&r, "\"%s\"", f) < 0) r = NULL;
+        if (*f) r = cc_fmt("\"%s\"", f);
         free(f);
         if (r) return r;
     }
-    if (asprintf(&r, "\"%s:%u\"", t->fname, t->line) < 0) r = NULL;
     (void)u;
-    return r;
+    return cc_fmt("\"%s:%u\"", t->fname, t->line);
 }
 
 static void c_string(cc_out *o, const char *s)
@@ -127,13 +123,14 @@ int cc_emit_macros(cc_out *o, const cc_unit *u, size_t b, size_t e, int undef_fi
 static int macro_names(const cc_unit *u, size_t b, size_t e, const char ***names)
 {
     int n = 0;
+    size_t cap = 0;
     *names = NULL;
     for (int i = 0; i < u->nmac; i++) {
         const cc_macro_dir *m = &u->mac[i];
         int seen = m->b < b || m->b >= e;
         for (int k = 0; k < n && !seen; k++) seen = !strcmp((*names)[k], m->name);
         if (seen) continue;
-        *names = realloc(*names, (size_t)(n + 1) * sizeof **names);
+        *names = cc_grow(*names, &cap, (size_t)n + 1, sizeof **names);
         (*names)[n++] = m->name;
     }
     return n;
@@ -212,8 +209,8 @@ static void emit_cuda_checks(cc_out *o, const cc_task *t, const char *A)
     }
     for (int i = 0; i < t->ncuda_alias; i++) {
         int a = t->cuda_alias[i][0], b = t->cuda_alias[i][1];
-        char *ia = t->acc[a].nidx ? cc_fmt("%s.tamm_i%d", A, a) : strdup("NULL");
-        char *ib = t->acc[b].nidx ? cc_fmt("%s.tamm_i%d", A, b) : strdup("NULL");
+        char *ia = t->acc[a].nidx ? cc_fmt("%s.tamm_i%d", A, a) : cc_xstrdup("NULL");
+        char *ib = t->acc[b].nidx ? cc_fmt("%s.tamm_i%d", A, b) : cc_xstrdup("NULL");
         cc_printf(o, "        %s (tamm_cc_same_block(%s.tamm_T%d, %d, %s, %s.tamm_T%d, %d, %s))\n            tamm_nocuda_ = ", kw,
                   A, a, t->acc[a].nidx, ia, A, b, t->acc[b].nidx, ib);
         char *c = cc_fmt("%s and %s are one block", t->acc[a].key, t->acc[b].key);
@@ -274,9 +271,9 @@ static void emit_submit(cc_out *o, cc_unit *u, cc_task *t, const char *ctx)
     /* a CUDA variant that calls cuBLAS / cuSOLVER is given only where the GPUs can serve them (cuda_blas.c);
      * a kernel whose checks failed at submission is not given (the CPU variant runs) */
     char *gpu = cc_blas_gpu_test(t);
-    char *cuda = !t->has_cuda ? strdup("NULL")
+    char *cuda = !t->has_cuda ? cc_xstrdup("NULL")
                : t->cuda_libs ? cc_fmt("%s ? %s : NULL", gpu, t->cuda_sym)
-               : checks ? cc_fmt("tamm_nocuda_ ? NULL : %s", t->cuda_sym) : strdup(t->cuda_sym);
+               : checks ? cc_fmt("tamm_nocuda_ ? NULL : %s", t->cuda_sym) : cc_xstrdup(t->cuda_sym);
     if (t->has_cuda && p->has_device && p->device == CC_DEV_CUDA) /* device(cuda): the CPU variant only without a GPU */
         cc_printf(o, "    tamm_task tamm_t_ = { %s && %s%s ? NULL : %s, %s, &%s, sizeof %s, tamm_r_, "
                      "%s_refs(&%s, tamm_r_, tamm_s_),\n", gpu, t->cuda_sym, checks ? " && !tamm_nocuda_" : "", t->name,
@@ -385,15 +382,14 @@ static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t, macro_replay *mr)
     else cc_puts(o, "    int tamm_n_ = 0;\n");
     for (int i = 0; i < t->nacc; i++) {
         cc_access *ac = &t->acc[i];
-        char *how = NULL;
+        char *how;
         if ((ac->mode & 7u) == CC_WRITE && ac->cov && !ac->explicit_mode) {
-            if (asprintf(&how, "tamm_p_->tamm_m%d", i) < 0) how = NULL;
+            how = cc_fmt("tamm_p_->tamm_m%d", i);
         } else {
             unsigned m = ac->mode & 7u;
             const char *mm = m == CC_READ ? "TAMM_READ" : m == CC_WRITE ? "TAMM_WRITE" : m == CC_ACCUM ? "TAMM_ACCUM" : "TAMM_READWRITE";
-            if (asprintf(&how, "%s%s%s", mm, ac->mode & CC_CANCEL ? " | TAMM_CANCELLABLE" : "",
-                         ac->mode & CC_PERMONLY ? " | TAMM_PERMISSION_ONLY" : "") < 0)
-                how = NULL;
+            how = cc_fmt("%s%s%s", mm, ac->mode & CC_CANCEL ? " | TAMM_CANCELLABLE" : "",
+                         ac->mode & CC_PERMONLY ? " | TAMM_PERMISSION_ONLY" : "");
         }
         const char *in = ac->guard ? "    " : "";
         if (ac->guard) cc_printf(o, "    if (tamm_p_->tamm_g%d) {\n", i);
@@ -427,7 +423,7 @@ static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t, macro_replay *mr)
         } else {
             char *how = cc_access_how(t, i, "tamm_a_");
             char *g = NULL; /* a guarded block is fetched if its guard held at submission */
-            if (t->acc[i].guard && asprintf(&g, "tamm_a_->tamm_g%d ? ", i) < 0) g = NULL;
+            if (t->acc[i].guard) g = cc_fmt("tamm_a_->tamm_g%d ? ", i);
             if (t->acc[i].nidx)
                 cc_printf(o, "    void *tamm_b%d_ = %stamm_cc_get(tamm_ctx_, tamm_a_->tamm_T%d, tamm_a_->tamm_i%d, %s)%s;  /* %s",
                           i, g ? g : "", i, i, how, g ? " : NULL" : "", comment_safe(t->acc[i].key));
@@ -615,7 +611,7 @@ static void collect(cc_unit *u, cc_task *scope, size_t b, size_t e, edits *es)
 
 static void emit_region(cc_out *o, cc_unit *u, cc_task *scope, size_t b, size_t e, int body)
 {
-    edits es = { NULL, 0 };
+    edits es = { NULL, 0, 0 };
     collect(u, scope, b, e, &es);
     if (es.n > 0) qsort(es.v, (size_t)es.n, sizeof *es.v, cmp_edit);
     size_t pos = b;

@@ -1,6 +1,6 @@
 /*
- * emit_cuda.c — the printer of the .cu file (SPEC 3.4; see emit_cuda.h): it prints what the
- * planner (cuda_plan.h) decided, one printer function per form of CUDA variant:
+ * emit_cuda.c — the printer of the .cu file (docs/language.md "Variants"; see emit_cuda.h): it
+ * prints what the planner (cuda_plan.h) decided, one printer function per form of CUDA variant:
  *
  *  CALL    the variant gets the blocks like the CPU variant and calls the function named by
  *          TAMM_CUDA_VARIANT with the same arguments, block uses replaced by the buffers;
@@ -20,6 +20,7 @@
 #include "cuda_src.h"
 #include "emit_c.h"
 #include "text.h"
+#include "xalloc.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -387,7 +388,7 @@ static void emit_kernel(cc_out *o, const cc_cuda_plan *p)
     }
     /* the host function */
     emit_host_prologue(o, t);
-    char *in = strdup("");
+    char *in = cc_xstrdup("");
     for (int i = 0; i < k->nloop; i++)
         if (i != k->x && i != k->y) {
             char *s = cc_fmt("%s%s%s", in, *in ? ", " : "; in each thread: ", k->loop[i].name);
@@ -518,7 +519,7 @@ static enum CXChildVisitResult macro_visit(CXCursor c, CXCursor parent, CXClient
 int cc_emit_cuda(cc_unit *u, cc_out *o)
 {
     int n = 0, nblas = 0;
-    cc_cuda_plan *ps = calloc((size_t)(u->ntasks ? u->ntasks : 1), sizeof *ps);
+    cc_cuda_plan *ps = cc_xcalloc((size_t)(u->ntasks ? u->ntasks : 1), sizeof *ps);
     for (int i = 0; i < u->ntasks; i++) {
         cc_task *t = u->tasks[i];
         if (!t->has_cuda) continue;
@@ -542,12 +543,13 @@ int cc_emit_cuda(cc_unit *u, cc_out *o)
     /* file-scope enums the variants use, in source order */
     size_t (*en)[2] = NULL;
     int nen = 0;
+    size_t en_cap = 0;
     for (int i = 0; i < u->ntasks; i++)
         for (int k = 0; k < ps[i].nen; k++) {
             int seen = 0;
             for (int j = 0; j < nen; j++) seen |= en[j][0] == ps[i].en[k][0];
             if (seen) continue;
-            en = realloc(en, (size_t)(nen + 1) * sizeof *en);
+            CC_GROW(en, en_cap, nen + 1);
             en[nen][0] = ps[i].en[k][0];
             en[nen][1] = ps[i].en[k][1];
             nen++;
@@ -570,12 +572,13 @@ int cc_emit_cuda(cc_unit *u, cc_out *o)
     /* declarations of the TAMM_CUDA_VARIANT functions, once each */
     char **decls = NULL;
     int ndecls = 0;
+    size_t decls_cap = 0;
     for (int i = 0; i < u->ntasks; i++) {
         if (ps[i].form != CC_CUDA_CALL) continue;
         int seen = 0;
         for (int j = 0; j < ndecls; j++) seen |= !strcmp(decls[j], ps[i].call.gdecl);
         if (seen) continue;
-        decls = realloc(decls, (size_t)(ndecls + 1) * sizeof *decls);
+        CC_GROW(decls, decls_cap, ndecls + 1);
         decls[ndecls++] = ps[i].call.gdecl;
     }
     if (ndecls) cc_puts(o, "\n/* CUDA variants named by TAMM_CUDA_VARIANT (host functions that launch on tamm_cuda_stream()) */\n");
@@ -584,13 +587,14 @@ int cc_emit_cuda(cc_unit *u, cc_out *o)
     /* the file's functions that kernels call, once each, callees first (cuda_devfn.h) */
     size_t *devs = NULL;
     int ndevs = 0;
+    size_t devs_cap = 0;
     for (int i = 0; i < u->ntasks; i++)
         for (int k = 0; k < ps[i].ndev; k++) {
             int seen = 0;
             for (int j = 0; j < ndevs; j++) seen |= devs[j] == ps[i].dev[k]->b;
             if (seen) continue;
             if (!ndevs) cc_puts(o, "\n/* functions of the source file that the kernels call */\n");
-            devs = realloc(devs, (size_t)(ndevs + 1) * sizeof *devs);
+            CC_GROW(devs, devs_cap, ndevs + 1);
             devs[ndevs++] = ps[i].dev[k]->b;
             cc_cu_devfn_emit(o, &ps[i], k, put_text);
         }

@@ -1,8 +1,8 @@
 /*
- * emit_cuda.h — the CUDA variant file (.cu) of SPEC 3.4: for each task that has one (the
- * planner decides: cuda_plan.h), a host function `<task>_cuda(ctx, args)` that obtains the
- * task's blocks and either launches the kernel generated from the body's loop nest or calls the
- * TAMM_CUDA_VARIANT of the function the body calls.
+ * emit_cuda.h — the CUDA variant file (.cu; docs/language.md "Variants"): for each task that
+ * has one (the planner decides: cuda_plan.h), a host function `<task>_cuda(ctx, args)` that
+ * obtains the task's blocks and either launches the kernel generated from the body's loop nest
+ * or calls the TAMM_CUDA_VARIANT of the function the body calls.
  */
 #ifndef TAMMCC_EMIT_CUDA_H
 #define TAMMCC_EMIT_CUDA_H

@@ -4,7 +4,7 @@
  * clang-14 is found):
  *
  *   clang-14 -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
- *            fuzz_clause.c clause.c diag.c -o fuzz_clause
+ *            fuzz_clause.c clause.c diag.c xalloc.c -o fuzz_clause
  *   ./fuzz_clause -max_total_time=60 corpus/
  *
  * Each input is parsed three ways: prefixed with "tamm " (so that it reaches

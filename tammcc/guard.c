@@ -4,6 +4,7 @@
 #include "guard.h"
 #include "diag.h"
 #include "text.h"
+#include "xalloc.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,27 +38,27 @@ static int pure_visit(cc_node *n, void *arg)
         return 0;
     case CXCursor_BinaryOperator: {
         const char *op = cc_binop(p->a, n);
-        if (!strcmp(op, "=")) p->why = strdup("which assigns a variable");
+        if (!strcmp(op, "=")) p->why = cc_xstrdup("which assigns a variable");
         return 1;
     }
     case CXCursor_CompoundAssignOperator:
-        p->why = strdup("which assigns a variable");
+        p->why = cc_xstrdup("which assigns a variable");
         return 0;
     case CXCursor_UnaryOperator: {
         int post;
         const char *op = cc_unop(p->a, n, &post);
-        if (!strcmp(op, "++") || !strcmp(op, "--")) p->why = strdup("which changes a variable");
-        else if (!strcmp(op, "*")) p->why = strdup("which loads through a pointer");
-        else if (!strcmp(op, "&")) p->why = strdup("which takes an address");
+        if (!strcmp(op, "++") || !strcmp(op, "--")) p->why = cc_xstrdup("which changes a variable");
+        else if (!strcmp(op, "*")) p->why = cc_xstrdup("which loads through a pointer");
+        else if (!strcmp(op, "&")) p->why = cc_xstrdup("which takes an address");
         return 1;
     }
     case CXCursor_ArraySubscriptExpr:
-        p->why = strdup("which reads an array element");
+        p->why = cc_xstrdup("which reads an array element");
         return 0;
     case CXCursor_MemberRefExpr: {
         size_t from = n->nkid ? n->kid[0]->e : n->b;
         char *s = from < n->e ? cc_src_text(p->a, from, n->e) : NULL;
-        if (s && strstr(s, "->")) p->why = strdup("which loads through a pointer ('->')");
+        if (s && strstr(s, "->")) p->why = cc_xstrdup("which loads through a pointer ('->')");
         free(s);
         return 1;
     }
@@ -138,6 +139,7 @@ cc_guard_kind cc_guard_path(cc_infer *in, cc_ast *a, const cc_task *t, cc_node *
     *expr = *why = NULL;
     char **term = NULL;
     int nterm = 0;
+    size_t term_cap = 0;
     cc_node *c = n;
     for (; c && c != t->stmt; c = c->parent) {
         cc_node *p = c->parent;
@@ -157,12 +159,12 @@ cc_guard_kind cc_guard_path(cc_infer *in, cc_ast *a, const cc_task *t, cc_node *
                 neg = op[0] == '|';
             }
         } else if (p->kind == CXCursor_CaseStmt || p->kind == CXCursor_DefaultStmt) {
-            *why = strdup("used under a 'case' of a switch");
+            *why = cc_xstrdup("used under a 'case' of a switch");
             break;
         }
         if (!cond) continue;
         if (!cond->in_main || cond->e <= cond->b) {
-            *why = strdup("used under a condition that comes from a macro");
+            *why = cc_xstrdup("used under a condition that comes from a macro");
             break;
         }
         char *raw = cc_src_text(a, cond->b, cond->e);
@@ -171,7 +173,7 @@ cc_guard_kind cc_guard_path(cc_infer *in, cc_ast *a, const cc_task *t, cc_node *
         pure_ctx pc = { a, NULL };
         char *mac = body_macro(a, t->stmt->b, cond->b, text);
         if (mac) pc.why = cc_fmt("which uses the macro '%s' that the task body defines", mac);
-        else if (cc_varies_in(in, t, text)) pc.why = strdup("which depends on variables set in the task body");
+        else if (cc_varies_in(in, t, text)) pc.why = cc_xstrdup("which depends on variables set in the task body");
         else cc_walk(cond, pure_visit, &pc);
         free(mac);
         if (pc.why) {
@@ -180,21 +182,21 @@ cc_guard_kind cc_guard_path(cc_infer *in, cc_ast *a, const cc_task *t, cc_node *
             free(text);
             break;
         }
-        term = realloc(term, (size_t)(nterm + 1) * sizeof *term);
+        CC_GROW(term, term_cap, nterm + 1);
         term[nterm++] = neg ? cc_fmt("!(%s)", text) : text;
         if (neg) free(text);
     }
-    if (!*why && c != t->stmt) *why = strdup("used where tammcc cannot follow the branches");
+    if (!*why && c != t->stmt) *why = cc_xstrdup("used where tammcc cannot follow the branches");
     if (!*why && nterm) {
         int has_goto = 0;
         cc_walk(t->stmt, find_goto, &has_goto);
-        if (has_goto) *why = strdup("used under a condition, and the task body has a goto that may jump past it");
+        if (has_goto) *why = cc_xstrdup("used under a condition, and the task body has a goto that may jump past it");
     }
     if (!*why && nterm) {
         /* outermost condition first; several are joined with && */
         size_t len = 1;
         for (int i = 0; i < nterm; i++) len += strlen(term[i]) + 6;
-        *expr = malloc(len);
+        *expr = cc_xmalloc(len);
         (*expr)[0] = 0;
         for (int i = nterm - 1; i >= 0; i--) {
             int paren = nterm > 1 && term[i][0] != '!';
@@ -225,7 +227,7 @@ static void add_guard(cc_access *ac, cc_guard_kind k, char *expr, char *why, siz
     if (k == CC_GUARD_NONE) {
         ac->g_uncond = 1;
     } else if (k == CC_GUARD_EXPR) {
-        ac->guard = ac->guard ? guard_or(ac->guard, expr) : strdup(expr);
+        ac->guard = ac->guard ? guard_or(ac->guard, expr) : cc_xstrdup(expr);
     } else if (!ac->sync) {
         ac->sync = why;
         ac->sync_off = off;
@@ -270,7 +272,7 @@ void cc_guard_merge(cc_access *into, const cc_access *from)
     if (into->guard && from->guard) into->guard = guard_or(into->guard, from->guard);
     else { free(into->guard); into->guard = NULL; }
     into->wide |= from->wide;
-    if (!into->sync && from->sync) { into->sync = strdup(from->sync); into->sync_off = from->sync_off; }
+    if (!into->sync && from->sync) { into->sync = cc_xstrdup(from->sync); into->sync_off = from->sync_off; }
 }
 
 /* the key of an access made of tensor and idx (NULL: ':') */
@@ -310,10 +312,10 @@ static void add_wide_permission(cc_task *t, const cc_access *like, unsigned m, c
         free(key);
         return;
     }
-    char *tensor = strdup(like->tensor); /* like points into t->acc, which moves */
+    char *tensor = cc_xstrdup(like->tensor); /* like points into t->acc, which moves */
     int nidx = like->nidx;
     size_t off = like->off;
-    t->acc = realloc(t->acc, (size_t)(t->nacc + 1) * sizeof *t->acc);
+    CC_GROW(t->acc, t->acc_cap, t->nacc + 1);
     cc_access *w = &t->acc[t->nacc++];
     memset(w, 0, sizeof *w);
     w->key = key;
@@ -322,7 +324,7 @@ static void add_wide_permission(cc_task *t, const cc_access *like, unsigned m, c
     w->mode = CC_PERMONLY | (m & 7u);
     w->off = off;
     w->wide = 1;
-    w->why = strdup(why);
+    w->why = cc_xstrdup(why);
 }
 
 /* The access of t on tensor text `tensor` whose indices are idx where idx is a
@@ -349,7 +351,7 @@ int cc_guard_finish(cc_infer *in, cc_ast *a, cc_task *t)
 {
     /* accesses named by the task's clauses are requested as written */
     int n0 = t->nacc;
-    int *clause = calloc((size_t)(n0 ? n0 : 1), sizeof *clause);
+    int *clause = cc_xcalloc((size_t)(n0 ? n0 : 1), sizeof *clause);
     for (int i = 0; i < t->pr->nrefs; i++) {
         const cc_ref *r = &t->pr->refs[i];
         char *idx[CC_MAX_DIMS];
@@ -365,7 +367,7 @@ int cc_guard_finish(cc_infer *in, cc_ast *a, cc_task *t)
         for (int d = 0; d < r->nidx; d++) free(idx[d]);
     }
     /* what the children contribute, under the guards of their statements in t's body */
-    int *from_kid = calloc((size_t)(n0 ? n0 : 1), sizeof *from_kid);
+    int *from_kid = cc_xcalloc((size_t)(n0 ? n0 : 1), sizeof *from_kid);
     for (int k = 0; k < t->nkids; k++) {
         cc_task *c = t->kids[k];
         char *pexpr, *pwhy;
@@ -375,7 +377,7 @@ int cc_guard_finish(cc_infer *in, cc_ast *a, cc_task *t)
             if (cc_varies_in(in, t, ca->tensor)) continue; /* an error of cc_infer_finish */
             char *idx[CC_MAX_DIMS];
             for (int d = 0; d < ca->nidx; d++)
-                idx[d] = ca->idx[d] && !cc_varies_in(in, t, ca->idx[d]) ? strdup(ca->idx[d]) : NULL;
+                idx[d] = ca->idx[d] && !cc_varies_in(in, t, ca->idx[d]) ? cc_xstrdup(ca->idx[d]) : NULL;
             char *key = key_of(ca->tensor, idx, ca->nidx);
             int j = find_key(t, key);
             free(key);
@@ -389,7 +391,7 @@ int cc_guard_finish(cc_infer *in, cc_ast *a, cc_task *t)
             cc_guard_kind kk = pk;
             char *expr = NULL, *why = NULL, *mac = NULL;
             if (pk == CC_GUARD_SYNC) {
-                why = strdup(pwhy);
+                why = cc_xstrdup(pwhy);
             } else if (ca->guard && (mac = body_macro(a, t->stmt->b, c->stmt->b, ca->guard))) {
                 kk = CC_GUARD_SYNC;
                 why = cc_fmt("needed only if %s, which uses the macro '%s' that the task body defines", ca->guard, mac);
@@ -399,9 +401,9 @@ int cc_guard_finish(cc_infer *in, cc_ast *a, cc_task *t)
                 why = cc_fmt("needed only if %s, which depends on variables set in the task body", ca->guard);
             } else if (ca->guard) {
                 kk = CC_GUARD_EXPR;
-                expr = pexpr ? cc_fmt("(%s) && (%s)", pexpr, ca->guard) : strdup(ca->guard);
+                expr = pexpr ? cc_fmt("(%s) && (%s)", pexpr, ca->guard) : cc_xstrdup(ca->guard);
             } else if (pk == CC_GUARD_EXPR) {
-                expr = strdup(pexpr);
+                expr = cc_xstrdup(pexpr);
             }
             if (all_wide && kk == CC_GUARD_SYNC) { /* in range whatever the guards: needed whenever the child is */
                 kk = CC_GUARD_NONE;

@@ -1,12 +1,13 @@
 /*
- * guard.h — guarded block uses (SPEC 3.1): the conditions under which a
- * tamm_block() use, or a nested task, is reached from the top of a task body
- * (then/else branches of `if`, the 2nd/3rd operands of `?:`, the right operand
- * of `&&` / `||`).  A block whose guard can be evaluated at submission is
- * requested only when the guard holds; one whose guard cannot (it depends on
- * the body, loads through a pointer, calls a function...) is fetched
- * synchronously in the body and covered by a permission on the whole tensor
- * (every index ':'), so that nothing out of range is ever requested.
+ * guard.h — guarded block uses (docs/language.md "Guarded blocks"): the
+ * conditions under which a tamm_block() use, or a nested task, is reached from
+ * the top of a task body (then/else branches of `if`, the 2nd/3rd operands of
+ * `?:`, the right operand of `&&` / `||`).  A block whose guard can be
+ * evaluated at submission is requested only when the guard holds; one whose
+ * guard cannot (it depends on the body, loads through a pointer, calls a
+ * function...) is fetched synchronously in the body and covered by a
+ * permission on the whole tensor (every index ':'), so that nothing out of
+ * range is ever requested.
  */
 #ifndef TAMMCC_GUARD_H
 #define TAMMCC_GUARD_H

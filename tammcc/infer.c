@@ -3,6 +3,7 @@
 #include "blas.h"
 #include "guard.h"
 #include "text.h"
+#include "xalloc.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -39,13 +40,14 @@ struct cc_infer {
     fn_tree *f; int nf;
     CXCursor *busyv; int nbusyv; /* variables whose uses are being analysed */
     int *busydepth;              /* nmstack when each busy variable was pushed */
+    size_t m_cap, mstack_cap, f_cap, busyv_cap, busydepth_cap; /* capacities (xalloc.h: cc_grow) */
     int punned;                  /* > 0: the pointer on analysis was converted to another element type */
     long budget;                 /* callee analyses left before the rest counts as escapes */
 };
 
 cc_infer *cc_infer_new(cc_ast *a, const cc_source *src)
 {
-    cc_infer *in = calloc(1, sizeof *in);
+    cc_infer *in = cc_xcalloc(1, sizeof *in);
     in->a = a;
     in->src = src;
     in->budget = 20000; /* callee analyses per file (mutual recursion re-analyses incomplete results) */
@@ -89,10 +91,10 @@ static void see(ptr_info *p, unsigned bit, char *why)
 static void merge(ptr_info *into, const ptr_info *from)
 {
     into->seen |= from->seen;
-    if (!into->cov && from->cov) into->cov = strdup(from->cov);
+    if (!into->cov && from->cov) into->cov = cc_xstrdup(from->cov);
     for (int i = 0; i < 4; i++)
-        if (!into->why[i] && from->why[i]) into->why[i] = strdup(from->why[i]);
-    if (!into->nocov && from->nocov) into->nocov = strdup(from->nocov);
+        if (!into->why[i] && from->why[i]) into->why[i] = cc_xstrdup(from->why[i]);
+    if (!into->nocov && from->nocov) into->nocov = cc_xstrdup(from->nocov);
 }
 
 /* Record in *why (if why is not NULL and nothing is recorded yet) why no coverage was proved; takes msg. */
@@ -123,17 +125,14 @@ static char *node_text(cc_infer *in, const cc_node *n)
 }
 
 /* ---------------------------------------------------------------- names */
-typedef struct { cc_ast *a; const char **names; int n, cap; cc_node *skip; } name_set;
+typedef struct { cc_ast *a; const char **names; int n; size_t cap; cc_node *skip; } name_set;
 
 static void add_name(name_set *s, const char *nm)
 {
     for (int i = 0; i < s->n; i++)
         if (!strcmp(s->names[i], nm)) return;
-    if (s->n == s->cap) {
-        s->cap = s->cap ? s->cap * 2 : 16;
-        s->names = realloc(s->names, (size_t)s->cap * sizeof *s->names);
-    }
-    s->names[s->n++] = strdup(nm);
+    CC_GROW(s->names, s->cap, s->n + 1);
+    s->names[s->n++] = cc_xstrdup(nm);
 }
 
 /* the variable an lvalue expression names directly (x, not p[i] or *p) */
@@ -197,8 +196,8 @@ static cc_node *fn_body_tree(cc_infer *in, CXCursor def)
             clang_disposeString(u);
             return in->f[i].root;
         }
-    in->f = realloc(in->f, (size_t)(in->nf + 1) * sizeof *in->f);
-    in->f[in->nf].usr = strdup(us);
+    CC_GROW(in->f, in->f_cap, in->nf + 1);
+    in->f[in->nf].usr = cc_xstrdup(us);
     in->f[in->nf].root = cc_tree(in->a, def, NULL);
     clang_disposeString(u);
     return in->f[in->nf++].root;
@@ -289,6 +288,7 @@ static int any_decl_weak(CXCursor fn)
 {
     static struct { char *usr; int weak; } *memo;
     static int nmemo;
+    static size_t memo_cap;
     CXString u = clang_getCursorUSR(fn);
     const char *usr = clang_getCString(u);
     int r = -1;
@@ -298,8 +298,8 @@ static int any_decl_weak(CXCursor fn)
         weak_scan w = { usr, 0 };
         clang_visitChildren(clang_getTranslationUnitCursor(clang_Cursor_getTranslationUnit(fn)), weak_decl_visit, &w);
         r = w.weak;
-        memo = realloc(memo, (size_t)(nmemo + 1) * sizeof *memo);
-        memo[nmemo].usr = strdup(usr);
+        CC_GROW(memo, memo_cap, nmemo + 1);
+        memo[nmemo].usr = cc_xstrdup(usr);
         memo[nmemo++].weak = r;
     }
     clang_disposeString(u);
@@ -345,7 +345,7 @@ static ptr_info param_info(cc_infer *in, CXCursor fn, int k, int depth)
     char *fname = cc_spelling(fn);
     const char *ann = param_annotation(fn, k);
     CXCursor parm = nth_param(fn, k);
-    char *pname = clang_Cursor_isNull(parm) ? strdup("...") : cc_spelling(parm);
+    char *pname = clang_Cursor_isNull(parm) ? cc_xstrdup("...") : cc_spelling(parm);
     if (ann) {
         char *w = cc_fmt("parameter '%s' of %s is annotated %s", pname, fname,
                       !strcmp(ann, "tamm_reads") ? "TAMM_READS" : !strcmp(ann, "tamm_writes") ? "TAMM_WRITES" :
@@ -354,9 +354,9 @@ static ptr_info param_info(cc_infer *in, CXCursor fn, int k, int depth)
         else if (!strcmp(ann, "tamm_accumulates")) see(&r, CC_SEEN_ACC, w);
         else if (!strcmp(ann, "tamm_writes")) {
             see(&r, CC_SEEN_STORE, w);
-            r.cov = strdup("(size_t)-1"); /* the annotation promises every element */
+            r.cov = cc_xstrdup("(size_t)-1"); /* the annotation promises every element */
         } else {
-            see(&r, CC_SEEN_READ, strdup(w));
+            see(&r, CC_SEEN_READ, cc_xstrdup(w));
             see(&r, CC_SEEN_STORE, w);
         }
         goto out;
@@ -371,7 +371,7 @@ static ptr_info param_info(cc_infer *in, CXCursor fn, int k, int depth)
         if (clang_isConstQualifiedType(pointee)) {
             char *ts = NULL;
             CXString s = clang_getTypeSpelling(clang_getCursorType(parm));
-            ts = strdup(clang_getCString(s));
+            ts = cc_xstrdup(clang_getCString(s));
             clang_disposeString(s);
             see(&r, CC_SEEN_READ, cc_fmt("passed as '%s %s' to %s", ts, pname, fname));
             free(ts);
@@ -387,7 +387,7 @@ static ptr_info param_info(cc_infer *in, CXCursor fn, int k, int depth)
         goto out;
     }
     CXString u = clang_getCursorUSR(def);
-    char *usr = strdup(clang_getCString(u));
+    char *usr = cc_xstrdup(clang_getCString(u));
     clang_disposeString(u);
     for (int i = 0; i < in->nm; i++)
         if (!strcmp(in->m[i].usr, usr) && in->m[i].k == k) {
@@ -425,14 +425,14 @@ static ptr_info param_info(cc_infer *in, CXCursor fn, int k, int depth)
         mi = -1 - k;
         k = in->m[mi].k;
     } else {
-        in->m = realloc(in->m, (size_t)(in->nm + 1) * sizeof *in->m);
+        CC_GROW(in->m, in->m_cap, in->nm + 1);
         mi = in->nm++;
         memset(&in->m[mi], 0, sizeof in->m[mi]);
         in->m[mi].usr = usr;
         in->m[mi].k = k;
     }
     in->m[mi].busy = 1;
-    in->mstack = realloc(in->mstack, (size_t)(in->nmstack + 1) * sizeof *in->mstack);
+    CC_GROW(in->mstack, in->mstack_cap, in->nmstack + 1);
     in->mstack[in->nmstack++] = mi;
     cc_node *root = fn_body_tree(in, def);
     CXCursor dparm = nth_param(def, k);
@@ -691,12 +691,12 @@ static char *stable_text(cc_infer *in, cc_node *e, cc_node *region)
 }
 
 /* Do a and b compute the same value: the same text, naming the same declarations? */
-typedef struct { CXCursor *d; int n; } ref_list;
+typedef struct { CXCursor *d; int n; size_t cap; } ref_list;
 static int list_refs(cc_node *n, void *arg)
 {
     ref_list *l = arg;
     if (n->kind == CXCursor_DeclRefExpr) {
-        l->d = realloc(l->d, (size_t)(l->n + 1) * sizeof *l->d);
+        CC_GROW(l->d, l->cap, l->n + 1);
         l->d[l->n++] = clang_getCanonicalCursor(cc_referenced(n));
     }
     return 1;
@@ -713,7 +713,7 @@ static int same_value(cc_infer *in, cc_node *a, cc_node *b)
     char *sa = cc_squeeze(ta), *sb = cc_squeeze(tb);
     int same = !strcmp(sa, sb);
     free(ta); free(tb); free(sa); free(sb);
-    ref_list ra = { NULL, 0 }, rb = { NULL, 0 };
+    ref_list ra = { NULL, 0, 0 }, rb = { NULL, 0, 0 };
     cc_walk(a, list_refs, &ra);
     cc_walk(b, list_refs, &rb);
     same = same && ra.n == rb.n;
@@ -976,8 +976,7 @@ static char *subst_args(cc_infer *in, const char *cov, CXCursor fn, cc_node *cal
     int np = clang_Cursor_getNumArguments(def);
     char *out = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&out, &len);
-    if (!f) return NULL;
+    FILE *f = cc_xmemstream(&out, &len);
     int ok = 1;
     for (const char *s = cov; *s && ok;) {
         int start = (isalpha((unsigned char)*s) || *s == '_') &&
@@ -1013,7 +1012,7 @@ static char *subst_args(cc_infer *in, const char *cov, CXCursor fn, cc_node *cal
         }
         s += L;
     }
-    fclose(f);
+    cc_xmemclose(f);
     if (!ok) {
         free(out);
         out = NULL;
@@ -1288,7 +1287,7 @@ static void blas_arg(cc_infer *in, cc_node *p, int k, cc_node *region, const cc_
     int beta = kb >= 0 && cc_blas_const(p->kid[kb + 1], &v) && (v == 0 || v == 1) ? (int)v : -1;
     long layout = kl >= 0 && cc_blas_const(p->kid[kl + 1], &v) ? (long)v : -1;
     long trans = kt >= 0 && cc_blas_const(p->kid[kt + 1], &v) ? (long)v : -1;
-    char **args = calloc((size_t)na, sizeof *args), *why = NULL, *cov = NULL, *nocov = NULL, *rwhy = NULL;
+    char **args = cc_xcalloc((size_t)na, sizeof *args), *why = NULL, *cov = NULL, *nocov = NULL, *rwhy = NULL;
     int nl = 0, runs = 1;
     if (f->args[k] == CC_BA_OUT && beta == 0) {
         runs = runs_with_region(in, p, region, NULL, &nl, 0, &rwhy);
@@ -1311,7 +1310,7 @@ static void blas_arg(cc_infer *in, cc_node *p, int k, cc_node *region, const cc_
         why = w;
     }
     for (unsigned bit = 1; bit <= CC_SEEN_ESC; bit <<= 1)
-        if (seen & bit) see(pi, bit, strdup(why));
+        if (seen & bit) see(pi, bit, cc_xstrdup(why));
     if (cov && !pi->cov) pi->cov = cov;
     else free(cov);
     if (nocov) no_cov(&pi->nocov, nocov);
@@ -1562,18 +1561,18 @@ static int var_busy(cc_infer *in, CXCursor var)
 
 static void var_push(cc_infer *in, CXCursor var)
 {
-    in->busyv = realloc(in->busyv, (size_t)(in->nbusyv + 1) * sizeof *in->busyv);
-    in->busydepth = realloc(in->busydepth, (size_t)(in->nbusyv + 1) * sizeof *in->busydepth);
+    CC_GROW(in->busyv, in->busyv_cap, in->nbusyv + 1);
+    CC_GROW(in->busydepth, in->busydepth_cap, in->nbusyv + 1);
     in->busydepth[in->nbusyv] = in->nmstack;
     in->busyv[in->nbusyv++] = clang_getCanonicalCursor(var);
 }
 
-typedef struct { CXCursor var; cc_node **hits; int n; } ref_find;
+typedef struct { CXCursor var; cc_node **hits; int n; size_t cap; } ref_find;
 static int find_refs(cc_node *n, void *arg)
 {
     ref_find *rf = arg;
     if (n->kind == CXCursor_DeclRefExpr && refers_to(n, rf->var)) {
-        rf->hits = realloc(rf->hits, (size_t)(rf->n + 1) * sizeof *rf->hits);
+        CC_GROW(rf->hits, rf->cap, rf->n + 1);
         rf->hits[rf->n++] = n;
     }
     return 1;
@@ -1586,7 +1585,7 @@ static ptr_info analyze_var(cc_infer *in, CXCursor var, cc_node *region, int dep
     ptr_info r = { 0 };
     if (var_busy(in, var)) return r;
     var_push(in, var);
-    ref_find rf = { var, NULL, 0 };
+    ref_find rf = { var, NULL, 0, 0 };
     cc_walk(region, find_refs, &rf);
     cc_node *moved = NULL; /* where the variable is re-pointed: later uses may be elsewhere in the block */
     for (int i = 0; i < rf.n; i++) analyze_slot(in, rf.hits[i], region, &r, depth, &moved);
@@ -1611,7 +1610,7 @@ static ptr_info analyze_carrier(cc_infer *in, CXCursor var, cc_node *region, int
     ptr_info r = { 0 };
     if (var_busy(in, var)) return r;
     var_push(in, var);
-    ref_find rf = { var, NULL, 0 };
+    ref_find rf = { var, NULL, 0, 0 };
     cc_walk(region, find_refs, &rf);
     for (int i = 0; i < rf.n; i++) {
         cc_node *cur = rf.hits[i];
@@ -1807,7 +1806,7 @@ static int add_access(cc_task *t, const char *tensor, char **idx, int nidx, size
     char *key = cc_ref_text(&r);
     for (int i = 0; i < t->nacc; i++)
         if (!strcmp(t->acc[i].key, key)) { free(key); return i; }
-    t->acc = realloc(t->acc, (size_t)(t->nacc + 1) * sizeof *t->acc);
+    CC_GROW(t->acc, t->acc_cap, t->nacc + 1);
     cc_access *a = &t->acc[t->nacc];
     memset(a, 0, sizeof *a);
     a->key = key;
@@ -1904,7 +1903,7 @@ static int known_rank(cc_infer *in, cc_node *call, unsigned *line, char **name)
     *name = NULL; /* the creation name, when it is a string literal */
     CXEvalResult nr = clang_Cursor_Evaluate(clang_Cursor_getArgument(f.call, 0));
     if (nr) {
-        if (clang_EvalResult_getKind(nr) == CXEval_StrLiteral) *name = strdup(clang_EvalResult_getAsStr(nr));
+        if (clang_EvalResult_getKind(nr) == CXEval_StrLiteral) *name = cc_xstrdup(clang_EvalResult_getAsStr(nr));
         clang_EvalResult_dispose(nr);
     }
     return rank;
@@ -1944,7 +1943,7 @@ static int body_visit(cc_node *n, void *arg)
             call = c2;
         }
         char *tn = cc_collapse(args[0]);
-        char *cn = cname ? cc_fmt("'%s', ", cname) : strdup("");
+        char *cn = cname ? cc_fmt("'%s', ", cname) : cc_xstrdup("");
         cc_diag(in->src, n->b, CC_ERROR, "%s) gives %d ind%s, but the tensor %s (%screated at line %u) has %d "
                                         "dimensions: give one index per dimension", call, nargs - 1,
                 nargs == 2 ? "ex" : "ices", tn, cn, cline, rank);
@@ -1997,10 +1996,10 @@ static int body_visit(cc_node *n, void *arg)
     a->seen |= pi.seen;
     if (pi.cov && !a->cov) {
         /* the coverage must be computable at submission */
-        if (!cc_varies_in(in, t, pi.cov)) a->cov = strdup(pi.cov);
+        if (!cc_varies_in(in, t, pi.cov)) a->cov = cc_xstrdup(pi.cov);
         else if (!a->nocov) a->nocov = cc_fmt("the extent stored, %s bytes, depends on variables of the task body", pi.cov);
     } else if (!pi.cov && pi.nocov && !a->nocov) {
-        a->nocov = strdup(pi.nocov);
+        a->nocov = cc_xstrdup(pi.nocov);
     }
     /* reason text */
     unsigned s = a->seen;
@@ -2011,16 +2010,16 @@ static int body_visit(cc_node *n, void *arg)
     else if (s & CC_SEEN_ACC) w = pi.why[2];
     else if (s & CC_SEEN_READ) w = pi.why[0];
     if (w) {
-        char *both = a->why ? cc_fmt("%s; %s", a->why, w) : strdup(w);
+        char *both = a->why ? cc_fmt("%s; %s", a->why, w) : cc_xstrdup(w);
         free(a->why);
         a->why = both;
     }
     pi_free(&pi);
-    if (t->nuse % 8 == 0) t->use = realloc(t->use, (size_t)(t->nuse + 8) * sizeof *t->use);
+    CC_GROW(t->use, t->use_cap, t->nuse + 1);
     t->use[t->nuse].b = n->b;
     t->use[t->nuse].e = end;
     t->use[t->nuse].acc = ai;
-    t->use[t->nuse].src = strdup(a->key);
+    t->use[t->nuse].src = cc_xstrdup(a->key);
     t->nuse++;
     for (int i = 0; i < nargs; i++) free(args[i]);
     for (int i = 1; i < nargs; i++) free(idx[i - 1]);
@@ -2064,7 +2063,7 @@ int cc_infer_body(cc_infer *in, cc_task *t)
             free(a->why);
             a->why = w;
         }
-        if (!a->why) a->why = strdup("the pointer is not dereferenced");
+        if (!a->why) a->why = cc_xstrdup("the pointer is not dereferenced");
         if (!a->fetched) {
             /* widen: indices that vary in the body become ':' */
             for (int d = 0; d < a->nidx; d++)
@@ -2149,7 +2148,7 @@ int cc_infer_add_slice_perm(cc_infer *in, cc_task *t, const char *tensor, int ni
     unsigned cm = mode & 7u;
     if (ai >= before) {
         a->mode = CC_PERMONLY | cm;
-        a->why = strdup(why);
+        a->why = cc_xstrdup(why);
         for (int d = 0; d < nidx; d++) /* a range: emitted clamped to the dimension (tamm_cc_range) */
             if (idx[d] && cc_range_split(idx[d], NULL, NULL)) a->loop_range |= 1u << d;
         return 1;
@@ -2169,7 +2168,7 @@ int cc_infer_add_slice_perm(cc_infer *in, cc_task *t, const char *tensor, int ni
 /* the whitespace-free copy of s[0, n) (how keys compare texts) */
 static char *squeezed(const char *s, size_t n)
 {
-    char *o = malloc(n + 1), *q = o;
+    char *o = cc_xmalloc(n + 1), *q = o;
     for (size_t i = 0; i < n && s[i]; i++)
         if (!isspace((unsigned char)s[i])) *q++ = s[i];
     *q = 0;
@@ -2447,14 +2446,14 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
         }
         for (int d = 0; d < a->nidx; d++) {
             free(a->idx[d]);
-            a->idx[d] = pa->idx[d] ? strdup(pa->idx[d]) : NULL;
+            a->idx[d] = pa->idx[d] ? cc_xstrdup(pa->idx[d]) : NULL;
         }
         char *w = cc_fmt("%s; within the range of the '%s' clause on %s", a->why ? a->why : "",
                          cc_mode_name(pa->mode & (7u | CC_CANCEL)), pa->key);
         free(a->why);
         a->why = w;
         free(a->key);
-        a->key = strdup(pa->key);
+        a->key = cc_xstrdup(pa->key);
     }
     /* children: the parent needs their permissions, widened over what varies in its body */
     for (int k = 0; k < t->nkids; k++) {
@@ -2471,7 +2470,7 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
             int widened[CC_MAX_DIMS];
             for (int d = 0; d < ca->nidx; d++) {
                 widened[d] = ca->idx[d] && cc_varies_in(in, t, ca->idx[d]);
-                idx[d] = ca->idx[d] && !widened[d] ? strdup(ca->idx[d]) : NULL;
+                idx[d] = ca->idx[d] && !widened[d] ? cc_xstrdup(ca->idx[d]) : NULL;
             }
             unsigned cm = ca->mode & 7u;
             /* a parent range that provably holds the child's blocks (slices and

@@ -1,10 +1,11 @@
 /*
- * infer.h — access inference (SPEC 3.1): how a task body uses each
- * tamm_block() pointer, following calls into function definitions of the
- * translation unit, honouring const and the TAMM_READS/WRITES/UPDATES/
- * ACCUMULATES annotations, with the coverage proof for write; then merging
- * explicit clauses and the children's accesses into the task's permissions
- * (SPEC 3.2), widening indices that vary in the body to ':'.
+ * infer.h — access inference (docs/language.md "How tammcc infers modes"): how a
+ * task body uses each tamm_block() pointer, following calls into function
+ * definitions of the translation unit, honouring const and the TAMM_READS/
+ * WRITES/UPDATES/ACCUMULATES annotations, with the coverage proof for write;
+ * then merging explicit clauses and the children's accesses into the task's
+ * permissions (docs/language.md "Nested tasks, slices and ranges"), widening
+ * indices that vary in the body to ':'.
  */
 #ifndef TAMMCC_INFER_H
 #define TAMMCC_INFER_H

@@ -1,5 +1,6 @@
 /* linear.c — integer linear forms read from C text, facts, and a prover (see linear.h). */
 #include "linear.h"
+#include "xalloc.h"
 #include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -8,8 +9,8 @@
 enum { MAX_ALTS = 256, MAX_ROWS = 4000, MAX_DEPTH = 16 };
 #define BIG ((long)1 << 48) /* coefficients beyond this: give up rather than risk overflow */
 
-typedef struct conj { cc_lin *v; int n; } conj;        /* every row e >= 0 */
-typedef struct dnf { conj *alt; int n; int unknown; } dnf; /* unknown: no information */
+typedef struct conj { cc_lin *v; int n; size_t cap; } conj;        /* every row e >= 0 */
+typedef struct dnf { conj *alt; int n; int unknown; size_t cap; } dnf; /* unknown: no information */
 
 typedef struct memo { char *name; size_t where; int ok; cc_lin val; } memo;
 
@@ -18,7 +19,7 @@ struct cc_lin_prob {
     void *arg;
     int nvar;
     char *var[CC_LIN_MAXV];
-    memo *m; int nm;
+    memo *m; int nm; size_t m_cap;
     dnf facts;
     int depth;
 };
@@ -66,7 +67,7 @@ static cc_lin lin_const(long k)
 /* ---------------------------------------------------------------- DNF */
 static void conj_push(conj *c, const cc_lin *e)
 {
-    c->v = realloc(c->v, (size_t)(c->n + 1) * sizeof *c->v);
+    CC_GROW(c->v, c->cap, c->n + 1);
     c->v[c->n++] = *e;
 }
 
@@ -77,12 +78,12 @@ static void dnf_free(dnf *d)
     memset(d, 0, sizeof *d);
 }
 
-static dnf dnf_true(void) { return (dnf){ NULL, 0, 1 }; }
+static dnf dnf_true(void) { return (dnf){ NULL, 0, 1, 0 }; }
 
 /* one alternative of the given rows */
 static dnf dnf_rows(const cc_lin *rows, int n)
 {
-    dnf d = { calloc(1, sizeof(conj)), 1, 0 };
+    dnf d = { cc_xcalloc(1, sizeof(conj)), 1, 0, 1 };
     for (int i = 0; i < n; i++) conj_push(&d.alt[0], &rows[i]);
     return d;
 }
@@ -97,7 +98,7 @@ static dnf dnf_and(dnf a, dnf b)
         dnf_free(&a);
         return b;
     }
-    dnf r = { calloc((size_t)(a.n * b.n) + 1, sizeof(conj)), 0, 0 };
+    dnf r = { cc_xcalloc((size_t)(a.n * b.n) + 1, sizeof(conj)), 0, 0, (size_t)(a.n * b.n) + 1 };
     for (int i = 0; i < a.n; i++)
         for (int j = 0; j < b.n; j++) {
             conj *c = &r.alt[r.n++];
@@ -117,7 +118,7 @@ static dnf dnf_or(dnf a, dnf b)
         dnf_free(&b);
         return dnf_true();
     }
-    a.alt = realloc(a.alt, (size_t)(a.n + b.n) * sizeof *a.alt);
+    CC_GROW(a.alt, a.cap, a.n + b.n);
     for (int j = 0; j < b.n; j++) a.alt[a.n++] = b.alt[j];
     free(b.alt);
     return a;
@@ -132,6 +133,7 @@ static int tokenize(const char *text, tok **out)
 {
     tok *t = NULL;
     int n = 0;
+    size_t cap = 0;
     const char *s = text;
     while (*s) {
         if (isspace((unsigned char)*s)) { s++; continue; }
@@ -142,7 +144,7 @@ static int tokenize(const char *text, tok **out)
                  (s[1] == '=' || s[1] == *s))
             len = 2;
         if (len >= sizeof t->s) { free(t); return -1; }
-        t = realloc(t, (size_t)(n + 1) * sizeof *t);
+        CC_GROW(t, cap, n + 1);
         memcpy(t[n].s, s, len);
         t[n].s[len] = 0;
         n++;
@@ -204,7 +206,7 @@ static int new_var(cc_lin_prob *p, const char *name)
     for (int i = 0; i < p->nvar; i++)
         if (name && p->var[i] && !strcmp(p->var[i], name)) return i;
     if (p->nvar >= CC_LIN_MAXV) return -1;
-    p->var[p->nvar] = name ? strdup(name) : NULL;
+    p->var[p->nvar] = name ? cc_xstrdup(name) : NULL;
     return p->nvar++;
 }
 
@@ -234,8 +236,8 @@ static int ident(parser *ps, const char *name, cc_lin *out)
         p->depth--;
     }
     free(def);
-    p->m = realloc(p->m, (size_t)(p->nm + 1) * sizeof *p->m);
-    p->m[p->nm++] = (memo){ strdup(name), ps->where, ok, v };
+    CC_GROW(p->m, p->m_cap, p->nm + 1);
+    p->m[p->nm++] = (memo){ cc_xstrdup(name), ps->where, ok, v };
     *out = v;
     return ok;
 }
@@ -443,7 +445,7 @@ static dnf cond_or(parser *ps, int neg, int *ok)
 /* ---------------------------------------------------------------- the API */
 cc_lin_prob *cc_lin_new(cc_lin_lookup lookup, void *arg)
 {
-    cc_lin_prob *p = calloc(1, sizeof *p);
+    cc_lin_prob *p = cc_xcalloc(1, sizeof *p);
     p->lookup = lookup;
     p->arg = arg;
     p->facts = dnf_rows(NULL, 0);
@@ -530,7 +532,7 @@ static int tighten(cc_lin *e)
 /* Do the rows have no integer solution (shown over the rationals, after tightening)? */
 static int infeasible(const cc_lin *rows, int n, int nvar)
 {
-    cc_lin *cur = malloc((size_t)(n + 1) * sizeof *cur);
+    cc_lin *cur = cc_xmalloc((size_t)(n + 1) * sizeof *cur);
     int m = 0, result = 0;
     for (int i = 0; i < n; i++) {
         cc_lin e = rows[i];
@@ -540,10 +542,11 @@ static int infeasible(const cc_lin *rows, int n, int nvar)
     }
     for (int v = 0; v < nvar && !result; v++) {
         cc_lin *next = NULL;
-        int nn = 0, cap = 0, give_up = 0;
+        int nn = 0, give_up = 0;
+        size_t cap = 0;
         for (int i = 0; i < m && !give_up && !result; i++) {
             if (cur[i].c[v] == 0) {
-                if (nn == cap) next = realloc(next, (size_t)(cap = 2 * cap + 16) * sizeof *next);
+                CC_GROW(next, cap, nn + 1);
                 next[nn++] = cur[i];
                 continue;
             }
@@ -560,7 +563,7 @@ static int infeasible(const cc_lin *rows, int n, int nvar)
                     for (int k = 0; k < nn && !dup; k++) dup = !memcmp(&next[k], &r, sizeof r);
                     if (dup) continue;
                     if (nn >= MAX_ROWS) { give_up = 1; break; }
-                    if (nn == cap) next = realloc(next, (size_t)(cap = 2 * cap + 16) * sizeof *next);
+                    CC_GROW(next, cap, nn + 1);
                     next[nn++] = r;
                 }
             }
@@ -583,7 +586,7 @@ int cc_lin_prove(cc_lin_prob *p, const cc_lin *a, const cc_lin *b, int strict)
     if (f->unknown) return 0; /* cannot happen: facts start as one empty alternative */
     for (int i = 0; i < f->n; i++) {
         conj *c = &f->alt[i];
-        cc_lin *rows = malloc((size_t)(c->n + 1) * sizeof *rows);
+        cc_lin *rows = cc_xmalloc((size_t)(c->n + 1) * sizeof *rows);
         if (c->n) memcpy(rows, c->v, (size_t)c->n * sizeof *rows);
         rows[c->n] = goal;
         int ok = infeasible(rows, c->n + 1, p->nvar);

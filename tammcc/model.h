@@ -57,6 +57,7 @@ typedef struct cc_wait {        /* a taskwait inside a task body: a continuation
     cc_pragma *pr;
     int id;                     /* resume label number (1...) */
     int *live; int nlive;       /* body locals in scope there (indices into task->loc) */
+    size_t live_cap;            /* (capacities of the vectors, xalloc.h: cc_grow) */
 } cc_wait;
 
 typedef struct cc_task {
@@ -64,7 +65,7 @@ typedef struct cc_task {
     cc_node *stmt;              /* the statement the pragma applies to */
     size_t b, e;                /* [pragma, end of statement]: replaced by the submission */
     struct cc_task *parent;
-    struct cc_task **kids; int nkids;
+    struct cc_task **kids; int nkids; size_t kids_cap;
     cc_node *fn;                /* enclosing function definition */
     char *fname;
     unsigned line;              /* of the pragma */
@@ -76,6 +77,7 @@ typedef struct cc_task {
     cc_var *loc; int nloc;      /* body locals carried across taskwaits */
     cc_wait *wait; int nwait;
     char **pre; int npre;       /* local enum/typedef declarations the body needs, copied */
+    size_t acc_cap, use_cap, cap_cap, loc_cap, wait_cap, pre_cap; /* capacities (xalloc.h: cc_grow) */
     int has_cuda;               /* a CUDA variant was generated */
     char *cuda_why;             /* why not (--explain) */
     char *cuda_plan;            /* the CUDA variant's plan, lines "cuda ...: ..." (--explain; cuda_plan.h) */
@@ -90,6 +92,7 @@ typedef struct cc_task {
     char *label;                /* label text (a C string literal) */
     cc_node **tfcall; int ntfcall; /* calls of task functions in the task's own body (taskfn.c): the
                                     * task gives its blocks back before each, as before a nested task */
+    size_t tfcall_cap;
 } cc_task;
 
 #endif

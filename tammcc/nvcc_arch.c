@@ -2,6 +2,8 @@
  * nvcc_arch.c — the GPU architectures of nvcc's compilations (nvcc_arch.h).
  */
 #include "nvcc_arch.h"
+#include "text.h"
+#include "xalloc.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,18 +50,16 @@ int cc_cuda_arch_check(void)
     }
 }
 
-static void add(char ***v, int *n, char *s)
+static void add(char ***v, int *n, size_t *cap, char *s)
 {
-    *v = realloc(*v, (size_t)(*n + 2) * sizeof **v);
+    *v = cc_grow(*v, cap, (size_t)*n + 2, sizeof **v);
     (*v)[(*n)++] = s;
     (*v)[*n] = NULL;
 }
 
 static char *fmt(const char *f, const char *a, const char *b)
 {
-    char *r = NULL;
-    if (asprintf(&r, f, a, b) < 0) r = NULL;
-    return r;
+    return cc_fmt(f, a, b);
 }
 
 /* the output of cmd (stderr discarded), or NULL when it fails */
@@ -68,11 +68,11 @@ static char *output_of(const char *cmd)
     FILE *p = popen(cmd, "r");
     if (!p) return NULL;
     size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
+    char *buf = cc_xmalloc(cap);
     size_t k;
     while ((k = fread(buf + n, 1, cap - n - 1, p)) > 0) {
         n += k;
-        if (n + 1 == cap) buf = realloc(buf, cap *= 2);
+        if (n + 1 == cap) CC_GROW(buf, cap, cap + 1);
     }
     buf[n] = 0;
     if (pclose(p) != 0) { free(buf); return NULL; }
@@ -95,10 +95,11 @@ char **cc_cuda_arch_flags(const char *nvcc)
 {
     char **v = NULL;
     int n = 0;
+    size_t cap = 0;
     const char *env = getenv("TAMMCC_CUDA_ARCH");
     if (cc_cuda_arch_check()) return NULL;
     if ((env && !strcmp(env, "native")) || (!env && gpu_present())) {
-        add(&v, &n, strdup("-arch=native"));
+        add(&v, &n, &cap, cc_xstrdup("-arch=native"));
         return v;
     }
     if (env) {
@@ -110,8 +111,8 @@ char **cc_cuda_arch_flags(const char *nvcc)
             char num[8];
             int ptx;
             parse_item(s, len, num, sizeof num, &ptx);
-            if (items == 1 && !ptx) add(&v, &n, fmt("-arch=sm_%s%s", num, "")); /* real code and its PTX */
-            else add(&v, &n, fmt(ptx ? "-gencode=arch=compute_%s,code=compute_%s" : "-gencode=arch=compute_%s,code=sm_%s", num, num));
+            if (items == 1 && !ptx) add(&v, &n, &cap, fmt("-arch=sm_%s%s", num, "")); /* real code and its PTX */
+            else add(&v, &n, &cap, fmt(ptx ? "-gencode=arch=compute_%s,code=compute_%s" : "-gencode=arch=compute_%s,code=sm_%s", num, num));
             if (!e) break;
             s = e + 1;
         }
@@ -127,11 +128,11 @@ char **cc_cuda_arch_flags(const char *nvcc)
         snprintf(want, sizeof want, "compute_%s", default_archs[i]);
         const char *hit = list ? strstr(list, want) : NULL;
         if (list && (!hit || isalnum((unsigned char)hit[strlen(want)]))) continue;
-        add(&v, &n, fmt("-gencode=arch=compute_%s,code=sm_%s", default_archs[i], default_archs[i]));
+        add(&v, &n, &cap, fmt("-gencode=arch=compute_%s,code=sm_%s", default_archs[i], default_archs[i]));
         if (!strcmp(default_archs[i], DEFAULT_PTX)) ptx = DEFAULT_PTX;
     }
     free(list);
-    if (ptx) add(&v, &n, fmt("-gencode=arch=compute_%s,code=compute_%s", ptx, ptx));
+    if (ptx) add(&v, &n, &cap, fmt("-gencode=arch=compute_%s,code=compute_%s", ptx, ptx));
     return v;
 }
 

@@ -1,5 +1,6 @@
 /* pragma.c — directive recovery and attachment (see pragma.h). */
 #include "pragma.h"
+#include "xalloc.h"
 #include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -8,7 +9,7 @@
 
 static void add_pragma(cc_unit *u, cc_pragma *p)
 {
-    u->pr = realloc(u->pr, (size_t)(u->npr + 1) * sizeof *u->pr);
+    CC_GROW(u->pr, u->pr_cap, u->npr + 1);
     u->pr[u->npr++] = *p;
 }
 
@@ -42,8 +43,8 @@ static size_t logical_end(const char *s, size_t n, size_t off)
 /* the text [b, e) without backslash-newlines, with a map to file offsets */
 static char *join_lines(const char *s, size_t b, size_t e, size_t **map, size_t *len)
 {
-    char *t = malloc(e - b + 1);
-    *map = malloc((e - b + 1) * sizeof **map);
+    char *t = cc_xmalloc(e - b + 1);
+    *map = cc_xmalloc((e - b + 1) * sizeof **map);
     size_t n = 0;
     for (size_t i = b; i < e; i++) {
         if (s[i] == '\\' && (i + 1 < e && (s[i + 1] == '\n' || s[i + 1] == '\r'))) {
@@ -62,8 +63,8 @@ static char *join_lines(const char *s, size_t b, size_t e, size_t **map, size_t 
 /* contents of a string literal token at [b, e) (quotes included), unescaped, with a map */
 static char *unescape(const char *s, size_t b, size_t e, size_t **map, size_t *len, size_t map_all_to)
 {
-    char *t = malloc(e - b + 1);
-    *map = malloc((e - b + 1) * sizeof **map);
+    char *t = cc_xmalloc(e - b + 1);
+    *map = cc_xmalloc((e - b + 1) * sizeof **map);
     size_t n = 0;
     for (size_t i = b + 1; i + 1 < e; i++) {
         size_t at = map_all_to != (size_t)-1 ? map_all_to : i;
@@ -135,7 +136,7 @@ static enum CXChildVisitResult mac_visit(CXCursor c, CXCursor parent, CXClientDa
 static char *token_text(CXTranslationUnit tu, CXToken t)
 {
     CXString s = clang_getTokenSpelling(tu, t);
-    char *r = strdup(clang_getCString(s));
+    char *r = cc_xstrdup(clang_getCString(s));
     clang_disposeString(s);
     return r;
 }
@@ -155,16 +156,16 @@ static void macro_directive(cc_unit *u, CXToken *t, unsigned n, size_t off, size
     char *name = NULL;
     cc_mac_kind kind = CC_MAC_DEFINE;
     if (k >= 2 && (!strcmp(w[0], "define") || !strcmp(w[0], "undef"))) {
-        name = strdup(w[1]);
+        name = cc_xstrdup(w[1]);
         kind = !strcmp(w[0], "define") ? CC_MAC_DEFINE : CC_MAC_UNDEF;
     } else if (k >= 5 && !strcmp(w[0], "pragma") && (!strcmp(w[1], "push_macro") || !strcmp(w[1], "pop_macro")) &&
                !strcmp(w[2], "(") && w[3][0] == '"' && strlen(w[3]) >= 2 && !strcmp(w[4], ")")) {
-        name = strndup(w[3] + 1, strlen(w[3]) - 2);
+        name = cc_xstrndup(w[3] + 1, strlen(w[3]) - 2);
         kind = !strcmp(w[1], "push_macro") ? CC_MAC_PUSH : CC_MAC_POP;
     }
     for (unsigned i = 0; i < k; i++) free(w[i]);
     if (!name) return;
-    u->mac = realloc(u->mac, (size_t)(u->nmac + 1) * sizeof *u->mac);
+    CC_GROW(u->mac, u->mac_cap, u->nmac + 1);
     u->mac[u->nmac++] = (cc_macro_dir){ off, end, name, kind };
 }
 
@@ -252,7 +253,7 @@ static enum CXChildVisitResult fn_visit(CXCursor c, CXCursor parent, CXClientDat
     for (int i = 0; i < u->npr; i++)
         if (u->pr[i].off >= b && u->pr[i].off < e) has = 1;
     if (!has) return CXChildVisit_Continue;
-    u->fns = realloc(u->fns, (size_t)(u->nfns + 1) * sizeof *u->fns);
+    CC_GROW(u->fns, u->fns_cap, u->nfns + 1);
     u->fns[u->nfns++] = cc_tree(&u->ast, c, NULL);
     return CXChildVisit_Continue;
 }
@@ -340,7 +341,7 @@ int cc_pragmas_attach(cc_unit *u)
             }
         }
         if (p->kind == CC_P_TASK) {
-            cc_task *t = calloc(1, sizeof *t);
+            cc_task *t = cc_xcalloc(1, sizeof *t);
             t->pr = p;
             t->stmt = stmt;
             t->b = p->off;
@@ -367,10 +368,10 @@ int cc_pragmas_attach(cc_unit *u)
                 snprintf(t->cuda_sym, sizeof t->cuda_sym, "%s_cuda_%08x", t->name, (unsigned)h);
             }
             if (in) {
-                in->kids = realloc(in->kids, (size_t)(in->nkids + 1) * sizeof *in->kids);
+                CC_GROW(in->kids, in->kids_cap, in->nkids + 1);
                 in->kids[in->nkids++] = t;
             }
-            u->tasks = realloc(u->tasks, (size_t)(u->ntasks + 1) * sizeof *u->tasks);
+            CC_GROW(u->tasks, u->tasks_cap, u->ntasks + 1);
             u->tasks[u->ntasks++] = t;
         } else {
             if (in && p->kind == CC_P_FENCE) {
@@ -383,13 +384,13 @@ int cc_pragmas_attach(cc_unit *u)
                 continue;
             }
             if (in && p->kind == CC_P_TASKWAIT) {
-                in->wait = realloc(in->wait, (size_t)(in->nwait + 1) * sizeof *in->wait);
+                CC_GROW(in->wait, in->wait_cap, in->nwait + 1);
                 memset(&in->wait[in->nwait], 0, sizeof in->wait[0]);
                 in->wait[in->nwait].pr = p;
                 in->wait[in->nwait].id = in->nwait + 1;
                 in->nwait++;
             }
-            u->sa = realloc(u->sa, (size_t)(u->nsa + 1) * sizeof *u->sa);
+            CC_GROW(u->sa, u->sa_cap, u->nsa + 1);
             u->sa[u->nsa].pr = p;
             u->sa[u->nsa].in = in;
             u->sa[u->nsa].fn = fn;

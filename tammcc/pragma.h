@@ -31,6 +31,7 @@ typedef struct cc_unit {
     int nsa;                         /* taskwait / fence / streaming directives */
     cc_macro_dir *mac; int nmac;     /* #define, #undef, #pragma push_macro / pop_macro, in source order,
                                       * outside the #if branches skipped */
+    size_t pr_cap, fns_cap, tasks_cap, sa_cap, mac_cap; /* capacities (xalloc.h: cc_grow) */
 } cc_unit;
 
 /** Find and parse every directive of the main file (errors reported), and

@@ -3,6 +3,7 @@
 #include "diag.h"
 #include "linear.h"
 #include "text.h"
+#include "xalloc.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@ typedef struct fninfo {
     need *nd; int nnd;
     cc_node **calls; int ncalls; /* calls outside the function's tasks */
     cc_node **blocks; int nblocks; /* tamm_block_at calls outside the function's tasks */
+    size_t calls_cap, blocks_cap;
     int opaque_calls;     /* calls outside its tasks of functions this pass does not follow (range summaries) */
 } fninfo;
 
@@ -33,13 +35,14 @@ typedef struct tf_state {
     cc_infer *in;
     fninfo *f; int nf;
     char **globals; int nglobals; /* file-scope variables of the translation unit */
+    size_t f_cap, globals_cap;
     struct rs_state *rs;  /* range summaries (once proved; NULL: whole tensors) */
 } tf_state;
 
 static char *usr_of(CXCursor c)
 {
     CXString s = clang_getCursorUSR(c);
-    char *r = strdup(clang_getCString(s));
+    char *r = cc_xstrdup(clang_getCString(s));
     clang_disposeString(s);
     return r;
 }
@@ -67,7 +70,7 @@ static void add_fn(tf_state *st, cc_node *root, int owned)
             if (owned) cc_tree_free(root);
             return;
         }
-    st->f = realloc(st->f, (size_t)(st->nf + 1) * sizeof *st->f);
+    CC_GROW(st->f, st->f_cap, st->nf + 1);
     fninfo *f = &st->f[st->nf++];
     memset(f, 0, sizeof *f);
     f->root = root;
@@ -82,8 +85,8 @@ static enum CXChildVisitResult top_visit(CXCursor c, CXCursor parent, CXClientDa
     enum CXCursorKind k = clang_getCursorKind(c);
     if (k == CXCursor_VarDecl) {
         CXString s = clang_getCursorSpelling(c);
-        st->globals = realloc(st->globals, (size_t)(st->nglobals + 1) * sizeof *st->globals);
-        st->globals[st->nglobals++] = strdup(clang_getCString(s));
+        CC_GROW(st->globals, st->globals_cap, st->nglobals + 1);
+        st->globals[st->nglobals++] = cc_xstrdup(clang_getCString(s));
         clang_disposeString(s);
     } else if (k == CXCursor_FunctionDecl && clang_isCursorDefinition(c)) {
         size_t b, e;
@@ -159,7 +162,7 @@ static unsigned join(unsigned a, unsigned b)
     return m;
 }
 
-static void need_add(need **v, int *n, const char *tensor, unsigned mode, const char *origin)
+static void need_add(need **v, int *n, size_t *cap, const char *tensor, unsigned mode, const char *origin)
 {
     for (int i = 0; i < *n; i++) {
         need *x = &(*v)[i];
@@ -169,8 +172,8 @@ static void need_add(need **v, int *n, const char *tensor, unsigned mode, const 
             return;
         }
     }
-    *v = realloc(*v, (size_t)(*n + 1) * sizeof **v);
-    (*v)[*n] = (need){ tensor ? strdup(tensor) : NULL, join(0, mode), strdup(origin) };
+    *v = cc_grow(*v, cap, (size_t)*n + 1, sizeof **v);
+    (*v)[*n] = (need){ tensor ? cc_xstrdup(tensor) : NULL, join(0, mode), cc_xstrdup(origin) };
     (*n)++;
 }
 
@@ -212,7 +215,7 @@ static char *subst(tf_state *st, const need *n, cc_node *c, cc_node *f)
         free(arg);
         return out;
     }
-    return resolve(st, f, n->tensor) == NAME_GLOBAL ? strdup(n->tensor) : NULL;
+    return resolve(st, f, n->tensor) == NAME_GLOBAL ? cc_xstrdup(n->tensor) : NULL;
 }
 
 /* the needs of f from its own top-level tasks and its calls outside them */
@@ -220,6 +223,7 @@ static void compute_needs(tf_state *st, fninfo *f, need **v, int *n)
 {
     *v = NULL;
     *n = 0;
+    size_t cap = 0;
     for (int i = 0; i < st->u->ntasks; i++) {
         cc_task *t = st->u->tasks[i];
         if (t->fn != f->root || t->parent) continue;
@@ -227,7 +231,7 @@ static void compute_needs(tf_state *st, fninfo *f, need **v, int *n)
         for (int a = 0; a < t->nacc; a++) {
             int r = resolve(st, f->root, t->acc[a].tensor);
             char *name = r >= 0 ? cc_fmt("#%d", r) : r == NAME_GLOBAL ? identifier(t->acc[a].tensor) : NULL;
-            need_add(v, n, name, t->acc[a].mode & 7u, origin);
+            need_add(v, n, &cap, name, t->acc[a].mode & 7u, origin);
             free(name);
         }
         free(origin);
@@ -237,7 +241,7 @@ static void compute_needs(tf_state *st, fninfo *f, need **v, int *n)
         cc_node *tn = call->nkid >= 2 ? cc_down_wrappers(call->kid[1]) : NULL; /* tamm_block's (T) */
         if (!tn || !tn->in_main) {
             char *origin = cc_fmt("the tamm_block at %s:%u", st->u->src.name, cc_line_of(&st->u->src, call->b));
-            need_add(v, n, NULL, CC_RW, origin);
+            need_add(v, n, &cap, NULL, CC_RW, origin);
             free(origin);
             continue;
         }
@@ -245,7 +249,7 @@ static void compute_needs(tf_state *st, fninfo *f, need **v, int *n)
         int r = resolve(st, f->root, text);
         char *name = r >= 0 ? cc_fmt("#%d", r) : r == NAME_GLOBAL ? identifier(text) : NULL;
         char *origin = cc_fmt("the tamm_block at %s:%u", st->u->src.name, cc_line_of(&st->u->src, call->b));
-        need_add(v, n, name, CC_RW, origin);
+        need_add(v, n, &cap, name, CC_RW, origin);
         free(origin);
         free(name);
         free(text);
@@ -255,7 +259,7 @@ static void compute_needs(tf_state *st, fninfo *f, need **v, int *n)
         if (!g) continue;
         for (int k = 0; k < g->nnd; k++) {
             char *name = subst(st, &g->nd[k], f->calls[c], f->root);
-            need_add(v, n, name, g->nd[k].mode, g->nd[k].origin);
+            need_add(v, n, &cap, name, g->nd[k].mode, g->nd[k].origin);
             free(name);
         }
     }
@@ -264,10 +268,10 @@ static void compute_needs(tf_state *st, fninfo *f, need **v, int *n)
 /* ---------------------------------------------------------------- calls */
 typedef struct {
     tf_state *st;
-    cc_node ***v; int *n;      /* calls of known functions */
+    cc_node ***v; int *n; size_t *cap; /* calls of known functions */
     cc_node *skip_fn;          /* walking this function's body: its tasks are skipped */
     cc_task *task;             /* walking this task's body: its nested tasks are skipped */
-    cc_node ***bv; int *bn;    /* tamm_block_at calls (function bodies only) */
+    cc_node ***bv; int *bn; size_t *bcap; /* tamm_block_at calls (function bodies only) */
     int *opaque;               /* calls of functions not followed (function bodies only) */
 } call_find;
 
@@ -306,13 +310,13 @@ static int find_calls(cc_node *n, void *arg)
         int is_block = !strcmp(callee, "tamm_block_at");
         free(callee);
         if (is_block) {
-            *cf->bv = realloc(*cf->bv, (size_t)(*cf->bn + 1) * sizeof **cf->bv);
+            *cf->bv = cc_grow(*cf->bv, cf->bcap, (size_t)*cf->bn + 1, sizeof **cf->bv);
             (*cf->bv)[(*cf->bn)++] = n;
             return 1;
         }
     }
     if (n->kind == CXCursor_CallExpr && n->in_main && fn_by_cursor(cf->st, cc_referenced(n))) {
-        *cf->v = realloc(*cf->v, (size_t)(*cf->n + 1) * sizeof **cf->v);
+        *cf->v = cc_grow(*cf->v, cf->cap, (size_t)*cf->n + 1, sizeof **cf->v);
         (*cf->v)[(*cf->n)++] = n;
     } else if (n->kind == CXCursor_CallExpr && cf->opaque && !harmless_callee(cc_referenced(n))) {
         (*cf->opaque)++;
@@ -350,6 +354,7 @@ typedef struct claim {
 typedef struct rs_state {
     tf_state *st;
     claim **cl; int *ncl;     /* per function (index into st->f) */
+    size_t *clcap;            /* ... the capacities of cl[i] */
     int *nacc0;               /* per task: accesses before this pass */
     const claim *only;        /* choosing candidates: assume only this claim's precondition */
 } rs_state;
@@ -433,7 +438,7 @@ static char *rs_lookup_fn(void *arg, const char *name, size_t where, int *is_var
             if (!same) continue;
             if (!signed_int(clang_getCursorType(p)) || cc_infer_touches(lk->st->in, f, p)) return NULL;
             *is_var = 1;
-            return strdup(name);
+            return cc_xstrdup(name);
         }
         return NULL;
     }
@@ -695,9 +700,9 @@ static int claim_holds(rs_state *rs, fninfo *f, const claim *cl, int local)
             char *lo = NULL, *hi;
             if (cc_range_split(ix, &le, &hb)) {
                 lo = cc_fmt("%.*s", (int)le, ix);
-                hi = strdup(ix + hb);
+                hi = cc_xstrdup(ix + hb);
             } else {
-                hi = strdup(ix);
+                hi = cc_xstrdup(ix);
             }
             cc_lin_prob *p = rs_problem(rs, &lk, t->stmt);
             points++;
@@ -738,8 +743,8 @@ static void claim_add(rs_state *rs, int fi, const char *key, int nidx)
     for (int d = 0; d < nidx; d++) {
         for (int pa = 0; pa < np; pa++) /* a point: block pa, whatever the call */
             if (signed_int(clang_getCursorType(clang_Cursor_getArgument(f->root->c, (unsigned)pa)))) {
-                rs->cl[fi] = realloc(rs->cl[fi], (size_t)(rs->ncl[fi] + 1) * sizeof **rs->cl);
-                rs->cl[fi][rs->ncl[fi]++] = (claim){ strdup(key), nidx, d, pa, -1, 1 };
+                CC_GROW(rs->cl[fi], rs->clcap[fi], rs->ncl[fi] + 1);
+                rs->cl[fi][rs->ncl[fi]++] = (claim){ cc_xstrdup(key), nidx, d, pa, -1, 1 };
             }
         for (int rev = 0; rev < 2; rev++)
             for (int dist = 1; dist < np; dist++)
@@ -748,8 +753,8 @@ static void claim_add(rs_state *rs, int fi, const char *key, int nidx)
                     if (!signed_int(clang_getCursorType(clang_Cursor_getArgument(f->root->c, (unsigned)pa))) ||
                         !signed_int(clang_getCursorType(clang_Cursor_getArgument(f->root->c, (unsigned)pb))))
                         continue;
-                    rs->cl[fi] = realloc(rs->cl[fi], (size_t)(rs->ncl[fi] + 1) * sizeof **rs->cl);
-                    rs->cl[fi][rs->ncl[fi]++] = (claim){ strdup(key), nidx, d, pa, pb, 1 };
+                    CC_GROW(rs->cl[fi], rs->clcap[fi], rs->ncl[fi] + 1);
+                    rs->cl[fi][rs->ncl[fi]++] = (claim){ cc_xstrdup(key), nidx, d, pa, pb, 1 };
                 }
     }
 }
@@ -872,7 +877,7 @@ static int call_slice(tf_state *st, fninfo *g, const need *n, cc_node *c, cc_tas
             break;
         }
         any = cl;
-        char *lo = NULL, *hi = NULL, *cond = strdup("");
+        char *lo = NULL, *hi = NULL, *cond = cc_xstrdup("");
         for (int i = 0; i < npre; i++) {
             if (pre[i][0] == cl->pa && pre[i][1] == cl->pb) {
                 lo = ptext[i][0];
@@ -905,7 +910,7 @@ static int call_slice(tf_state *st, fninfo *g, const need *n, cc_node *c, cc_tas
         for (int d = 0; d < CC_MAX_DIMS; d++) free(idx[d]);
         return 0;
     }
-    char *fname = cc_spelling(g->root->c), *ranges = strdup("");
+    char *fname = cc_spelling(g->root->c), *ranges = cc_xstrdup("");
     for (int d = 0; d < any->nidx; d++) {
         claim *cl = current_claim(st->rs, g, n->tensor, d);
         char *w;
@@ -942,7 +947,7 @@ static int apply_call(tf_state *st, cc_task *t, cc_node *c, fninfo *g, int repor
             if (a + 1 < c->nkid && c->kid[a + 1]->in_main)
                 tensor = cc_src_text(&st->u->ast, c->kid[a + 1]->b, c->kid[a + 1]->e);
         } else if (n->tensor && resolve(st, t->fn, n->tensor) == NAME_GLOBAL) {
-            tensor = strdup(n->tensor);
+            tensor = cc_xstrdup(n->tensor);
         }
         int clauses = 0;
         for (int i = 0; i < t->pr->nrefs; i++) clauses |= (t->pr->refs[i].mode & CC_PERMONLY) != 0;
@@ -982,17 +987,17 @@ static int apply_call(tf_state *st, cc_task *t, cc_node *c, fninfo *g, int repor
 int cc_taskfn_infer(cc_unit *u, cc_infer *in)
 {
     int e0 = cc_error_count();
-    tf_state st = { u, in, NULL, 0, NULL, 0, NULL };
+    tf_state st = { .u = u, .in = in };
     for (int i = 0; i < u->nfns; i++) add_fn(&st, u->fns[i], 0);
     clang_visitChildren(clang_getTranslationUnitCursor(u->ast.tu), top_visit, &st);
     for (int i = 0; i < st.nf; i++) {
-        call_find cf = { &st, &st.f[i].calls, &st.f[i].ncalls, st.f[i].root, NULL, &st.f[i].blocks, &st.f[i].nblocks,
-                         &st.f[i].opaque_calls };
+        call_find cf = { &st, &st.f[i].calls, &st.f[i].ncalls, &st.f[i].calls_cap, st.f[i].root, NULL, &st.f[i].blocks,
+                         &st.f[i].nblocks, &st.f[i].blocks_cap, &st.f[i].opaque_calls };
         cc_walk(st.f[i].root, find_calls, &cf);
     }
     for (int i = 0; i < u->ntasks; i++) {
         cc_task *t = u->tasks[i];
-        call_find cf = { &st, &t->tfcall, &t->ntfcall, NULL, t, NULL, NULL, NULL };
+        call_find cf = { &st, &t->tfcall, &t->ntfcall, &t->tfcall_cap, NULL, t, NULL, NULL, NULL, NULL };
         cc_walk(t->stmt, find_calls, &cf);
         fninfo *f = fn_by_cursor(&st, t->fn->c);
         if (f) f->submits = 1;
@@ -1003,17 +1008,17 @@ int cc_taskfn_infer(cc_unit *u, cc_infer *in)
         if (f) f->submits = 1;
     }
     /* what each task has before this pass (restored once the ranges are proved) */
-    int *nacc0 = calloc((size_t)u->ntasks + 1, sizeof *nacc0);
-    unsigned **mode0 = calloc((size_t)u->ntasks + 1, sizeof *mode0);
-    char ***why0 = calloc((size_t)u->ntasks + 1, sizeof *why0);
+    int *nacc0 = cc_xcalloc((size_t)u->ntasks + 1, sizeof *nacc0);
+    unsigned **mode0 = cc_xcalloc((size_t)u->ntasks + 1, sizeof *mode0);
+    char ***why0 = cc_xcalloc((size_t)u->ntasks + 1, sizeof *why0);
     for (int i = 0; i < u->ntasks; i++) {
         cc_task *t = u->tasks[i];
         nacc0[i] = t->nacc;
-        mode0[i] = calloc((size_t)t->nacc + 1, sizeof **mode0);
-        why0[i] = calloc((size_t)t->nacc + 1, sizeof **why0);
+        mode0[i] = cc_xcalloc((size_t)t->nacc + 1, sizeof **mode0);
+        why0[i] = cc_xcalloc((size_t)t->nacc + 1, sizeof **why0);
         for (int a = 0; a < t->nacc; a++) {
             mode0[i][a] = t->acc[a].mode;
-            why0[i][a] = t->acc[a].why ? strdup(t->acc[a].why) : NULL;
+            why0[i][a] = t->acc[a].why ? cc_xstrdup(t->acc[a].why) : NULL;
         }
     }
     /* to a fixpoint: needs only grow, over finitely many tensors and modes */
@@ -1039,7 +1044,8 @@ int cc_taskfn_infer(cc_unit *u, cc_infer *in)
         if (!changed) break;
     }
     /* the ranges of the tasks' needs through calls (the needs themselves are final) */
-    rs_state rs = { &st, calloc((size_t)st.nf + 1, sizeof(claim *)), calloc((size_t)st.nf + 1, sizeof(int)), nacc0, NULL };
+    rs_state rs = { &st, cc_xcalloc((size_t)st.nf + 1, sizeof(claim *)), cc_xcalloc((size_t)st.nf + 1, sizeof(int)),
+                    cc_xcalloc((size_t)st.nf + 1, sizeof(size_t)), nacc0, NULL };
     range_summaries(&rs);
     st.rs = &rs;
     for (int i = 0; i < u->ntasks; i++) { /* back to each task's own accesses, then the calls' again */
@@ -1090,6 +1096,7 @@ int cc_taskfn_infer(cc_unit *u, cc_infer *in)
     }
     free(rs.cl);
     free(rs.ncl);
+    free(rs.clcap);
     free(nacc0);
     for (int i = 0; i < st.nf; i++) {
         needs_free(st.f[i].nd, st.f[i].nnd);

@@ -1,6 +1,7 @@
 /*
- * taskfn.h — task functions (SPEC 3.3): functions that submit tasks, directly
- * or through calls of other task functions, at any depth and in recursion.
+ * taskfn.h — task functions (docs/language.md "Task functions"): functions that
+ * submit tasks, directly or through calls of other task functions, at any depth
+ * and in recursion.
  *
  * A task whose body calls a task function becomes the parent of the tasks the
  * call submits (the runtime nests a submission made inside a running task), so

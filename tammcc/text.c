@@ -1,24 +1,36 @@
 /* text.c — shared string helpers of tammcc (see text.h). */
 #include "text.h"
+#include "xalloc.h"
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+char *cc_vfmt(const char *f, va_list ap)
+{
+    va_list aq;
+    va_copy(aq, ap);
+    int n = vsnprintf(NULL, 0, f, aq);
+    va_end(aq);
+    if (n < 0) cc_oom(); /* EOVERFLOW: a string longer than INT_MAX */
+    char *s = cc_xmalloc((size_t)n + 1);
+    vsnprintf(s, (size_t)n + 1, f, ap);
+    return s;
+}
+
 char *cc_fmt(const char *f, ...)
 {
     va_list ap;
     va_start(ap, f);
-    char *s = NULL;
-    if (vasprintf(&s, f, ap) < 0) s = NULL;
+    char *s = cc_vfmt(f, ap);
     va_end(ap);
     return s;
 }
 
 char *cc_squeeze(const char *s)
 {
-    char *o = malloc(strlen(s) + 1), *q = o;
+    char *o = cc_xmalloc(strlen(s) + 1), *q = o;
     for (; *s; s++)
         if (!isspace((unsigned char)*s)) *q++ = *s;
     *q = 0;
@@ -28,7 +40,7 @@ char *cc_squeeze(const char *s)
 char *cc_collapse(const char *s)
 {
     while (isspace((unsigned char)*s)) s++;
-    char *o = malloc(strlen(s) + 1), *q = o;
+    char *o = cc_xmalloc(strlen(s) + 1), *q = o;
     for (; *s; s++) {
         if (isspace((unsigned char)*s)) {
             if (q > o && q[-1] != ' ') *q++ = ' ';

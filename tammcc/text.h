@@ -6,10 +6,14 @@
 #ifndef TAMMCC_TEXT_H
 #define TAMMCC_TEXT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
-/** printf into a new string (caller frees; NULL when out of memory). */
+/** printf into a new string (caller frees); never NULL: out of memory exits
+ *  through tammcc's policy (xalloc.h: "tammcc: out of memory", status 1). */
 char *cc_fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+/** cc_fmt with a va_list (ap is consumed as by vprintf). */
+char *cc_vfmt(const char *f, va_list ap) __attribute__((format(printf, 1, 0)));
 /** s without any whitespace (a comparison key; caller frees). */
 char *cc_squeeze(const char *s);
 /** s with whitespace runs collapsed to one space and trimmed (text emitted as C; caller frees). */

@@ -8,6 +8,7 @@
 #include "infer.h"
 #include "guard.h"
 #include "pragma.h"
+#include "xalloc.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,16 +79,17 @@ static int report_clang(CXTranslationUnit tu, cc_unit *u, const size_t *remap_fr
 static int check_clauses(cc_unit *u, CXIndex idx, const char *file, const char *const *args, int nargs)
 {
     size_t cap = u->ast.len * 2 + 1024, n = 0;
-    char *t = malloc(cap);
+    char *t = cc_xmalloc(cap);
     size_t *from = NULL, *to = NULL;
     char *kind = NULL; /* per check: 't' tensor, 'i' index, 'p' priority/rank, 'c' condition, 'f' fence */
+    size_t from_cap = 0, to_cap = 0, kind_cap = 0;
     int nr = 0;
     size_t pos = 0;
     int any = 0;
-#define PUT(s, l) do { size_t L_ = (l); if (n + L_ + 1 > cap) { cap = (n + L_ + 1) * 2; t = realloc(t, cap); } memcpy(t + n, (s), L_); n += L_; } while (0)
+#define PUT(s, l) do { size_t L_ = (l); CC_GROW(t, cap, n + L_ + 1); memcpy(t + n, (s), L_); n += L_; } while (0)
 #define PUTS(s) PUT((s), strlen(s))
-#define EXPR(text, off, pre, post, k) do { PUTS(pre); from = realloc(from, (size_t)(nr + 1) * 2 * sizeof *from); \
-        to = realloc(to, (size_t)(nr + 1) * sizeof *to); kind = realloc(kind, (size_t)(nr + 1)); from[2 * nr] = n; \
+#define EXPR(text, off, pre, post, k) do { PUTS(pre); CC_GROW(from, from_cap, 2 * ((size_t)nr + 1)); \
+        CC_GROW(to, to_cap, nr + 1); CC_GROW(kind, kind_cap, nr + 1); from[2 * nr] = n; \
         PUTS(text); from[2 * nr + 1] = n; to[nr] = (off); kind[nr] = (k); nr++; PUTS(post); } while (0)
     for (int i = 0; i < u->npr; i++) {
         cc_pragma *p = &u->pr[i];
@@ -105,7 +107,7 @@ static int check_clauses(cc_unit *u, CXIndex idx, const char *file, const char *
                 if (rf->idx[d].s) {
                     size_t le, hb;
                     if (cc_range_split(rf->idx[d].s, &le, &hb)) { /* a range lo:hi: both bounds are integers */
-                        char *lo = strndup(rf->idx[d].s, le);
+                        char *lo = cc_xstrndup(rf->idx[d].s, le);
                         EXPR(lo, rf->idx[d].off, "(void)((", ") % 1);", 'i');
                         EXPR(rf->idx[d].s + hb, rf->idx[d].off + hb, "(void)((", ") % 1);", 'i');
                         free(lo);
@@ -193,7 +195,7 @@ int cc_translate(const char *file, const char *const *uargs, int nuargs, const c
 {
     memset(out, 0, sizeof *out);
     int e0 = cc_error_count();
-    const char **args = malloc((size_t)(nuargs + 4) * sizeof *args);
+    const char **args = cc_xmalloc((size_t)(nuargs + 4) * sizeof *args);
     int nargs = 0;
     args[nargs++] = "-D__TAMMCC__";
     for (int i = 0; i < nuargs; i++) args[nargs++] = uargs[i];

@@ -71,7 +71,10 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
     remove(path);
     return 0;
 }
-static void remove_tmpdir(void) { nftw(tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
+static void remove_tmpdir(void)
+{
+    if (!cc_fault_child) nftw(tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); /* a fault-injection child's is its parent's */
+}
 
 static int in_path(const char *prog)
 {

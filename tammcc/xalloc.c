@@ -1,8 +1,13 @@
 /* xalloc.c — tammcc's allocation policy, vector growth and fault injection (see xalloc.h). */
 #include "xalloc.h"
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define TAMM_UNLIKELY_CC(x) __builtin_expect(!!(x), 0)
 
 _Noreturn void cc_oom(void)
 {
@@ -10,11 +15,91 @@ _Noreturn void cc_oom(void)
     exit(1);
 }
 
-/* TAMMCC_FAIL_ALLOC: the number of the allocation that fails (1-based; 0: none, count) */
+/* TAMMCC_FAIL_ALLOC: the number of the allocation that fails (1-based; 0: none, count;
+ * "each": every allocation fails once, in a child process) */
 static long fail_at = -1; /* -1: the environment not read yet */
 static unsigned long nalloc;
+static int sweep;                    /* TAMMCC_FAIL_ALLOC=each, in the parent */
+static unsigned long swept, swept_bad; /* the children run, those that did not fail cleanly */
+int cc_fault_child;
 
 static void print_count(void) { fprintf(stderr, "tammcc: %lu allocations\n", nalloc); }
+
+static void print_sweep(void)
+{
+    if (cc_fault_child) return;
+    fprintf(stderr, "tammcc: fault injection: %lu of %lu allocations failed cleanly\n", swept - swept_bad, swept);
+}
+
+/* Why the child that failed allocation nalloc did not fail cleanly (NULL: it did): its status
+ * st, its stdout o and stderr e (temporary files). */
+static const char *unclean(int st, FILE *o, FILE *e, char *tail, size_t ntail)
+{
+    static char why[64];
+    fseek(e, 0, SEEK_END);
+    long n = ftell(e);
+    long from = n > (long)ntail - 1 ? n - ((long)ntail - 1) : 0;
+    fseek(e, from, SEEK_SET);
+    size_t got = fread(tail, 1, ntail - 1, e);
+    tail[got] = 0;
+    if (WIFSIGNALED(st)) {
+        snprintf(why, sizeof why, "killed by signal %d", WTERMSIG(st));
+        return why;
+    }
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 1) {
+        snprintf(why, sizeof why, "exit status %d, not 1", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        return why;
+    }
+    const char *msg = "tammcc: out of memory\n";
+    size_t lm = strlen(msg);
+    if (got < lm || strcmp(tail + got - lm, msg)) return "stderr does not end with 'tammcc: out of memory'";
+    /* a sanitizer's report (in the ASan build it exits 1 too): anywhere in stderr */
+    char line[512];
+    rewind(e);
+    while (fgets(line, sizeof line, e))
+        if (strstr(line, "Sanitizer") || strstr(line, "runtime error")) return "a sanitizer's report";
+    fseek(o, 0, SEEK_END);
+    if (ftell(o) != 0) return "output on stdout";
+    return NULL;
+}
+
+/* TAMMCC_FAIL_ALLOC=each: fork; the child fails this allocation (returns 1, its stdout and stderr
+ * in temporary files), the parent waits for it, checks that it failed cleanly, and goes on with the
+ * allocation (returns 0).  The translation is parsed once, whatever the number of allocations. */
+static int sweep_one(void)
+{
+    fflush(NULL); /* nothing buffered that the child would write again */
+    FILE *o = tmpfile(), *e = tmpfile();
+    if (!o || !e) {
+        fputs("tammcc: fault injection: cannot create a temporary file\n", stderr);
+        exit(2);
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        fputs("tammcc: fault injection: cannot fork\n", stderr);
+        exit(2);
+    }
+    if (pid == 0) {
+        cc_fault_child = 1;
+        sweep = 0;
+        dup2(fileno(o), 1);
+        dup2(fileno(e), 2);
+        return 1;
+    }
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    char tail[1024];
+    const char *why = unclean(st, o, e, tail, sizeof tail);
+    swept++;
+    if (why) {
+        swept_bad++;
+        fprintf(stderr, "tammcc: fault injection: allocation %lu: %s; the end of its stderr:\n%s\n", nalloc, why, tail);
+    }
+    fclose(o);
+    fclose(e);
+    return 0;
+}
 
 /* One more allocation: does fault injection make it fail? */
 static int injected(void)
@@ -25,8 +110,14 @@ static int injected(void)
         long v = e && *e ? strtol(e, &end, 10) : -1;
         fail_at = v >= 0 && end && !*end ? v : 0;
         if (e && v == 0 && end && !*end) atexit(print_count);
+        if (e && !strcmp(e, "each")) {
+            sweep = 1;
+            atexit(print_sweep);
+        }
     }
-    return ++nalloc == (unsigned long)fail_at;
+    ++nalloc;
+    if (TAMM_UNLIKELY_CC(sweep)) return sweep_one();
+    return nalloc == (unsigned long)fail_at;
 }
 
 void *cc_xmalloc(size_t n)

@@ -8,7 +8,12 @@
  * allocation through these functions fail (the path above then runs);
  * TAMMCC_FAIL_ALLOC=0 fails none and prints "tammcc: N allocations" on stderr
  * at exit (the count a fault-injection test iterates over;
- * tests/tammcc_front/fault_injection.sh).  Part of tammcc_parse (no libclang).
+ * tests/tammcc_front/fault_injection.sh); TAMMCC_FAIL_ALLOC=each makes every
+ * allocation fail once, each in a child process forked at that allocation,
+ * checks that each child failed cleanly (exit status 1, the message last on
+ * stderr, no sanitizer report, nothing on stdout) while the parent goes on,
+ * and prints "tammcc: fault injection: N of M allocations failed cleanly" at
+ * exit.  Part of tammcc_parse (no libclang).
  */
 #ifndef TAMMCC_XALLOC_H
 #define TAMMCC_XALLOC_H
@@ -45,6 +50,10 @@ void cc_xmemclose(FILE *f);
  *  exceed what p holds (0 is always safe: p is then reallocated to the size).
  *  Never NULL. */
 void *cc_grow(void *p, size_t *cap, size_t need, size_t elem);
+/** Set in a child of TAMMCC_FAIL_ALLOC=each: the process shares its parent's
+ *  scratch state (the driver's temporary directory), which it must leave alone. */
+extern int cc_fault_child;
+
 /** CC_GROW(v, cap, need): cc_grow for a typed vector v with its size_t capacity
  *  cap (lvalues), assigning v: `CC_GROW(t->acc, t->acc_cap, t->nacc + 1);`. */
 #define CC_GROW(v, cap, need) ((v) = cc_grow((v), &(cap), (size_t)(need), sizeof *(v)))

@@ -1,85 +1,62 @@
 #!/bin/sh
-# fault_injection.sh TAMMCC WORKDIR PROGRAM STRIDE [PROGRAM STRIDE]... — tammcc fails cleanly
-# when memory runs out (tammcc/xalloc.h), tested as SQLite tests its mallocs.
+# fault_injection.sh TAMMCC WORKDIR PROGRAM... — tammcc fails cleanly when memory runs out
+# (tammcc/xalloc.h), tested as SQLite tests its mallocs: every allocation of a translation fails
+# once.
 #
-# For each PROGRAM: count the allocations of `tammcc --emit=c PROGRAM` (TAMMCC_FAIL_ALLOC=0
-# prints "tammcc: N allocations" at exit), then make the K-th one fail (TAMMCC_FAIL_ALLOC=K)
-# for K = 1, 1 + STRIDE, 1 + 2 STRIDE, ... and K = N (STRIDE 1: every allocation).  Each run
-# must exit with status exactly 1 (never a signal, a crash or any other status), end its stderr
-# with the line "tammcc: out of memory", hold no sanitizer's or UBSan's report (in the ASan
-# build they exit 1 too) and write nothing on stdout.  Also, TAMMCC_FAIL_ALLOC=N+1 fails
-# nothing and gives the plain run's output (the count is exact).  JOBS (default 2) runs at a time.
+# For each PROGRAM, `tammcc --emit=c PROGRAM`:
+#   TAMMCC_FAIL_ALLOC=0      fails nothing and counts the allocations (N);
+#   TAMMCC_FAIL_ALLOC=N+1    fails nothing and gives the same output (the count is exact);
+#   TAMMCC_FAIL_ALLOC=1, =N  the first and the last allocation fail in a process of their own:
+#                            exit status exactly 1, "tammcc: out of memory" last on stderr;
+#   TAMMCC_FAIL_ALLOC=each   every allocation fails once, in a child forked at that allocation
+#                            while the parent goes on (the translation is parsed once): each
+#                            child must exit with status exactly 1 (never a signal), end its
+#                            stderr with "tammcc: out of memory", hold no sanitizer's or UBSan's
+#                            report and write nothing on stdout; the parent prints "N of N
+#                            allocations failed cleanly" and the plain output.
 set -u
 tammcc=$1
 work=$2
 shift 2
-case $tammcc in /*) ;; *) tammcc=$(pwd)/$tammcc ;; esac
-jobs=${JOBS:-2}
 rm -rf "$work" && mkdir -p "$work" || exit 2
-
-# worker W: fail each allocation listed in $work/k.W (lines "K PROGRAM"); clean runs are
-# counted in $work/clean.W, the others reported in $work/fail.W
-worker() {
-    w=$1
-    : >"$work/clean.$w"
-    : >"$work/fail.$w"
-    while read -r k prog; do
-        TAMMCC_FAIL_ALLOC=$k "$tammcc" --emit=c "$prog" >"$work/out.$w" 2>"$work/err.$w"
-        st=$?
-        why=
-        if [ "$st" -gt 128 ]; then why="killed by signal $((st - 128))"
-        elif [ "$st" -ne 1 ]; then why="exit status $st, not 1"
-        elif [ "$(tail -n 1 "$work/err.$w")" != "tammcc: out of memory" ]; then
-            why="stderr does not end with 'tammcc: out of memory'"
-        elif grep -q -e 'Sanitizer' -e 'runtime error' "$work/err.$w"; then why="a sanitizer's report"
-        elif [ -s "$work/out.$w" ]; then why="output on stdout"
-        fi
-        if [ -z "$why" ]; then
-            echo "$k" >>"$work/clean.$w"
-        else
-            {
-                echo "FAIL: TAMMCC_FAIL_ALLOC=$k tammcc --emit=c $prog: $why; stderr:"
-                tail -n 20 "$work/err.$w" | sed 's/^/    /'
-            } >>"$work/fail.$w"
-        fi
-    done <"$work/k.$w"
+fail=0 total=0
+bad() {
+    echo "FAIL: $*"
+    fail=1
 }
-
-: >"$work/k"
-while [ $# -ge 2 ]; do
-    prog=$1
-    stride=$2
-    shift 2
+for prog in "$@"; do
+    name=$(basename "$prog")
     TAMMCC_FAIL_ALLOC=0 "$tammcc" --emit=c "$prog" >"$work/plain.c" 2>"$work/plain.err"
     st=$?
     n=$(sed -n 's/^tammcc: \([0-9][0-9]*\) allocations$/\1/p' "$work/plain.err")
     if [ "$st" -ne 0 ] || [ -z "$n" ] || [ ! -s "$work/plain.c" ]; then
-        echo "FAIL: TAMMCC_FAIL_ALLOC=0 tammcc --emit=c $prog: exit $st, no count of allocations or no output:"
+        bad "TAMMCC_FAIL_ALLOC=0 tammcc --emit=c $prog: exit $st, no count of allocations or no output:"
         cat "$work/plain.err"
-        exit 1
+        continue
     fi
-    # one past the last allocation: nothing fails, the output is the plain run's
     TAMMCC_FAIL_ALLOC=$((n + 1)) "$tammcc" --emit=c "$prog" >"$work/past.c" 2>"$work/past.err"
     st=$?
     if [ "$st" -ne 0 ] || ! cmp -s "$work/plain.c" "$work/past.c"; then
-        echo "FAIL: TAMMCC_FAIL_ALLOC=$((n + 1)) (past its $n allocations) tammcc --emit=c $prog: exit $st or another output:"
+        bad "TAMMCC_FAIL_ALLOC=$((n + 1)) (past its $n allocations) tammcc --emit=c $prog: exit $st or another output"
         cat "$work/past.err"
-        exit 1
     fi
-    awk -v n="$n" -v s="$stride" -v p="$prog" \
-        'BEGIN { for (k = 1; k <= n; k += s) print k, p; if ((n - 1) % s) print n, p }' >>"$work/k"
-    echo "$(basename "$prog"): $n allocations; fails $(((n + stride - 1) / stride + ((n - 1) % stride != 0)))" \
-         "of them (every ${stride}, and the last)"
+    for k in 1 "$n"; do
+        TAMMCC_FAIL_ALLOC=$k "$tammcc" --emit=c "$prog" >"$work/one.c" 2>"$work/one.err"
+        st=$?
+        if [ "$st" -ne 1 ] || [ "$(tail -n 1 "$work/one.err")" != "tammcc: out of memory" ] || [ -s "$work/one.c" ]; then
+            bad "TAMMCC_FAIL_ALLOC=$k tammcc --emit=c $prog: exit $st (not 1), another message or output on stdout:"
+            tail -n 20 "$work/one.err"
+        fi
+    done
+    TAMMCC_FAIL_ALLOC=each "$tammcc" --emit=c "$prog" >"$work/each.c" 2>"$work/each.err"
+    st=$?
+    summary=$(sed -n 's/^tammcc: fault injection: \([0-9]* of [0-9]*\) allocations failed cleanly$/\1/p' "$work/each.err")
+    if [ "$st" -ne 0 ] || [ "$summary" != "$n of $n" ] || ! cmp -s "$work/plain.c" "$work/each.c"; then
+        bad "TAMMCC_FAIL_ALLOC=each tammcc --emit=c $prog: exit $st, '${summary:-no summary}' failed cleanly (expected $n of $n), or another output:"
+        head -n 60 "$work/each.err"
+    fi
+    echo "$name: $n allocations; each failed once: $summary failed cleanly"
+    total=$((total + n))
 done
-total=$(wc -l <"$work/k")
-w=0
-while [ "$w" -lt "$jobs" ]; do
-    awk -v w="$w" -v j="$jobs" '(NR - 1) % j == w' "$work/k" >"$work/k.$w"
-    worker "$w" &
-    w=$((w + 1))
-done
-wait
-clean=$(cat "$work"/clean.* | wc -l)
-cat "$work"/fail.* | head -n 200
-echo "fault injection: $clean of $total allocations failed cleanly"
-[ "$total" -gt 0 ] && [ "$clean" -eq "$total" ]
+[ "$fail" -eq 0 ] && [ "$total" -gt 0 ] || exit 1
+echo "fault injection: $total of $total allocations failed cleanly"

@@ -50,13 +50,33 @@ static size_t nios, capios;
 #define TID_RECV(lane) (3000 + (lane))
 #define TID_IO(lane) (4000 + (lane))
 
-static int64_t t0_real; /* tamm__rt.t0 on CLOCK_REALTIME */
+static int64_t t0_real; /* tamm__rt.t0 on the clock all ranks share (see tamm__trace_start) */
 
 void tamm__trace_start(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    t0_real = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    /* Ranks that share one node share CLOCK_MONOTONIC: t0 itself places them exactly.
+     * Across nodes the wall clock is the common one; t0 is converted to it through a
+     * wall-clock read bracketed by two monotonic reads, the tightest of five, so that a
+     * preemption between tamm__rt.t0 and here, or between two reads, cannot shift every
+     * event of this rank against the others (a message would arrive before it was sent). */
+    if (tamm__rt.cfg.local_size >= tamm__rt.nranks) {
+        t0_real = (int64_t)tamm__rt.t0;
+        return;
+    }
+    uint64_t best = UINT64_MAX, mono = 0;
+    int64_t real = 0;
+    for (int i = 0; i < 5; i++) {
+        struct timespec ts;
+        uint64_t a = tamm__now_ns();
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t b = tamm__now_ns();
+        if (b - a < best) {
+            best = b - a;
+            mono = a + (b - a) / 2;
+            real = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        }
+    }
+    t0_real = real - (int64_t)(mono - tamm__rt.t0);
 }
 
 void tamm__trace_node(uint64_t id, const char *label, uint64_t parent)

@@ -134,6 +134,15 @@ static inline unsigned tamm_cc_write_mode(tamm_tensor *tamm__T, const long *tamm
     return tamm__bytes >= tamm_block_bytes(tamm__T, tamm__idx) ? TAMM_CC_WRITE : TAMM_CC_RW;
 }
 
+/** The mode of an accumulation whose `+=` go through elements of type `dtype`
+ *  (tamm__how: TAMM_CC_ACC or TAMM_CC_CACC): accum if that is T's dtype, else
+ *  readwrite (TAMM_CC_RW, TAMM_CC_CRW), since the runtime sums contributions
+ *  in T's dtype and the body's own additions are then the only correct ones. */
+static inline unsigned tamm_cc_accum_mode(tamm_tensor *tamm__T, tamm_dtype tamm__dtype, unsigned tamm__how)
+{
+    return tamm_tensor_dtype(tamm__T) == tamm__dtype ? tamm__how : (tamm__how & TAMM_CANCELLABLE) | TAMM_READWRITE;
+}
+
 /* The kernel launch in a generated .cu: nvcc's triple chevrons, or the host emulation of
  * tamm_cuda_emu.h (which the .cu includes instead of <cuda_runtime.h> without nvcc). */
 #if defined(__CUDACC__) && !defined(TAMM_CUDA_LAUNCH)

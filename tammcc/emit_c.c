@@ -46,15 +46,34 @@ static const char *comment_safe(const char *s)
  * waits: its blocks are fetched on first use and given back before each submission */
 static int has_kids_or_waits(const cc_task *t) { return t->nkids > 0 || t->nwait > 0 || t->ntfcall > 0; }
 
+int cc_mode_at_submit(const cc_access *a)
+{
+    unsigned m = a->mode & 7u;
+    if (m == CC_WRITE && a->cov && !a->explicit_mode) return CC_AT_SUBMIT_WRITE;
+    /* one element type known (a single CC_ACCTY_* dtype bit) */
+    if (m == CC_ACCUM && a->accty && !(a->accty & (a->accty - 1)) && a->accty < CC_ACCTY_OTHER) return CC_AT_SUBMIT_ACCUM;
+    return 0;
+}
+
 char *cc_access_how(const cc_task *t, int i, const char *args)
 {
     const cc_access *a = &t->acc[i];
     unsigned m = a->mode & 7u;
     int c = (a->mode & CC_CANCEL) != 0;
-    if (m == CC_WRITE && a->cov && !a->explicit_mode) return cc_fmt("%s->tamm_m%d", args, i);
+    if (cc_mode_at_submit(a)) return cc_fmt("%s->tamm_m%d", args, i);
     const char *s = m == CC_READ ? "TAMM_CC_READ" : m == CC_WRITE ? (c ? "TAMM_CC_CWRITE" : "TAMM_CC_WRITE") :
                     m == CC_ACCUM ? (c ? "TAMM_CC_CACC" : "TAMM_CC_ACC") : (c ? "TAMM_CC_CRW" : "TAMM_CC_RW");
     return cc_xstrdup(s);
+}
+
+/* the tamm_dtype of a single CC_ACCTY_* bit, and its C type */
+static const char *accty_dtype(unsigned t)
+{
+    return t == CC_ACCTY_F32 ? "TAMM_F32" : t == CC_ACCTY_F64 ? "TAMM_F64" : t == CC_ACCTY_I32 ? "TAMM_I32" : "TAMM_I64";
+}
+static const char *accty_ctype(unsigned t)
+{
+    return t == CC_ACCTY_F32 ? "float" : t == CC_ACCTY_F64 ? "double" : t == CC_ACCTY_I32 ? "a 4-byte integer" : "an 8-byte integer";
 }
 
 static int is_array(CXType t) { return clang_getCanonicalType(t).kind == CXType_ConstantArray; }
@@ -258,9 +277,13 @@ static void emit_submit(cc_out *o, cc_unit *u, cc_task *t, const char *ctx)
         }
         if (a->guard) cc_puts(o, "\n");
         else cc_printf(o, "  /* %s %s */\n", cc_mode_name(a->mode & (7u | CC_CANCEL)), comment_safe(a->key));
-        if ((a->mode & 7u) == CC_WRITE && a->cov && !a->explicit_mode)
+        if (cc_mode_at_submit(a) == CC_AT_SUBMIT_WRITE)
             cc_printf(o, "    %s%s.tamm_m%d = tamm_cc_write_mode(%s.tamm_T%d, %s.tamm_i%d, %s);\n", a->guard ? "    " : "",
                       A, i, A, i, A, i, a->cov);
+        else if (cc_mode_at_submit(a) == CC_AT_SUBMIT_ACCUM)
+            cc_printf(o, "    %s%s.tamm_m%d = tamm_cc_accum_mode(%s.tamm_T%d, %s, %s);  /* adds as %s */\n",
+                      a->guard ? "    " : "", A, i, A, i, accty_dtype(a->accty),
+                      a->mode & CC_CANCEL ? "TAMM_CC_CACC" : "TAMM_CC_ACC", accty_ctype(a->accty));
         if (a->guard) cc_puts(o, "    }\n");
     }
     char *label = cc_task_label(u, t);
@@ -360,7 +383,7 @@ static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t, macro_replay *mr)
     for (int i = 0; i < t->nacc; i++) {
         cc_printf(o, "    tamm_tensor *tamm_T%d;", i);
         if (t->acc[i].nidx) cc_printf(o, " long tamm_i%d[%d];", i, t->acc[i].nidx);
-        if ((t->acc[i].mode & 7u) == CC_WRITE && t->acc[i].cov && !t->acc[i].explicit_mode) cc_printf(o, " unsigned tamm_m%d;", i);
+        if (cc_mode_at_submit(&t->acc[i])) cc_printf(o, " unsigned tamm_m%d;", i);
         if (t->acc[i].guard) cc_printf(o, " int tamm_g%d;", i);
         cc_printf(o, "  /* %s", comment_safe(t->acc[i].key));
         cc_printf(o, "%s */\n", comment_safe(cc_guard_explain(&t->acc[i])));
@@ -383,8 +406,8 @@ static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t, macro_replay *mr)
     for (int i = 0; i < t->nacc; i++) {
         cc_access *ac = &t->acc[i];
         char *how;
-        if ((ac->mode & 7u) == CC_WRITE && ac->cov && !ac->explicit_mode) {
-            how = cc_fmt("tamm_p_->tamm_m%d", i);
+        if (cc_mode_at_submit(ac)) {
+            how = cc_fmt("tamm_p_->tamm_m%d%s", i, ac->mode & CC_PERMONLY ? " | TAMM_PERMISSION_ONLY" : "");
         } else {
             unsigned m = ac->mode & 7u;
             const char *mm = m == CC_READ ? "TAMM_READ" : m == CC_WRITE ? "TAMM_WRITE" : m == CC_ACCUM ? "TAMM_ACCUM" : "TAMM_READWRITE";

@@ -14,8 +14,15 @@
 
 /** Write the generated C for u into o (o->self names the output for #line). */
 void cc_emit_c(cc_unit *u, cc_out *o);
+/** How the mode of access a is decided at submission: CC_AT_SUBMIT_WRITE (write if
+ *  the bytes tammcc proved stored cover the block, else readwrite: tamm_cc_write_mode),
+ *  CC_AT_SUBMIT_ACCUM (accum if the tensor's dtype is the element type the body adds
+ *  in, else readwrite: tamm_cc_accum_mode), or 0 (the mode is a constant).  Either
+ *  way the args struct has a field `tamm_m<i>` with the mode. */
+enum { CC_AT_SUBMIT_WRITE = 1, CC_AT_SUBMIT_ACCUM = 2 };
+int cc_mode_at_submit(const cc_access *a);
 /** The TAMM_CC_* mode expression with which a variant gets access i of t (a
- *  constant, or `<args>->tamm_m<i>` when write was proved at submission); caller frees. */
+ *  constant, or `<args>->tamm_m<i>` when decided at submission); caller frees. */
 char *cc_access_how(const cc_task *t, int i, const char *args);
 /** The default label of a task (a C string literal; caller frees). */
 char *cc_task_label(cc_unit *u, cc_task *t);

@@ -16,6 +16,7 @@ typedef struct ptr_info {
     char *cov;                 /* bytes fully stored, in the scope's terms */
     char *why[4];              /* first reason per CC_SEEN bit (read, store, acc, esc) */
     char *nocov;               /* why a store proved no coverage (the first such reason) */
+    unsigned accty;            /* CC_ACCTY_* the accumulations (CC_SEEN_ACC) go through */
 } ptr_info;
 
 typedef struct memo {
@@ -91,6 +92,7 @@ static void see(ptr_info *p, unsigned bit, char *why)
 static void merge(ptr_info *into, const ptr_info *from)
 {
     into->seen |= from->seen;
+    into->accty |= from->accty;
     if (!into->cov && from->cov) into->cov = cc_xstrdup(from->cov);
     for (int i = 0; i < 4; i++)
         if (!into->why[i] && from->why[i]) into->why[i] = cc_xstrdup(from->why[i]);
@@ -102,6 +104,36 @@ static void no_cov(char **why, char *msg)
 {
     if (why && !*why) *why = msg;
     else free(msg);
+}
+
+/* The CC_ACCTY_* bit of an element type that '+=' adds to: the tensor dtype whose
+ * elements it is (integers by size: unsigned addition has the same bits), or
+ * CC_ACCTY_OTHER; 0 for void (an annotated void pointer: the annotation is the contract). */
+static unsigned acc_type_bit(CXType t)
+{
+    t = clang_getCanonicalType(t);
+    switch (t.kind) {
+    case CXType_Void: return 0;
+    case CXType_Float: return CC_ACCTY_F32;
+    case CXType_Double: return CC_ACCTY_F64;
+    case CXType_Int: case CXType_UInt: case CXType_Long: case CXType_ULong: case CXType_LongLong:
+    case CXType_ULongLong: {
+        long long n = clang_Type_getSizeOf(t);
+        return n == 4 ? CC_ACCTY_I32 : n == 8 ? CC_ACCTY_I64 : CC_ACCTY_OTHER;
+    }
+    default: return CC_ACCTY_OTHER;
+    }
+}
+
+static int is_integer_kind(enum CXTypeKind k)
+{
+    return (k >= CXType_Bool && k <= CXType_Int128) || k == CXType_Enum;
+}
+
+static int is_floating_kind(enum CXTypeKind k)
+{
+    return k == CXType_Float || k == CXType_Double || k == CXType_LongDouble || k == CXType_Half ||
+           k == CXType_Float128 || k == CXType_Float16 || k == CXType_Complex;
 }
 
 /* "file:line:col" of a cursor */
@@ -351,7 +383,11 @@ static ptr_info param_info(cc_infer *in, CXCursor fn, int k, int depth)
                       !strcmp(ann, "tamm_reads") ? "TAMM_READS" : !strcmp(ann, "tamm_writes") ? "TAMM_WRITES" :
                       !strcmp(ann, "tamm_updates") ? "TAMM_UPDATES" : "TAMM_ACCUMULATES");
         if (!strcmp(ann, "tamm_reads")) see(&r, CC_SEEN_READ, w);
-        else if (!strcmp(ann, "tamm_accumulates")) see(&r, CC_SEEN_ACC, w);
+        else if (!strcmp(ann, "tamm_accumulates")) {
+            see(&r, CC_SEEN_ACC, w);
+            if (!clang_Cursor_isNull(parm))
+                r.accty |= acc_type_bit(clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(parm))));
+        }
         else if (!strcmp(ann, "tamm_writes")) {
             see(&r, CC_SEEN_STORE, w);
             r.cov = cc_xstrdup("(size_t)-1"); /* the annotation promises every element */
@@ -1150,7 +1186,21 @@ static void analyze_elem(cc_infer *in, cc_node *el, cc_node *region, ptr_info *p
                                          "type" : "whose value is used"));
             see(pi, CC_SEEN_STORE, cc_fmt("'%s' at %s", op, w));
         } else if (!strcmp(op, "+=") || !strcmp(op, "-=")) {
-            see(pi, CC_SEEN_ACC, cc_fmt("'%s' at %s", op, w));
+            /* an accumulation if the contributions can be summed: C converts the sum to the element
+             * type after every addition, which only an integer element fed a floating value notices */
+            CXType vt = p->nkid == 2 ? clang_getCanonicalType(clang_getCursorType(p->kid[1]->c)) : et;
+            if (is_integer_kind(et.kind) && is_floating_kind(vt.kind)) {
+                CXString ts = clang_getTypeSpelling(vt), es = clang_getTypeSpelling(clang_getCursorType(el->c));
+                char *why = cc_fmt("'%s' at %s adds a %s to an element of type %s, which C converts after every "
+                                   "addition: not a sum of contributions", op, w, clang_getCString(ts), clang_getCString(es));
+                see(pi, CC_SEEN_READ, cc_xstrdup(why));
+                see(pi, CC_SEEN_STORE, why);
+                clang_disposeString(ts);
+                clang_disposeString(es);
+            } else {
+                see(pi, CC_SEEN_ACC, cc_fmt("'%s' at %s", op, w));
+                pi->accty |= acc_type_bit(et);
+            }
         } else if (p->kind == CXCursor_CompoundAssignOperator) {
             if (!*op) {
                 see(pi, CC_SEEN_ESC, cc_fmt("a compound assignment tammcc cannot spell at %s", w));
@@ -1311,6 +1361,12 @@ static void blas_arg(cc_infer *in, cc_node *p, int k, cc_node *region, const cc_
     }
     for (unsigned bit = 1; bit <= CC_SEEN_ESC; bit <<= 1)
         if (seen & bit) see(pi, bit, cc_xstrdup(why));
+    if (seen & CC_SEEN_ACC) { /* the routine adds in the element type of its parameter (s: float, d: double) */
+        CXCursor fn = cc_referenced(p);
+        CXCursor parm = clang_Cursor_getArgument(fn, (unsigned)k);
+        pi->accty |= clang_Cursor_isNull(parm) ? (unsigned)CC_ACCTY_OTHER
+                   : acc_type_bit(clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(parm))));
+    }
     if (cov && !pi->cov) pi->cov = cov;
     else free(cov);
     if (nocov) no_cov(&pi->nocov, nocov);
@@ -1994,6 +2050,7 @@ static int body_visit(cc_node *n, void *arg)
     ptr_info pi = { 0 };
     analyze_ptr(in, n, t->stmt, &pi, 0);
     a->seen |= pi.seen;
+    a->accty |= pi.accty;
     if (pi.cov && !a->cov) {
         /* the coverage must be computable at submission */
         if (!cc_varies_in(in, t, pi.cov)) a->cov = cc_xstrdup(pi.cov);
@@ -2026,6 +2083,21 @@ static int body_visit(cc_node *n, void *arg)
     return 1;
 }
 
+/* Why accumulations through these element types (CC_ACCTY_*) cannot be summed as one
+ * tensor's dtype, or NULL when they can (one dtype, or none known). */
+static const char *accty_conflict(unsigned t)
+{
+    if (t & CC_ACCTY_OTHER) return "through an element type that no tensor dtype has (float, double, int32_t, int64_t)";
+    if (t & (t - 1)) return "through pointers to more than one element type";
+    return NULL;
+}
+
+/* The tensor dtype name of a single CC_ACCTY_* bit. */
+static const char *accty_name(unsigned t)
+{
+    return t == CC_ACCTY_F32 ? "F32" : t == CC_ACCTY_F64 ? "F64" : t == CC_ACCTY_I32 ? "I32" : "I64";
+}
+
 static unsigned mode_of(const cc_access *a)
 {
     unsigned s = a->seen;
@@ -2033,7 +2105,7 @@ static unsigned mode_of(const cc_access *a)
     if ((s & CC_SEEN_READ) && (s & (CC_SEEN_STORE | CC_SEEN_ACC))) return CC_RW;
     if ((s & CC_SEEN_STORE) && (s & CC_SEEN_ACC)) return CC_RW;
     if (s & CC_SEEN_STORE) return a->cov ? CC_WRITE : CC_RW;
-    if (s & CC_SEEN_ACC) return CC_ACCUM;
+    if (s & CC_SEEN_ACC) return accty_conflict(a->accty) ? CC_RW : CC_ACCUM;
     return CC_READ;
 }
 
@@ -2046,6 +2118,14 @@ int cc_infer_body(cc_infer *in, cc_task *t)
     for (int i = 0; i < t->nacc; i++) {
         cc_access *a = &t->acc[i];
         a->mode = mode_of(a);
+        if ((a->seen & CC_SEEN_ACC) && a->mode == CC_RW && accty_conflict(a->accty) &&
+            !(a->seen & (CC_SEEN_READ | CC_SEEN_STORE | CC_SEEN_ESC))) {
+            /* the runtime sums contributions in the tensor's dtype: added as another type, they are not */
+            char *w = cc_fmt("%s: added to %s, which the runtime cannot sum in the tensor's dtype",
+                             a->why ? a->why : "'+='", accty_conflict(a->accty));
+            free(a->why);
+            a->why = w;
+        }
         if (a->mode == CC_WRITE && t->nwait) {
             /* each continuation gets the block again in the task's mode: a proof that the body stores
              * every element covers one segment of it, not the next one's */
@@ -2086,6 +2166,7 @@ int cc_infer_body(cc_infer *in, cc_task *t)
             cc_access *x = &t->acc[i], *y = &t->acc[j];
             if (x->fetched || y->fetched || strcmp(x->key, y->key)) continue;
             x->seen |= y->seen;
+            x->accty |= y->accty;
             unsigned m = (x->mode | y->mode) & 7u;
             x->mode = (m & CC_READ) && (m & CC_ACCUM) ? CC_RW : m;
             cc_guard_merge(x, y);
@@ -2421,6 +2502,11 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
                     bad, a->why ? a->why : "");
             continue;
         }
+        if ((m & 7u) == CC_ACCUM && accty_conflict(a->accty)) {
+            cc_diag(in->src, r->off, CC_ERROR, "'%s' clause on %s, but the task body cannot accumulate into it (%s); "
+                    "declare it readwrite", cc_mode_name(m), a->key, a->why ? a->why : "");
+            continue;
+        }
         a->mode = m;
         a->explicit_mode = 1;
         if ((m & 7u) == CC_WRITE) { free(a->cov); a->cov = NULL; } /* declared: no check */
@@ -2481,6 +2567,7 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
                 cov = covering_range(t, ca->tensor, idx, widened, ca->nidx);
             if (cov >= 0 && (within(cm, t->acc[cov].mode & 7u) || t->acc[cov].explicit_mode)) {
                 cc_access *pa = &t->acc[cov];
+                if (cm & CC_ACCUM) pa->accty |= ca->accty;
                 if (!within(cm, pa->mode & 7u))
                     cc_diag(in->src, ca->off, CC_ERROR, "nested task needs %s permission on %s, but its parent "
                             "(line %u) declares only %s on %s", perm_word(cm), ca->key, t->line,
@@ -2508,6 +2595,7 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
             int ai = add_access(t, ca->tensor, idx, ca->nidx, ca->off);
             for (int d = 0; d < ca->nidx; d++) free(idx[d]);
             cc_access *a = &t->acc[ai];
+            if (cm & CC_ACCUM) a->accty |= ca->accty; /* the parent's accum permission is checked as the child's */
             if (ai >= before) a->loop_range = loopr;
             else if ((loopr & ~a->loop_range) && !from_clause(t, a)) a->loop_range |= loopr;
             if (ai >= before) { /* only the child uses it */
@@ -2517,6 +2605,13 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
                 if (!within(cm, a->mode & 7u))
                     cc_diag(in->src, ca->off, CC_ERROR, "nested task needs %s permission on %s, but its parent "
                             "(line %u) declares only %s", perm_word(cm), a->key, t->line, perm_word(a->mode));
+            } else if ((a->mode & 7u) == CC_ACCUM && accty_conflict(a->accty)) {
+                /* children (or the body and a child) add through different element types */
+                a->mode = (a->mode & ~7u) | CC_RW;
+                char *w = cc_fmt("%s; widened to readwrite for a nested task at line %u that adds %s", a->why ? a->why : "",
+                                 c->line, accty_conflict(a->accty));
+                free(a->why);
+                a->why = w;
             } else if (!within(cm, a->mode & 7u)) {
                 unsigned nm = (a->mode | cm) & 7u;
                 if ((nm & CC_READ) && (nm & CC_ACCUM)) nm = CC_RW;
@@ -2548,9 +2643,14 @@ void cc_infer_explain(cc_infer *in, const cc_task *t, void *fo)
         const char *kind = (a->mode & CC_PERMONLY) ? "permission" : a->fetched ? "access" : "access (fetched in the body)";
         char *key = cc_fmt("%s%s", a->key, cc_guard_explain(a)); /* a guarded block: "A[I-1][J] if (I > 0)" */
         char *sync = a->sync ? cc_fmt(" [%s]", a->sync) : NULL;
-        fprintf(o, "  %-10s %-20s %s%s: %s%s\n", cc_mode_name(a->mode & (7u | CC_CANCEL)), key, kind, sync ? sync : "",
+        char *acc = (a->mode & 7u) == CC_ACCUM && a->accty && !accty_conflict(a->accty)
+                        ? cc_fmt(" [if %s is %s (checked at submission); else readwrite]", a->tensor, accty_name(a->accty))
+                        : NULL;
+        fprintf(o, "  %-10s %-20s %s%s: %s%s%s\n", cc_mode_name(a->mode & (7u | CC_CANCEL)), key, kind, sync ? sync : "",
                 a->why ? a->why : "",
-                a->cov && (a->mode & 7u) == CC_WRITE ? " [write if that covers the block, checked at submission; else readwrite]" : "");
+                a->cov && (a->mode & 7u) == CC_WRITE ? " [write if that covers the block, checked at submission; else readwrite]" : "",
+                acc ? acc : "");
+        free(acc);
         free(key);
         free(sync);
     }

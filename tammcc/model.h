@@ -14,6 +14,11 @@
 /* what the body does through a block pointer */
 enum { CC_SEEN_READ = 1, CC_SEEN_STORE = 2, CC_SEEN_ACC = 4, CC_SEEN_ESC = 8 };
 
+/* the element types the '+=' / '-=' of an accumulation go through: bit d for the tensor
+ * dtype d (TAMM_F32 = 0, F64, I32, I64: float, double, 4- and 8-byte integers), and
+ * CC_ACCTY_OTHER for a type no dtype has (char, short, _Bool, long double...) */
+enum { CC_ACCTY_F32 = 1, CC_ACCTY_F64 = 2, CC_ACCTY_I32 = 4, CC_ACCTY_I64 = 8, CC_ACCTY_OTHER = 16 };
+
 typedef struct cc_access {
     char *key;                  /* normalised text "T[i][j]" (tensor and indices, no spaces) */
     char *tensor;               /* tensor expression text */
@@ -21,6 +26,8 @@ typedef struct cc_access {
     char *idx[CC_MAX_DIMS];     /* index texts; NULL: ':' */
     unsigned mode;              /* CC_READ/WRITE/ACCUM bits | CC_CANCEL | CC_PERMONLY */
     unsigned seen;              /* CC_SEEN_* of the task's own body */
+    unsigned accty;             /* CC_ACCTY_* of its accumulations and its children's: an accum of one
+                                   dtype is checked at submission (tamm_cc_accum_mode), else readwrite */
     int own;                    /* the task's own body uses the block */
     int fetched;                /* obtained at the start of the task (indices known at submission) */
     int explicit_mode;          /* the mode comes from a clause */

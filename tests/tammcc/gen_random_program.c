@@ -18,7 +18,8 @@
  * block through a pointer derived from tamm_block() in the everyday forms
  * (row pointers, *w++ walkers, struct fields, arrays of pointers, a helper
  * returning its argument, a byte cast, ?:, the value of an assignment, memmove,
- * mutual recursion, an update under an if), whose inference must be readwrite,
+ * mutual recursion, an update under an if, '+=' through a uint32_t view of the
+ * int64 elements, a double added to an int64 element), whose inference must be readwrite,
  * and guarded blocks (`c ? tamm_block(...) : NULL`, `if (c) q = tamm_block(...)`)
  * whose conditions use captured values or the body's own variables.  Tasks sometimes carry
  * explicit clauses (read/write/readwrite/accum, permission(...) with slices,
@@ -655,12 +656,25 @@ static int gen_touch(sbuf *out, body_t *b, int ind, const char *own_scalar)
             ln(out, ind + 1, "for (size_t k%d = 0; k%d < n%d; k%d++)", id, id, id, id);
             ln(out, ind + 2, "p%d[k%d] %s q%d[k%d %% m%d] %% 1000 + %d;", id, id, op, id, id, id, rint_(10));
             record_use(b, &s, B_R);
+            record_use(b, &d, B_A);
+        } else if (chance(12)) {
+            /* the low halves through a uint32_t view (issue 27 item 1): '+=' in another type
+             * than the tensor's, which the runtime would sum as int64 (carries differ): readwrite */
+            ln(out, ind + 1, "uint32_t *u%d = (uint32_t *)p%d;", id, id);
+            ln(out, ind + 1, "for (size_t k%d = 0; k%d < n%d; k%d++)", id, id, id, id);
+            ln(out, ind + 2, "u%d[2 * k%d] %s (uint32_t)(k%d %% 7) + (uint32_t)(%s);", id, id, op, id, sm);
+            record_use(b, &d, B_R | B_W);
+        } else if (chance(12)) {
+            /* a double added to an int64 element: C truncates after every addition: readwrite */
+            ln(out, ind + 1, "for (size_t k%d = 0; k%d < n%d; k%d++)", id, id, id, id);
+            ln(out, ind + 2, "p%d[k%d] %s 0.5 * (double)(k%d %% 5) + 0.25;", id, id, op, id);
+            record_use(b, &d, B_R | B_W);
         } else {
             ln(out, ind + 1, "for (size_t k%d = 0; k%d < n%d; k%d++)", id, id, id, id);
             ln(out, ind + 2, "p%d[k%d] %s (int64_t)(k%d %% 7) + %s;", id, id, op, id, sm);
+            record_use(b, &d, B_A);
         }
         ln(out, ind, "}");
-        record_use(b, &d, B_A);
         return 1;
     }
     case 11: /* inline order-sensitive update from another block */
@@ -1113,6 +1127,8 @@ static void gen_kernel_task(sbuf *out, int ind)
         ln(out, ind + 3, "k%dd[e%d] = (e%d * %d + %d) %% 1000000007;", id, id, id, 1 + rint_(9), rint_(1000));
     else if (kind == 1)
         ln(out, ind + 3, "k%dd[e%d] = (k%dd[e%d] * 3 + k%ds[e%d] + %d) %% 1000000007;", id, id, id, id, id, id, rint_(1000));
+    else if (chance(15)) /* a double added to an int64 element: truncated after every addition (readwrite) */
+        ln(out, ind + 3, "k%dd[e%d] += 0.5 * (double)(k%ds[e%d] %% 7) + 0.25;", id, id, id, id);
     else
         ln(out, ind + 3, "k%dd[e%d] += k%ds[e%d] %% 7 + %d;", id, id, id, id, 1 + rint_(9));
     ln(out, ind + 1, "}");

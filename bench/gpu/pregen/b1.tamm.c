@@ -120,7 +120,7 @@ struct tamm_task_main_66_args {
     long m;
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* X2[b] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* Y2[b] */
-    tamm_tensor *tamm_T2; long tamm_i2[1];  /* Z[0] */
+    tamm_tensor *tamm_T2; long tamm_i2[1]; unsigned tamm_m2;  /* Z[0] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -131,7 +131,7 @@ static int tamm_task_main_66_refs(const struct tamm_task_main_66_args *tamm_p_, 
     tamm_s_[tamm_n_++] = "X2[b]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "Y2[b]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, tamm_p_->tamm_m2);
     tamm_s_[tamm_n_++] = "Z[0]";
     return tamm_n_;
 }
@@ -145,7 +145,7 @@ static void tamm_task_main_66(tamm_ctx *tamm_ctx_, void *tamm_args_)
     long m = tamm_a_->m;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* X2[b] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* Y2[b] */
-    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_ACC);  /* Z[0] */
+    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, tamm_a_->tamm_m2);  /* Z[0] */
     (void)m;
     {
 #line 67 "bench/gpu/b1.c"
@@ -156,7 +156,7 @@ static void tamm_task_main_66(tamm_ctx *tamm_ctx_, void *tamm_args_)
             }
     }
 #line 159 "b1.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b2_, tamm_a_->tamm_m2);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
@@ -251,6 +251,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (X2); tamm_a_.tamm_i0[0] = (b);  /* read X2[b] */
     tamm_a_.tamm_T1 = (Y2); tamm_a_.tamm_i1[0] = (b);  /* read Y2[b] */
     tamm_a_.tamm_T2 = (Z); tamm_a_.tamm_i2[0] = (0);  /* accum Z[0] */
+    tamm_a_.tamm_m2 = tamm_cc_accum_mode(tamm_a_.tamm_T2, TAMM_F32, TAMM_CC_ACC);  /* adds as float */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */

@@ -79,7 +79,7 @@ struct tamm_task_main_58_args {
     long nf;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* X[b][0] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* W1[0] */
-    tamm_tensor *tamm_T2; long tamm_i2[1];  /* R1[b] */
+    tamm_tensor *tamm_T2; long tamm_i2[1]; unsigned tamm_m2;  /* R1[b] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -90,7 +90,7 @@ static int tamm_task_main_58_refs(const struct tamm_task_main_58_args *tamm_p_, 
     tamm_s_[tamm_n_++] = "X[b][0]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "W1[0]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, tamm_p_->tamm_m2);
     tamm_s_[tamm_n_++] = "R1[b]";
     return tamm_n_;
 }
@@ -105,7 +105,7 @@ static void tamm_task_main_58(tamm_ctx *tamm_ctx_, void *tamm_args_)
     long nf = tamm_a_->nf;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* X[b][0] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* W1[0] */
-    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_ACC);  /* R1[b] */
+    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, tamm_a_->tamm_m2);  /* R1[b] */
     (void)m; (void)nf;
     {
 #line 59 "bench/gpu/b6.c"
@@ -117,7 +117,7 @@ static void tamm_task_main_58(tamm_ctx *tamm_ctx_, void *tamm_args_)
             }
     }
 #line 120 "b6.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b2_, tamm_a_->tamm_m2);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
@@ -129,7 +129,7 @@ struct tamm_task_main_65_args {
     long nf;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* X[b][0] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* W2[0] */
-    tamm_tensor *tamm_T2; long tamm_i2[1];  /* R2[b] */
+    tamm_tensor *tamm_T2; long tamm_i2[1]; unsigned tamm_m2;  /* R2[b] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -140,7 +140,7 @@ static int tamm_task_main_65_refs(const struct tamm_task_main_65_args *tamm_p_, 
     tamm_s_[tamm_n_++] = "X[b][0]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "W2[0]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, tamm_p_->tamm_m2);
     tamm_s_[tamm_n_++] = "R2[b]";
     return tamm_n_;
 }
@@ -155,7 +155,7 @@ static void tamm_task_main_65(tamm_ctx *tamm_ctx_, void *tamm_args_)
     long nf = tamm_a_->nf;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* X[b][0] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* W2[0] */
-    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_ACC);  /* R2[b] */
+    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, tamm_a_->tamm_m2);  /* R2[b] */
     (void)m; (void)nf;
     {
 #line 66 "bench/gpu/b6.c"
@@ -167,7 +167,7 @@ static void tamm_task_main_65(tamm_ctx *tamm_ctx_, void *tamm_args_)
             }
     }
 #line 170 "b6.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b2_, tamm_a_->tamm_m2);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
@@ -356,6 +356,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (X); tamm_a_.tamm_i0[0] = (b); tamm_a_.tamm_i0[1] = (0);  /* read X[b][0] */
     tamm_a_.tamm_T1 = (W1); tamm_a_.tamm_i1[0] = (0);  /* read W1[0] */
     tamm_a_.tamm_T2 = (R1); tamm_a_.tamm_i2[0] = (b);  /* accum R1[b] */
+    tamm_a_.tamm_m2 = tamm_cc_accum_mode(tamm_a_.tamm_T2, TAMM_F32, TAMM_CC_ACC);  /* adds as float */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
@@ -384,6 +385,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (X); tamm_a_.tamm_i0[0] = (b); tamm_a_.tamm_i0[1] = (0);  /* read X[b][0] */
     tamm_a_.tamm_T1 = (W2); tamm_a_.tamm_i1[0] = (0);  /* read W2[0] */
     tamm_a_.tamm_T2 = (R2); tamm_a_.tamm_i2[0] = (b);  /* accum R2[b] */
+    tamm_a_.tamm_m2 = tamm_cc_accum_mode(tamm_a_.tamm_T2, TAMM_F32, TAMM_CC_ACC);  /* adds as float */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */

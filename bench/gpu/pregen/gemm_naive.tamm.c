@@ -95,7 +95,7 @@ struct tamm_task_main_61_args {
     long nb;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[bi][bk] */
     tamm_tensor *tamm_T1; long tamm_i1[2];  /* B[bk][bj] */
-    tamm_tensor *tamm_T2; long tamm_i2[2];  /* C[bi][bj] */
+    tamm_tensor *tamm_T2; long tamm_i2[2]; unsigned tamm_m2;  /* C[bi][bj] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -106,7 +106,7 @@ static int tamm_task_main_61_refs(const struct tamm_task_main_61_args *tamm_p_, 
     tamm_s_[tamm_n_++] = "A[bi][bk]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "B[bk][bj]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 2, tamm_p_->tamm_i2, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 2, tamm_p_->tamm_i2, tamm_p_->tamm_m2);
     tamm_s_[tamm_n_++] = "C[bi][bj]";
     return tamm_n_;
 }
@@ -120,7 +120,7 @@ static void tamm_task_main_61(tamm_ctx *tamm_ctx_, void *tamm_args_)
     long nb = tamm_a_->nb;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[bi][bk] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* B[bk][bj] */
-    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_ACC);  /* C[bi][bj] */
+    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, tamm_a_->tamm_m2);  /* C[bi][bj] */
     (void)nb;
     {
 #line 62 "bench/gpu/gemm_naive.c"
@@ -134,7 +134,7 @@ static void tamm_task_main_61(tamm_ctx *tamm_ctx_, void *tamm_args_)
                     }
     }
 #line 137 "gemm_naive.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b2_, tamm_a_->tamm_m2);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
@@ -209,6 +209,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bk);  /* read A[bi][bk] */
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (bk); tamm_a_.tamm_i1[1] = (bj);  /* read B[bk][bj] */
     tamm_a_.tamm_T2 = (C); tamm_a_.tamm_i2[0] = (bi); tamm_a_.tamm_i2[1] = (bj);  /* accum C[bi][bj] */
+    tamm_a_.tamm_m2 = tamm_cc_accum_mode(tamm_a_.tamm_T2, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */

@@ -202,7 +202,7 @@ struct tamm_task_main_166_args {
     int ldc;
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* IA[c] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* IB[c] */
-    tamm_tensor *tamm_T2; long tamm_i2[1];  /* OC[c] */
+    tamm_tensor *tamm_T2; long tamm_i2[1]; unsigned tamm_m2;  /* OC[c] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -213,7 +213,7 @@ static int tamm_task_main_166_refs(const struct tamm_task_main_166_args *tamm_p_
     tamm_s_[tamm_n_++] = "IA[c]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "IB[c]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, tamm_p_->tamm_m2);
     tamm_s_[tamm_n_++] = "OC[c]";
     return tamm_n_;
 }
@@ -232,7 +232,7 @@ static void tamm_task_main_166(tamm_ctx *tamm_ctx_, void *tamm_args_)
     int ldc = tamm_a_->ldc;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* IA[c] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* IB[c] */
-    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_ACC);  /* OC[c] */
+    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, tamm_a_->tamm_m2);  /* OC[c] */
     (void)lay; (void)ta; (void)tb; (void)lda; (void)ldb; (void)ldc;
     {
 #line 167 "tests/tammcc_cuda/blas_calls.c"
@@ -243,7 +243,7 @@ static void tamm_task_main_166(tamm_ctx *tamm_ctx_, void *tamm_args_)
                         }
     }
 #line 246 "blas_calls.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b2_, tamm_a_->tamm_m2);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
@@ -472,7 +472,7 @@ struct tamm_task_main_219_args {
     int tr;
     int lda;
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* IA[c] */
-    tamm_tensor *tamm_T1; long tamm_i1[1];  /* OC[c] */
+    tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* OC[c] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -481,7 +481,7 @@ static int tamm_task_main_219_refs(const struct tamm_task_main_219_args *tamm_p_
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READ);
     tamm_s_[tamm_n_++] = "IA[c]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
     tamm_s_[tamm_n_++] = "OC[c]";
     return tamm_n_;
 }
@@ -497,14 +497,14 @@ static void tamm_task_main_219(tamm_ctx *tamm_ctx_, void *tamm_args_)
     int tr = tamm_a_->tr;
     int lda = tamm_a_->lda;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* IA[c] */
-    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* OC[c] */
+    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* OC[c] */
     (void)lay; (void)uplo; (void)tr; (void)lda;
     {
 #line 220 "tests/tammcc_cuda/blas_calls.c"
                         cblas_dsyrk(lay, uplo, tr, N, K, 2.0, tamm_b0_, lda, 1.0, tamm_b1_, N + 1);
     }
 #line 507 "blas_calls.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 #line 511 "blas_calls.tamm.c"
@@ -904,7 +904,7 @@ struct tamm_task_main_291_args {
     int ix;
     int iy;
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* IA[c] */
-    tamm_tensor *tamm_T1; long tamm_i1[1];  /* OC[c] */
+    tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* OC[c] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -913,7 +913,7 @@ static int tamm_task_main_291_refs(const struct tamm_task_main_291_args *tamm_p_
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READ);
     tamm_s_[tamm_n_++] = "IA[c]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
     tamm_s_[tamm_n_++] = "OC[c]";
     return tamm_n_;
 }
@@ -927,14 +927,14 @@ static void tamm_task_main_291(tamm_ctx *tamm_ctx_, void *tamm_args_)
     int ix = tamm_a_->ix;
     int iy = tamm_a_->iy;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* IA[c] */
-    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* OC[c] */
+    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* OC[c] */
     (void)ix; (void)iy;
     {
 #line 292 "tests/tammcc_cuda/blas_calls.c"
         cblas_daxpy(M * N, -1.25, tamm_b0_, ix, tamm_b1_, iy);
     }
 #line 937 "blas_calls.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 #line 941 "blas_calls.tamm.c"
@@ -1009,7 +1009,7 @@ static void tamm_task_main_301(tamm_ctx *tamm_ctx_, void *tamm_args_)
 struct tamm_task_main_303_args {
     int i;
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* FA[c] */
-    tamm_tensor *tamm_T1; long tamm_i1[1];  /* FC[c] */
+    tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* FC[c] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -1018,7 +1018,7 @@ static int tamm_task_main_303_refs(const struct tamm_task_main_303_args *tamm_p_
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READ);
     tamm_s_[tamm_n_++] = "FA[c]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
     tamm_s_[tamm_n_++] = "FC[c]";
     return tamm_n_;
 }
@@ -1031,14 +1031,14 @@ static void tamm_task_main_303(tamm_ctx *tamm_ctx_, void *tamm_args_)
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int i = tamm_a_->i;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* FA[c] */
-    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* FC[c] */
+    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* FC[c] */
     (void)i;
     {
 #line 304 "tests/tammcc_cuda/blas_calls.c"
         cblas_saxpy(M * N, 2.0f, tamm_b0_, i + 1, tamm_b1_, 1);
     }
 #line 1041 "blas_calls.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 #line 1045 "blas_calls.tamm.c"
@@ -1099,7 +1099,7 @@ struct tamm_task_main_328_args {
     int n;
     int ix;
     int iy;
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* OC[c] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* OC[c] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* IA[c] */
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* IB[c] */
 };
@@ -1108,7 +1108,7 @@ struct tamm_task_main_328_args {
 static int tamm_task_main_328_refs(const struct tamm_task_main_328_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "OC[c]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "IA[c]";
@@ -1126,7 +1126,7 @@ static void tamm_task_main_328(tamm_ctx *tamm_ctx_, void *tamm_args_)
     int n = tamm_a_->n;
     int ix = tamm_a_->ix;
     int iy = tamm_a_->iy;
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* OC[c] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* OC[c] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* IA[c] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_READ);  /* IB[c] */
     (void)n; (void)ix; (void)iy;
@@ -1140,7 +1140,7 @@ static void tamm_task_main_328(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 1141 "blas_calls.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 #line 1146 "blas_calls.tamm.c"
 
@@ -1149,7 +1149,7 @@ struct tamm_task_main_335_args {
     int n;
     int ix;
     int iy;
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* OC[c] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* OC[c] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* FC[c] */
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* IA[c] */
     tamm_tensor *tamm_T3; long tamm_i3[1];  /* IB[c] */
@@ -1161,7 +1161,7 @@ struct tamm_task_main_335_args {
 static int tamm_task_main_335_refs(const struct tamm_task_main_335_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "OC[c]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READWRITE);
     tamm_s_[tamm_n_++] = "FC[c]";
@@ -1185,7 +1185,7 @@ static void tamm_task_main_335(tamm_ctx *tamm_ctx_, void *tamm_args_)
     int n = tamm_a_->n;
     int ix = tamm_a_->ix;
     int iy = tamm_a_->iy;
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* OC[c] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* OC[c] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_RW);  /* FC[c] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_READ);  /* IA[c] */
     void *tamm_b3_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T3, tamm_a_->tamm_i3, TAMM_CC_READ);  /* IB[c] */
@@ -1207,7 +1207,7 @@ static void tamm_task_main_335(tamm_ctx *tamm_ctx_, void *tamm_args_)
     tamm_cc_release(tamm_ctx_, &tamm_b3_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 #line 1213 "blas_calls.tamm.c"
 
@@ -1553,6 +1553,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (IA); tamm_a_.tamm_i0[0] = (c);  /* read IA[c] */
     tamm_a_.tamm_T1 = (IB); tamm_a_.tamm_i1[0] = (c);  /* read IB[c] */
     tamm_a_.tamm_T2 = (OC); tamm_a_.tamm_i2[0] = (c);  /* accum OC[c] */
+    tamm_a_.tamm_m2 = tamm_cc_accum_mode(tamm_a_.tamm_T2, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     tamm_task tamm_t_ = { tamm_task_main_166, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_166_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_166_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -1695,6 +1696,7 @@ int main(int argc, char **argv)
     tamm_a_.lda = lda;
     tamm_a_.tamm_T0 = (IA); tamm_a_.tamm_i0[0] = (c);  /* read IA[c] */
     tamm_a_.tamm_T1 = (OC); tamm_a_.tamm_i1[0] = (c);  /* accum OC[c] */
+    tamm_a_.tamm_m1 = tamm_cc_accum_mode(tamm_a_.tamm_T1, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
     tamm_task tamm_t_ = { tamm_task_main_219, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_219_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_219_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -1934,6 +1936,7 @@ int main(int argc, char **argv)
     tamm_a_.iy = iy;
     tamm_a_.tamm_T0 = (IA); tamm_a_.tamm_i0[0] = (c);  /* read IA[c] */
     tamm_a_.tamm_T1 = (OC); tamm_a_.tamm_i1[0] = (c);  /* accum OC[c] */
+    tamm_a_.tamm_m1 = tamm_cc_accum_mode(tamm_a_.tamm_T1, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
     tamm_task tamm_t_ = { tamm_task_main_291, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_291_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_291_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -1986,6 +1989,7 @@ int main(int argc, char **argv)
     tamm_a_.i = i;
     tamm_a_.tamm_T0 = (FA); tamm_a_.tamm_i0[0] = (c);  /* read FA[c] */
     tamm_a_.tamm_T1 = (FC); tamm_a_.tamm_i1[0] = (c);  /* accum FC[c] */
+    tamm_a_.tamm_m1 = tamm_cc_accum_mode(tamm_a_.tamm_T1, TAMM_F32, TAMM_CC_ACC);  /* adds as float */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
     tamm_task tamm_t_ = { tamm_task_main_303, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_303_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_303_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -2039,6 +2043,7 @@ int main(int argc, char **argv)
     tamm_a_.ix = ix;
     tamm_a_.iy = iy;
     tamm_a_.tamm_T0 = (OC); tamm_a_.tamm_i0[0] = (c);  /* accum OC[c] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_a_.tamm_T1 = (IA); tamm_a_.tamm_i1[0] = (c);  /* read IA[c] */
     tamm_a_.tamm_T2 = (IB); tamm_a_.tamm_i2[0] = (c);  /* read IB[c] */
     tamm_ref tamm_r_[3];
@@ -2060,6 +2065,7 @@ int main(int argc, char **argv)
     tamm_a_.ix = ix;
     tamm_a_.iy = iy;
     tamm_a_.tamm_T0 = (OC); tamm_a_.tamm_i0[0] = (c);  /* accum OC[c] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_a_.tamm_T1 = (FC); tamm_a_.tamm_i1[0] = (c);  /* readwrite FC[c] */
     tamm_a_.tamm_T2 = (IA); tamm_a_.tamm_i2[0] = (c);  /* read IA[c] */
     tamm_a_.tamm_T3 = (IB); tamm_a_.tamm_i3[0] = (c);  /* read IB[c] */

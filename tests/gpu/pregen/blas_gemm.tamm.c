@@ -85,7 +85,7 @@ struct tamm_task_main_52_args {
     int kk;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[i][k] */
     tamm_tensor *tamm_T1; long tamm_i1[2];  /* B[k][j] */
-    tamm_tensor *tamm_T2; long tamm_i2[2];  /* C[i][j] */
+    tamm_tensor *tamm_T2; long tamm_i2[2]; unsigned tamm_m2;  /* C[i][j] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -96,7 +96,7 @@ static int tamm_task_main_52_refs(const struct tamm_task_main_52_args *tamm_p_, 
     tamm_s_[tamm_n_++] = "A[i][k]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "B[k][j]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 2, tamm_p_->tamm_i2, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 2, tamm_p_->tamm_i2, tamm_p_->tamm_m2);
     tamm_s_[tamm_n_++] = "C[i][j]";
     return tamm_n_;
 }
@@ -112,7 +112,7 @@ static void tamm_task_main_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
     int kk = tamm_a_->kk;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[i][k] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* B[k][j] */
-    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_ACC);  /* C[i][j] */
+    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, tamm_a_->tamm_m2);  /* C[i][j] */
     (void)m; (void)n; (void)kk;
     {
 #line 53 "tests/tammcc_cuda/blas_gemm.c"
@@ -120,7 +120,7 @@ static void tamm_task_main_52(tamm_ctx *tamm_ctx_, void *tamm_args_)
                             tamm_b1_, n, 1.0, tamm_b2_, n);
     }
 #line 123 "blas_gemm.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b2_, tamm_a_->tamm_m2);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
@@ -183,6 +183,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i); tamm_a_.tamm_i0[1] = (k);  /* read A[i][k] */
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (k); tamm_a_.tamm_i1[1] = (j);  /* read B[k][j] */
     tamm_a_.tamm_T2 = (C); tamm_a_.tamm_i2[0] = (i); tamm_a_.tamm_i2[1] = (j);  /* accum C[i][j] */
+    tamm_a_.tamm_m2 = tamm_cc_accum_mode(tamm_a_.tamm_T2, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     tamm_task tamm_t_ = { tamm_task_main_52, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_52_cuda_1935e559 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_52_refs(&tamm_a_, tamm_r_, tamm_s_),

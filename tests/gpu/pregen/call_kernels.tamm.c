@@ -244,7 +244,7 @@ static void tamm_task_main_145(tamm_ctx *tamm_ctx_, void *tamm_args_)
 struct tamm_task_main_152_args {
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[i][k] */
     tamm_tensor *tamm_T1; long tamm_i1[2];  /* B[k][j] */
-    tamm_tensor *tamm_T2; long tamm_i2[2];  /* C[i][j] */
+    tamm_tensor *tamm_T2; long tamm_i2[2]; unsigned tamm_m2;  /* C[i][j] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -255,7 +255,7 @@ static int tamm_task_main_152_refs(const struct tamm_task_main_152_args *tamm_p_
     tamm_s_[tamm_n_++] = "A[i][k]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "B[k][j]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 2, tamm_p_->tamm_i2, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 2, tamm_p_->tamm_i2, tamm_p_->tamm_m2);
     tamm_s_[tamm_n_++] = "C[i][j]";
     return tamm_n_;
 }
@@ -268,13 +268,13 @@ static void tamm_task_main_152(tamm_ctx *tamm_ctx_, void *tamm_args_)
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[i][k] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* B[k][j] */
-    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_ACC);  /* C[i][j] */
+    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, tamm_a_->tamm_m2);  /* C[i][j] */
     {
 #line 153 "tests/tammcc_cuda/call_kernels.c"
                 gemm_acc(tamm_b0_, tamm_b1_, tamm_b2_, NB, NB, NB);
     }
 #line 277 "call_kernels.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b2_, tamm_a_->tamm_m2);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
@@ -283,7 +283,7 @@ static void tamm_task_main_152(tamm_ctx *tamm_ctx_, void *tamm_args_)
 /* ---- task tamm_task_main_157: tests/tammcc_cuda/call_kernels.c:157, in main() ---- */
 struct tamm_task_main_157_args {
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* C[i][j] */
-    tamm_tensor *tamm_T1; long tamm_i1[1];  /* S[i] */
+    tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* S[i] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -292,7 +292,7 @@ static int tamm_task_main_157_refs(const struct tamm_task_main_157_args *tamm_p_
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
     tamm_s_[tamm_n_++] = "C[i][j]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
     tamm_s_[tamm_n_++] = "S[i]";
     return tamm_n_;
 }
@@ -304,13 +304,13 @@ static void tamm_task_main_157(tamm_ctx *tamm_ctx_, void *tamm_args_)
     struct tamm_task_main_157_args *tamm_a_ = (struct tamm_task_main_157_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* C[i][j] */
-    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* S[i] */
+    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* S[i] */
     {
 #line 158 "tests/tammcc_cuda/call_kernels.c"
             sum_all(tamm_b0_, tamm_b1_, NB * NB);
     }
 #line 313 "call_kernels.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 #line 317 "call_kernels.tamm.c"
@@ -408,14 +408,14 @@ static void tamm_task_main_166(tamm_ctx *tamm_ctx_, void *tamm_args_)
 
 /* ---- task tamm_task_main_168: tests/tammcc_cuda/call_kernels.c:168, in main() ---- */
 struct tamm_task_main_168_args {
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* Y[b] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* Y[b] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_main_168_refs(const struct tamm_task_main_168_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "Y[b]";
     return tamm_n_;
 }
@@ -424,26 +424,26 @@ static void tamm_task_main_168(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_168_args *tamm_a_ = (struct tamm_task_main_168_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* Y[b] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* Y[b] */
     {
 #line 169 "tests/tammcc_cuda/call_kernels.c"
         with_global(tamm_b0_);
     }
 #line 433 "call_kernels.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 #line 436 "call_kernels.tamm.c"
 
 /* ---- task tamm_task_main_170: tests/tammcc_cuda/call_kernels.c:170, in main() ---- */
 struct tamm_task_main_170_args {
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* Y[b] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* Y[b] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_main_170_refs(const struct tamm_task_main_170_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "Y[b]";
     return tamm_n_;
 }
@@ -452,27 +452,27 @@ static void tamm_task_main_170(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_170_args *tamm_a_ = (struct tamm_task_main_170_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* Y[b] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* Y[b] */
     {
 #line 171 "tests/tammcc_cuda/call_kernels.c"
         with_recursion(tamm_b0_);
     }
 #line 461 "call_kernels.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 #line 464 "call_kernels.tamm.c"
 
 /* ---- task tamm_task_main_172: tests/tammcc_cuda/call_kernels.c:172, in main() ---- */
 struct tamm_task_main_172_args {
     long b;
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* Y[b] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* Y[b] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_main_172_refs(const struct tamm_task_main_172_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "Y[b]";
     return tamm_n_;
 }
@@ -484,7 +484,7 @@ static void tamm_task_main_172(tamm_ctx *tamm_ctx_, void *tamm_args_)
     struct tamm_task_main_172_args *tamm_a_ = (struct tamm_task_main_172_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long b = tamm_a_->b;
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* Y[b] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* Y[b] */
     (void)b;
     {
 #line 173 "tests/tammcc_cuda/call_kernels.c"
@@ -497,7 +497,7 @@ static void tamm_task_main_172(tamm_ctx *tamm_ctx_, void *tamm_args_)
         }
     }
 #line 500 "call_kernels.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 #line 503 "call_kernels.tamm.c"
 
@@ -536,7 +536,7 @@ static void tamm_task_main_180(tamm_ctx *tamm_ctx_, void *tamm_args_)
 
 /* ---- task tamm_task_main_182: tests/tammcc_cuda/call_kernels.c:182, in main() ---- */
 struct tamm_task_main_182_args {
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* Y[b] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* Y[b] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* S[b] */
 };
 
@@ -544,7 +544,7 @@ struct tamm_task_main_182_args {
 static int tamm_task_main_182_refs(const struct tamm_task_main_182_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "Y[b]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "S[b]";
@@ -555,7 +555,7 @@ static void tamm_task_main_182(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_182_args *tamm_a_ = (struct tamm_task_main_182_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* Y[b] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* Y[b] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* S[b] */
     {
 #line 183 "tests/tammcc_cuda/call_kernels.c"
@@ -568,20 +568,20 @@ static void tamm_task_main_182(tamm_ctx *tamm_ctx_, void *tamm_args_)
     }
 #line 570 "call_kernels.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 #line 574 "call_kernels.tamm.c"
 
 /* ---- task tamm_task_main_189: tests/tammcc_cuda/call_kernels.c:189, in main() ---- */
 struct tamm_task_main_189_args {
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* Y[b] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* Y[b] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_main_189_refs(const struct tamm_task_main_189_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "Y[b]";
     return tamm_n_;
 }
@@ -590,7 +590,7 @@ static void tamm_task_main_189(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_189_args *tamm_a_ = (struct tamm_task_main_189_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* Y[b] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* Y[b] */
     {
 #line 190 "tests/tammcc_cuda/call_kernels.c"
         {
@@ -603,7 +603,7 @@ static void tamm_task_main_189(tamm_ctx *tamm_ctx_, void *tamm_args_)
         }
     }
 #line 606 "call_kernels.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 #line 609 "call_kernels.tamm.c"
 
@@ -720,6 +720,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i); tamm_a_.tamm_i0[1] = (k);  /* read A[i][k] */
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (k); tamm_a_.tamm_i1[1] = (j);  /* read B[k][j] */
     tamm_a_.tamm_T2 = (C); tamm_a_.tamm_i2[0] = (i); tamm_a_.tamm_i2[1] = (j);  /* accum C[i][j] */
+    tamm_a_.tamm_m2 = tamm_cc_accum_mode(tamm_a_.tamm_T2, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
@@ -748,6 +749,7 @@ int main(int argc, char **argv)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (C); tamm_a_.tamm_i0[0] = (i); tamm_a_.tamm_i0[1] = (j);  /* read C[i][j] */
     tamm_a_.tamm_T1 = (S); tamm_a_.tamm_i1[0] = (i);  /* accum S[i] */
+    tamm_a_.tamm_m1 = tamm_cc_accum_mode(tamm_a_.tamm_T1, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
@@ -818,6 +820,7 @@ int main(int argc, char **argv)
     struct tamm_task_main_168_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (Y); tamm_a_.tamm_i0[0] = (b);  /* accum Y[b] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_main_168, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_168_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -832,6 +835,7 @@ int main(int argc, char **argv)
     struct tamm_task_main_170_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (Y); tamm_a_.tamm_i0[0] = (b);  /* accum Y[b] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_main_170, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_170_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -847,6 +851,7 @@ int main(int argc, char **argv)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.b = b;
     tamm_a_.tamm_T0 = (Y); tamm_a_.tamm_i0[0] = (b);  /* accum Y[b] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
@@ -891,6 +896,7 @@ int main(int argc, char **argv)
     struct tamm_task_main_182_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (Y); tamm_a_.tamm_i0[0] = (b);  /* accum Y[b] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_a_.tamm_T1 = (S); tamm_a_.tamm_i1[0] = (b);  /* read S[b] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
@@ -906,6 +912,7 @@ int main(int argc, char **argv)
     struct tamm_task_main_189_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (Y); tamm_a_.tamm_i0[0] = (b);  /* accum Y[b] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_main_189, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_189_refs(&tamm_a_, tamm_r_, tamm_s_),

@@ -71,7 +71,7 @@ struct tamm_task_main_39_args {
     int nb;
     int rep;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[bi][bj] */
-    tamm_tensor *tamm_T1; long tamm_i1[1];  /* R[bi] */
+    tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* R[bi] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -80,7 +80,7 @@ static int tamm_task_main_39_refs(const struct tamm_task_main_39_args *tamm_p_, 
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
     tamm_s_[tamm_n_++] = "A[bi][bj]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
     tamm_s_[tamm_n_++] = "R[bi]";
     return tamm_n_;
 }
@@ -94,7 +94,7 @@ static void tamm_task_main_39(tamm_ctx *tamm_ctx_, void *tamm_args_)
     int nb = tamm_a_->nb;
     int rep = tamm_a_->rep;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[bi][bj] */
-    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* R[bi] */
+    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* R[bi] */
     (void)nb; (void)rep;
     {
 #line 40 "tests/tammcc_cuda/loop_accum.c"
@@ -107,7 +107,7 @@ static void tamm_task_main_39(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 }
     }
 #line 110 "loop_accum.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 #line 114 "loop_accum.tamm.c"
@@ -117,7 +117,7 @@ struct tamm_task_main_47_args {
     int nb;
     int rep;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[bi][bj] */
-    tamm_tensor *tamm_T1; long tamm_i1[1];  /* H[bj] */
+    tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* H[bj] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -126,7 +126,7 @@ static int tamm_task_main_47_refs(const struct tamm_task_main_47_args *tamm_p_, 
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
     tamm_s_[tamm_n_++] = "A[bi][bj]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
     tamm_s_[tamm_n_++] = "H[bj]";
     return tamm_n_;
 }
@@ -138,7 +138,7 @@ static void tamm_task_main_47(tamm_ctx *tamm_ctx_, void *tamm_args_)
     int nb = tamm_a_->nb;
     int rep = tamm_a_->rep;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[bi][bj] */
-    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* H[bj] */
+    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* H[bj] */
     (void)nb; (void)rep;
     {
 #line 48 "tests/tammcc_cuda/loop_accum.c"
@@ -151,7 +151,7 @@ static void tamm_task_main_47(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 }
     }
 #line 154 "loop_accum.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 
@@ -198,6 +198,7 @@ int main(int argc, char **argv)
     tamm_a_.rep = rep;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* read A[bi][bj] */
     tamm_a_.tamm_T1 = (R); tamm_a_.tamm_i1[0] = (bi);  /* accum R[bi] */
+    tamm_a_.tamm_m1 = tamm_cc_accum_mode(tamm_a_.tamm_T1, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
@@ -223,6 +224,7 @@ int main(int argc, char **argv)
     tamm_a_.rep = rep;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* read A[bi][bj] */
     tamm_a_.tamm_T1 = (H); tamm_a_.tamm_i1[0] = (bj);  /* accum H[bj] */
+    tamm_a_.tamm_m1 = tamm_cc_accum_mode(tamm_a_.tamm_T1, TAMM_I32, TAMM_CC_ACC);  /* adds as a 4-byte integer */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
     tamm_task tamm_t_ = { tamm_task_main_47, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_47_refs(&tamm_a_, tamm_r_, tamm_s_),

@@ -161,14 +161,14 @@ static void tamm_task_main_45(tamm_ctx *tamm_ctx_, void *tamm_args_)
 
 /* ---- task tamm_task_main_53: tests/tammcc_cuda/no_cuda.c:53, in main() ---- */
 struct tamm_task_main_53_args {
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* X[b] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* X[b] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_main_53_refs(const struct tamm_task_main_53_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "X[b]";
     return tamm_n_;
 }
@@ -179,7 +179,7 @@ static void tamm_task_main_53(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_53_args *tamm_a_ = (struct tamm_task_main_53_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* X[b] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* X[b] */
     {
 #line 54 "tests/tammcc_cuda/no_cuda.c"
             {
@@ -189,7 +189,7 @@ static void tamm_task_main_53(tamm_ctx *tamm_ctx_, void *tamm_args_)
             }
     }
 #line 192 "no_cuda.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 #line 195 "no_cuda.tamm.c"
 
@@ -197,14 +197,14 @@ static void tamm_task_main_53(tamm_ctx *tamm_ctx_, void *tamm_args_)
 struct tamm_task_main_51_args {
     tamm_tensor *X;
     long b;
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* X[b] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* X[b] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_main_51_refs(const struct tamm_task_main_51_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM | TAMM_PERMISSION_ONLY);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0 | TAMM_PERMISSION_ONLY);
     tamm_s_[tamm_n_++] = "X[b]";
     return tamm_n_;
 }
@@ -225,6 +225,7 @@ static void tamm_task_main_51(tamm_ctx *tamm_ctx_, void *tamm_args_)
     struct tamm_task_main_53_args tamm_c_;
     memset(&tamm_c_, 0, sizeof tamm_c_);
     tamm_c_.tamm_T0 = (X); tamm_c_.tamm_i0[0] = (b);  /* accum X[b] */
+    tamm_c_.tamm_m0 = tamm_cc_accum_mode(tamm_c_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_main_53, tamm_task_main_53_cuda_915cafc3, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_main_53_refs(&tamm_c_, tamm_r_, tamm_s_),
@@ -235,7 +236,7 @@ static void tamm_task_main_51(tamm_ctx *tamm_ctx_, void *tamm_args_)
              
         }
     }
-#line 239 "no_cuda.tamm.c"
+#line 240 "no_cuda.tamm.c"
 }
 
 #line 24 "tests/tammcc_cuda/no_cuda.c"
@@ -310,6 +311,7 @@ int main(int argc, char **argv)
     tamm_a_.X = X;
     tamm_a_.b = b;
     tamm_a_.tamm_T0 = (X); tamm_a_.tamm_i0[0] = (b);  /* accum X[b] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_main_51, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_51_refs(&tamm_a_, tamm_r_, tamm_s_),

@@ -199,7 +199,7 @@ struct tamm_task_main_78_args {
     int nb;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[bi][bk] */
     tamm_tensor *tamm_T1; long tamm_i1[2];  /* B[bk][bj] */
-    tamm_tensor *tamm_T2; long tamm_i2[2];  /* C[bi][bj] */
+    tamm_tensor *tamm_T2; long tamm_i2[2]; unsigned tamm_m2;  /* C[bi][bj] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -210,7 +210,7 @@ static int tamm_task_main_78_refs(const struct tamm_task_main_78_args *tamm_p_, 
     tamm_s_[tamm_n_++] = "A[bi][bk]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "B[bk][bj]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 2, tamm_p_->tamm_i2, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 2, tamm_p_->tamm_i2, tamm_p_->tamm_m2);
     tamm_s_[tamm_n_++] = "C[bi][bj]";
     return tamm_n_;
 }
@@ -224,7 +224,7 @@ static void tamm_task_main_78(tamm_ctx *tamm_ctx_, void *tamm_args_)
     int nb = tamm_a_->nb;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[bi][bk] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* B[bk][bj] */
-    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_ACC);  /* C[bi][bj] */
+    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, tamm_a_->tamm_m2);  /* C[bi][bj] */
     (void)nb;
     {
 #line 79 "tests/tammcc_cuda/tile_kernels.c"
@@ -238,7 +238,7 @@ static void tamm_task_main_78(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 }
     }
 #line 241 "tile_kernels.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b2_, tamm_a_->tamm_m2);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
@@ -249,7 +249,7 @@ struct tamm_task_main_88_args {
     int nb;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[bi][bk] */
     tamm_tensor *tamm_T1; long tamm_i1[2];  /* B[bk][bj] */
-    tamm_tensor *tamm_T2; long tamm_i2[2];  /* D[bi][bj] */
+    tamm_tensor *tamm_T2; long tamm_i2[2]; unsigned tamm_m2;  /* D[bi][bj] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -260,7 +260,7 @@ static int tamm_task_main_88_refs(const struct tamm_task_main_88_args *tamm_p_, 
     tamm_s_[tamm_n_++] = "A[bi][bk]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "B[bk][bj]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 2, tamm_p_->tamm_i2, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 2, tamm_p_->tamm_i2, tamm_p_->tamm_m2);
     tamm_s_[tamm_n_++] = "D[bi][bj]";
     return tamm_n_;
 }
@@ -274,7 +274,7 @@ static void tamm_task_main_88(tamm_ctx *tamm_ctx_, void *tamm_args_)
     int nb = tamm_a_->nb;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[bi][bk] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* B[bk][bj] */
-    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_ACC);  /* D[bi][bj] */
+    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, tamm_a_->tamm_m2);  /* D[bi][bj] */
     (void)nb;
     {
 #line 89 "tests/tammcc_cuda/tile_kernels.c"
@@ -288,7 +288,7 @@ static void tamm_task_main_88(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 }
     }
 #line 291 "tile_kernels.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b2_, tamm_a_->tamm_m2);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
@@ -299,7 +299,7 @@ struct tamm_task_main_101_args {
     int nb;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[bi][bj] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* X[bj] */
-    tamm_tensor *tamm_T2; long tamm_i2[1];  /* Y[bi] */
+    tamm_tensor *tamm_T2; long tamm_i2[1]; unsigned tamm_m2;  /* Y[bi] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -310,7 +310,7 @@ static int tamm_task_main_101_refs(const struct tamm_task_main_101_args *tamm_p_
     tamm_s_[tamm_n_++] = "A[bi][bj]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "X[bj]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, tamm_p_->tamm_m2);
     tamm_s_[tamm_n_++] = "Y[bi]";
     return tamm_n_;
 }
@@ -324,7 +324,7 @@ static void tamm_task_main_101(tamm_ctx *tamm_ctx_, void *tamm_args_)
     int nb = tamm_a_->nb;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[bi][bj] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* X[bj] */
-    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_ACC);  /* Y[bi] */
+    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, tamm_a_->tamm_m2);  /* Y[bi] */
     (void)nb;
     {
 #line 102 "tests/tammcc_cuda/tile_kernels.c"
@@ -337,7 +337,7 @@ static void tamm_task_main_101(tamm_ctx *tamm_ctx_, void *tamm_args_)
             }
     }
 #line 340 "tile_kernels.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b2_, tamm_a_->tamm_m2);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
@@ -347,7 +347,7 @@ static void tamm_task_main_101(tamm_ctx *tamm_ctx_, void *tamm_args_)
 struct tamm_task_main_110_args {
     int nb;
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* C[bi][bj] */
-    tamm_tensor *tamm_T1; long tamm_i1[1];  /* S[bj] */
+    tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* S[bj] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -356,7 +356,7 @@ static int tamm_task_main_110_refs(const struct tamm_task_main_110_args *tamm_p_
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
     tamm_s_[tamm_n_++] = "C[bi][bj]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
     tamm_s_[tamm_n_++] = "S[bj]";
     return tamm_n_;
 }
@@ -369,7 +369,7 @@ static void tamm_task_main_110(tamm_ctx *tamm_ctx_, void *tamm_args_)
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int nb = tamm_a_->nb;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* C[bi][bj] */
-    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* S[bj] */
+    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* S[bj] */
     (void)nb;
     {
 #line 111 "tests/tammcc_cuda/tile_kernels.c"
@@ -382,7 +382,7 @@ static void tamm_task_main_110(tamm_ctx *tamm_ctx_, void *tamm_args_)
             }
     }
 #line 385 "tile_kernels.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 #line 389 "tile_kernels.tamm.c"
@@ -390,7 +390,7 @@ static void tamm_task_main_110(tamm_ctx *tamm_ctx_, void *tamm_args_)
 /* ---- task tamm_task_main_119: tests/tammcc_cuda/tile_kernels.c:119, in main() ---- */
 struct tamm_task_main_119_args {
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* D[bi][bj] */
-    tamm_tensor *tamm_T1; long tamm_i1[1];  /* T[bi] */
+    tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* T[bi] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -399,7 +399,7 @@ static int tamm_task_main_119_refs(const struct tamm_task_main_119_args *tamm_p_
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
     tamm_s_[tamm_n_++] = "D[bi][bj]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
     tamm_s_[tamm_n_++] = "T[bi]";
     return tamm_n_;
 }
@@ -411,7 +411,7 @@ static void tamm_task_main_119(tamm_ctx *tamm_ctx_, void *tamm_args_)
     struct tamm_task_main_119_args *tamm_a_ = (struct tamm_task_main_119_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* D[bi][bj] */
-    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* T[bi] */
+    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* T[bi] */
     {
 #line 120 "tests/tammcc_cuda/tile_kernels.c"
             {
@@ -423,7 +423,7 @@ static void tamm_task_main_119(tamm_ctx *tamm_ctx_, void *tamm_args_)
             }
     }
 #line 426 "tile_kernels.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 #line 430 "tile_kernels.tamm.c"
@@ -431,8 +431,8 @@ static void tamm_task_main_119(tamm_ctx *tamm_ctx_, void *tamm_args_)
 /* ---- task tamm_task_main_128: tests/tammcc_cuda/tile_kernels.c:128, in main() ---- */
 struct tamm_task_main_128_args {
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* C[bi][bj] */
-    tamm_tensor *tamm_T1; long tamm_i1[1];  /* F[bj] */
-    tamm_tensor *tamm_T2; long tamm_i2[1];  /* K[bj] */
+    tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* F[bj] */
+    tamm_tensor *tamm_T2; long tamm_i2[1]; unsigned tamm_m2;  /* K[bj] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -441,9 +441,9 @@ static int tamm_task_main_128_refs(const struct tamm_task_main_128_args *tamm_p_
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
     tamm_s_[tamm_n_++] = "C[bi][bj]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
     tamm_s_[tamm_n_++] = "F[bj]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, tamm_p_->tamm_m2);
     tamm_s_[tamm_n_++] = "K[bj]";
     return tamm_n_;
 }
@@ -455,8 +455,8 @@ static void tamm_task_main_128(tamm_ctx *tamm_ctx_, void *tamm_args_)
     struct tamm_task_main_128_args *tamm_a_ = (struct tamm_task_main_128_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* C[bi][bj] */
-    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* F[bj] */
-    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_ACC);  /* K[bj] */
+    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* F[bj] */
+    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, tamm_a_->tamm_m2);  /* K[bj] */
     {
 #line 129 "tests/tammcc_cuda/tile_kernels.c"
             {
@@ -470,8 +470,8 @@ static void tamm_task_main_128(tamm_ctx *tamm_ctx_, void *tamm_args_)
             }
     }
 #line 473 "tile_kernels.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
-    tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b2_, tamm_a_->tamm_m2);
+    tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 #line 478 "tile_kernels.tamm.c"
@@ -479,14 +479,14 @@ static void tamm_task_main_128(tamm_ctx *tamm_ctx_, void *tamm_args_)
 /* ---- task tamm_task_main_140: tests/tammcc_cuda/tile_kernels.c:140, in main() ---- */
 struct tamm_task_main_140_args {
     int nb;
-    tamm_tensor *tamm_T0; long tamm_i0[2];  /* Q[bi][bj] */
+    tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* Q[bi][bj] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_main_140_refs(const struct tamm_task_main_140_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "Q[bi][bj]";
     return tamm_n_;
 }
@@ -498,7 +498,7 @@ static void tamm_task_main_140(tamm_ctx *tamm_ctx_, void *tamm_args_)
     struct tamm_task_main_140_args *tamm_a_ = (struct tamm_task_main_140_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int nb = tamm_a_->nb;
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* Q[bi][bj] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* Q[bi][bj] */
     (void)nb;
     {
 #line 141 "tests/tammcc_cuda/tile_kernels.c"
@@ -511,20 +511,20 @@ static void tamm_task_main_140(tamm_ctx *tamm_ctx_, void *tamm_args_)
             }
     }
 #line 514 "tile_kernels.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 #line 517 "tile_kernels.tamm.c"
 
 /* ---- task tamm_task_main_152: tests/tammcc_cuda/tile_kernels.c:152, in main() ---- */
 struct tamm_task_main_152_args {
-    tamm_tensor *tamm_T0; long tamm_i0[2];  /* W[bi][0] */
+    tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* W[bi][0] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_main_152_refs(const struct tamm_task_main_152_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "W[bi][0]";
     return tamm_n_;
 }
@@ -535,7 +535,7 @@ static void tamm_task_main_152(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_152_args *tamm_a_ = (struct tamm_task_main_152_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* W[bi][0] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* W[bi][0] */
     {
 #line 153 "tests/tammcc_cuda/tile_kernels.c"
         {
@@ -546,7 +546,7 @@ static void tamm_task_main_152(tamm_ctx *tamm_ctx_, void *tamm_args_)
         }
     }
 #line 549 "tile_kernels.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 
 #line 20 "tests/tammcc_cuda/tile_kernels.c"
@@ -664,6 +664,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bk);  /* read A[bi][bk] */
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (bk); tamm_a_.tamm_i1[1] = (bj);  /* read B[bk][bj] */
     tamm_a_.tamm_T2 = (C); tamm_a_.tamm_i2[0] = (bi); tamm_a_.tamm_i2[1] = (bj);  /* accum C[bi][bj] */
+    tamm_a_.tamm_m2 = tamm_cc_accum_mode(tamm_a_.tamm_T2, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
@@ -692,6 +693,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bk);  /* read A[bi][bk] */
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (bk); tamm_a_.tamm_i1[1] = (bj);  /* read B[bk][bj] */
     tamm_a_.tamm_T2 = (D); tamm_a_.tamm_i2[0] = (bi); tamm_a_.tamm_i2[1] = (bj);  /* accum D[bi][bj] */
+    tamm_a_.tamm_m2 = tamm_cc_accum_mode(tamm_a_.tamm_T2, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
@@ -723,6 +725,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* read A[bi][bj] */
     tamm_a_.tamm_T1 = (X); tamm_a_.tamm_i1[0] = (bj);  /* read X[bj] */
     tamm_a_.tamm_T2 = (Y); tamm_a_.tamm_i2[0] = (bi);  /* accum Y[bi] */
+    tamm_a_.tamm_m2 = tamm_cc_accum_mode(tamm_a_.tamm_T2, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
@@ -750,6 +753,7 @@ int main(int argc, char **argv)
     tamm_a_.nb = nb;
     tamm_a_.tamm_T0 = (C); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* read C[bi][bj] */
     tamm_a_.tamm_T1 = (S); tamm_a_.tamm_i1[0] = (bj);  /* accum S[bj] */
+    tamm_a_.tamm_m1 = tamm_cc_accum_mode(tamm_a_.tamm_T1, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
@@ -774,6 +778,7 @@ int main(int argc, char **argv)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (D); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* read D[bi][bj] */
     tamm_a_.tamm_T1 = (T); tamm_a_.tamm_i1[0] = (bi);  /* accum T[bi] */
+    tamm_a_.tamm_m1 = tamm_cc_accum_mode(tamm_a_.tamm_T1, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
@@ -798,7 +803,9 @@ int main(int argc, char **argv)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (C); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* read C[bi][bj] */
     tamm_a_.tamm_T1 = (F); tamm_a_.tamm_i1[0] = (bj);  /* accum F[bj] */
+    tamm_a_.tamm_m1 = tamm_cc_accum_mode(tamm_a_.tamm_T1, TAMM_F32, TAMM_CC_ACC);  /* adds as float */
     tamm_a_.tamm_T2 = (K); tamm_a_.tamm_i2[0] = (bj);  /* accum K[bj] */
+    tamm_a_.tamm_m2 = tamm_cc_accum_mode(tamm_a_.tamm_T2, TAMM_I64, TAMM_CC_ACC);  /* adds as an 8-byte integer */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
@@ -828,6 +835,7 @@ int main(int argc, char **argv)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.nb = nb;
     tamm_a_.tamm_T0 = (Q); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (bj);  /* accum Q[bi][bj] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_main_140, tamm_task_main_140_cuda_17dae1ac, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_140_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -846,6 +854,7 @@ int main(int argc, char **argv)
     struct tamm_task_main_152_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (W); tamm_a_.tamm_i0[0] = (bi); tamm_a_.tamm_i0[1] = (0);  /* accum W[bi][0] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_main_152, tamm_task_main_152_cuda_17dae1ac, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_152_refs(&tamm_a_, tamm_r_, tamm_s_),

@@ -31,7 +31,7 @@ struct tamm_task_main_30_args {
     int n;
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[0] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* A[1] */
-    tamm_tensor *tamm_T2; long tamm_i2[1];  /* C[0] */
+    tamm_tensor *tamm_T2; long tamm_i2[1]; unsigned tamm_m2;  /* C[0] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -42,7 +42,7 @@ static int tamm_task_main_30_refs(const struct tamm_task_main_30_args *tamm_p_, 
     tamm_s_[tamm_n_++] = "A[0]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "A[1]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, tamm_p_->tamm_m2);
     tamm_s_[tamm_n_++] = "C[0]";
     return tamm_n_;
 }
@@ -56,7 +56,7 @@ static void tamm_task_main_30(tamm_ctx *tamm_ctx_, void *tamm_args_)
     int n = tamm_a_->n;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[0] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* A[1] */
-    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_ACC);  /* C[0] */
+    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, tamm_a_->tamm_m2);  /* C[0] */
     (void)n;
     {
 #line 31 "blas.c"
@@ -64,7 +64,7 @@ static void tamm_task_main_30(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 1.0, tamm_b2_, n);
     }
 #line 67 "blas.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b2_, tamm_a_->tamm_m2);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
@@ -255,7 +255,7 @@ struct tamm_task_main_46_args {
     int n;
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[2] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* A[3] */
-    tamm_tensor *tamm_T2; long tamm_i2[1];  /* C[1] */
+    tamm_tensor *tamm_T2; long tamm_i2[1]; unsigned tamm_m2;  /* C[1] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -266,7 +266,7 @@ static int tamm_task_main_46_refs(const struct tamm_task_main_46_args *tamm_p_, 
     tamm_s_[tamm_n_++] = "A[2]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "A[3]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, tamm_p_->tamm_m2);
     tamm_s_[tamm_n_++] = "C[1]";
     return tamm_n_;
 }
@@ -280,14 +280,14 @@ static void tamm_task_main_46(tamm_ctx *tamm_ctx_, void *tamm_args_)
     int n = tamm_a_->n;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[2] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* A[3] */
-    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_ACC);  /* C[1] */
+    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, tamm_a_->tamm_m2);  /* C[1] */
     (void)n;
     {
 #line 47 "blas.c"
     gemm_nt(tamm_b0_, tamm_b1_, tamm_b2_, n);
     }
 #line 290 "blas.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b2_, tamm_a_->tamm_m2);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
@@ -297,7 +297,7 @@ static void tamm_task_main_46(tamm_ctx *tamm_ctx_, void *tamm_args_)
 struct tamm_task_main_49_args {
     int n;
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[0] */
-    tamm_tensor *tamm_T1; long tamm_i1[1];  /* C[2] */
+    tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* C[2] */
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* C[3] */
     tamm_tensor *tamm_T3; long tamm_i3[1];  /* C[0] */
 };
@@ -308,7 +308,7 @@ static int tamm_task_main_49_refs(const struct tamm_task_main_49_args *tamm_p_, 
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READ);
     tamm_s_[tamm_n_++] = "A[0]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
     tamm_s_[tamm_n_++] = "C[2]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, TAMM_READWRITE);
     tamm_s_[tamm_n_++] = "C[3]";
@@ -325,7 +325,7 @@ static void tamm_task_main_49(tamm_ctx *tamm_ctx_, void *tamm_args_)
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int n = tamm_a_->n;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[0] */
-    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* C[2] */
+    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* C[2] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_RW);  /* C[3] */
     void *tamm_b3_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T3, tamm_a_->tamm_i3, TAMM_CC_RW);  /* C[0] */
     (void)n;
@@ -342,7 +342,7 @@ static void tamm_task_main_49(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 343 "blas.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b3_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_RW);
-    tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 #line 349 "blas.tamm.c"
@@ -392,7 +392,7 @@ static void tamm_task_main_59(tamm_ctx *tamm_ctx_, void *tamm_args_)
 struct tamm_task_main_65_args {
     int n;
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* C[0] */
-    tamm_tensor *tamm_T1; long tamm_i1[1];  /* C[1] */
+    tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* C[1] */
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* A[0] */
     tamm_tensor *tamm_T3; long tamm_i3[1];  /* A[1] */
     tamm_tensor *tamm_T4; long tamm_i4[1];  /* A[2] */
@@ -405,7 +405,7 @@ static int tamm_task_main_65_refs(const struct tamm_task_main_65_args *tamm_p_, 
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
     tamm_s_[tamm_n_++] = "C[0]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
     tamm_s_[tamm_n_++] = "C[1]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, TAMM_READ);
     tamm_s_[tamm_n_++] = "A[0]";
@@ -426,7 +426,7 @@ static void tamm_task_main_65(tamm_ctx *tamm_ctx_, void *tamm_args_)
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int n = tamm_a_->n;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* C[0] */
-    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* C[1] */
+    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* C[1] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_READ);  /* A[0] */
     void *tamm_b3_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T3, tamm_a_->tamm_i3, TAMM_CC_READ);  /* A[1] */
     void *tamm_b4_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T4, tamm_a_->tamm_i4, TAMM_CC_READ);  /* A[2] */
@@ -445,7 +445,7 @@ static void tamm_task_main_65(tamm_ctx *tamm_ctx_, void *tamm_args_)
     tamm_cc_release(tamm_ctx_, &tamm_b4_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b3_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_READ);
-    tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
 #line 452 "blas.tamm.c"
@@ -513,14 +513,14 @@ static void tamm_task_main_72(tamm_ctx *tamm_ctx_, void *tamm_args_)
 
 /* ---- task tamm_task_main_83: blas.c:83, in main() ---- */
 struct tamm_task_main_83_args {
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* C[3] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* C[3] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_main_83_refs(const struct tamm_task_main_83_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "C[3]";
     return tamm_n_;
 }
@@ -529,7 +529,7 @@ static void tamm_task_main_83(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_83_args *tamm_a_ = (struct tamm_task_main_83_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* C[3] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* C[3] */
     {
 #line 84 "blas.c"
     {
@@ -538,7 +538,7 @@ static void tamm_task_main_83(tamm_ctx *tamm_ctx_, void *tamm_args_)
     }
     }
 #line 541 "blas.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 #line 544 "blas.tamm.c"
 
@@ -639,6 +639,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (0);  /* read A[0] */
     tamm_a_.tamm_T1 = (A); tamm_a_.tamm_i1[0] = (1);  /* read A[1] */
     tamm_a_.tamm_T2 = (C); tamm_a_.tamm_i2[0] = (0);  /* accum C[0] */
+    tamm_a_.tamm_m2 = tamm_cc_accum_mode(tamm_a_.tamm_T2, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     tamm_task tamm_t_ = { tamm_task_main_30, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_30_cuda_95261951 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_30_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -729,6 +730,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (2);  /* read A[2] */
     tamm_a_.tamm_T1 = (A); tamm_a_.tamm_i1[0] = (3);  /* read A[3] */
     tamm_a_.tamm_T2 = (C); tamm_a_.tamm_i2[0] = (1);  /* accum C[1] */
+    tamm_a_.tamm_m2 = tamm_cc_accum_mode(tamm_a_.tamm_T2, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     tamm_task tamm_t_ = { tamm_task_main_46, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_46_cuda_95261951 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_46_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -746,6 +748,7 @@ int main(int argc, char **argv)
     tamm_a_.n = n;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (0);  /* read A[0] */
     tamm_a_.tamm_T1 = (C); tamm_a_.tamm_i1[0] = (2);  /* accum C[2] */
+    tamm_a_.tamm_m1 = tamm_cc_accum_mode(tamm_a_.tamm_T1, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_a_.tamm_T2 = (C); tamm_a_.tamm_i2[0] = (3);  /* readwrite C[3] */
     tamm_a_.tamm_T3 = (C); tamm_a_.tamm_i3[0] = (0);  /* readwrite C[0] */
     tamm_ref tamm_r_[4];
@@ -783,6 +786,7 @@ int main(int argc, char **argv)
     tamm_a_.n = n;
     tamm_a_.tamm_T0 = (C); tamm_a_.tamm_i0[0] = (0);  /* readwrite C[0] */
     tamm_a_.tamm_T1 = (C); tamm_a_.tamm_i1[0] = (1);  /* accum C[1] */
+    tamm_a_.tamm_m1 = tamm_cc_accum_mode(tamm_a_.tamm_T1, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_a_.tamm_T2 = (A); tamm_a_.tamm_i2[0] = (0);  /* read A[0] */
     tamm_a_.tamm_T3 = (A); tamm_a_.tamm_i3[0] = (1);  /* read A[1] */
     tamm_a_.tamm_T4 = (A); tamm_a_.tamm_i4[0] = (2);  /* read A[2] */
@@ -824,6 +828,7 @@ int main(int argc, char **argv)
     struct tamm_task_main_83_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (C); tamm_a_.tamm_i0[0] = (3);  /* accum C[3] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_main_83, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_83_refs(&tamm_a_, tamm_r_, tamm_s_),

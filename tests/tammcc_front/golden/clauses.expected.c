@@ -50,7 +50,7 @@ static void tamm_task_clauses_14(tamm_ctx *tamm_ctx_, void *tamm_args_)
 
 /* ---- task tamm_task_clauses_18: clauses.c:18, in clauses() ---- */
 struct tamm_task_clauses_18_args {
-    tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[1][1] */
+    tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* A[1][1] */
     tamm_tensor *tamm_T1; long tamm_i1[2];  /* A[0][:] */
     tamm_tensor *tamm_T2;  /* B */
 };
@@ -59,7 +59,7 @@ struct tamm_task_clauses_18_args {
 static int tamm_task_clauses_18_refs(const struct tamm_task_clauses_18_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "A[1][1]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "A[0][:]";
@@ -72,7 +72,7 @@ static void tamm_task_clauses_18(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_clauses_18_args *tamm_a_ = (struct tamm_task_clauses_18_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* A[1][1] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* A[1][1] */
     {
 #line 19 "clauses.c"
     {
@@ -81,7 +81,7 @@ static void tamm_task_clauses_18(tamm_ctx *tamm_ctx_, void *tamm_args_)
     }
     }
 #line 84 "clauses.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 #line 87 "clauses.tamm.c"
 
@@ -208,6 +208,7 @@ void clauses(tamm_tensor *A, tamm_tensor *B, tamm_fence *f, long n, int big)
     struct tamm_task_clauses_18_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (1); tamm_a_.tamm_i0[1] = (1);  /* accum A[1][1] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_a_.tamm_T1 = (A); tamm_a_.tamm_i1[0] = (0); tamm_a_.tamm_i1[1] = TAMM_ALL;  /* read A[0][:] */
     tamm_a_.tamm_T2 = (B);  /* read B */
     tamm_ref tamm_r_[3];

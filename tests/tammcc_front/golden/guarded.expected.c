@@ -106,7 +106,7 @@ static void tamm_task_stencil_17(tamm_ctx *tamm_ctx_, void *tamm_args_)
 struct tamm_task_stencil_31_args {
     long I;
     long n;
-    tamm_tensor *tamm_T0; long tamm_i0[2];  /* B[I][J] */
+    tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* B[I][J] */
     tamm_tensor *tamm_T1; long tamm_i1[2];  /* A[I][J] */
 };
 
@@ -114,7 +114,7 @@ struct tamm_task_stencil_31_args {
 static int tamm_task_stencil_31_refs(const struct tamm_task_stencil_31_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "B[I][J]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "A[I][J]";
@@ -127,7 +127,7 @@ static void tamm_task_stencil_31(tamm_ctx *tamm_ctx_, void *tamm_args_)
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long I = tamm_a_->I;
     long n = tamm_a_->n;
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* B[I][J] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* B[I][J] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* A[I][J] */
     (void)I; (void)n;
     {
@@ -140,7 +140,7 @@ static void tamm_task_stencil_31(tamm_ctx *tamm_ctx_, void *tamm_args_)
     }
 #line 142 "guarded.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 
 #line 12 "guarded.c"
@@ -191,6 +191,7 @@ void stencil(tamm_tensor *A, tamm_tensor *B, long nb, long n)
     tamm_a_.I = I;
     tamm_a_.n = n;
     tamm_a_.tamm_T0 = (B); tamm_a_.tamm_i0[0] = (I); tamm_a_.tamm_i0[1] = (J);  /* accum B[I][J] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_a_.tamm_T1 = (A); tamm_a_.tamm_i1[0] = (I); tamm_a_.tamm_i1[1] = (J);  /* read A[I][J] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
@@ -203,15 +204,15 @@ void stencil(tamm_tensor *A, tamm_tensor *B, long nb, long n)
         }
 }
 
-#line 207 "guarded.tamm.c"
+#line 208 "guarded.tamm.c"
 void explicit_clause(tamm_tensor *A, tamm_tensor *B, long I, long n);
-#line 209 "guarded.tamm.c"
+#line 210 "guarded.tamm.c"
 
 /* ---- task tamm_task_explicit_clause_43: guarded.c:43, in explicit_clause() ---- */
 struct tamm_task_explicit_clause_43_args {
     long I;
     long n;
-    tamm_tensor *tamm_T0; long tamm_i0[2];  /* B[I][0] */
+    tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* B[I][0] */
     tamm_tensor *tamm_T1; long tamm_i1[2];  /* A[I-1][0] */
     tamm_tensor *tamm_T2; long tamm_i2[2]; int tamm_g2;  /* A[I-2][0] if (I > 1) */
 };
@@ -220,7 +221,7 @@ struct tamm_task_explicit_clause_43_args {
 static int tamm_task_explicit_clause_43_refs(const struct tamm_task_explicit_clause_43_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "B[I][0]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "A[I-1][0]";
@@ -237,7 +238,7 @@ static void tamm_task_explicit_clause_43(tamm_ctx *tamm_ctx_, void *tamm_args_)
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long I = tamm_a_->I;
     long n = tamm_a_->n;
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* B[I][0] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* B[I][0] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* A[I-1][0] */
     void *tamm_b2_ = tamm_a_->tamm_g2 ? tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_READ) : NULL;  /* A[I-2][0] if (I > 1) */
     (void)I; (void)n;
@@ -249,10 +250,10 @@ static void tamm_task_explicit_clause_43(tamm_ctx *tamm_ctx_, void *tamm_args_)
         if (I > 1) c[0] += sum(tamm_b2_, n);
     }
     }
-#line 253 "guarded.tamm.c"
+#line 254 "guarded.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 
 #line 40 "guarded.c"
@@ -267,6 +268,7 @@ void explicit_clause(tamm_tensor *A, tamm_tensor *B, long I, long n)
     tamm_a_.I = I;
     tamm_a_.n = n;
     tamm_a_.tamm_T0 = (B); tamm_a_.tamm_i0[0] = (I); tamm_a_.tamm_i0[1] = (0);  /* accum B[I][0] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_a_.tamm_T1 = (A); tamm_a_.tamm_i1[0] = (I - 1); tamm_a_.tamm_i1[1] = (0);  /* read A[I-1][0] */
     if ((tamm_a_.tamm_g2 = !!(I > 1))) {  /* read A[I-2][0] if (I > 1) */
         tamm_a_.tamm_T2 = (A); tamm_a_.tamm_i2[0] = (I - 2); tamm_a_.tamm_i2[1] = (0);
@@ -281,14 +283,14 @@ void explicit_clause(tamm_tensor *A, tamm_tensor *B, long I, long n)
      
 }
 
-#line 285 "guarded.tamm.c"
-void rows(tamm_tensor *A, tamm_tensor *B, long nb, long n);
 #line 287 "guarded.tamm.c"
+void rows(tamm_tensor *A, tamm_tensor *B, long nb, long n);
+#line 289 "guarded.tamm.c"
 
 /* ---- task tamm_task_rows_58: guarded.c:58, in rows() ---- */
 struct tamm_task_rows_58_args {
     long n;
-    tamm_tensor *tamm_T0; long tamm_i0[2];  /* B[I][J] */
+    tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* B[I][J] */
     tamm_tensor *tamm_T1; long tamm_i1[2];  /* A[I-1][J] */
 };
 
@@ -296,7 +298,7 @@ struct tamm_task_rows_58_args {
 static int tamm_task_rows_58_refs(const struct tamm_task_rows_58_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "B[I][J]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "A[I-1][J]";
@@ -308,24 +310,24 @@ static void tamm_task_rows_58(tamm_ctx *tamm_ctx_, void *tamm_args_)
     struct tamm_task_rows_58_args *tamm_a_ = (struct tamm_task_rows_58_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long n = tamm_a_->n;
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* B[I][J] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* B[I][J] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* A[I-1][J] */
     (void)n;
     {
 #line 59 "guarded.c"
                 ((double *)tamm_b0_)[0] += sum(tamm_b1_, n);
     }
-#line 319 "guarded.tamm.c"
+#line 321 "guarded.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 323 "guarded.tamm.c"
+#line 325 "guarded.tamm.c"
 
 /* ---- task tamm_task_rows_61: guarded.c:61, in rows() ---- */
 struct tamm_task_rows_61_args {
     long J;
     long n;
-    tamm_tensor *tamm_T0; long tamm_i0[2];  /* B[I][J] */
+    tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* B[I][J] */
     tamm_tensor *tamm_T1; long tamm_i1[2]; int tamm_g1;  /* A[I][J-1] if (J > 0) */
 };
 
@@ -333,7 +335,7 @@ struct tamm_task_rows_61_args {
 static int tamm_task_rows_61_refs(const struct tamm_task_rows_61_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "B[I][J]";
     if (tamm_p_->tamm_g1) {
         tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, TAMM_READ);
@@ -348,7 +350,7 @@ static void tamm_task_rows_61(tamm_ctx *tamm_ctx_, void *tamm_args_)
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long J = tamm_a_->J;
     long n = tamm_a_->n;
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* B[I][J] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* B[I][J] */
     void *tamm_b1_ = tamm_a_->tamm_g1 ? tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ) : NULL;  /* A[I][J-1] if (J > 0) */
     (void)J; (void)n;
     {
@@ -358,16 +360,16 @@ static void tamm_task_rows_61(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 if (J > 0) c[0] += sum(tamm_b1_, n);
             }
     }
-#line 362 "guarded.tamm.c"
+#line 364 "guarded.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 366 "guarded.tamm.c"
+#line 368 "guarded.tamm.c"
 
 /* ---- task tamm_task_rows_67: guarded.c:67, in rows() ---- */
 struct tamm_task_rows_67_args {
     long n;
-    tamm_tensor *tamm_T0; long tamm_i0[2];  /* B[I][J] */
+    tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* B[I][J] */
     tamm_tensor *tamm_T1; long tamm_i1[2];  /* A[I][J+1] */
 };
 
@@ -375,7 +377,7 @@ struct tamm_task_rows_67_args {
 static int tamm_task_rows_67_refs(const struct tamm_task_rows_67_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "B[I][J]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "A[I][J+1]";
@@ -387,18 +389,18 @@ static void tamm_task_rows_67(tamm_ctx *tamm_ctx_, void *tamm_args_)
     struct tamm_task_rows_67_args *tamm_a_ = (struct tamm_task_rows_67_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long n = tamm_a_->n;
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* B[I][J] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* B[I][J] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* A[I][J+1] */
     (void)n;
     {
 #line 68 "guarded.c"
                 ((double *)tamm_b0_)[0] += sum(tamm_b1_, n);
     }
-#line 398 "guarded.tamm.c"
+#line 400 "guarded.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 402 "guarded.tamm.c"
+#line 404 "guarded.tamm.c"
 
 /* ---- task tamm_task_rows_55: guarded.c:55, in rows() ---- */
 struct tamm_task_rows_55_args {
@@ -407,7 +409,7 @@ struct tamm_task_rows_55_args {
     tamm_tensor *B;
     tamm_tensor *A;
     long n;
-    tamm_tensor *tamm_T0; long tamm_i0[2];  /* B[I][0:nb] */
+    tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* B[I][0:nb] */
     tamm_tensor *tamm_T1; long tamm_i1[2]; int tamm_g1;  /* A[I-1][0:nb] if (I > 0) */
     tamm_tensor *tamm_T2; long tamm_i2[2];  /* A[:][:] */
 };
@@ -416,7 +418,7 @@ struct tamm_task_rows_55_args {
 static int tamm_task_rows_55_refs(const struct tamm_task_rows_55_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_ACCUM | TAMM_PERMISSION_ONLY);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, tamm_p_->tamm_m0 | TAMM_PERMISSION_ONLY);
     tamm_s_[tamm_n_++] = "B[I][0:nb]";
     if (tamm_p_->tamm_g1) {
         tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 2, tamm_p_->tamm_i1, TAMM_READ | TAMM_PERMISSION_ONLY);
@@ -448,6 +450,7 @@ static void tamm_task_rows_55(tamm_ctx *tamm_ctx_, void *tamm_args_)
     memset(&tamm_c_, 0, sizeof tamm_c_);
     tamm_c_.n = n;
     tamm_c_.tamm_T0 = (B); tamm_c_.tamm_i0[0] = (I); tamm_c_.tamm_i0[1] = (J);  /* accum B[I][J] */
+    tamm_c_.tamm_m0 = tamm_cc_accum_mode(tamm_c_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_c_.tamm_T1 = (A); tamm_c_.tamm_i1[0] = (I - 1); tamm_c_.tamm_i1[1] = (J);  /* read A[I-1][J] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
@@ -466,6 +469,7 @@ static void tamm_task_rows_55(tamm_ctx *tamm_ctx_, void *tamm_args_)
     tamm_c_.J = J;
     tamm_c_.n = n;
     tamm_c_.tamm_T0 = (B); tamm_c_.tamm_i0[0] = (I); tamm_c_.tamm_i0[1] = (J);  /* accum B[I][J] */
+    tamm_c_.tamm_m0 = tamm_cc_accum_mode(tamm_c_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     if ((tamm_c_.tamm_g1 = !!(J > 0))) {  /* read A[I][J-1] if (J > 0) */
         tamm_c_.tamm_T1 = (A); tamm_c_.tamm_i1[0] = (I); tamm_c_.tamm_i1[1] = (J - 1);
     }
@@ -485,6 +489,7 @@ static void tamm_task_rows_55(tamm_ctx *tamm_ctx_, void *tamm_args_)
     memset(&tamm_c_, 0, sizeof tamm_c_);
     tamm_c_.n = n;
     tamm_c_.tamm_T0 = (B); tamm_c_.tamm_i0[0] = (I); tamm_c_.tamm_i0[1] = (J);  /* accum B[I][J] */
+    tamm_c_.tamm_m0 = tamm_cc_accum_mode(tamm_c_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_c_.tamm_T1 = (A); tamm_c_.tamm_i1[0] = (I); tamm_c_.tamm_i1[1] = (J + 1);  /* read A[I][J+1] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
@@ -497,7 +502,7 @@ static void tamm_task_rows_55(tamm_ctx *tamm_ctx_, void *tamm_args_)
             }
         }
     }
-#line 501 "guarded.tamm.c"
+#line 506 "guarded.tamm.c"
 }
 
 #line 51 "guarded.c"
@@ -516,6 +521,7 @@ void rows(tamm_tensor *A, tamm_tensor *B, long nb, long n)
     tamm_a_.A = A;
     tamm_a_.n = n;
     tamm_a_.tamm_T0 = (B); tamm_a_.tamm_i0[0] = (I); tamm_a_.tamm_i0[1] = tamm_cc_range(tamm_a_.tamm_T0, 1, (0), (nb));  /* accum B[I][0:nb] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     if ((tamm_a_.tamm_g1 = !!(I > 0))) {  /* read A[I-1][0:nb] if (I > 0) */
         tamm_a_.tamm_T1 = (A); tamm_a_.tamm_i1[0] = (I - 1); tamm_a_.tamm_i1[1] = tamm_cc_range(tamm_a_.tamm_T1, 1, (0), (nb));
     }

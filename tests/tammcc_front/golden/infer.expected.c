@@ -66,7 +66,7 @@ static void tamm_task_kernels_20(tamm_ctx *tamm_ctx_, void *tamm_args_)
 /* ---- task tamm_task_kernels_28: infer.c:28, in kernels() ---- */
 struct tamm_task_kernels_28_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[i] */
-    tamm_tensor *tamm_T1; long tamm_i1[1];  /* C[i] */
+    tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* C[i] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -75,7 +75,7 @@ static int tamm_task_kernels_28_refs(const struct tamm_task_kernels_28_args *tam
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READ);
     tamm_s_[tamm_n_++] = "A[i]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
     tamm_s_[tamm_n_++] = "C[i]";
     return tamm_n_;
 }
@@ -87,7 +87,7 @@ static void tamm_task_kernels_28(tamm_ctx *tamm_ctx_, void *tamm_args_)
     struct tamm_task_kernels_28_args *tamm_a_ = (struct tamm_task_kernels_28_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[i] */
-    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* C[i] */
+    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* C[i] */
     {
 #line 29 "infer.c"
         {
@@ -98,7 +98,7 @@ static void tamm_task_kernels_28(tamm_ctx *tamm_ctx_, void *tamm_args_)
         }
     }
 #line 101 "infer.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 #line 105 "infer.tamm.c"
@@ -233,6 +233,7 @@ void kernels(tamm_tensor *A, tamm_tensor *B, tamm_tensor *C, long nt)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* read A[i] */
     tamm_a_.tamm_T1 = (C); tamm_a_.tamm_i1[0] = (i);  /* accum C[i] */
+    tamm_a_.tamm_m1 = tamm_cc_accum_mode(tamm_a_.tamm_T1, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */

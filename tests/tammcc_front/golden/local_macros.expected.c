@@ -24,14 +24,14 @@ void f(tamm_tensor *A, long n);
 /* ---- task tamm_task_f_13: local_macros.c:13, in f() ---- */
 struct tamm_task_f_13_args {
     long i;
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[i] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* A[i] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_f_13_refs(const struct tamm_task_f_13_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "A[i]";
     return tamm_n_;
 }
@@ -41,7 +41,7 @@ static void tamm_task_f_13(tamm_ctx *tamm_ctx_, void *tamm_args_)
     struct tamm_task_f_13_args *tamm_a_ = (struct tamm_task_f_13_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     long i = tamm_a_->i;
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* A[i] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* A[i] */
     (void)i;
     {
 #line 14 "local_macros.c"
@@ -51,7 +51,7 @@ static void tamm_task_f_13(tamm_ctx *tamm_ctx_, void *tamm_args_)
         }
     }
 #line 54 "local_macros.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 #line 19 "local_macros.c"
 #undef STEP
@@ -62,14 +62,14 @@ static void tamm_task_f_13(tamm_ctx *tamm_ctx_, void *tamm_args_)
 
 /* ---- task tamm_task_f_25: local_macros.c:25, in f() ---- */
 struct tamm_task_f_25_args {
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[i] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* A[i] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_f_25_refs(const struct tamm_task_f_25_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "A[i]";
     return tamm_n_;
 }
@@ -78,7 +78,7 @@ static void tamm_task_f_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_25_args *tamm_a_ = (struct tamm_task_f_25_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* A[i] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* A[i] */
     {
 #line 26 "local_macros.c"
             {
@@ -87,7 +87,7 @@ static void tamm_task_f_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
             }
     }
 #line 90 "local_macros.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 #pragma pop_macro("TWICE")
 #pragma pop_macro("STEP")
@@ -106,14 +106,14 @@ static void tamm_task_f_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
 struct tamm_task_f_21_args {
     long n;
     tamm_tensor *A;
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[0:n] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* A[0:n] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_f_21_refs(const struct tamm_task_f_21_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM | TAMM_PERMISSION_ONLY);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0 | TAMM_PERMISSION_ONLY);
     tamm_s_[tamm_n_++] = "A[0:n]";
     return tamm_n_;
 }
@@ -136,6 +136,7 @@ static void tamm_task_f_21(tamm_ctx *tamm_ctx_, void *tamm_args_)
     struct tamm_task_f_25_args tamm_c_;
     memset(&tamm_c_, 0, sizeof tamm_c_);
     tamm_c_.tamm_T0 = (A); tamm_c_.tamm_i0[0] = (i);  /* accum A[i] */
+    tamm_c_.tamm_m0 = tamm_cc_accum_mode(tamm_c_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_f_25, NULL, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_f_25_refs(&tamm_c_, tamm_r_, tamm_s_),
@@ -147,7 +148,7 @@ static void tamm_task_f_21(tamm_ctx *tamm_ctx_, void *tamm_args_)
         }
     }
     }
-#line 151 "local_macros.tamm.c"
+#line 152 "local_macros.tamm.c"
 }
 #pragma pop_macro("TWICE")
 #pragma pop_macro("STEP")
@@ -165,6 +166,7 @@ void f(tamm_tensor *A, long n)
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.i = i;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* accum A[i] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_f_13, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_13_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -184,6 +186,7 @@ void f(tamm_tensor *A, long n)
     tamm_a_.n = n;
     tamm_a_.A = A;
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = tamm_cc_range(tamm_a_.tamm_T0, 0, (0), (n));  /* accum A[0:n] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_f_21, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_21_refs(&tamm_a_, tamm_r_, tamm_s_),

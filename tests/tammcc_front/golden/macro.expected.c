@@ -16,14 +16,14 @@ void f(tamm_tensor *A, long n);
 
 /* ---- task tamm_task_f_10: macro.c:10, in f() ---- */
 struct tamm_task_f_10_args {
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[i] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* A[i] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_f_10_refs(const struct tamm_task_f_10_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "A[i]";
     return tamm_n_;
 }
@@ -32,7 +32,7 @@ static void tamm_task_f_10(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_10_args *tamm_a_ = (struct tamm_task_f_10_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* A[i] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* A[i] */
     {
 #line 11 "macro.c"
         {
@@ -41,7 +41,7 @@ static void tamm_task_f_10(tamm_ctx *tamm_ctx_, void *tamm_args_)
         }
     }
 #line 44 "macro.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 #line 47 "macro.tamm.c"
 
@@ -85,6 +85,7 @@ void f(tamm_tensor *A, long n)
     struct tamm_task_f_10_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (i);  /* accum A[i] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_f_10, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_10_refs(&tamm_a_, tamm_r_, tamm_s_),

@@ -21,7 +21,7 @@ void row_sums(tamm_tensor *A, tamm_tensor *C, long i, long nt);
 /* ---- task tamm_task_row_sums_16: nested.c:16, in row_sums() ---- */
 struct tamm_task_row_sums_16_args {
     tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[i][j] */
-    tamm_tensor *tamm_T1; long tamm_i1[1];  /* C[i] */
+    tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* C[i] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -30,7 +30,7 @@ static int tamm_task_row_sums_16_refs(const struct tamm_task_row_sums_16_args *t
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_READ);
     tamm_s_[tamm_n_++] = "A[i][j]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
     tamm_s_[tamm_n_++] = "C[i]";
     return tamm_n_;
 }
@@ -42,13 +42,13 @@ static void tamm_task_row_sums_16(tamm_ctx *tamm_ctx_, void *tamm_args_)
     struct tamm_task_row_sums_16_args *tamm_a_ = (struct tamm_task_row_sums_16_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[i][j] */
-    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_ACC);  /* C[i] */
+    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* C[i] */
     {
 #line 17 "nested.c"
             add(tamm_b0_, tamm_b1_, 16);
     }
 #line 51 "nested.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 #line 55 "nested.tamm.c"
@@ -103,6 +103,7 @@ static void tamm_task_row_sums_13(tamm_ctx *tamm_ctx_, void *tamm_args_)
     memset(&tamm_c_, 0, sizeof tamm_c_);
     tamm_c_.tamm_T0 = (A); tamm_c_.tamm_i0[0] = (i); tamm_c_.tamm_i0[1] = (j);  /* read A[i][j] */
     tamm_c_.tamm_T1 = (C); tamm_c_.tamm_i1[0] = (i);  /* accum C[i] */
+    tamm_c_.tamm_m1 = tamm_cc_accum_mode(tamm_c_.tamm_T1, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
@@ -142,7 +143,7 @@ tamm_resume_2: ;
         c[0] *= 2;
     }
     }
-#line 146 "nested.tamm.c"
+#line 147 "nested.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
     return;
 tamm_split_:
@@ -180,20 +181,20 @@ void row_sums(tamm_tensor *A, tamm_tensor *C, long i, long nt)
      
 }
 
-#line 184 "nested.tamm.c"
+#line 185 "nested.tamm.c"
 void two_levels(tamm_tensor *A, long nt);
-#line 186 "nested.tamm.c"
+#line 187 "nested.tamm.c"
 
 /* ---- task tamm_task_two_levels_36: nested.c:36, in two_levels() ---- */
 struct tamm_task_two_levels_36_args {
-    tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[i][j] */
+    tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* A[i][j] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_two_levels_36_refs(const struct tamm_task_two_levels_36_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "A[i][j]";
     return tamm_n_;
 }
@@ -202,7 +203,7 @@ static void tamm_task_two_levels_36(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_two_levels_36_args *tamm_a_ = (struct tamm_task_two_levels_36_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* A[i][j] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* A[i][j] */
     {
 #line 37 "nested.c"
                     {
@@ -210,24 +211,24 @@ static void tamm_task_two_levels_36(tamm_ctx *tamm_ctx_, void *tamm_args_)
                         a[0] += 1;
                     }
     }
-#line 214 "nested.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+#line 215 "nested.tamm.c"
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 217 "nested.tamm.c"
+#line 218 "nested.tamm.c"
 
 /* ---- task tamm_task_two_levels_33: nested.c:33, in two_levels() ---- */
 struct tamm_task_two_levels_33_args {
     long nt;
     tamm_tensor *A;
     long i;
-    tamm_tensor *tamm_T0; long tamm_i0[2];  /* A[i][0:nt] */
+    tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* A[i][0:nt] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_two_levels_33_refs(const struct tamm_task_two_levels_33_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_ACCUM | TAMM_PERMISSION_ONLY);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, tamm_p_->tamm_m0 | TAMM_PERMISSION_ONLY);
     tamm_s_[tamm_n_++] = "A[i][0:nt]";
     return tamm_n_;
 }
@@ -250,6 +251,7 @@ static void tamm_task_two_levels_33(tamm_ctx *tamm_ctx_, void *tamm_args_)
     struct tamm_task_two_levels_36_args tamm_c_;
     memset(&tamm_c_, 0, sizeof tamm_c_);
     tamm_c_.tamm_T0 = (A); tamm_c_.tamm_i0[0] = (i); tamm_c_.tamm_i0[1] = (j);  /* accum A[i][j] */
+    tamm_c_.tamm_m0 = tamm_cc_accum_mode(tamm_c_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_two_levels_36, NULL, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_two_levels_36_refs(&tamm_c_, tamm_r_, tamm_s_),
@@ -261,9 +263,9 @@ static void tamm_task_two_levels_33(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 }
             }
     }
-#line 265 "nested.tamm.c"
-}
 #line 267 "nested.tamm.c"
+}
+#line 269 "nested.tamm.c"
 
 /* ---- task tamm_task_two_levels_30: nested.c:30, in two_levels() ---- */
 struct tamm_task_two_levels_30_args {
@@ -301,6 +303,7 @@ static void tamm_task_two_levels_30(tamm_ctx *tamm_ctx_, void *tamm_args_)
     tamm_c_.A = A;
     tamm_c_.i = i;
     tamm_c_.tamm_T0 = (A); tamm_c_.tamm_i0[0] = (i); tamm_c_.tamm_i0[1] = tamm_cc_range(tamm_c_.tamm_T0, 1, (0), (nt));  /* accum A[i][0:nt] */
+    tamm_c_.tamm_m0 = tamm_cc_accum_mode(tamm_c_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_two_levels_33, NULL, &tamm_c_, sizeof tamm_c_, tamm_r_, tamm_task_two_levels_33_refs(&tamm_c_, tamm_r_, tamm_s_),
@@ -312,7 +315,7 @@ static void tamm_task_two_levels_30(tamm_ctx *tamm_ctx_, void *tamm_args_)
         }
     }
     }
-#line 316 "nested.tamm.c"
+#line 319 "nested.tamm.c"
 }
 
 #line 28 "nested.c"

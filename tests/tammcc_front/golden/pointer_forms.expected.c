@@ -113,14 +113,14 @@ static void tamm_task_f_22(tamm_ctx *tamm_ctx_, void *tamm_args_)
 
 /* ---- task tamm_task_f_25: pointer_forms.c:25, in f() ---- */
 struct tamm_task_f_25_args {
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[3] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* A[3] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_f_25_refs(const struct tamm_task_f_25_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "A[3]";
     return tamm_n_;
 }
@@ -129,13 +129,13 @@ static void tamm_task_f_25(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_25_args *tamm_a_ = (struct tamm_task_f_25_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* A[3] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* A[3] */
     {
 #line 26 "pointer_forms.c"
     { double *a = tamm_b0_; a[0] += 1; a[1] -= 2; }
     }
 #line 138 "pointer_forms.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 #line 141 "pointer_forms.tamm.c"
 
@@ -617,7 +617,7 @@ static void tamm_task_f_73(tamm_ctx *tamm_ctx_, void *tamm_args_)
 
 /* ---- task tamm_task_f_75: pointer_forms.c:75, in f() ---- */
 struct tamm_task_f_75_args {
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[20] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* A[20] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* B[6] */
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* B[7] */
 };
@@ -626,7 +626,7 @@ struct tamm_task_f_75_args {
 static int tamm_task_f_75_refs(const struct tamm_task_f_75_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "A[20]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "B[6]";
@@ -639,7 +639,7 @@ static void tamm_task_f_75(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_75_args *tamm_a_ = (struct tamm_task_f_75_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* A[20] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* A[20] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* B[6] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_RW);  /* B[7] */
     {
@@ -649,7 +649,7 @@ static void tamm_task_f_75(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 650 "pointer_forms.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_RW);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 #line 655 "pointer_forms.tamm.c"
 
@@ -744,14 +744,14 @@ static void tamm_task_f_84(tamm_ctx *tamm_ctx_, void *tamm_args_)
 
 /* ---- task tamm_task_f_87: pointer_forms.c:87, in f() ---- */
 struct tamm_task_f_87_args {
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[24] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* A[24] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_f_87_refs(const struct tamm_task_f_87_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "A[24]";
     return tamm_n_;
 }
@@ -760,26 +760,26 @@ static void tamm_task_f_87(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_87_args *tamm_a_ = (struct tamm_task_f_87_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* A[24] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* A[24] */
     {
 #line 88 "pointer_forms.c"
     { double *a = tamm_b0_; h_f(a, 4); }
     }
 #line 769 "pointer_forms.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 #line 772 "pointer_forms.tamm.c"
 
 /* ---- task tamm_task_f_89: pointer_forms.c:89, in f() ---- */
 struct tamm_task_f_89_args {
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[25] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* A[25] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_f_89_refs(const struct tamm_task_f_89_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "A[25]";
     return tamm_n_;
 }
@@ -788,13 +788,13 @@ static void tamm_task_f_89(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_89_args *tamm_a_ = (struct tamm_task_f_89_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* A[25] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* A[25] */
     {
 #line 90 "pointer_forms.c"
     { double *a = tamm_b0_; h_g(a, 4); }
     }
 #line 797 "pointer_forms.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 #line 800 "pointer_forms.tamm.c"
 
@@ -878,6 +878,7 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     struct tamm_task_f_25_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (3);  /* accum A[3] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_f_25, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_25_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -1123,6 +1124,7 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     struct tamm_task_f_75_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (20);  /* accum A[20] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (6);  /* read B[6] */
     tamm_a_.tamm_T2 = (B); tamm_a_.tamm_i2[0] = (7);  /* readwrite B[7] */
     tamm_ref tamm_r_[3];
@@ -1183,6 +1185,7 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     struct tamm_task_f_87_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (24);  /* accum A[24] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_f_87, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_87_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -1196,6 +1199,7 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     struct tamm_task_f_89_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (25);  /* accum A[25] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_f_89, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_89_refs(&tamm_a_, tamm_r_, tamm_s_),

@@ -129,7 +129,7 @@ static void tamm_task_sum_21(tamm_ctx *tamm_ctx_, void *tamm_args_)
 
 /* ---- task tamm_task_sum_24: recursive_ranges.c:24, in sum() ---- */
 struct tamm_task_sum_24_args {
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* P[lo] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* P[lo] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* P[mid] */
 };
 
@@ -137,7 +137,7 @@ struct tamm_task_sum_24_args {
 static int tamm_task_sum_24_refs(const struct tamm_task_sum_24_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "P[lo]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "P[mid]";
@@ -148,7 +148,7 @@ static void tamm_task_sum_24(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_sum_24_args *tamm_a_ = (struct tamm_task_sum_24_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* P[lo] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* P[lo] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* P[mid] */
     {
 #line 25 "recursive_ranges.c"
@@ -156,7 +156,7 @@ static void tamm_task_sum_24(tamm_ctx *tamm_ctx_, void *tamm_args_)
     }
 #line 158 "recursive_ranges.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 
 #line 11 "recursive_ranges.c"
@@ -222,6 +222,7 @@ static void sum(tamm_tensor *X, tamm_tensor *P, long lo, long hi)
     struct tamm_task_sum_24_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (P); tamm_a_.tamm_i0[0] = (lo);  /* accum P[lo] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_I64, TAMM_CC_ACC);  /* adds as an 8-byte integer */
     tamm_a_.tamm_T1 = (P); tamm_a_.tamm_i1[0] = (mid);  /* read P[mid] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
@@ -234,20 +235,20 @@ static void sum(tamm_tensor *X, tamm_tensor *P, long lo, long hi)
 }
 
 /* 2. rows split in halves, a fixed column j: a range in dimension 0, the point j in 1 */
-#line 238 "recursive_ranges.tamm.c"
+#line 239 "recursive_ranges.tamm.c"
 static void rows(tamm_tensor *C, long i0, long i1, long j);
-#line 240 "recursive_ranges.tamm.c"
+#line 241 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_rows_33: recursive_ranges.c:33, in rows() ---- */
 struct tamm_task_rows_33_args {
-    tamm_tensor *tamm_T0; long tamm_i0[2];  /* C[i0][j] */
+    tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* C[i0][j] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_rows_33_refs(const struct tamm_task_rows_33_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "C[i0][j]";
     return tamm_n_;
 }
@@ -256,15 +257,15 @@ static void tamm_task_rows_33(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_rows_33_args *tamm_a_ = (struct tamm_task_rows_33_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* C[i0][j] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* C[i0][j] */
     {
 #line 34 "recursive_ranges.c"
             { double *c = tamm_b0_; c[0] += 1; }
     }
-#line 265 "recursive_ranges.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+#line 266 "recursive_ranges.tamm.c"
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 268 "recursive_ranges.tamm.c"
+#line 269 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_rows_39: recursive_ranges.c:39, in rows() ---- */
 struct tamm_task_rows_39_args {
@@ -297,9 +298,9 @@ static void tamm_task_rows_39(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 40 "recursive_ranges.c"
     (rows(C, i0, m, j));
     }
-#line 301 "recursive_ranges.tamm.c"
+#line 302 "recursive_ranges.tamm.c"
 }
-#line 303 "recursive_ranges.tamm.c"
+#line 304 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_rows_41: recursive_ranges.c:41, in rows() ---- */
 struct tamm_task_rows_41_args {
@@ -332,7 +333,7 @@ static void tamm_task_rows_41(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 42 "recursive_ranges.c"
     (rows(C, m, i1, j));
     }
-#line 336 "recursive_ranges.tamm.c"
+#line 337 "recursive_ranges.tamm.c"
 }
 
 #line 29 "recursive_ranges.c"
@@ -345,6 +346,7 @@ static void rows(tamm_tensor *C, long i0, long i1, long j)
     struct tamm_task_rows_33_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (C); tamm_a_.tamm_i0[0] = (i0); tamm_a_.tamm_i0[1] = (j);  /* accum C[i0][j] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_rows_33, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_rows_33_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -394,9 +396,9 @@ static void rows(tamm_tensor *C, long i0, long i1, long j)
 }
 
 /* 3. a 2-D split (rows, then columns): ranges in both dimensions, each under the other's precondition */
-#line 398 "recursive_ranges.tamm.c"
-static void quad(tamm_tensor *C, long i0, long i1, long j0, long j1);
 #line 400 "recursive_ranges.tamm.c"
+static void quad(tamm_tensor *C, long i0, long i1, long j0, long j1);
+#line 402 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_quad_49: recursive_ranges.c:49, in quad() ---- */
 struct tamm_task_quad_49_args {
@@ -421,10 +423,10 @@ static void tamm_task_quad_49(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 50 "recursive_ranges.c"
         { double *c = tamm_b0_; c[0] *= 2; }
     }
-#line 425 "recursive_ranges.tamm.c"
+#line 427 "recursive_ranges.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 428 "recursive_ranges.tamm.c"
+#line 430 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_quad_55: recursive_ranges.c:55, in quad() ---- */
 struct tamm_task_quad_55_args {
@@ -459,9 +461,9 @@ static void tamm_task_quad_55(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 56 "recursive_ranges.c"
         (quad(C, i0, m, j0, j1));
     }
-#line 463 "recursive_ranges.tamm.c"
-}
 #line 465 "recursive_ranges.tamm.c"
+}
+#line 467 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_quad_57: recursive_ranges.c:57, in quad() ---- */
 struct tamm_task_quad_57_args {
@@ -496,9 +498,9 @@ static void tamm_task_quad_57(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 58 "recursive_ranges.c"
         (quad(C, m, i1, j0, j1));
     }
-#line 500 "recursive_ranges.tamm.c"
-}
 #line 502 "recursive_ranges.tamm.c"
+}
+#line 504 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_quad_61: recursive_ranges.c:61, in quad() ---- */
 struct tamm_task_quad_61_args {
@@ -533,9 +535,9 @@ static void tamm_task_quad_61(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 62 "recursive_ranges.c"
         (quad(C, i0, i1, j0, m));
     }
-#line 537 "recursive_ranges.tamm.c"
-}
 #line 539 "recursive_ranges.tamm.c"
+}
+#line 541 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_quad_63: recursive_ranges.c:63, in quad() ---- */
 struct tamm_task_quad_63_args {
@@ -570,7 +572,7 @@ static void tamm_task_quad_63(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 64 "recursive_ranges.c"
         (quad(C, i0, i1, m, j1));
     }
-#line 574 "recursive_ranges.tamm.c"
+#line 576 "recursive_ranges.tamm.c"
 }
 
 #line 46 "recursive_ranges.c"
@@ -673,9 +675,9 @@ static void quad(tamm_tensor *C, long i0, long i1, long j0, long j1)
 }
 
 /* 4. the combine step reads P[hi], outside [lo, hi): no range, the whole tensor */
-#line 677 "recursive_ranges.tamm.c"
-static void past_end(tamm_tensor *P, long lo, long hi);
 #line 679 "recursive_ranges.tamm.c"
+static void past_end(tamm_tensor *P, long lo, long hi);
+#line 681 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_past_end_74: recursive_ranges.c:74, in past_end() ---- */
 struct tamm_task_past_end_74_args {
@@ -706,9 +708,9 @@ static void tamm_task_past_end_74(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 75 "recursive_ranges.c"
     (past_end(P, lo, mid));
     }
-#line 710 "recursive_ranges.tamm.c"
-}
 #line 712 "recursive_ranges.tamm.c"
+}
+#line 714 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_past_end_76: recursive_ranges.c:76, in past_end() ---- */
 struct tamm_task_past_end_76_args {
@@ -739,13 +741,13 @@ static void tamm_task_past_end_76(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 77 "recursive_ranges.c"
     (past_end(P, mid, hi));
     }
-#line 743 "recursive_ranges.tamm.c"
-}
 #line 745 "recursive_ranges.tamm.c"
+}
+#line 747 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_past_end_79: recursive_ranges.c:79, in past_end() ---- */
 struct tamm_task_past_end_79_args {
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* P[lo] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* P[lo] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* P[hi] */
 };
 
@@ -753,7 +755,7 @@ struct tamm_task_past_end_79_args {
 static int tamm_task_past_end_79_refs(const struct tamm_task_past_end_79_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "P[lo]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "P[hi]";
@@ -764,15 +766,15 @@ static void tamm_task_past_end_79(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_past_end_79_args *tamm_a_ = (struct tamm_task_past_end_79_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* P[lo] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* P[lo] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* P[hi] */
     {
 #line 80 "recursive_ranges.c"
     { double *a = tamm_b0_; const double *b = tamm_b1_; a[0] += b[0]; }
     }
-#line 774 "recursive_ranges.tamm.c"
+#line 776 "recursive_ranges.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 
 #line 70 "recursive_ranges.c"
@@ -818,6 +820,7 @@ static void past_end(tamm_tensor *P, long lo, long hi)
     struct tamm_task_past_end_79_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (P); tamm_a_.tamm_i0[0] = (lo);  /* accum P[lo] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_a_.tamm_T1 = (P); tamm_a_.tamm_i1[0] = (hi);  /* read P[hi] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
@@ -830,9 +833,9 @@ static void past_end(tamm_tensor *P, long lo, long hi)
 }
 
 /* 5. a parameter assigned in the body: its value at a task is not the caller's; no range */
-#line 834 "recursive_ranges.tamm.c"
+#line 837 "recursive_ranges.tamm.c"
 static void moved(tamm_tensor *P, long lo, long hi);
-#line 836 "recursive_ranges.tamm.c"
+#line 839 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_moved_87: recursive_ranges.c:87, in moved() ---- */
 struct tamm_task_moved_87_args {
@@ -857,10 +860,10 @@ static void tamm_task_moved_87(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 88 "recursive_ranges.c"
         { double *p = tamm_b0_; p[0] = 1; }
     }
-#line 861 "recursive_ranges.tamm.c"
+#line 864 "recursive_ranges.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 864 "recursive_ranges.tamm.c"
+#line 867 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_moved_92: recursive_ranges.c:92, in moved() ---- */
 struct tamm_task_moved_92_args {
@@ -891,9 +894,9 @@ static void tamm_task_moved_92(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 93 "recursive_ranges.c"
     (moved(P, lo, mid));
     }
-#line 895 "recursive_ranges.tamm.c"
+#line 898 "recursive_ranges.tamm.c"
 }
-#line 897 "recursive_ranges.tamm.c"
+#line 900 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_moved_95: recursive_ranges.c:95, in moved() ---- */
 struct tamm_task_moved_95_args {
@@ -924,7 +927,7 @@ static void tamm_task_moved_95(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 96 "recursive_ranges.c"
     (moved(P, lo, hi));
     }
-#line 928 "recursive_ranges.tamm.c"
+#line 931 "recursive_ranges.tamm.c"
 }
 
 #line 84 "recursive_ranges.c"
@@ -983,9 +986,9 @@ static void moved(tamm_tensor *P, long lo, long hi)
 }
 
 /* 6. a split point read from a global: not a function of the parameters; no range */
-#line 987 "recursive_ranges.tamm.c"
+#line 990 "recursive_ranges.tamm.c"
 static void global_split(tamm_tensor *P, long lo, long hi);
-#line 989 "recursive_ranges.tamm.c"
+#line 992 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_global_split_103: recursive_ranges.c:103, in global_split() ---- */
 struct tamm_task_global_split_103_args {
@@ -1010,10 +1013,10 @@ static void tamm_task_global_split_103(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 104 "recursive_ranges.c"
         { double *p = tamm_b0_; p[0] = 1; }
     }
-#line 1014 "recursive_ranges.tamm.c"
+#line 1017 "recursive_ranges.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 1017 "recursive_ranges.tamm.c"
+#line 1020 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_global_split_108: recursive_ranges.c:108, in global_split() ---- */
 struct tamm_task_global_split_108_args {
@@ -1044,9 +1047,9 @@ static void tamm_task_global_split_108(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 109 "recursive_ranges.c"
     (global_split(P, lo, mid));
     }
-#line 1048 "recursive_ranges.tamm.c"
+#line 1051 "recursive_ranges.tamm.c"
 }
-#line 1050 "recursive_ranges.tamm.c"
+#line 1053 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_global_split_110: recursive_ranges.c:110, in global_split() ---- */
 struct tamm_task_global_split_110_args {
@@ -1077,7 +1080,7 @@ static void tamm_task_global_split_110(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 111 "recursive_ranges.c"
     (global_split(P, mid, hi));
     }
-#line 1081 "recursive_ranges.tamm.c"
+#line 1084 "recursive_ranges.tamm.c"
 }
 
 #line 100 "recursive_ranges.c"
@@ -1135,9 +1138,9 @@ static void global_split(tamm_tensor *P, long lo, long hi)
 }
 
 /* 7. fib over a tensor (slots 2s+1, 2s+2): no interval of the parameters holds them; the whole tensor */
-#line 1139 "recursive_ranges.tamm.c"
+#line 1142 "recursive_ranges.tamm.c"
 static void fib(tamm_tensor *F, int n, long slot);
-#line 1141 "recursive_ranges.tamm.c"
+#line 1144 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_fib_118: recursive_ranges.c:118, in fib() ---- */
 struct tamm_task_fib_118_args {
@@ -1165,10 +1168,10 @@ static void tamm_task_fib_118(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 119 "recursive_ranges.c"
         { int64_t *f = tamm_b0_; f[0] = n; }
     }
-#line 1169 "recursive_ranges.tamm.c"
+#line 1172 "recursive_ranges.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 1172 "recursive_ranges.tamm.c"
+#line 1175 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_fib_122: recursive_ranges.c:122, in fib() ---- */
 struct tamm_task_fib_122_args {
@@ -1199,9 +1202,9 @@ static void tamm_task_fib_122(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 123 "recursive_ranges.c"
     (fib(F, n - 1, 2 * slot + 1));
     }
-#line 1203 "recursive_ranges.tamm.c"
+#line 1206 "recursive_ranges.tamm.c"
 }
-#line 1205 "recursive_ranges.tamm.c"
+#line 1208 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_fib_124: recursive_ranges.c:124, in fib() ---- */
 struct tamm_task_fib_124_args {
@@ -1232,13 +1235,13 @@ static void tamm_task_fib_124(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 125 "recursive_ranges.c"
     (fib(F, n - 2, 2 * slot + 2));
     }
-#line 1236 "recursive_ranges.tamm.c"
+#line 1239 "recursive_ranges.tamm.c"
 }
-#line 1238 "recursive_ranges.tamm.c"
+#line 1241 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_fib_127: recursive_ranges.c:127, in fib() ---- */
 struct tamm_task_fib_127_args {
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* F[slot] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* F[slot] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* F[2*slot+1] */
 };
 
@@ -1246,7 +1249,7 @@ struct tamm_task_fib_127_args {
 static int tamm_task_fib_127_refs(const struct tamm_task_fib_127_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "F[slot]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "F[2*slot+1]";
@@ -1257,15 +1260,15 @@ static void tamm_task_fib_127(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_fib_127_args *tamm_a_ = (struct tamm_task_fib_127_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* F[slot] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* F[slot] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* F[2*slot+1] */
     {
 #line 128 "recursive_ranges.c"
     { int64_t *f = tamm_b0_; const int64_t *a = tamm_b1_; f[0] += a[0]; }
     }
-#line 1267 "recursive_ranges.tamm.c"
+#line 1270 "recursive_ranges.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 
 #line 115 "recursive_ranges.c"
@@ -1326,6 +1329,7 @@ static void fib(tamm_tensor *F, int n, long slot)
     struct tamm_task_fib_127_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (F); tamm_a_.tamm_i0[0] = (slot);  /* accum F[slot] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_I64, TAMM_CC_ACC);  /* adds as an 8-byte integer */
     tamm_a_.tamm_T1 = (F); tamm_a_.tamm_i1[0] = (2 * slot + 1);  /* read F[2*slot+1] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];

@@ -13,14 +13,14 @@ int main(int argc, char **argv);
 
 /* ---- task tamm_task_main_12: toplevel.c:12, in main() ---- */
 struct tamm_task_main_12_args {
-    tamm_tensor *tamm_T0; long tamm_i0[2];  /* T[i][0] */
+    tamm_tensor *tamm_T0; long tamm_i0[2]; unsigned tamm_m0;  /* T[i][0] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_main_12_refs(const struct tamm_task_main_12_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, TAMM_ACCUM);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 2, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "T[i][0]";
     return tamm_n_;
 }
@@ -29,7 +29,7 @@ static void tamm_task_main_12(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_12_args *tamm_a_ = (struct tamm_task_main_12_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_ACC);  /* T[i][0] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* T[i][0] */
     {
 #line 13 "toplevel.c"
             {
@@ -38,7 +38,7 @@ static void tamm_task_main_12(tamm_ctx *tamm_ctx_, void *tamm_args_)
             }
     }
 #line 41 "toplevel.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_ACC);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 
 #line 4 "toplevel.c"
@@ -56,6 +56,7 @@ int main(int argc, char **argv)
     struct tamm_task_main_12_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (T); tamm_a_.tamm_i0[0] = (i); tamm_a_.tamm_i0[1] = (0);  /* accum T[i][0] */
+    tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_main_12, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_12_refs(&tamm_a_, tamm_r_, tamm_s_),

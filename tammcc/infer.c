@@ -2366,22 +2366,49 @@ static const char *contradiction(unsigned m, unsigned s)
     return NULL;
 }
 
+/* Whether the clause reference r names the block key (its indices collapsed,
+ * as the accesses' keys are). */
+static int ref_names(const cc_ref *r, const char *key)
+{
+    cc_ref k = *r;
+    char *idx[CC_MAX_DIMS];
+    for (int d = 0; d < r->nidx; d++) k.idx[d].s = idx[d] = r->idx[d].s ? cc_collapse(r->idx[d].s) : NULL;
+    char *rk = cc_ref_text(&k);
+    for (int d = 0; d < r->nidx; d++) free(idx[d]);
+    int same = !strcmp(rk, key);
+    free(rk);
+    return same;
+}
+
 /* The first access clause before t's clause i that names the block key, or NULL. */
 static const cc_ref *earlier_clause(const cc_task *t, int i, const char *key)
 {
-    for (int j = 0; j < i; j++) {
-        const cc_ref *r = &t->pr->refs[j];
-        if (r->mode & CC_PERMONLY) continue;
-        cc_ref k = *r;
-        char *idx[CC_MAX_DIMS];
-        for (int d = 0; d < r->nidx; d++) k.idx[d].s = idx[d] = r->idx[d].s ? cc_collapse(r->idx[d].s) : NULL;
-        char *rk = cc_ref_text(&k);
-        for (int d = 0; d < r->nidx; d++) free(idx[d]);
-        int same = !strcmp(rk, key);
-        free(rk);
-        if (same) return r;
-    }
+    for (int j = 0; j < i; j++)
+        if (!(t->pr->refs[j].mode & CC_PERMONLY) && ref_names(&t->pr->refs[j], key)) return &t->pr->refs[j];
     return NULL;
+}
+
+/* The first permission(...) clause of t that names the block key, or NULL. */
+static const cc_ref *perm_clause(const cc_task *t, const char *key)
+{
+    for (int j = 0; j < t->pr->nrefs; j++)
+        if ((t->pr->refs[j].mode & CC_PERMONLY) && ref_names(&t->pr->refs[j], key)) return &t->pr->refs[j];
+    return NULL;
+}
+
+/* A child's access ca beyond what the parent's permission clause r on pa
+ * grants: a compile error (the clause is the parent's declaration; it is not
+ * widened), naming the child's access and the clause, both with file:line. */
+static void perm_clause_exceeded(cc_infer *in, const cc_task *t, const cc_access *ca, const cc_access *pa,
+                                 const cc_ref *r)
+{
+    unsigned cl, cc;
+    cc_line_col(in->src, r->off, &cl, &cc);
+    cc_diag(in->src, ca->off, CC_ERROR, "nested task needs %s permission on %s (%s), but its parent (line %u) declares "
+            "only 'permission(%s: %s)' at %s:%u:%u; widen the clause to cover the nested task",
+            perm_word(ca->mode), ca->key, ca->why ? ca->why : "its access", t->line, perm_word(pa->mode), pa->key,
+            in->src->name, cl, cc);
+    cc_diag(in->src, r->off, CC_NOTE, "the parent's 'permission(%s: %s)' clause is here", perm_word(pa->mode), pa->key);
 }
 
 int cc_infer_finish(cc_infer *in, cc_task *t)
@@ -2479,9 +2506,12 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
             int cov = -1;
             if (!ca->loop_range && find_access(t, ca->tensor, idx, ca->nidx) < 0)
                 cov = covering_range(t, ca->tensor, idx, widened, ca->nidx);
-            if (cov >= 0 && (within(cm, t->acc[cov].mode & 7u) || t->acc[cov].explicit_mode)) {
+            const cc_ref *pc = cov >= 0 && !t->acc[cov].explicit_mode ? perm_clause(t, t->acc[cov].key) : NULL;
+            if (cov >= 0 && (within(cm, t->acc[cov].mode & 7u) || t->acc[cov].explicit_mode || pc)) {
                 cc_access *pa = &t->acc[cov];
-                if (!within(cm, pa->mode & 7u))
+                if (!within(cm, pa->mode & 7u) && pc)
+                    perm_clause_exceeded(in, t, ca, pa, pc);
+                else if (!within(cm, pa->mode & 7u))
                     cc_diag(in->src, ca->off, CC_ERROR, "nested task needs %s permission on %s, but its parent "
                             "(line %u) declares only %s on %s", perm_word(cm), ca->key, t->line,
                             perm_word(pa->mode), pa->key);
@@ -2517,6 +2547,8 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
                 if (!within(cm, a->mode & 7u))
                     cc_diag(in->src, ca->off, CC_ERROR, "nested task needs %s permission on %s, but its parent "
                             "(line %u) declares only %s", perm_word(cm), a->key, t->line, perm_word(a->mode));
+            } else if (!within(cm, a->mode & 7u) && perm_clause(t, a->key)) {
+                perm_clause_exceeded(in, t, ca, a, perm_clause(t, a->key));
             } else if (!within(cm, a->mode & 7u)) {
                 unsigned nm = (a->mode | cm) & 7u;
                 if ((nm & CC_READ) && (nm & CC_ACCUM)) nm = CC_RW;

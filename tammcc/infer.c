@@ -2411,6 +2411,32 @@ static void perm_clause_exceeded(cc_infer *in, const cc_task *t, const cc_access
     cc_diag(in->src, r->off, CC_NOTE, "the parent's 'permission(%s: %s)' clause is here", perm_word(pa->mode), pa->key);
 }
 
+/* Where a permission(...) clause of t holds a child's blocks (tensor, idx,
+ * nidx; widened[d]: an index that varies in t's body, within a clause's slice
+ * or range) but no access of t that holds them grants mode cm: the access of
+ * that clause; else -1.  The clause is the parent's declaration, not widened. */
+static int perm_clause_short(const cc_task *t, const char *tensor, char **idx, const int *widened, int nidx, unsigned cm)
+{
+    char *tn = squeezed(tensor, strlen(tensor));
+    int bad = -1, ok = 0;
+    for (int k = 0; k < t->nacc && !ok; k++) {
+        const cc_access *a = &t->acc[k];
+        if (a->nidx && a->nidx != nidx) continue;
+        int holds = 1;
+        for (int d = 0; d < a->nidx && holds; d++)
+            holds = index_within(a->idx[d], idx[d]) ||
+                    (!idx[d] && widened[d] && cc_range_split(a->idx[d], NULL, NULL) && from_clause(t, a));
+        char *an = squeezed(a->tensor, strlen(a->tensor));
+        if (holds && !strcmp(an, tn)) {
+            if (within(cm, a->mode & 7u)) ok = 1;
+            else if (bad < 0 && !a->explicit_mode && perm_clause(t, a->key)) bad = k;
+        }
+        free(an);
+    }
+    free(tn);
+    return ok ? -1 : bad;
+}
+
 int cc_infer_finish(cc_infer *in, cc_task *t)
 {
     int e0 = cc_error_count();
@@ -2500,18 +2526,21 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
                 idx[d] = ca->idx[d] && !widened[d] ? cc_xstrdup(ca->idx[d]) : NULL;
             }
             unsigned cm = ca->mode & 7u;
+            int pk = perm_clause_short(t, ca->tensor, idx, widened, ca->nidx, cm);
+            if (pk >= 0) {
+                perm_clause_exceeded(in, t, ca, &t->acc[pk], perm_clause(t, t->acc[pk].key));
+                for (int d = 0; d < ca->nidx; d++) free(idx[d]);
+                continue;
+            }
             /* a parent range that provably holds the child's blocks (slices and
              * blocks keep the exact-key rule below); a child's loop range may
              * be TAMM_ALL at run time, so it is never provably within */
             int cov = -1;
             if (!ca->loop_range && find_access(t, ca->tensor, idx, ca->nidx) < 0)
                 cov = covering_range(t, ca->tensor, idx, widened, ca->nidx);
-            const cc_ref *pc = cov >= 0 && !t->acc[cov].explicit_mode ? perm_clause(t, t->acc[cov].key) : NULL;
-            if (cov >= 0 && (within(cm, t->acc[cov].mode & 7u) || t->acc[cov].explicit_mode || pc)) {
+            if (cov >= 0 && (within(cm, t->acc[cov].mode & 7u) || t->acc[cov].explicit_mode)) {
                 cc_access *pa = &t->acc[cov];
-                if (!within(cm, pa->mode & 7u) && pc)
-                    perm_clause_exceeded(in, t, ca, pa, pc);
-                else if (!within(cm, pa->mode & 7u))
+                if (!within(cm, pa->mode & 7u))
                     cc_diag(in->src, ca->off, CC_ERROR, "nested task needs %s permission on %s, but its parent "
                             "(line %u) declares only %s on %s", perm_word(cm), ca->key, t->line,
                             perm_word(pa->mode), pa->key);
@@ -2547,8 +2576,6 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
                 if (!within(cm, a->mode & 7u))
                     cc_diag(in->src, ca->off, CC_ERROR, "nested task needs %s permission on %s, but its parent "
                             "(line %u) declares only %s", perm_word(cm), a->key, t->line, perm_word(a->mode));
-            } else if (!within(cm, a->mode & 7u) && perm_clause(t, a->key)) {
-                perm_clause_exceeded(in, t, ca, a, perm_clause(t, a->key));
             } else if (!within(cm, a->mode & 7u)) {
                 unsigned nm = (a->mode | cm) & 7u;
                 if ((nm & CC_READ) && (nm & CC_ACCUM)) nm = CC_RW;

@@ -18,7 +18,8 @@ typedef struct {
     size_t base;
     tok *t;
     int nt, pos;
-    int err;
+    int mute;  /* an error was reported in this clause (or directive): the rest of it would be noise */
+    int nerr;  /* errors reported in this pragma */
     size_t t_cap, refs_cap, wait_cap, signal_cap; /* of t and of the directive's refs, wait, signal */
 } parser;
 
@@ -32,8 +33,9 @@ static size_t tok_off(const parser *p, const tok *t) { return t->k == T_END ? fo
 
 static void perr(parser *p, const tok *t, const char *fmt, const char *a, const char *b)
 {
-    if (p->err) return; /* one error per pragma: the rest would be noise */
-    p->err = 1;
+    if (p->mute) return; /* one error per clause (per directive outside task clauses) */
+    p->mute = 1;
+    p->nerr++;
     char msg[512];
     snprintf(msg, sizeof msg, fmt, a ? a : "", b ? b : "");
     cc_diag(p->src, tok_off(p, t), CC_ERROR, "%s", msg);
@@ -442,18 +444,68 @@ static int paren_expr(parser *p, cc_text *out, const char *name)
     return expect(p, ')', what);
 }
 
+/* The device that another name of it means (`gpu` is `cuda`, `CPU` is
+ * `cpu`), or NULL, and in *why what makes it that device: a hint that edit
+ * distance would get wrong (`gpu` is one letter from `cpu`). */
+static const char *device_alias(const char *d, const char **why)
+{
+    static const char *const alias[][3] = { { "gpu", "cuda", " (tamm's GPU variants are CUDA)" },
+                                            { "nvidia", "cuda", " (tamm's GPU variants are CUDA)" },
+                                            { "host", "cpu", "" }, { "cuda", "cuda", "" }, { "cpu", "cpu", "" },
+                                            { "any", "any", "" } };
+    for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++) {
+        size_t n = strlen(alias[i][0]);
+        int same = strlen(d) == n;
+        for (size_t j = 0; same && j < n; j++) same = tolower((unsigned char)d[j]) == alias[i][0][j];
+        if (same) {
+            *why = alias[i][2];
+            return alias[i][1];
+        }
+    }
+    return NULL;
+}
+
+/* After an error in the clause whose name is token `start`: go past the
+ * clause (its name and the parenthesised group after it; without one, up to
+ * the next clause name), so that the next clause is checked too.  Returns -1
+ * where the group is not closed (nothing after it can be told apart). */
+static int skip_clause(parser *p, int start)
+{
+    int i = start + 1;
+    if (p->t[start].k == T_PUNCT && is_punct(p, &p->t[start], '(')) i = start; /* a stray group */
+    if (is_punct(p, &p->t[i], '(')) {
+        for (int depth = 0; p->t[i].k != T_END; i++) {
+            if (is_punct(p, &p->t[i], '(')) depth++;
+            else if (is_punct(p, &p->t[i], ')') && --depth == 0) break;
+        }
+        if (p->t[i].k == T_END) return -1;
+        i++;
+    } else {
+        for (; p->t[i].k != T_END; i++) {
+            int known = 0;
+            for (int c = 0; task_clauses[c] && p->t[i].k == T_IDENT && !known; c++) known = is_word(p, &p->t[i], task_clauses[c]);
+            if (known) break;
+        }
+    }
+    if (i > p->pos) p->pos = i;
+    return 0;
+}
+
 static int parse_task(parser *p, cc_pragma *o)
 {
     int seen_prio = 0, seen_if = 0, seen_on = 0, seen_label = 0, seen_dev = 0, seen_coll = 0;
     for (;;) {
+        p->mute = 0; /* every bad clause is reported, each at its place */
         if (is_punct(p, cur(p), ',')) p->pos++;
         tok *t = cur(p);
-        if (t->k == T_END) return 0;
+        int start = p->pos;
+        if (t->k == T_END) return p->nerr ? -1 : 0;
         if (t->k != T_IDENT) {
             char *g = tok_str(p, t);
             perr(p, t, "expected a clause of '#pragma tamm task', found '%s'", g, NULL);
             free(g);
-            return -1;
+            if (skip_clause(p, start)) return -1;
+            continue;
         }
         char *w = tok_str(p, t);
         int ci = -1;
@@ -461,10 +513,15 @@ static int parse_task(parser *p, cc_pragma *o)
             if (!strcmp(w, task_clauses[i])) ci = i;
         if (ci < 0) {
             const char *s = cc_suggest(w, task_clauses);
-            if (s) perr(p, t, "unknown clause '%s' in '#pragma tamm task'; did you mean '%s'?", w, s);
+            if (!strcmp(w, "depend"))
+                perr(p, t, "unknown clause '%s' in '#pragma tamm task': tamm infers dependences from the blocks the "
+                     "task body accesses; remove depend(...), or declare the modes with read(...), write(...), "
+                     "readwrite(...) or accum(...)%s", w, "");
+            else if (s) perr(p, t, "unknown clause '%s' in '#pragma tamm task'; did you mean '%s'?", w, s);
             else perr(p, t, "unknown clause '%s' in '#pragma tamm task'", w, NULL);
             free(w);
-            return -1;
+            if (skip_clause(p, start)) return -1;
+            continue;
         }
         p->pos++;
         int rc = 0;
@@ -506,8 +563,13 @@ static int parse_task(parser *p, cc_pragma *o)
                 else if (!strcmp(d, "cuda")) o->device = CC_DEV_CUDA;
                 else if (!strcmp(d, "any")) o->device = CC_DEV_ANY;
                 else {
+                    const char *why = "";
+                    const char *a = dt->k == T_IDENT ? device_alias(d, &why) : NULL;
                     const char *s = dt->k == T_IDENT ? cc_suggest(d, dv) : NULL;
-                    if (s) perr(p, dt, "unknown device '%s'; did you mean '%s'?", d, s);
+                    char m[160];
+                    snprintf(m, sizeof m, "unknown device '%%s'; did you mean '%%s'?%s", why);
+                    if (a) perr(p, dt, m, d, a);
+                    else if (s) perr(p, dt, "unknown device '%s'; did you mean '%s'?", d, s);
                     else perr(p, dt, "unknown device '%s'; expected cpu, cuda or any", d, NULL);
                     rc = -1;
                 }
@@ -551,13 +613,13 @@ static int parse_task(parser *p, cc_pragma *o)
             o->collective = 1;
         }
         free(w);
-        if (rc) return -1;
+        if (rc && skip_clause(p, start)) return -1;
     }
 }
 
 int cc_parse_pragma(const cc_source *src, const char *text, size_t len, const size_t *map, size_t base, cc_pragma *o)
 {
-    parser p = { src, text, len, map, base, NULL, 0, 0, 0, 0, 0, 0, 0 };
+    parser p = { src, text, len, map, base, NULL, 0, 0, 0, 0, 0, 0, 0, 0 };
     size_t off0 = o->off, end0 = o->end;
     int fm = o->from_macro;
     memset(o, 0, sizeof *o);

@@ -2447,22 +2447,75 @@ static const char *contradiction(unsigned m, unsigned s)
     return NULL;
 }
 
+/* Whether the clause reference r names the block key (its indices collapsed,
+ * as the accesses' keys are). */
+static int ref_names(const cc_ref *r, const char *key)
+{
+    cc_ref k = *r;
+    char *idx[CC_MAX_DIMS];
+    for (int d = 0; d < r->nidx; d++) k.idx[d].s = idx[d] = r->idx[d].s ? cc_collapse(r->idx[d].s) : NULL;
+    char *rk = cc_ref_text(&k);
+    for (int d = 0; d < r->nidx; d++) free(idx[d]);
+    int same = !strcmp(rk, key);
+    free(rk);
+    return same;
+}
+
 /* The first access clause before t's clause i that names the block key, or NULL. */
 static const cc_ref *earlier_clause(const cc_task *t, int i, const char *key)
 {
-    for (int j = 0; j < i; j++) {
-        const cc_ref *r = &t->pr->refs[j];
-        if (r->mode & CC_PERMONLY) continue;
-        cc_ref k = *r;
-        char *idx[CC_MAX_DIMS];
-        for (int d = 0; d < r->nidx; d++) k.idx[d].s = idx[d] = r->idx[d].s ? cc_collapse(r->idx[d].s) : NULL;
-        char *rk = cc_ref_text(&k);
-        for (int d = 0; d < r->nidx; d++) free(idx[d]);
-        int same = !strcmp(rk, key);
-        free(rk);
-        if (same) return r;
-    }
+    for (int j = 0; j < i; j++)
+        if (!(t->pr->refs[j].mode & CC_PERMONLY) && ref_names(&t->pr->refs[j], key)) return &t->pr->refs[j];
     return NULL;
+}
+
+/* The first permission(...) clause of t that names the block key, or NULL. */
+static const cc_ref *perm_clause(const cc_task *t, const char *key)
+{
+    for (int j = 0; j < t->pr->nrefs; j++)
+        if ((t->pr->refs[j].mode & CC_PERMONLY) && ref_names(&t->pr->refs[j], key)) return &t->pr->refs[j];
+    return NULL;
+}
+
+/* A child's access ca beyond what the parent's permission clause r on pa
+ * grants: a compile error (the clause is the parent's declaration; it is not
+ * widened), naming the child's access and the clause, both with file:line. */
+static void perm_clause_exceeded(cc_infer *in, const cc_task *t, const cc_access *ca, const cc_access *pa,
+                                 const cc_ref *r)
+{
+    unsigned cl, cc;
+    cc_line_col(in->src, r->off, &cl, &cc);
+    cc_diag(in->src, ca->off, CC_ERROR, "nested task needs %s permission on %s (%s), but its parent (line %u) declares "
+            "only 'permission(%s: %s)' at %s:%u:%u; widen the clause to cover the nested task",
+            perm_word(ca->mode), ca->key, ca->why ? ca->why : "its access", t->line, perm_word(pa->mode), pa->key,
+            in->src->name, cl, cc);
+    cc_diag(in->src, r->off, CC_NOTE, "the parent's 'permission(%s: %s)' clause is here", perm_word(pa->mode), pa->key);
+}
+
+/* Where a permission(...) clause of t holds a child's blocks (tensor, idx,
+ * nidx; widened[d]: an index that varies in t's body, within a clause's slice
+ * or range) but no access of t that holds them grants mode cm: the access of
+ * that clause; else -1.  The clause is the parent's declaration, not widened. */
+static int perm_clause_short(const cc_task *t, const char *tensor, char **idx, const int *widened, int nidx, unsigned cm)
+{
+    char *tn = squeezed(tensor, strlen(tensor));
+    int bad = -1, ok = 0;
+    for (int k = 0; k < t->nacc && !ok; k++) {
+        const cc_access *a = &t->acc[k];
+        if (a->nidx && a->nidx != nidx) continue;
+        int holds = 1;
+        for (int d = 0; d < a->nidx && holds; d++)
+            holds = index_within(a->idx[d], idx[d]) ||
+                    (!idx[d] && widened[d] && cc_range_split(a->idx[d], NULL, NULL) && from_clause(t, a));
+        char *an = squeezed(a->tensor, strlen(a->tensor));
+        if (holds && !strcmp(an, tn)) {
+            if (within(cm, a->mode & 7u)) ok = 1;
+            else if (bad < 0 && !a->explicit_mode && perm_clause(t, a->key)) bad = k;
+        }
+        free(an);
+    }
+    free(tn);
+    return ok ? -1 : bad;
 }
 
 int cc_infer_finish(cc_infer *in, cc_task *t)
@@ -2559,6 +2612,12 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
                 idx[d] = ca->idx[d] && !widened[d] ? cc_xstrdup(ca->idx[d]) : NULL;
             }
             unsigned cm = ca->mode & 7u;
+            int pk = perm_clause_short(t, ca->tensor, idx, widened, ca->nidx, cm);
+            if (pk >= 0) {
+                perm_clause_exceeded(in, t, ca, &t->acc[pk], perm_clause(t, t->acc[pk].key));
+                for (int d = 0; d < ca->nidx; d++) free(idx[d]);
+                continue;
+            }
             /* a parent range that provably holds the child's blocks (slices and
              * blocks keep the exact-key rule below); a child's loop range may
              * be TAMM_ALL at run time, so it is never provably within */

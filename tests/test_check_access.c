@@ -139,6 +139,9 @@ static void test_wrong_tasks(void)
             CHECK_CONTAINS(err, "tensor 'C'");
             CHECK_CONTAINS(err, wcases[k].mode_name);
             CHECK_CONTAINS(err, tamm_strerror(TAMM_EACCESS));
+            /* the message ends with a whole sentence on where the mode came from */
+            CHECK_CONTAINS(err, "if the program declared it, that declaration is wrong for this body (correct the "
+                                "clause, or the mode the program passed to the runtime) [");
             CHECK_EQ_INT(h_count(err, "tamm: error"), 1);
             if (k == W_WRITE_EXPLICIT) CHECK_CONTAINS(err, "4 of its 16 elements were left unwritten, the first at element (3,0)");
             if (k == W_WRITE_CC) CHECK_CONTAINS(err, "1 of its 16 elements were left unwritten, the first at element (0,0)");

@@ -68,7 +68,8 @@ static void elem_coords(const tamm_tensor *T, long lin, size_t off, char *buf, s
 static const char *mode_hint(void)
 {
     return "if tammcc inferred this mode, its inference is wrong for this body (see tammcc --explain); "
-           "if the program declared it, the declaration is";
+           "if the program declared it, that declaration is wrong for this body (correct the clause, or the mode "
+           "the program passed to the runtime)";
 }
 
 int tamm__check_release(tamm_ctx *ctx, const tamm_bufrec *r, int commit)

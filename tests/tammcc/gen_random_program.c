@@ -195,6 +195,9 @@ typedef struct {
     unsigned local_bits[MAXT];
     /* everything touched by nested tasks (whole subtree) */
     unsigned desc_bits[MAXT];
+    /* what the task's access clauses declare beyond its bits (readwrite for an
+     * accum or a full write): the parent's permission must cover it too */
+    unsigned decl_bits[MAXT];
     /* consistency of the first index over the whole subtree (for T[e][:] slices) */
     int fstate[MAXT]; /* 0 none, 1 consistent, 2 mixed */
     char first[MAXT][96];
@@ -956,7 +959,7 @@ static const char *perm_name(unsigned bits)
 }
 
 /* Clauses for a task from what its body and subtree touch. */
-static void gen_clauses(sbuf *cl, const taskinfo *ti, int top)
+static void gen_clauses(sbuf *cl, taskinfo *ti, int top)
 {
     char buf[400];
     if (chance(30))
@@ -989,6 +992,8 @@ static void gen_clauses(sbuf *cl, const taskinfo *ti, int top)
                 if (!bits || !chance(75))
                     continue;
                 const char *m = mode_name(bits);
+                if (!strcmp(m, "readwrite"))
+                    ti->decl_bits[t] |= B_R | B_W;
                 int mi = 0;
                 while (strcmp(modes[mi], m))
                     mi++;
@@ -1026,7 +1031,7 @@ static void gen_clauses(sbuf *cl, const taskinfo *ti, int top)
 static void merge_child(taskinfo *p, const taskinfo *c)
 {
     for (int t = 0; t < ntens; t++) {
-        unsigned bits = c->base_bits[t] | c->shift_bits[t] | c->local_bits[t] | c->desc_bits[t];
+        unsigned bits = c->base_bits[t] | c->shift_bits[t] | c->local_bits[t] | c->desc_bits[t] | c->decl_bits[t];
         p->desc_bits[t] |= bits;
         if (c->fstate[t] == 1)
             note_first(p, t, c->first[t], c->fdepth[t]);

@@ -9,6 +9,11 @@
  *     the release and the next wait return TAMM_EACCESS;
  *   - correct readers, full writers, accumulators and readwrite tasks are not
  *     reported, and compute the right values, at 1 and 2 workers;
+ *   - a block that tammcc's code gives back before a nested submission and
+ *     fetches again in write mode (one write of the task in several buffers)
+ *     keeps what the first buffer wrote, and is checked over all its buffers:
+ *     written whole across them is not reported (test_rehold), a part that
+ *     none of them wrote is (W_WRITE_CC_SPLIT, at the end of the task);
  *   - without TAMM_CHECK_ACCESS (unset or 0) the same wrong tasks are not
  *     reported: the variable gates the checker;
  *   - an invalid value is rejected by tamm_init with a message naming it.
@@ -23,7 +28,7 @@
 /* ------------------------------------------------------------------ */
 /* Wrong tasks                                                          */
 /* ------------------------------------------------------------------ */
-enum { W_READ_EXPLICIT, W_WRITE_EXPLICIT, W_READ_CC, W_WRITE_CC, W_READ_IMPLICIT, W_CWRITE, W_COUNT };
+enum { W_READ_EXPLICIT, W_WRITE_EXPLICIT, W_READ_CC, W_WRITE_CC, W_READ_IMPLICIT, W_CWRITE, W_WRITE_CC_SPLIT, W_COUNT };
 static const struct {
     const char *label; unsigned mode; int line;
     const char *what;   /* in the message */
@@ -36,6 +41,7 @@ static const struct {
     [W_READ_IMPLICIT]  = { "implicit_reader", TAMM_READ, 46, "modified block C[1,2]", "mode: read" },
     [W_CWRITE]         = { "cwriter", TAMM_WRITE | TAMM_CANCELLABLE, 47, "did not write all of block C[1,2]",
                            "mode: cwrite" },
+    [W_WRITE_CC_SPLIT] = { "cc_split", TAMM_WRITE, 48, "did not write all of block C[1,2]", "mode: write" },
 };
 
 typedef struct { tamm_tensor *C; int k; } wargs;
@@ -79,6 +85,15 @@ static void wrong_body(tamm_ctx *ctx, void *vp)
         if (p) for (int e = 0; e < TL * TL; e += 2) p[e] = 1.0; /* every other element */
         rc = tamm_release_put(ctx, p);
         break;
+    case W_WRITE_CC_SPLIT: { /* tammcc's shape around a nested submission: two buffers, the last row in neither */
+        void *b = tamm_cc_get(ctx, a->C, idx, TAMM_CC_WRITE);
+        if (b) for (int e = 0; e < TL * TL / 2; e++) ((double *)b)[e] = 4.0;
+        tamm_cc_release(ctx, &b, TAMM_CC_WRITE);
+        b = tamm_cc_get(ctx, a->C, idx, TAMM_CC_WRITE);
+        if (b) for (int e = TL * TL / 2; e < TL * TL - TL; e++) ((double *)b)[e] = 5.0;
+        tamm_cc_release(ctx, &b, TAMM_CC_WRITE);
+        break;
+    }
     }
     atomic_store(&rel_rc, rc);
 }
@@ -146,6 +161,8 @@ static void test_wrong_tasks(void)
             if (k == W_WRITE_EXPLICIT) CHECK_CONTAINS(err, "4 of its 16 elements were left unwritten, the first at element (3,0)");
             if (k == W_WRITE_CC) CHECK_CONTAINS(err, "1 of its 16 elements were left unwritten, the first at element (0,0)");
             if (k == W_CWRITE) CHECK_CONTAINS(err, "8 of its 16 elements were left unwritten, the first at element (0,1)");
+            if (k == W_WRITE_CC_SPLIT)
+                CHECK_CONTAINS(err, "4 of its 16 elements were left unwritten, the first at element (3,0)");
 
             /* checker on, return mode: the wait returns TAMM_EACCESS, the program goes on */
             h_context("%s, %d worker(s), TAMM_CHECK_ACCESS=1 TAMM_ON_ERROR=return", wcases[k].label, nw);
@@ -200,13 +217,19 @@ static void t_fill(tamm_ctx *ctx, void *vp)
     TCHECK(tamm_release_put(ctx, p) == TAMM_OK);
 }
 
+/* Block (i,j) of T = v, written whole through tammcc's path (tamm_cc_get in write mode). */
+static void cc_fill(tamm_ctx *ctx, tamm_tensor *T, long i, long j, double v)
+{
+    long idx[2] = { i, j };
+    void *b = tamm_cc_get(ctx, T, idx, TAMM_CC_WRITE);
+    for (int e = 0; e < TL * TL; e++) ((double *)b)[e] = v;
+    tamm_cc_release(ctx, &b, TAMM_CC_WRITE);
+}
+
 static void t_fillcc(tamm_ctx *ctx, void *vp)
 {
     cargs *a = vp;
-    long idx[2] = { a->i, a->j };
-    void *b = tamm_cc_get(ctx, a->B, idx, TAMM_CC_WRITE);
-    for (int e = 0; e < TL * TL; e++) ((double *)b)[e] = 2.0;
-    tamm_cc_release(ctx, &b, TAMM_CC_WRITE);
+    cc_fill(ctx, a->B, a->i, a->j, 2.0);
 }
 
 static void t_copy(tamm_ctx *ctx, void *vp)
@@ -357,6 +380,117 @@ static void test_correct_tasks(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* One write in several buffers (tammcc around nested submissions)      */
+/* ------------------------------------------------------------------ */
+/* tammcc gives every block back before a nested submission (and a taskwait) and
+ * fetches it again, in the mode it inferred for the whole body, when the body
+ * next names it: a block written whole through a helper, then one element
+ * stored through a second tamm_block(R, i, j) after a nested task, is one write
+ * in two buffers (random program 91163, line 292).  For every block (i,j) of R,
+ * one task with write on R[i][j] and permission for its child on S[i][j]:
+ *   shape 0: fill R[i][j] with v, child, R[i][j][0] = 458   (fill, then one store)
+ *   shape 1: R[i][j][0] = 1, child, fill with v               (one store, then fill)
+ *   shape 2: first half v, child, second half v, taskwait, R[i][j][1] = 77
+ * where v(e) = i*100 + j*10 + e and the child writes S[i][j] = 6 whole. */
+#define REHOLD_SHAPES 3
+typedef struct { tamm_tensor *R, *S; long i, j; } rargs;
+
+static double r_val(long i, long j, int e) { return (double)(i * 100 + j * 10 + e); }
+static double r_want(long i, long j, int e)
+{
+    int shape = (int)((i * NB + j) % REHOLD_SHAPES);
+    if (shape == 0 && e == 0) return 458.0;
+    if (shape == 2 && e == 1) return 77.0;
+    return r_val(i, j, e);
+}
+
+static void t_rehold_child(tamm_ctx *ctx, void *vp)
+{
+    rargs *a = vp;
+    cc_fill(ctx, a->S, a->i, a->j, 6.0);
+}
+
+static void t_rehold(tamm_ctx *ctx, void *vp)
+{
+    rargs *a = vp;
+    long idx[2] = { a->i, a->j };
+    int shape = (int)((a->i * NB + a->j) % REHOLD_SHAPES);
+    double *p = tamm_cc_get(ctx, a->R, idx, TAMM_CC_WRITE);
+    int from = 0, to = TL * TL;
+    if (shape == 1) from = to = 0, p[0] = 1.0;
+    if (shape == 2) to = TL * TL / 2;
+    for (int e = from; e < to; e++) p[e] = r_val(a->i, a->j, e);
+    void *b = p;
+    tamm_cc_release(ctx, &b, TAMM_CC_WRITE);
+    /* a nested task writing S[i][j], submitted as tammcc does: no block held */
+    TCHECK(TU_SUBMIT(ctx, t_rehold_child, a, "rehold_child", tu_ref2(a->S, TAMM_WRITE, a->i, a->j)) == TAMM_OK);
+    p = tamm_cc_get(ctx, a->R, idx, TAMM_CC_WRITE);
+    if (shape == 0) p[0] = 458.0;
+    if (shape == 1) for (int e = 0; e < TL * TL; e++) p[e] = r_val(a->i, a->j, e);
+    if (shape == 2) {
+        for (int e = TL * TL / 2; e < TL * TL; e++) p[e] = r_val(a->i, a->j, e);
+        b = p;
+        tamm_cc_release(ctx, &b, TAMM_CC_WRITE);
+        TCHECK(tamm_cc_taskwait() == TAMM_OK);
+        p = tamm_cc_get(ctx, a->R, idx, TAMM_CC_WRITE);
+        p[1] = 77.0;
+    }
+    b = p;
+    tamm_cc_release(ctx, &b, TAMM_CC_WRITE);
+}
+
+static int child_rehold(void *vp)
+{
+    (void)vp;
+    tu_init();
+    tamm_tensor *R = mk("R"), *S = mk("S");
+    CHECK(R && S);
+    for (long i = 0; i < NB; i++)
+        for (long j = 0; j < NB; j++) {
+            rargs a = { R, S, i, j };
+            TU_SUBMIT(NULL, t_rehold, &a, "rehold", tu_ref2(R, TAMM_WRITE, i, j),
+                      tu_ref2(S, TAMM_WRITE | TAMM_PERMISSION_ONLY, i, j));
+        }
+    CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
+    CHECK_TASKS_OK();
+    static double r[NB * TL * NB * TL], s[NB * TL * NB * TL];
+    CHECK_EQ_INT(tamm_tensor_gather(R, r), TAMM_OK);
+    CHECK_EQ_INT(tamm_tensor_gather(S, s), TAMM_OK);
+    int bad = 0;
+    for (long i = 0; i < NB; i++)
+        for (long j = 0; j < NB; j++)
+            for (int e = 0; e < TL * TL; e++) {
+                long gi = i * TL + e / TL, gj = j * TL + e % TL;
+                double got = r[gi * NB * TL + gj], want = r_want(i, j, e);
+                if (got != want && bad++ < 5) CHECK_MSG(0, "R[%ld][%ld] = %g, want %g", gi, gj, got, want);
+                if (s[gi * NB * TL + gj] != 6.0 && bad++ < 5) CHECK_MSG(0, "S[%ld][%ld] = %g, want 6", gi, gj, s[gi * NB * TL + gj]);
+            }
+    CHECK_EQ_INT(bad, 0);
+    TU_FINALIZE();
+    return 0;
+}
+
+static void test_rehold(void)
+{
+    static char err[H_ERRBUF_SIZE];
+    static h_status st;
+    char how[128];
+    for (int nw = 1; nw <= 2; nw++)
+        for (int on = 0; on < 2; on++) {
+            char wenv[32];
+            snprintf(wenv, sizeof wenv, "TAMM_NUM_WORKERS=%d", nw);
+            h_context("one write in several buffers, %d worker(s), TAMM_CHECK_ACCESS=%d", nw, on);
+            const char *env[] = { wenv, on ? "TAMM_CHECK_ACCESS=1" : "TAMM_CHECK_ACCESS=0", NULL };
+            run_child(child_rehold, NULL, env, 60, &st, err);
+            h__merge_counts(&st);
+            if (!CHECK_MSG(child_ok(&st), "ended cleanly (got %s)", child_how(&st, how, sizeof how)))
+                h_dump_child("rehold", &st, err);
+            CHECK_EQ_INT(h_count(err, "tamm: error"), 0);
+        }
+    h_context(NULL);
+}
+
+/* ------------------------------------------------------------------ */
 /* Invalid values                                                       */
 /* ------------------------------------------------------------------ */
 static int child_init_only(void *vp)
@@ -399,5 +533,6 @@ int main(void)
     test_invalid();
     test_wrong_tasks();
     test_correct_tasks();
+    test_rehold();
     return test_summary();
 }

@@ -195,7 +195,7 @@ static inline void *get_buf_lin(tamm_ctx *ctx, tamm_tensor *T, const long *idx, 
                 rec->kind = (unsigned char)(req == TAMM_REQ_READ ? TAMM_BK_READ : req == TAMM_REQ_WRITE ? TAMM_BK_WRITE : TAMM_BK_RW);
                 rec->flags = (unsigned char)sole;
                 rec->shares = 0;
-                if (TAMM_UNLIKELY(tamm__check_on)) tamm__check_acquire(rec);
+                if (TAMM_UNLIKELY(tamm__check_on)) tamm__check_acquire(ctx, rec);
                 return ptr;
             }
         }
@@ -368,7 +368,7 @@ record:
     rec->flags = (unsigned char)((implicit ? TAMM_BR_IMPLICIT : 0) | (canc ? TAMM_BR_CANCELLABLE : 0));
     rec->shares = 0;
     ctx->nimplicit += implicit;
-    if (TAMM_UNLIKELY(tamm__check_on)) tamm__check_acquire(rec);
+    if (TAMM_UNLIKELY(tamm__check_on)) tamm__check_acquire(ctx, rec);
     return ptr;
 }
 
@@ -572,7 +572,11 @@ void tamm__ctx_end(tamm_ctx *ctx)
     char bn[128];
     for (int i = 0; i < ctx->n; i++) {
         tamm_bufrec *r = &ctx->recs[i];
-        if (r->flags & TAMM_BR_RELEASED) continue;
+        if ((r->flags & (TAMM_BR_RELEASED | TAMM_BR_PENDING)) == TAMM_BR_RELEASED) continue;
+        if (TAMM_UNLIKELY(r->flags & TAMM_BR_PENDING)) { /* TAMM_CHECK_ACCESS: no later buffer wrote the rest */
+            tamm__check_pending(ctx, r);
+            continue;
+        }
         if (r->kind == TAMM_BK_SCRATCH) {
             r->flags |= TAMM_BR_RELEASED;
             private_free(ctx, r->ptr, r->bytes);
@@ -588,7 +592,10 @@ void tamm__ctx_end(tamm_ctx *ctx)
         int keep = r->kind == TAMM_BK_READ || r->kind == TAMM_BK_WRITE || r->kind == TAMM_BK_RW ||
                    r->kind == TAMM_BK_ACC_INPLACE;
         if (keep) {
-            if (TAMM_UNLIKELY(r->flags & TAMM_BR_CHECKED)) tamm__check_release(ctx, r, 1); /* its changes stay */
+            if (TAMM_UNLIKELY(r->flags & TAMM_BR_CHECKED)) { /* its changes stay */
+                tamm__check_release(ctx, r, 1);
+                if (r->flags & TAMM_BR_PENDING) tamm__check_pending(ctx, r);
+            }
             r->flags |= TAMM_BR_RELEASED;
             fsm_release(ctx, r, TAMM_BOP_RELEASE);
         } else {
@@ -716,7 +723,9 @@ void *tamm_cc_acquire(tamm_ctx *ctx, tamm_tensor *T, const long *idx, unsigned h
             void *ptr = share_held(ctx, held, req, 1);
             if (ptr) return ptr;
         }
-        return get_buf_lin(ctx, T, idx, T->ndim, lin, req);
+        void *ptr = get_buf_lin(ctx, T, idx, T->ndim, lin, req);
+        if (TAMM_UNLIKELY(tamm__check_on)) tamm__check_cc(ctx, ptr); /* one write in several buffers (check.h) */
+        return ptr;
     }
     return tamm__get_buf(ctx, T, idx, T ? T->ndim : 0, req);
 }

@@ -30,8 +30,13 @@ typedef enum tamm_bufreq {
 /* TAMM_BR_CHECKED: fingerprinted or filled with the canary (TAMM_CHECK_ACCESS,
  * check.h): its release goes through the checker; tested together with
  * TAMM_BR_ALIASED, so that releases cost nothing more with the checker off. */
+/* TAMM_BR_CC: (checker on only) got by tammcc's code (tamm_cc_acquire), one of
+ * the buffers of the task's one write of the block (check.h).
+ * TAMM_BR_PENDING: (checker on only) a released TAMM_BR_CC write buffer that
+ * left elements unwritten, reported at the end of the task unless a later
+ * buffer of the block takes the check over (check.h). */
 enum { TAMM_BR_RELEASED = 1, TAMM_BR_IMPLICIT = 2, TAMM_BR_CANCELLABLE = 4, TAMM_BR_ALIASED = 8, TAMM_BR_SOLE = 16,
-       TAMM_BR_CHECKED = 32 };
+       TAMM_BR_CHECKED = 32, TAMM_BR_CC = 64, TAMM_BR_PENDING = 128 };
 typedef enum { TAMM_REL_PUT, TAMM_REL_ADD, TAMM_REL_CANCEL } tamm_relkind;
 
 void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req);

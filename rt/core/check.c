@@ -26,16 +26,43 @@ uint64_t tamm__check_hash(const void *p, size_t n)
     return h ^ (h >> 32);
 }
 
-void tamm__check_acquire(tamm_bufrec *r)
+/* The newest record of ctx before r that held r's block for write or
+ * readwrite in the block's memory and was given back, or NULL: the task wrote
+ * the block already, and its memory holds what it wrote. */
+static tamm_bufrec *earlier_write(tamm_ctx *ctx, const tamm_bufrec *r)
+{
+    for (int i = ctx->n - 1; i >= 0; i--) {
+        tamm_bufrec *e = &ctx->recs[i];
+        if (e != r && e->T == r->T && e->lin == r->lin && (e->flags & TAMM_BR_RELEASED) &&
+            (e->kind == TAMM_BK_WRITE || e->kind == TAMM_BK_RW))
+            return e;
+    }
+    return NULL;
+}
+
+void tamm__check_acquire(tamm_ctx *ctx, tamm_bufrec *r)
 {
     if (!r->ptr || !r->T) return;
-    if (r->kind == TAMM_BK_READ)
+    if (r->kind == TAMM_BK_READ) {
         r->fp = tamm__check_hash(r->ptr, r->bytes);
-    else if (r->kind == TAMM_BK_WRITE || r->kind == TAMM_BK_CWRITE)
-        memset(r->ptr, TAMM_CHECK_CANARY, r->bytes);
-    else
+    } else if (r->kind == TAMM_BK_WRITE || r->kind == TAMM_BK_CWRITE) {
+        /* a write buffer in the block's memory after an earlier write of the task: one write in
+         * several buffers (tammcc's code around nested submissions); the canary would destroy
+         * what the task wrote, and the elements no buffer wrote still hold it */
+        tamm_bufrec *e = r->kind == TAMM_BK_WRITE ? earlier_write(ctx, r) : NULL;
+        if (e) e->flags &= (unsigned char)~TAMM_BR_PENDING; /* this buffer's commit counts again */
+        else memset(r->ptr, TAMM_CHECK_CANARY, r->bytes);
+    } else {
         return;
+    }
     r->flags |= TAMM_BR_CHECKED;
+}
+
+void tamm__check_cc(tamm_ctx *ctx, const void *buf)
+{
+    tamm_bufrec *r = ctx && ctx->n ? &ctx->recs[ctx->n - 1] : NULL;
+    if (r && buf && r->ptr == buf && r->kind == TAMM_BK_WRITE && (r->flags & TAMM_BR_CHECKED))
+        r->flags |= TAMM_BR_CC;
 }
 
 /* Whether element e (esize bytes) is all canary bytes. */
@@ -72,7 +99,34 @@ static const char *mode_hint(void)
            "the program passed to the runtime)";
 }
 
-int tamm__check_release(tamm_ctx *ctx, const tamm_bufrec *r, int commit)
+/* The report of write buffer r that left `left` of its elements unwritten, the first number `first`. */
+static int report_unwritten(tamm_ctx *ctx, const tamm_bufrec *r, size_t left, size_t first)
+{
+    char at[160], bn[128];
+    size_t es = r->T->esize ? r->T->esize : 1;
+    elem_coords(r->T, r->lin, first, at, sizeof at);
+    tamm__block_name(r->T, r->lin, bn, sizeof bn);
+    return tamm__error(ctx->task, TAMM_EACCESS,
+                       "did not write all of block %s (tensor '%s') that it holds for write (inferred/declared mode: "
+                       "%s): %zu of its %zu elements were left unwritten, the first at element %s; %s",
+                       bn, r->T->name, tamm__buf_kind_name(r->kind), left, r->bytes / es, at, mode_hint());
+}
+
+/* A pending record keeps its count and first unwritten element in fp (unused by write
+ * buffers): 32 bits each, saturated (a block of 2^32 elements or more reports at most that). */
+static uint64_t pending_pack(size_t left, size_t first)
+{
+    uint64_t l = left > 0xFFFFFFFFu ? 0xFFFFFFFFu : left, f = first > 0xFFFFFFFFu ? 0xFFFFFFFFu : first;
+    return l << 32 | f;
+}
+
+int tamm__check_pending(tamm_ctx *ctx, tamm_bufrec *r)
+{
+    r->flags &= (unsigned char)~TAMM_BR_PENDING;
+    return report_unwritten(ctx, r, (size_t)(r->fp >> 32), (size_t)(r->fp & 0xFFFFFFFFu));
+}
+
+int tamm__check_release(tamm_ctx *ctx, tamm_bufrec *r, int commit)
 {
     if (ctx->unit || !(r->flags & TAMM_BR_CHECKED) || !r->ptr || !r->T) return TAMM_OK;
     char bn[128];
@@ -93,11 +147,11 @@ int tamm__check_release(tamm_ctx *ctx, const tamm_bufrec *r, int commit)
     for (size_t i = 0; i < nel; i++)
         if (TAMM_UNLIKELY(is_canary(p + i * es, es)) && !left++) first = i;
     if (TAMM_LIKELY(!left)) return TAMM_OK;
-    char at[160];
-    elem_coords(r->T, r->lin, first, at, sizeof at);
-    tamm__block_name(r->T, r->lin, bn, sizeof bn);
-    return tamm__error(ctx->task, TAMM_EACCESS,
-                       "did not write all of block %s (tensor '%s') that it holds for write (inferred/declared mode: "
-                       "%s): %zu of its %zu elements were left unwritten, the first at element %s; %s",
-                       bn, r->T->name, tamm__buf_kind_name(r->kind), left, nel, at, mode_hint());
+    if ((r->flags & TAMM_BR_CC) && r->kind == TAMM_BK_WRITE) {
+        /* tammcc's code: a later buffer of the block in this task may write the rest */
+        r->fp = pending_pack(left, first);
+        r->flags |= TAMM_BR_PENDING;
+        return TAMM_OK;
+    }
+    return report_unwritten(ctx, r, left, first);
 }

@@ -30,6 +30,11 @@
  * split point read from a global), called from a task or from the top level:
  * tammcc proves the ranges of such calls (rule 38 of docs/language.md) or
  * falls back to whole tensors, and the run checks both.
+ * Some bodies that submit nested tasks write one block in several buffers
+ * (gen_rehold): a helper fills it before the body's statements and a second
+ * tamm_block stores one element after them, or the other way round; those
+ * choices come from a second random stream, so a seed's program is otherwise
+ * the one it was before they existed.
  * At the end it prints a checksum of every tensor and exits 0.
  *
  * Validity rules the generator keeps (so that every execution equals the
@@ -127,14 +132,20 @@ static void sb_free(sbuf *b)
     b->n = b->cap = 0;
 }
 
-static uint64_t rng_state;
-static uint64_t rnd(void) /* splitmix64 */
+/* The next value of the splitmix64 stream whose state is *st. */
+static uint64_t splitmix(uint64_t *st)
 {
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
+    uint64_t z = (*st += 0x9e3779b97f4a7c15u);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
     return z ^ (z >> 31);
 }
+static uint64_t rng_state;
+static uint64_t rnd(void) { return splitmix(&rng_state); }
+/* A second stream for shapes added later (gen_rehold): drawing from it leaves every choice
+ * of the first stream, so the rest of a seed's program, as it was. */
+static uint64_t rng2_state;
+static int rint2(int n) { return n <= 1 ? 0 : (int)(splitmix(&rng2_state) % (uint64_t)n); } /* [0, n) */
 static int rint_(int n) { return n <= 1 ? 0 : (int)(rnd() % (uint64_t)n); } /* [0, n) */
 static int chance(int pct) { return rint_(100) < pct; }
 
@@ -1049,6 +1060,56 @@ static unsigned touched_mask(const taskinfo *ti)
     return m;
 }
 
+/* The statements stmts of a task body b, written to out, sometimes (second stream) around one
+ * write of a block in several buffers, the shape of random program 91163 that TAMM_CHECK_ACCESS
+ * once reported falsely: when the body submits nested tasks and has no taskwait, a block it only
+ * stores into through its base index is filled whole by a helper before stmts and gets one more
+ * store through a second tamm_block after them, or the store comes first and the fill last.
+ * tammcc gives the block back before each nested submission and fetches it again in write mode,
+ * so the checker sees one write in several buffers.  Returns 1 with *u set when it did: the
+ * caller records u's stores (B_F | B_W) after gen_clauses, which then draws from the first
+ * stream what it drew before this shape existed; its clauses stay valid, as the block's bits
+ * (B_W, B_F or both) already ask for write or readwrite and its first index is noted. */
+static int gen_rehold(sbuf *out, const sbuf *stmts, body_t *b, int ind, use_t *u)
+{
+    taskinfo *ti = b->ti;
+    int c[MAXT], n = 0, nested = 0;
+    for (int t = 0; t < ntens; t++)
+        nested |= ti->desc_bits[t] != 0;
+    /* no nested task touches the tensor: the last statement needs no taskwait (with one,
+     * tammcc would infer readwrite and the checker would not check the block) */
+    for (int t = 0; t < ntens; t++) {
+        unsigned bb = ti->base_bits[t];
+        if (ti->has_base[t] && !ti->desc_bits[t] && bb && !(bb & ~(unsigned)(B_W | B_F)) &&
+            (b->allowed & ~b->forbidden & (1u << t)))
+            c[n++] = t;
+    }
+    if (!nested || !n || (stmts->n && strstr(stmts->s, "taskwait"))) {
+        sb_append(out, stmts);
+        return 0;
+    }
+    static int rid; /* names of their own: the body's uid names stay as they were */
+    u->kind = 0;
+    u->r = ti->base[c[rint2(n)]];
+    int t = u->r.t, fill_first = rint2(2), id = ++rid;
+    char bd[256], e0[160], e1[160], nd[400], fill[1200], store[340];
+    ref_block(bd, sizeof bd, &u->r);
+    if (tens[t].ndim == 2 && rint2(2)) {
+        ref_extent(e0, sizeof e0, &u->r, 0);
+        ref_extent(e1, sizeof e1, &u->r, 1);
+        snprintf(fill, sizeof fill, "h_fill2(%s, %s, %s, %d);", bd, e0, e1, rint2(1000));
+        used[H_FILL2] = 1;
+    } else {
+        ref_elems(nd, sizeof nd, &u->r);
+        snprintf(fill, sizeof fill, "h_fill(%s, %s, %d);", bd, nd, rint2(1000));
+    }
+    snprintf(store, sizeof store, "{ int64_t *rh%d = %s; rh%d[0] = %d; }", id, bd, id, rint2(1000));
+    ln(out, ind, "%s /* one write, several buffers */", fill_first ? fill : store);
+    sb_append(out, stmts);
+    ln(out, ind, "%s", fill_first ? store : fill);
+    return 1;
+}
+
 /* A task submitted from `parent` (NULL at top level). */
 static void gen_task(sbuf *out, body_t *parent, int ind)
 {
@@ -1062,6 +1123,8 @@ static void gen_task(sbuf *out, body_t *parent, int ind)
     b.allowed = parent ? parent->child_ok : (1u << ntens) - 1;
     b.child_ok = b.allowed;
     sbuf body = {0};
+    use_t rh;
+    int rehold = 0;
     int form = rint_(100);
     if (ti.level >= MAXLEVEL || form < 45) {
         /* a single statement (helper call, inline block or loop) */
@@ -1073,12 +1136,19 @@ static void gen_task(sbuf *out, body_t *parent, int ind)
             exit(1);
         }
     } else {
+        sbuf stmts = {0};
+        gen_stmts(&stmts, &b, ind + 1, 1 + rint_(4));
         ln(&body, ind, "{");
-        gen_stmts(&body, &b, ind + 1, 1 + rint_(4));
+        rehold = gen_rehold(&body, &stmts, &b, ind + 1, &rh);
         ln(&body, ind, "}");
+        sb_free(&stmts);
     }
     sbuf cl = {0};
     gen_clauses(&cl, &ti, parent == NULL || parent->ti == NULL);
+    if (rehold) {
+        record_use(&b, &rh, B_F);
+        record_use(&b, &rh, B_W);
+    }
     ln(out, ind, "#pragma tamm task%s", cl.n ? cl.s : "");
     sb_append(out, &body);
     sb_free(&cl);
@@ -1434,6 +1504,7 @@ int main(int argc, char **argv)
     }
     rng_state = seed * 0x2545f4914f6cdd1du + 12345;
     rnd();
+    rng2_state = seed * 0x9e3779b97f4a7c15u ^ 0x5bd1e995u;
 
     ntens = 1 + rint_(3);
     for (int t = 0; t < ntens; t++) {

@@ -2685,6 +2685,29 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
     return cc_error_count() - e0;
 }
 
+int cc_infer_regets(cc_task *t)
+{
+    if (!t->nkids && !t->nwait && !t->ntfcall) return 0;
+    int n = 0;
+    for (int i = 0; i < t->nacc; i++) {
+        cc_access *a = &t->acc[i];
+        if (!a->own || (a->mode & CC_PERMONLY) || (a->mode & 7u) != CC_WRITE) continue;
+        /* the block is given back before each submission and fetched again after it: a write
+         * may then get a buffer without the earlier segment's stores (a cancellable write gets
+         * a new private copy), and a proof of coverage covers one segment at most */
+        char *w = cc_fmt("%s; but the task gets the block again after a nested submission, a taskwait or a call "
+                         "that submits, and must find its earlier stores: so %s", a->why ? a->why : "stored to",
+                         a->mode & CC_CANCEL ? "creadwrite" : "readwrite");
+        free(a->why);
+        a->why = w;
+        a->mode = (a->mode & ~7u) | CC_RW;
+        free(a->cov);
+        a->cov = NULL;
+        n++;
+    }
+    return n;
+}
+
 void cc_infer_explain(cc_infer *in, const cc_task *t, void *fo)
 {
     FILE *o = fo;

@@ -20,6 +20,11 @@ void cc_infer_free(cc_infer *in);
 int cc_infer_body(cc_infer *in, cc_task *t);
 /** Explicit clauses and children's accesses (kids must be finished first).  Errors counted. */
 int cc_infer_finish(cc_infer *in, cc_task *t);
+/** After task functions are known (taskfn.c): a task that gives its blocks back and
+ *  gets them again (nested tasks, taskwaits, calls that submit) holds each block it
+ *  writes as readwrite (cwrite as creadwrite), so that a later segment of its body
+ *  starts from what an earlier one stored.  Returns the number of accesses changed. */
+int cc_infer_regets(cc_task *t);
 /** Give task t (at least) `mode` permission on the whole tensor `tensor`, for
  *  tasks it submits through calls (taskfn.c), unless a clause of t names the
  *  tensor (the clause wins).  why: for --explain.  Returns 1 if t changed. */

@@ -239,6 +239,7 @@ int cc_translate(const char *file, const char *const *uargs, int nuargs, const c
         cc_cuda_decide(&u, t);
     }
     cc_taskfn_infer(&u, in);
+    for (int i = 0; i < u.ntasks; i++) cc_infer_regets(u.tasks[i]);
     for (int i = 0; i < u.ntasks; i++) check_cancel_uses(&u, u.tasks[i]);
     if (explain)
         for (int i = 0; i < u.ntasks; i++) cc_infer_explain(in, u.tasks[i], explain);

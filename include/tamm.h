@@ -66,7 +66,7 @@ typedef enum tamm_err {
     TAMM_EFSM     = -8,  /**< execution-FSM precondition violated (e.g. write twice in a task) */
     TAMM_ESTATE   = -9,  /**< call in the wrong state (not initialised, top-level only, ...) */
     TAMM_EDEADLOCK = -10,/**< nothing can run and tasks wait forever (e.g. unsignalled fence) */
-    TAMM_ENOTSUP  = -11, /**< needs a feature this build lacks */
+    TAMM_ENOTSUP  = -11, /**< not supported: by this build, this run (no GPU for a CUDA-only task, several ranks for a task that stores outside tensors), or this nesting */
     TAMM_ECOMM    = -12, /**< communication failure (MPI) */
     TAMM_EACCESS  = -13, /**< TAMM_CHECK_ACCESS: a task modified a block it holds for read, or left
                           *   part of a block it holds for write unwritten */
@@ -234,6 +234,10 @@ typedef struct tamm_task_opts {
     const char *cuda_withheld; /**< tammcc sets it: the task has a CUDA variant, left out (cuda NULL) because
                                     a check of its kernel failed at submission, and why (TAMM_STATS counts
                                     it, TAMM_TRACE shows it) */
+    const char *outside_store; /**< tammcc sets it: the body stores outside tensors (a global, memory through
+                                    a pointer that is no block), e.g. "the global 'total' at f.c:27"; with
+                                    several ranks that store would be made on one rank only, so the
+                                    submission fails with TAMM_ENOTSUP naming the task and the store */
 } tamm_task_opts;
 int tamm_submit_ex(tamm_ctx *ctx, const tamm_task *t, const tamm_task_opts *opts);
 /** Submit a continuation of the running task (what tammcc makes of a taskwait

@@ -121,6 +121,21 @@ static int inside_block_use(const cc_task *t, size_t off)
     return 0;
 }
 
+/* Keep the first store of t's body outside tensors (what, at offset at), for the run-time
+ * error under several ranks, where that store would be made on one rank only; takes what. */
+static void note_outside(cc_unit *u, cc_task *t, char *what, size_t at)
+{
+    if (t->outside) {
+        free(what);
+        return;
+    }
+    unsigned line, col;
+    cc_line_col(&u->src, at, &line, &col);
+    const char *base = strrchr(u->src.name, '/');
+    t->outside = cc_fmt("%s at %s:%u", what, base ? base + 1 : u->src.name, line);
+    free(what);
+}
+
 static void check_write(cap_ctx *c, cc_node *lhs, size_t at)
 {
     cc_unit *u = c->u;
@@ -143,12 +158,16 @@ static void check_write(cap_ctx *c, cc_node *lhs, size_t at)
     } else if (!local && !ptr && clang_getCursorKind(d) == CXCursor_VarDecl) {
         cc_diag(&u->src, at, CC_WARNING, "the task writes the global '%s': the runtime cannot order this write "
                 "with other tasks (use a tensor block)", nm);
+        note_outside(u, t, cc_fmt("the global '%s'", nm), at);
     } else if (ptr && !in_body && clang_getCursorType(d).kind != CXType_Record) {
         /* through a captured or global pointer: not a block (block pointers are body locals or tamm_block calls) */
         CXType ty = clang_getCanonicalType(clang_getCursorType(d));
-        if (ty.kind == CXType_Pointer || ty.kind == CXType_ConstantArray || ty.kind == CXType_IncompleteArray)
+        if (ty.kind == CXType_Pointer || ty.kind == CXType_ConstantArray || ty.kind == CXType_IncompleteArray) {
             cc_diag(&u->src, at, CC_WARNING, "the task writes memory through '%s', which is not a tensor block: the "
                     "runtime cannot order this write with other tasks", nm);
+            if (ty.kind == CXType_Pointer || !local) /* a local array is captured: the store is to the copy */
+                note_outside(u, t, cc_fmt("memory through '%s'", nm), at);
+        }
     }
     free(nm);
 }

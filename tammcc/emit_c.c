@@ -312,7 +312,7 @@ static void emit_submit(cc_out *o, cc_unit *u, cc_task *t, const char *ctx)
     c_string(o, u->src.name);
     cc_printf(o, ", %u, tamm_s_ };\n", t->line);
     free(label);
-    int opts = p->ifexpr.s || p->nwait || p->nsignal || p->collective || checks;
+    int opts = p->ifexpr.s || p->nwait || p->nsignal || p->collective || checks || t->outside;
     if (opts) {
         cc_puts(o, "    tamm_task_opts tamm_o_;\n    memset(&tamm_o_, 0, sizeof tamm_o_);\n");
         if (p->ifexpr.s) cc_printf(o, "    tamm_o_.undeferred = !(%s);\n", p->ifexpr.s);
@@ -328,6 +328,11 @@ static void emit_submit(cc_out *o, cc_unit *u, cc_task *t, const char *ctx)
         }
         if (p->collective) cc_puts(o, "    tamm_o_.collective = 1;\n");
         if (checks) cc_puts(o, "    tamm_o_.cuda_withheld = tamm_nocuda_;  /* counted (TAMM_STATS) and traced */\n");
+        if (t->outside) {
+            cc_puts(o, "    tamm_o_.outside_store = ");
+            c_string(o, t->outside);
+            cc_puts(o, ";  /* an error with several ranks */\n");
+        }
         cc_printf(o, "    (void)tamm_submit_ex(%s, &tamm_t_, &tamm_o_);\n}", ctx);
     } else {
         cc_printf(o, "    (void)tamm_submit(%s, &tamm_t_);\n}", ctx);

@@ -87,6 +87,8 @@ typedef struct cc_task {
     size_t acc_cap, use_cap, cap_cap, loc_cap, wait_cap, pre_cap; /* capacities (xalloc.h: cc_grow) */
     int has_cuda;               /* a CUDA variant was generated */
     char *cuda_why;             /* why not (--explain) */
+    char *outside;              /* the body's first store outside tensors ("the global 'g' at f.c:3"; capture.c):
+                                 * with several ranks the submission fails (tamm_task_opts.outside_store) */
     char *cuda_plan;            /* the CUDA variant's plan, lines "cuda ...: ..." (--explain; cuda_plan.h) */
     char *cuda_check;           /* a kernel runs only if this C expression over captured variables holds at
                                  * submission (NULL: always); else the task is submitted without it */

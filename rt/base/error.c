@@ -115,7 +115,7 @@ const char *tamm_strerror(int err)
     case TAMM_EFSM: return "block state precondition violated";
     case TAMM_ESTATE: return "call not valid in this state";
     case TAMM_EDEADLOCK: return "deadlock: tasks can never run";
-    case TAMM_ENOTSUP: return "not supported by this build";
+    case TAMM_ENOTSUP: return "not supported";
     case TAMM_ECOMM: return "communication failure";
     case TAMM_EACCESS: return "access mode violated by the task's body";
     case TAMM_EDEVICE: return "a task's variant failed (device)";
@@ -153,4 +153,13 @@ void *tamm__xrealloc(void *p, size_t n)
     void *q = realloc(p, n ? n : 1);
     if (!q) tamm__fatal_oom(n);
     return q;
+}
+
+int tamm__error_where(const tamm_where *w, int err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = tamm__verror(w, err, fmt, ap);
+    va_end(ap);
+    return rc;
 }

@@ -28,6 +28,8 @@ typedef struct tamm_where {
 /** Report err at w (NULL: top level).  Returns err (only in return mode; in
  *  abort mode the process exits with status 1). */
 int tamm__verror(const tamm_where *w, int err, const char *fmt, va_list ap);
+/** tamm__verror with the arguments given: err at w (a task not yet submitted). */
+int tamm__error_where(const tamm_where *w, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /** Report err for task t (NULL: top level): tamm__verror with t's label and
  *  location.  Defined by the core (core/task.c), which knows the task record. */
 int tamm__error(const struct tamm_task_s *t, int err, const char *fmt, ...)

@@ -650,6 +650,12 @@ static int submit_local_collective(const tamm_task *t, const tamm_task_opts *o)
 
 int tamm_submit_ex(tamm_ctx *ctx, const tamm_task *t, const tamm_task_opts *o)
 {
+    if (o && o->outside_store && t && tamm__rt.nranks > 1) {
+        tamm_where at = { t->label, t->file, t->line };
+        return tamm__error_where(&at, TAMM_ENOTSUP, "the task stores to %s, outside any tensor: with %d ranks the "
+                                 "task runs on one rank and the others never see that store; keep the result in a "
+                                 "tensor block", o->outside_store, tamm__rt.nranks);
+    }
     if (o && o->collective && t && !ctx && tamm__rt.initialised && !tamm__flow_on) {
         tamm_worker *w = tamm__self();
         if (w && !w->cur_ctx) return submit_local_collective(t, o); /* top level */

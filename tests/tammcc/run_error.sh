@@ -7,8 +7,13 @@
 # every EXPECT line appears verbatim as a line of the output, exactly one
 # "tamm: error:" line is printed (reported once), and the exit status is 1.
 #
+# With RANKS=N the program runs under `$MPIRUN -np N` (MPIRUN default "mpirun
+# --oversubscribe --bind-to none"): each rank may report the error itself (the
+# others print "stopping because rank R failed"), so 1 to N such lines, and a
+# non-zero exit status.
+#
 # Environment: TAMM_INCLUDE (directory of tamm.h, default ../../include from
-# this script), TMPDIR.
+# this script), TMPDIR, RANKS, MPIRUN.
 set -u
 tammcc=$1
 file=$2
@@ -30,7 +35,14 @@ if ! TAMMCC_NVCC=none "$tammcc" -O1 -I"$TAMM_INCLUDE" -o "$tmp/prog" "$name" >"$
     echo "$name: tammcc build failed"
     exit 1
 fi
-TAMM_NUM_WORKERS=2 timeout 60 "$tmp/prog" >"$tmp/out" 2>"$tmp/err"
+: "${RANKS:=}"
+: "${MPIRUN:=mpirun --oversubscribe --bind-to none}"
+if [ -n "$RANKS" ]; then
+    # shellcheck disable=SC2086
+    TAMM_NUM_WORKERS=2 timeout 60 $MPIRUN -np "$RANKS" "$tmp/prog" >"$tmp/out" 2>"$tmp/err"
+else
+    TAMM_NUM_WORKERS=2 timeout 60 "$tmp/prog" >"$tmp/out" 2>"$tmp/err"
+fi
 rc=$?
 fail=0
 while IFS= read -r want; do
@@ -39,9 +51,14 @@ while IFS= read -r want; do
         fail=1
     fi
 done <"$tmp/exp"
-n=$(grep -c '^tamm: error:' "$tmp/err")
-[ "$n" = 1 ] || { echo "$n 'tamm: error:' lines, expected 1"; fail=1; }
-[ $rc -eq 1 ] || { echo "exit status $rc, expected 1"; fail=1; }
+n=$(grep '^tamm: error:' "$tmp/err" | grep -vc 'stopping because rank')
+if [ -n "$RANKS" ]; then
+    { [ "$n" -ge 1 ] && [ "$n" -le "$RANKS" ]; } || { echo "$n 'tamm: error:' lines, expected 1 to $RANKS"; fail=1; }
+    [ $rc -ne 0 ] && [ $rc -ne 124 ] || { echo "exit status $rc, expected a failure (not 0, not a timeout)"; fail=1; }
+else
+    [ "$n" = 1 ] || { echo "$n 'tamm: error:' lines, expected 1"; fail=1; }
+    [ $rc -eq 1 ] || { echo "exit status $rc, expected 1"; fail=1; }
+fi
 if [ $fail -ne 0 ]; then
     echo "---- standard error of $name (exit $rc)"
     cat "$tmp/err"

@@ -1,8 +1,11 @@
 /* check.c — TAMM_CHECK_ACCESS: fingerprints of read buffers, canaries in write buffers (see check.h). */
 #include "check.h"
 #include "buffer.h"
+#include "dag.h"
+#include "dep_fsm.h"
 #include "error.h"
 #include "runtime.h"
+#include "task.h"
 #include "tensor.h"
 #include <stdio.h>
 #include <string.h>
@@ -40,9 +43,30 @@ static tamm_bufrec *earlier_write(tamm_ctx *ctx, const tamm_bufrec *r)
     return NULL;
 }
 
+/* A task that uses a block while a nested task it submitted, which writes the block (or reads
+ * it, when the task modifies it), has not completed: the plain build ran the nested task at
+ * once, so the use sees what the nested task has not yet done (a missing taskwait). */
+static void check_children(tamm_ctx *ctx, const tamm_bufrec *r)
+{
+    tamm_domain *d = ctx->task ? ctx->task->children : NULL;
+    if (!d || r->kind == TAMM_BK_TMP || r->kind == TAMM_BK_SCRATCH) return;
+    int o = tamm__dag_outstanding(d, r->T, r->lin);
+    int acc = r->kind == TAMM_BK_ACC_INPLACE || r->kind == TAMM_BK_ACC_PRIVATE;
+    if (o == TAMM_DS_UNACCESSED || (o == TAMM_DS_READ && r->kind == TAMM_BK_READ) || (o == TAMM_DS_ACC && acc)) return;
+    char bn[128];
+    tamm__block_name(r->T, r->lin, bn, sizeof bn);
+    tamm__error(ctx->task, TAMM_EACCESS,
+                "uses block %s (tensor '%s') for %s while a nested task it submitted, which %s it, has not completed: "
+                "the plain build runs a nested task at once, so a taskwait is missing between that submission and "
+                "this use",
+                bn, r->T->name, tamm__buf_kind_name(r->kind),
+                o == TAMM_DS_READ ? "reads" : o == TAMM_DS_ACC ? "accumulates into" : "writes");
+}
+
 void tamm__check_acquire(tamm_ctx *ctx, tamm_bufrec *r)
 {
     if (!r->ptr || !r->T) return;
+    check_children(ctx, r);
     if (r->kind == TAMM_BK_READ) {
         r->fp = tamm__check_hash(r->ptr, r->bytes);
     } else if (r->kind == TAMM_BK_WRITE || r->kind == TAMM_BK_CWRITE) {

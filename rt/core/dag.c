@@ -291,6 +291,37 @@ static tamm_chain *dom_chain(tamm_domain *d, const tamm_tensor *T, long lin)
     return c;
 }
 
+/* d's chain of (T, lin), or NULL: a lookup that adds nothing */
+static tamm_chain *dom_find(const tamm_domain *d, const tamm_tensor *T, long lin)
+{
+    size_t j = dom_hash(T, lin) & (d->cap - 1);
+    while (d->tab[j].chain) {
+        if (d->tab[j].T == T && d->tab[j].lin == lin) return d->tab[j].chain;
+        j = (j + 1) & (d->cap - 1);
+    }
+    return NULL;
+}
+
+int tamm__dag_outstanding(tamm_domain *d, const tamm_tensor *T, long lin)
+{
+    int worst = TAMM_DS_UNACCESSED;
+    for (int k = 0; k < 2 && d; k++) {
+        tamm_chain *c = dom_find(d, T, k ? -1 : lin);
+        tamm_epoch *e = c ? c->cur : NULL;
+        if (!e) continue;
+        int count = atomic_load_explicit(&e->count, memory_order_acquire);
+        int left = e->sealed ? count : c->joined - (UNSEALED - count);
+        if (left <= 0) continue;
+        /* members still to complete; an epoch that has not started also waits for an earlier one
+         * of another mode in its chain: exclusive then */
+        int started = atomic_load_explicit(&e->npreds, memory_order_acquire) == 0;
+        int m = started && (e->mode == TAMM_DS_READ || e->mode == TAMM_DS_ACC) ? e->mode : TAMM_DS_WRITE;
+        if (worst == TAMM_DS_UNACCESSED) worst = m;
+        else if (worst != m) worst = TAMM_DS_WRITE;
+    }
+    return worst;
+}
+
 static void chain_drop(tamm_chain *c)
 {
     /* every task of the chain has completed: sealing its current epoch, if

@@ -107,6 +107,12 @@ int tamm__dag_dep_follows(const tamm_dep *later, const tamm_dep *earlier);
 /** Size of an epoch's pool object (larger when recording edges). */
 size_t tamm__dag_epoch_size(int recording);
 
+/** TAMM_CHECK_ACCESS: what a task of domain d that has not completed does to block
+ *  lin of T (or to all of T): TAMM_DS_READ when only reads are outstanding,
+ *  TAMM_DS_ACC when only accumulations are, TAMM_DS_WRITE for anything else
+ *  that is outstanding, TAMM_DS_UNACCESSED when nothing is.  The domain's
+ *  submitter only (a parent, about its children). */
+int tamm__dag_outstanding(tamm_domain *d, const struct tamm_tensor *T, long lin);
 tamm_domain *tamm__domain_new(void);
 /** Free a domain whose tasks have all completed. */
 void tamm__domain_free(tamm_domain *d);

@@ -7,6 +7,7 @@
 # every EXPECT line appears verbatim as a line of the output, exactly one
 # "tamm: error:" line is printed (reported once), and the exit status is 1.
 #
+# `// ENV: NAME=value` lines in FILE set variables for the run (TAMM_CHECK_ACCESS=1).
 # With RANKS=N the program runs under `$MPIRUN -np N` (MPIRUN default "mpirun
 # --oversubscribe --bind-to none"): each rank may report the error itself (the
 # others print "stopping because rank R failed"), so 1 to N such lines, and a
@@ -35,6 +36,7 @@ if ! TAMMCC_NVCC=none "$tammcc" -O1 -I"$TAMM_INCLUDE" -o "$tmp/prog" "$name" >"$
     echo "$name: tammcc build failed"
     exit 1
 fi
+for kv in $(sed -n 's|^[[:space:]]*// ENV: ||p' "$name"); do export "${kv?}"; done
 : "${RANKS:=}"
 : "${MPIRUN:=mpirun --oversubscribe --bind-to none}"
 if [ -n "$RANKS" ]; then

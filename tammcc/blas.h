@@ -3,7 +3,7 @@
  * call on blocks: their names (CBLAS `cblas_?xxx`, LAPACKE `LAPACKE_?xxx`,
  * ? = s or d), the role of each argument, and what each pointer argument does
  * to the data by the routine's documented semantics.  Access inference
- * (infer.c) reads the roles to give a block passed to such a routine its mode;
+ * (infer_call.c) reads the roles to give a block passed to such a routine its mode;
  * the CUDA variant (cuda_blas.c) reads them to call cuBLAS or cuSOLVER instead.
  */
 #ifndef TAMMCC_BLAS_H

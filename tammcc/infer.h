@@ -5,7 +5,8 @@
  * WRITES/UPDATES/ACCUMULATES annotations, with the coverage proof for write;
  * then merging explicit clauses and the children's accesses into the task's
  * permissions (docs/language.md "Nested tasks, slices and ranges"), widening
- * indices that vary in the body to ':'.
+ * indices that vary in the body to ':'.  Implemented by infer.c and the files
+ * infer_int.h lists, one concern each.
  */
 #ifndef TAMMCC_INFER_H
 #define TAMMCC_INFER_H

@@ -501,7 +501,16 @@ char *cc_inf_store_coverage(cc_infer *in, cc_node *assign, cc_node *sub, cc_node
     if (!cc_inf_runs_with_region(in, assign, region, loops, &nl, 8, why)) {
         /* why is said */
     } else if (nl == 0) {
-        cc_inf_no_cov(why, cc_fmt("the store at %s is in no loop", w));
+        /* p[0] = ... whenever the task runs: the block's first element, all of a one-element block
+         * (tamm_cc_write_mode compares with the block's bytes at submission: else readwrite) */
+        unsigned long long v;
+        int uns;
+        long long esz = clang_Type_getSizeOf(clang_getCursorType(sub->c));
+        if (sub->nkid == 2 && const_value(sub->kid[1], &v, &uns) && v == 0 && esz > 0)
+            r = cc_fmt("%lld", esz);
+        else
+            cc_inf_no_cov(why, cc_fmt("the store at %s is in no loop (and not 'p[0] = ...', all of a one-element "
+                                      "block)", w));
     } else {
         /* outermost first */
         for (int i = 0; i < nl / 2; i++) { loop t = loops[i]; loops[i] = loops[nl - 1 - i]; loops[nl - 1 - i] = t; }

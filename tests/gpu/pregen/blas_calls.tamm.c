@@ -1305,7 +1305,7 @@ struct tamm_task_main_382_args {
     int n;
     int lda;
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* IPIV[c] */
-    tamm_tensor *tamm_T1; long tamm_i1[1];  /* INFO[c] */
+    tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* INFO[c] */
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* IA[c] */
 };
 
@@ -1315,7 +1315,7 @@ static int tamm_task_main_382_refs(const struct tamm_task_main_382_args *tamm_p_
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
     tamm_s_[tamm_n_++] = "IPIV[c]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READWRITE);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
     tamm_s_[tamm_n_++] = "INFO[c]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, TAMM_READWRITE);
     tamm_s_[tamm_n_++] = "IA[c]";
@@ -1333,7 +1333,7 @@ static void tamm_task_main_382(tamm_ctx *tamm_ctx_, void *tamm_args_)
     int n = tamm_a_->n;
     int lda = tamm_a_->lda;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* IPIV[c] */
-    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_RW);  /* INFO[c] */
+    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* INFO[c] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_RW);  /* IA[c] */
     (void)lay; (void)m; (void)n; (void)lda;
     {
@@ -1345,7 +1345,7 @@ static void tamm_task_main_382(tamm_ctx *tamm_ctx_, void *tamm_args_)
     }
 #line 1347 "blas_calls.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_RW);
-    tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
+    tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
 #line 1352 "blas_calls.tamm.c"
@@ -2158,7 +2158,8 @@ int main(int argc, char **argv)
     tamm_a_.n = n;
     tamm_a_.lda = lda;
     tamm_a_.tamm_T0 = (IPIV); tamm_a_.tamm_i0[0] = (c);  /* readwrite IPIV[c] */
-    tamm_a_.tamm_T1 = (INFO); tamm_a_.tamm_i1[0] = (c);  /* readwrite INFO[c] */
+    tamm_a_.tamm_T1 = (INFO); tamm_a_.tamm_i1[0] = (c);  /* write INFO[c] */
+    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, 4);
     tamm_a_.tamm_T2 = (IA); tamm_a_.tamm_i2[0] = (c);  /* readwrite IA[c] */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];

@@ -985,7 +985,7 @@ struct tamm_task_main_382_args {
     int n;
     int lda;
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* IPIV[c] */
-    tamm_tensor *tamm_T1; long tamm_i1[1];  /* INFO[c] */
+    tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* INFO[c] */
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* IA[c] */
 };
 
@@ -997,11 +997,11 @@ extern "C" void tamm_task_main_382_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     int n = tamm_a_->n;
     int lda = tamm_a_->lda;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* IPIV[c] */
-    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_RW);  /* INFO[c] */
+    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* INFO[c] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_RW);  /* IA[c] */
     if (!tamm_b0_ || !tamm_b1_ || !tamm_b2_) {  /* no buffer: the task's error says why; nothing runs */
         tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_RW);
-        tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
+        tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
         tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
         return;
     }
@@ -1017,7 +1017,7 @@ extern "C" void tamm_task_main_382_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm
     }
     (void)tamm_st_;
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_RW);
-    tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
+    tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
 

@@ -380,14 +380,14 @@ static void tamm_task_main_164(tamm_ctx *tamm_ctx_, void *tamm_args_)
 
 /* ---- task tamm_task_main_166: tests/tammcc_cuda/call_kernels.c:166, in main() ---- */
 struct tamm_task_main_166_args {
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* Y[b] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* Y[b] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_main_166_refs(const struct tamm_task_main_166_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "Y[b]";
     return tamm_n_;
 }
@@ -396,13 +396,13 @@ static void tamm_task_main_166(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_166_args *tamm_a_ = (struct tamm_task_main_166_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* Y[b] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* Y[b] */
     {
 #line 167 "tests/tammcc_cuda/call_kernels.c"
         two_steps(tamm_b0_);
     }
 #line 405 "call_kernels.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 #line 408 "call_kernels.tamm.c"
 
@@ -805,7 +805,8 @@ int main(int argc, char **argv)
 {   /* #pragma tamm task (tests/tammcc_cuda/call_kernels.c:166) */
     struct tamm_task_main_166_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
-    tamm_a_.tamm_T0 = (Y); tamm_a_.tamm_i0[0] = (b);  /* readwrite Y[b] */
+    tamm_a_.tamm_T0 = (Y); tamm_a_.tamm_i0[0] = (b);  /* write Y[b] */
+    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, 8);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_main_166, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_166_refs(&tamm_a_, tamm_r_, tamm_s_),

@@ -22,5 +22,5 @@ void f(tamm_tensor *X, tamm_tensor *Y, long n)
 }
 // EXPECT: permission_whole_child_accum.c:12:29: error: nested task needs accum permission on X[j] ('+=' at permission_whole_child_accum.c:13:17), but its parent (line 7) declares only 'permission(read: X)' at permission_whole_child_accum.c:7:36; widen the clause to cover the nested task
 // EXPECT: permission_whole_child_accum.c:7:36: note: the parent's 'permission(read: X)' clause is here
-// EXPECT: permission_whole_child_accum.c:18:25: error: nested task needs readwrite permission on Y[0][2] (stored to at permission_whole_child_accum.c:19:13; not every element is provably stored: the store at permission_whole_child_accum.c:19:13 is in no loop; so readwrite), but its parent (line 7) declares only 'permission(read: Y[0][:])' at permission_whole_child_accum.c:7:56; widen the clause to cover the nested task
+// EXPECT: permission_whole_child_accum.c:18:25: error: nested task needs write permission on Y[0][2] (stored to at permission_whole_child_accum.c:19:13), but its parent (line 7) declares only 'permission(read: Y[0][:])' at permission_whole_child_accum.c:7:56; widen the clause to cover the nested task
 // EXPECT: permission_whole_child_accum.c:7:56: note: the parent's 'permission(read: Y[0][:])' clause is here

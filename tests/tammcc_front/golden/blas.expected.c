@@ -391,7 +391,7 @@ static void tamm_task_main_59(tamm_ctx *tamm_ctx_, void *tamm_args_)
 /* ---- task tamm_task_main_65: blas.c:65, in main() ---- */
 struct tamm_task_main_65_args {
     int n;
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* C[0] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* C[0] */
     tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* C[1] */
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* A[0] */
     tamm_tensor *tamm_T3; long tamm_i3[1];  /* A[1] */
@@ -403,7 +403,7 @@ struct tamm_task_main_65_args {
 static int tamm_task_main_65_refs(const struct tamm_task_main_65_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "C[0]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
     tamm_s_[tamm_n_++] = "C[1]";
@@ -425,7 +425,7 @@ static void tamm_task_main_65(tamm_ctx *tamm_ctx_, void *tamm_args_)
     struct tamm_task_main_65_args *tamm_a_ = (struct tamm_task_main_65_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int n = tamm_a_->n;
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* C[0] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* C[0] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* C[1] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_READ);  /* A[0] */
     void *tamm_b3_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T3, tamm_a_->tamm_i3, TAMM_CC_READ);  /* A[1] */
@@ -446,7 +446,7 @@ static void tamm_task_main_65(tamm_ctx *tamm_ctx_, void *tamm_args_)
     tamm_cc_release(tamm_ctx_, &tamm_b3_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 #line 452 "blas.tamm.c"
 
@@ -545,7 +545,7 @@ static void tamm_task_main_83(tamm_ctx *tamm_ctx_, void *tamm_args_)
 /* ---- task tamm_task_main_88: blas.c:88, in main() ---- */
 struct tamm_task_main_88_args {
     int n;
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* C[0] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* C[0] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* A[0] */
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* A[1] */
 };
@@ -554,7 +554,7 @@ struct tamm_task_main_88_args {
 static int tamm_task_main_88_refs(const struct tamm_task_main_88_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "C[0]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "A[0]";
@@ -568,7 +568,7 @@ static void tamm_task_main_88(tamm_ctx *tamm_ctx_, void *tamm_args_)
     struct tamm_task_main_88_args *tamm_a_ = (struct tamm_task_main_88_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int n = tamm_a_->n;
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* C[0] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* C[0] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* A[0] */
     void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_READ);  /* A[1] */
     (void)n;
@@ -583,7 +583,7 @@ static void tamm_task_main_88(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 584 "blas.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 #line 589 "blas.tamm.c"
 
@@ -784,7 +784,8 @@ int main(int argc, char **argv)
     struct tamm_task_main_65_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.n = n;
-    tamm_a_.tamm_T0 = (C); tamm_a_.tamm_i0[0] = (0);  /* readwrite C[0] */
+    tamm_a_.tamm_T0 = (C); tamm_a_.tamm_i0[0] = (0);  /* write C[0] */
+    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, 8);
     tamm_a_.tamm_T1 = (C); tamm_a_.tamm_i1[0] = (1);  /* accum C[1] */
     tamm_a_.tamm_m1 = tamm_cc_accum_mode(tamm_a_.tamm_T1, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_a_.tamm_T2 = (A); tamm_a_.tamm_i2[0] = (0);  /* read A[0] */
@@ -843,7 +844,8 @@ int main(int argc, char **argv)
     struct tamm_task_main_88_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.n = n;
-    tamm_a_.tamm_T0 = (C); tamm_a_.tamm_i0[0] = (0);  /* readwrite C[0] */
+    tamm_a_.tamm_T0 = (C); tamm_a_.tamm_i0[0] = (0);  /* write C[0] */
+    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, 8);
     tamm_a_.tamm_T1 = (A); tamm_a_.tamm_i1[0] = (0);  /* read A[0] */
     tamm_a_.tamm_T2 = (A); tamm_a_.tamm_i2[0] = (1);  /* read A[1] */
     tamm_ref tamm_r_[3];

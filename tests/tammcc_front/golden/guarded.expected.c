@@ -30,7 +30,7 @@ struct tamm_task_stencil_17_args {
     tamm_tensor *tamm_T2; long tamm_i2[2]; int tamm_g2;  /* A[I][J-1] if (!(J == first)) */
     tamm_tensor *tamm_T3; long tamm_i3[2]; int tamm_g3;  /* A[I][J+1] if (J + 1 < nb) */
     tamm_tensor *tamm_T4; long tamm_i4[2]; int tamm_g4;  /* A[I-1][J-1] if ((J + 1 == nb || I > 1) && (I > 0 && J > 0)) */
-    tamm_tensor *tamm_T5; long tamm_i5[2];  /* B[I][J] */
+    tamm_tensor *tamm_T5; long tamm_i5[2]; unsigned tamm_m5;  /* B[I][J] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -57,7 +57,7 @@ static int tamm_task_stencil_17_refs(const struct tamm_task_stencil_17_args *tam
         tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T4, 2, tamm_p_->tamm_i4, TAMM_READ);
         tamm_s_[tamm_n_++] = "A[I-1][J-1]";
     }
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T5, 2, tamm_p_->tamm_i5, TAMM_READWRITE);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T5, 2, tamm_p_->tamm_i5, tamm_p_->tamm_m5);
     tamm_s_[tamm_n_++] = "B[I][J]";
     return tamm_n_;
 }
@@ -75,7 +75,7 @@ static void tamm_task_stencil_17(tamm_ctx *tamm_ctx_, void *tamm_args_)
     void *tamm_b2_ = tamm_a_->tamm_g2 ? tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_READ) : NULL;  /* A[I][J-1] if (!(J == first)) */
     void *tamm_b3_ = tamm_a_->tamm_g3 ? tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T3, tamm_a_->tamm_i3, TAMM_CC_READ) : NULL;  /* A[I][J+1] if (J + 1 < nb) */
     void *tamm_b4_ = tamm_a_->tamm_g4 ? tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T4, tamm_a_->tamm_i4, TAMM_CC_READ) : NULL;  /* A[I-1][J-1] if ((J + 1 == nb || I > 1) && (I > 0 && J > 0)) */
-    void *tamm_b5_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T5, tamm_a_->tamm_i5, TAMM_CC_RW);  /* B[I][J] */
+    void *tamm_b5_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T5, tamm_a_->tamm_i5, tamm_a_->tamm_m5);  /* B[I][J] */
     (void)I; (void)nb; (void)J; (void)n;
     {
 #line 18 "guarded.c"
@@ -93,7 +93,7 @@ static void tamm_task_stencil_17(tamm_ctx *tamm_ctx_, void *tamm_args_)
             }
     }
 #line 96 "guarded.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b5_, TAMM_CC_RW);
+    tamm_cc_release(tamm_ctx_, &tamm_b5_, tamm_a_->tamm_m5);
     tamm_cc_release(tamm_ctx_, &tamm_b4_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b3_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_READ);
@@ -173,7 +173,8 @@ void stencil(tamm_tensor *A, tamm_tensor *B, long nb, long n)
     if ((tamm_a_.tamm_g4 = !!((J + 1 == nb || I > 1) && (I > 0 && J > 0)))) {  /* read A[I-1][J-1] if ((J + 1 == nb || I > 1) && (I > 0 && J > 0)) */
         tamm_a_.tamm_T4 = (A); tamm_a_.tamm_i4[0] = (I - 1); tamm_a_.tamm_i4[1] = (J - 1);
     }
-    tamm_a_.tamm_T5 = (B); tamm_a_.tamm_i5[0] = (I); tamm_a_.tamm_i5[1] = (J);  /* readwrite B[I][J] */
+    tamm_a_.tamm_T5 = (B); tamm_a_.tamm_i5[0] = (I); tamm_a_.tamm_i5[1] = (J);  /* write B[I][J] */
+    tamm_a_.tamm_m5 = tamm_cc_write_mode(tamm_a_.tamm_T5, tamm_a_.tamm_i5, 8);
     tamm_ref tamm_r_[6];
     const char *tamm_s_[6];
     tamm_task tamm_t_ = { tamm_task_stencil_17, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_stencil_17_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -204,9 +205,9 @@ void stencil(tamm_tensor *A, tamm_tensor *B, long nb, long n)
         }
 }
 
-#line 208 "guarded.tamm.c"
+#line 209 "guarded.tamm.c"
 void explicit_clause(tamm_tensor *A, tamm_tensor *B, long I, long n);
-#line 210 "guarded.tamm.c"
+#line 211 "guarded.tamm.c"
 
 /* ---- task tamm_task_explicit_clause_43: guarded.c:43, in explicit_clause() ---- */
 struct tamm_task_explicit_clause_43_args {
@@ -250,7 +251,7 @@ static void tamm_task_explicit_clause_43(tamm_ctx *tamm_ctx_, void *tamm_args_)
         if (I > 1) c[0] += sum(tamm_b2_, n);
     }
     }
-#line 254 "guarded.tamm.c"
+#line 255 "guarded.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
@@ -283,9 +284,9 @@ void explicit_clause(tamm_tensor *A, tamm_tensor *B, long I, long n)
      
 }
 
-#line 287 "guarded.tamm.c"
+#line 288 "guarded.tamm.c"
 void rows(tamm_tensor *A, tamm_tensor *B, long nb, long n);
-#line 289 "guarded.tamm.c"
+#line 290 "guarded.tamm.c"
 
 /* ---- task tamm_task_rows_58: guarded.c:58, in rows() ---- */
 struct tamm_task_rows_58_args {
@@ -317,11 +318,11 @@ static void tamm_task_rows_58(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 59 "guarded.c"
                 ((double *)tamm_b0_)[0] += sum(tamm_b1_, n);
     }
-#line 321 "guarded.tamm.c"
+#line 322 "guarded.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 325 "guarded.tamm.c"
+#line 326 "guarded.tamm.c"
 
 /* ---- task tamm_task_rows_61: guarded.c:61, in rows() ---- */
 struct tamm_task_rows_61_args {
@@ -360,11 +361,11 @@ static void tamm_task_rows_61(tamm_ctx *tamm_ctx_, void *tamm_args_)
                 if (J > 0) c[0] += sum(tamm_b1_, n);
             }
     }
-#line 364 "guarded.tamm.c"
+#line 365 "guarded.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 368 "guarded.tamm.c"
+#line 369 "guarded.tamm.c"
 
 /* ---- task tamm_task_rows_67: guarded.c:67, in rows() ---- */
 struct tamm_task_rows_67_args {
@@ -396,11 +397,11 @@ static void tamm_task_rows_67(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 68 "guarded.c"
                 ((double *)tamm_b0_)[0] += sum(tamm_b1_, n);
     }
-#line 400 "guarded.tamm.c"
+#line 401 "guarded.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 404 "guarded.tamm.c"
+#line 405 "guarded.tamm.c"
 
 /* ---- task tamm_task_rows_55: guarded.c:55, in rows() ---- */
 struct tamm_task_rows_55_args {
@@ -502,7 +503,7 @@ static void tamm_task_rows_55(tamm_ctx *tamm_ctx_, void *tamm_args_)
             }
         }
     }
-#line 506 "guarded.tamm.c"
+#line 507 "guarded.tamm.c"
 }
 
 #line 51 "guarded.c"

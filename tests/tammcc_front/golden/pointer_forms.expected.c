@@ -23,7 +23,7 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag);
 /* ---- task tamm_task_f_16: pointer_forms.c:16, in f() ---- */
 struct tamm_task_f_16_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[0] */
-    tamm_tensor *tamm_T1; long tamm_i1[1];  /* B[0] */
+    tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* B[0] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -32,7 +32,7 @@ static int tamm_task_f_16_refs(const struct tamm_task_f_16_args *tamm_p_, tamm_r
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READ);
     tamm_s_[tamm_n_++] = "A[0]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READWRITE);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
     tamm_s_[tamm_n_++] = "B[0]";
     return tamm_n_;
 }
@@ -42,13 +42,13 @@ static void tamm_task_f_16(tamm_ctx *tamm_ctx_, void *tamm_args_)
     struct tamm_task_f_16_args *tamm_a_ = (struct tamm_task_f_16_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[0] */
-    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_RW);  /* B[0] */
+    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* B[0] */
     {
 #line 17 "pointer_forms.c"
     { double *a = tamm_b0_; double *b = tamm_b1_; b[0] = a[1] + a[2]; }
     }
 #line 51 "pointer_forms.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
+    tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 #line 55 "pointer_forms.tamm.c"
@@ -253,14 +253,14 @@ static void tamm_task_f_37(tamm_ctx *tamm_ctx_, void *tamm_args_)
 
 /* ---- task tamm_task_f_40: pointer_forms.c:40, in f() ---- */
 struct tamm_task_f_40_args {
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[8] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* A[8] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_f_40_refs(const struct tamm_task_f_40_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "A[8]";
     return tamm_n_;
 }
@@ -269,13 +269,13 @@ static void tamm_task_f_40(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_f_40_args *tamm_a_ = (struct tamm_task_f_40_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[8] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* A[8] */
     {
 #line 41 "pointer_forms.c"
     { double *a = tamm_b0_; unsigned char *b = (unsigned char *)a; b[0] = 1; }
     }
 #line 278 "pointer_forms.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
 #line 281 "pointer_forms.tamm.c"
 
@@ -481,7 +481,7 @@ static void tamm_task_f_61(tamm_ctx *tamm_ctx_, void *tamm_args_)
 /* ---- task tamm_task_f_64: pointer_forms.c:64, in f() ---- */
 struct tamm_task_f_64_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[16] */
-    tamm_tensor *tamm_T1; long tamm_i1[1];  /* B[1] */
+    tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* B[1] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -490,7 +490,7 @@ static int tamm_task_f_64_refs(const struct tamm_task_f_64_args *tamm_p_, tamm_r
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READ);
     tamm_s_[tamm_n_++] = "A[16]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READWRITE);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
     tamm_s_[tamm_n_++] = "B[1]";
     return tamm_n_;
 }
@@ -500,13 +500,13 @@ static void tamm_task_f_64(tamm_ctx *tamm_ctx_, void *tamm_args_)
     struct tamm_task_f_64_args *tamm_a_ = (struct tamm_task_f_64_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* A[16] */
-    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_RW);  /* B[1] */
+    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* B[1] */
     {
 #line 65 "pointer_forms.c"
     { double *a = tamm_b0_; double *b = tamm_b1_; b[0] = (a != 0) + (a + 1 - a) + sizeof(*a); }
     }
 #line 509 "pointer_forms.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
+    tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 #line 513 "pointer_forms.tamm.c"
@@ -619,7 +619,7 @@ static void tamm_task_f_73(tamm_ctx *tamm_ctx_, void *tamm_args_)
 struct tamm_task_f_75_args {
     tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* A[20] */
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* B[6] */
-    tamm_tensor *tamm_T2; long tamm_i2[1];  /* B[7] */
+    tamm_tensor *tamm_T2; long tamm_i2[1]; unsigned tamm_m2;  /* B[7] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -630,7 +630,7 @@ static int tamm_task_f_75_refs(const struct tamm_task_f_75_args *tamm_p_, tamm_r
     tamm_s_[tamm_n_++] = "A[20]";
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READ);
     tamm_s_[tamm_n_++] = "B[6]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, TAMM_READWRITE);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T2, 1, tamm_p_->tamm_i2, tamm_p_->tamm_m2);
     tamm_s_[tamm_n_++] = "B[7]";
     return tamm_n_;
 }
@@ -641,13 +641,13 @@ static void tamm_task_f_75(tamm_ctx *tamm_ctx_, void *tamm_args_)
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* A[20] */
     void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_READ);  /* B[6] */
-    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, TAMM_CC_RW);  /* B[7] */
+    void *tamm_b2_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T2, tamm_a_->tamm_i2, tamm_a_->tamm_m2);  /* B[7] */
     {
 #line 76 "pointer_forms.c"
     { double *a = tamm_b0_; double *b = tamm_b1_; double *c = tamm_b2_; h_acc(a, b, N); c[0] = h_sum(b, N); }
     }
 #line 650 "pointer_forms.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b2_, TAMM_CC_RW);
+    tamm_cc_release(tamm_ctx_, &tamm_b2_, tamm_a_->tamm_m2);
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
@@ -834,7 +834,8 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     struct tamm_task_f_16_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (0);  /* read A[0] */
-    tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (0);  /* readwrite B[0] */
+    tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (0);  /* write B[0] */
+    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, 8);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
     tamm_task tamm_t_ = { tamm_task_f_16, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_16_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -948,7 +949,8 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
 {   /* #pragma tamm task (pointer_forms.c:40) */
     struct tamm_task_f_40_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
-    tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (8);  /* readwrite A[8] */
+    tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (8);  /* write A[8] */
+    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, 1);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_f_40, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_40_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -1062,7 +1064,8 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     struct tamm_task_f_64_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (16);  /* read A[16] */
-    tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (1);  /* readwrite B[1] */
+    tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (1);  /* write B[1] */
+    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, 8);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
     tamm_task tamm_t_ = { tamm_task_f_64, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_64_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -1126,7 +1129,8 @@ void f(tamm_tensor *A, tamm_tensor *B, int flag)
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (20);  /* accum A[20] */
     tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (6);  /* read B[6] */
-    tamm_a_.tamm_T2 = (B); tamm_a_.tamm_i2[0] = (7);  /* readwrite B[7] */
+    tamm_a_.tamm_T2 = (B); tamm_a_.tamm_i2[0] = (7);  /* write B[7] */
+    tamm_a_.tamm_m2 = tamm_cc_write_mode(tamm_a_.tamm_T2, tamm_a_.tamm_i2, 8);
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     tamm_task tamm_t_ = { tamm_task_f_75, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_75_refs(&tamm_a_, tamm_r_, tamm_s_),

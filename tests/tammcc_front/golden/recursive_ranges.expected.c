@@ -21,7 +21,7 @@ static void sum(tamm_tensor *X, tamm_tensor *P, long lo, long hi);
 /* ---- task tamm_task_sum_14: recursive_ranges.c:14, in sum() ---- */
 struct tamm_task_sum_14_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* X[lo] */
-    tamm_tensor *tamm_T1; long tamm_i1[1];  /* P[lo] */
+    tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* P[lo] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -30,7 +30,7 @@ static int tamm_task_sum_14_refs(const struct tamm_task_sum_14_args *tamm_p_, ta
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READ);
     tamm_s_[tamm_n_++] = "X[lo]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READWRITE);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
     tamm_s_[tamm_n_++] = "P[lo]";
     return tamm_n_;
 }
@@ -40,13 +40,13 @@ static void tamm_task_sum_14(tamm_ctx *tamm_ctx_, void *tamm_args_)
     struct tamm_task_sum_14_args *tamm_a_ = (struct tamm_task_sum_14_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* X[lo] */
-    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_RW);  /* P[lo] */
+    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* P[lo] */
     {
 #line 15 "recursive_ranges.c"
         { const int64_t *x = tamm_b0_; int64_t *p = tamm_b1_; p[0] = x[0]; }
     }
 #line 49 "recursive_ranges.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
+    tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 #line 53 "recursive_ranges.tamm.c"
@@ -168,7 +168,8 @@ static void sum(tamm_tensor *X, tamm_tensor *P, long lo, long hi)
     struct tamm_task_sum_14_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (X); tamm_a_.tamm_i0[0] = (lo);  /* read X[lo] */
-    tamm_a_.tamm_T1 = (P); tamm_a_.tamm_i1[0] = (lo);  /* readwrite P[lo] */
+    tamm_a_.tamm_T1 = (P); tamm_a_.tamm_i1[0] = (lo);  /* write P[lo] */
+    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, 8);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
     tamm_task tamm_t_ = { tamm_task_sum_14, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_sum_14_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -235,9 +236,9 @@ static void sum(tamm_tensor *X, tamm_tensor *P, long lo, long hi)
 }
 
 /* 2. rows split in halves, a fixed column j: a range in dimension 0, the point j in 1 */
-#line 239 "recursive_ranges.tamm.c"
+#line 240 "recursive_ranges.tamm.c"
 static void rows(tamm_tensor *C, long i0, long i1, long j);
-#line 241 "recursive_ranges.tamm.c"
+#line 242 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_rows_33: recursive_ranges.c:33, in rows() ---- */
 struct tamm_task_rows_33_args {
@@ -262,10 +263,10 @@ static void tamm_task_rows_33(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 34 "recursive_ranges.c"
             { double *c = tamm_b0_; c[0] += 1; }
     }
-#line 266 "recursive_ranges.tamm.c"
+#line 267 "recursive_ranges.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 269 "recursive_ranges.tamm.c"
+#line 270 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_rows_39: recursive_ranges.c:39, in rows() ---- */
 struct tamm_task_rows_39_args {
@@ -298,9 +299,9 @@ static void tamm_task_rows_39(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 40 "recursive_ranges.c"
     (rows(C, i0, m, j));
     }
-#line 302 "recursive_ranges.tamm.c"
+#line 303 "recursive_ranges.tamm.c"
 }
-#line 304 "recursive_ranges.tamm.c"
+#line 305 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_rows_41: recursive_ranges.c:41, in rows() ---- */
 struct tamm_task_rows_41_args {
@@ -333,7 +334,7 @@ static void tamm_task_rows_41(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 42 "recursive_ranges.c"
     (rows(C, m, i1, j));
     }
-#line 337 "recursive_ranges.tamm.c"
+#line 338 "recursive_ranges.tamm.c"
 }
 
 #line 29 "recursive_ranges.c"
@@ -396,9 +397,9 @@ static void rows(tamm_tensor *C, long i0, long i1, long j)
 }
 
 /* 3. a 2-D split (rows, then columns): ranges in both dimensions, each under the other's precondition */
-#line 400 "recursive_ranges.tamm.c"
+#line 401 "recursive_ranges.tamm.c"
 static void quad(tamm_tensor *C, long i0, long i1, long j0, long j1);
-#line 402 "recursive_ranges.tamm.c"
+#line 403 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_quad_49: recursive_ranges.c:49, in quad() ---- */
 struct tamm_task_quad_49_args {
@@ -423,10 +424,10 @@ static void tamm_task_quad_49(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 50 "recursive_ranges.c"
         { double *c = tamm_b0_; c[0] *= 2; }
     }
-#line 427 "recursive_ranges.tamm.c"
+#line 428 "recursive_ranges.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 430 "recursive_ranges.tamm.c"
+#line 431 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_quad_55: recursive_ranges.c:55, in quad() ---- */
 struct tamm_task_quad_55_args {
@@ -461,9 +462,9 @@ static void tamm_task_quad_55(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 56 "recursive_ranges.c"
         (quad(C, i0, m, j0, j1));
     }
-#line 465 "recursive_ranges.tamm.c"
+#line 466 "recursive_ranges.tamm.c"
 }
-#line 467 "recursive_ranges.tamm.c"
+#line 468 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_quad_57: recursive_ranges.c:57, in quad() ---- */
 struct tamm_task_quad_57_args {
@@ -498,9 +499,9 @@ static void tamm_task_quad_57(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 58 "recursive_ranges.c"
         (quad(C, m, i1, j0, j1));
     }
-#line 502 "recursive_ranges.tamm.c"
+#line 503 "recursive_ranges.tamm.c"
 }
-#line 504 "recursive_ranges.tamm.c"
+#line 505 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_quad_61: recursive_ranges.c:61, in quad() ---- */
 struct tamm_task_quad_61_args {
@@ -535,9 +536,9 @@ static void tamm_task_quad_61(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 62 "recursive_ranges.c"
         (quad(C, i0, i1, j0, m));
     }
-#line 539 "recursive_ranges.tamm.c"
+#line 540 "recursive_ranges.tamm.c"
 }
-#line 541 "recursive_ranges.tamm.c"
+#line 542 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_quad_63: recursive_ranges.c:63, in quad() ---- */
 struct tamm_task_quad_63_args {
@@ -572,7 +573,7 @@ static void tamm_task_quad_63(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 64 "recursive_ranges.c"
         (quad(C, i0, i1, m, j1));
     }
-#line 576 "recursive_ranges.tamm.c"
+#line 577 "recursive_ranges.tamm.c"
 }
 
 #line 46 "recursive_ranges.c"
@@ -675,9 +676,9 @@ static void quad(tamm_tensor *C, long i0, long i1, long j0, long j1)
 }
 
 /* 4. the combine step reads P[hi], outside [lo, hi): no range, the whole tensor */
-#line 679 "recursive_ranges.tamm.c"
+#line 680 "recursive_ranges.tamm.c"
 static void past_end(tamm_tensor *P, long lo, long hi);
-#line 681 "recursive_ranges.tamm.c"
+#line 682 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_past_end_74: recursive_ranges.c:74, in past_end() ---- */
 struct tamm_task_past_end_74_args {
@@ -708,9 +709,9 @@ static void tamm_task_past_end_74(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 75 "recursive_ranges.c"
     (past_end(P, lo, mid));
     }
-#line 712 "recursive_ranges.tamm.c"
+#line 713 "recursive_ranges.tamm.c"
 }
-#line 714 "recursive_ranges.tamm.c"
+#line 715 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_past_end_76: recursive_ranges.c:76, in past_end() ---- */
 struct tamm_task_past_end_76_args {
@@ -741,9 +742,9 @@ static void tamm_task_past_end_76(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 77 "recursive_ranges.c"
     (past_end(P, mid, hi));
     }
-#line 745 "recursive_ranges.tamm.c"
+#line 746 "recursive_ranges.tamm.c"
 }
-#line 747 "recursive_ranges.tamm.c"
+#line 748 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_past_end_79: recursive_ranges.c:79, in past_end() ---- */
 struct tamm_task_past_end_79_args {
@@ -772,7 +773,7 @@ static void tamm_task_past_end_79(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 80 "recursive_ranges.c"
     { double *a = tamm_b0_; const double *b = tamm_b1_; a[0] += b[0]; }
     }
-#line 776 "recursive_ranges.tamm.c"
+#line 777 "recursive_ranges.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
@@ -833,20 +834,20 @@ static void past_end(tamm_tensor *P, long lo, long hi)
 }
 
 /* 5. a parameter assigned in the body: its value at a task is not the caller's; no range */
-#line 837 "recursive_ranges.tamm.c"
+#line 838 "recursive_ranges.tamm.c"
 static void moved(tamm_tensor *P, long lo, long hi);
-#line 839 "recursive_ranges.tamm.c"
+#line 840 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_moved_87: recursive_ranges.c:87, in moved() ---- */
 struct tamm_task_moved_87_args {
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* P[lo] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* P[lo] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_moved_87_refs(const struct tamm_task_moved_87_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "P[lo]";
     return tamm_n_;
 }
@@ -855,15 +856,15 @@ static void tamm_task_moved_87(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_moved_87_args *tamm_a_ = (struct tamm_task_moved_87_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* P[lo] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* P[lo] */
     {
 #line 88 "recursive_ranges.c"
         { double *p = tamm_b0_; p[0] = 1; }
     }
-#line 864 "recursive_ranges.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
+#line 865 "recursive_ranges.tamm.c"
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 867 "recursive_ranges.tamm.c"
+#line 868 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_moved_92: recursive_ranges.c:92, in moved() ---- */
 struct tamm_task_moved_92_args {
@@ -877,7 +878,7 @@ struct tamm_task_moved_92_args {
 static int tamm_task_moved_92_refs(const struct tamm_task_moved_92_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 0, NULL, TAMM_READWRITE | TAMM_PERMISSION_ONLY);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 0, NULL, TAMM_WRITE | TAMM_PERMISSION_ONLY);
     tamm_s_[tamm_n_++] = "P";
     return tamm_n_;
 }
@@ -894,9 +895,9 @@ static void tamm_task_moved_92(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 93 "recursive_ranges.c"
     (moved(P, lo, mid));
     }
-#line 898 "recursive_ranges.tamm.c"
+#line 899 "recursive_ranges.tamm.c"
 }
-#line 900 "recursive_ranges.tamm.c"
+#line 901 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_moved_95: recursive_ranges.c:95, in moved() ---- */
 struct tamm_task_moved_95_args {
@@ -910,7 +911,7 @@ struct tamm_task_moved_95_args {
 static int tamm_task_moved_95_refs(const struct tamm_task_moved_95_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 0, NULL, TAMM_READWRITE | TAMM_PERMISSION_ONLY);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 0, NULL, TAMM_WRITE | TAMM_PERMISSION_ONLY);
     tamm_s_[tamm_n_++] = "P";
     return tamm_n_;
 }
@@ -927,7 +928,7 @@ static void tamm_task_moved_95(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 96 "recursive_ranges.c"
     (moved(P, lo, hi));
     }
-#line 931 "recursive_ranges.tamm.c"
+#line 932 "recursive_ranges.tamm.c"
 }
 
 #line 84 "recursive_ranges.c"
@@ -938,7 +939,8 @@ static void moved(tamm_tensor *P, long lo, long hi)
 {   /* #pragma tamm task (recursive_ranges.c:87) */
     struct tamm_task_moved_87_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
-    tamm_a_.tamm_T0 = (P); tamm_a_.tamm_i0[0] = (lo);  /* readwrite P[lo] */
+    tamm_a_.tamm_T0 = (P); tamm_a_.tamm_i0[0] = (lo);  /* write P[lo] */
+    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, 8);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_moved_87, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_moved_87_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -957,7 +959,7 @@ static void moved(tamm_tensor *P, long lo, long hi)
     tamm_a_.P = P;
     tamm_a_.lo = lo;
     tamm_a_.mid = mid;
-    tamm_a_.tamm_T0 = (P);  /* readwrite P */
+    tamm_a_.tamm_T0 = (P);  /* write P */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_moved_92, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_moved_92_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -974,7 +976,7 @@ static void moved(tamm_tensor *P, long lo, long hi)
     tamm_a_.P = P;
     tamm_a_.lo = lo;
     tamm_a_.hi = hi;
-    tamm_a_.tamm_T0 = (P);  /* readwrite P */
+    tamm_a_.tamm_T0 = (P);  /* write P */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_moved_95, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_moved_95_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -986,20 +988,20 @@ static void moved(tamm_tensor *P, long lo, long hi)
 }
 
 /* 6. a split point read from a global: not a function of the parameters; no range */
-#line 990 "recursive_ranges.tamm.c"
-static void global_split(tamm_tensor *P, long lo, long hi);
 #line 992 "recursive_ranges.tamm.c"
+static void global_split(tamm_tensor *P, long lo, long hi);
+#line 994 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_global_split_103: recursive_ranges.c:103, in global_split() ---- */
 struct tamm_task_global_split_103_args {
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* P[lo] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* P[lo] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_global_split_103_refs(const struct tamm_task_global_split_103_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "P[lo]";
     return tamm_n_;
 }
@@ -1008,15 +1010,15 @@ static void tamm_task_global_split_103(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_global_split_103_args *tamm_a_ = (struct tamm_task_global_split_103_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* P[lo] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* P[lo] */
     {
 #line 104 "recursive_ranges.c"
         { double *p = tamm_b0_; p[0] = 1; }
     }
-#line 1017 "recursive_ranges.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
+#line 1019 "recursive_ranges.tamm.c"
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 1020 "recursive_ranges.tamm.c"
+#line 1022 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_global_split_108: recursive_ranges.c:108, in global_split() ---- */
 struct tamm_task_global_split_108_args {
@@ -1030,7 +1032,7 @@ struct tamm_task_global_split_108_args {
 static int tamm_task_global_split_108_refs(const struct tamm_task_global_split_108_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 0, NULL, TAMM_READWRITE | TAMM_PERMISSION_ONLY);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 0, NULL, TAMM_WRITE | TAMM_PERMISSION_ONLY);
     tamm_s_[tamm_n_++] = "P";
     return tamm_n_;
 }
@@ -1047,9 +1049,9 @@ static void tamm_task_global_split_108(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 109 "recursive_ranges.c"
     (global_split(P, lo, mid));
     }
-#line 1051 "recursive_ranges.tamm.c"
-}
 #line 1053 "recursive_ranges.tamm.c"
+}
+#line 1055 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_global_split_110: recursive_ranges.c:110, in global_split() ---- */
 struct tamm_task_global_split_110_args {
@@ -1063,7 +1065,7 @@ struct tamm_task_global_split_110_args {
 static int tamm_task_global_split_110_refs(const struct tamm_task_global_split_110_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 0, NULL, TAMM_READWRITE | TAMM_PERMISSION_ONLY);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 0, NULL, TAMM_WRITE | TAMM_PERMISSION_ONLY);
     tamm_s_[tamm_n_++] = "P";
     return tamm_n_;
 }
@@ -1080,7 +1082,7 @@ static void tamm_task_global_split_110(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 111 "recursive_ranges.c"
     (global_split(P, mid, hi));
     }
-#line 1084 "recursive_ranges.tamm.c"
+#line 1086 "recursive_ranges.tamm.c"
 }
 
 #line 100 "recursive_ranges.c"
@@ -1091,7 +1093,8 @@ static void global_split(tamm_tensor *P, long lo, long hi)
 {   /* #pragma tamm task (recursive_ranges.c:103) */
     struct tamm_task_global_split_103_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
-    tamm_a_.tamm_T0 = (P); tamm_a_.tamm_i0[0] = (lo);  /* readwrite P[lo] */
+    tamm_a_.tamm_T0 = (P); tamm_a_.tamm_i0[0] = (lo);  /* write P[lo] */
+    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, 8);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_global_split_103, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_global_split_103_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -1110,7 +1113,7 @@ static void global_split(tamm_tensor *P, long lo, long hi)
     tamm_a_.P = P;
     tamm_a_.lo = lo;
     tamm_a_.mid = mid;
-    tamm_a_.tamm_T0 = (P);  /* readwrite P */
+    tamm_a_.tamm_T0 = (P);  /* write P */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_global_split_108, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_global_split_108_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -1126,7 +1129,7 @@ static void global_split(tamm_tensor *P, long lo, long hi)
     tamm_a_.P = P;
     tamm_a_.mid = mid;
     tamm_a_.hi = hi;
-    tamm_a_.tamm_T0 = (P);  /* readwrite P */
+    tamm_a_.tamm_T0 = (P);  /* write P */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_global_split_110, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_global_split_110_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -1138,21 +1141,21 @@ static void global_split(tamm_tensor *P, long lo, long hi)
 }
 
 /* 7. fib over a tensor (slots 2s+1, 2s+2): no interval of the parameters holds them; the whole tensor */
-#line 1142 "recursive_ranges.tamm.c"
+#line 1145 "recursive_ranges.tamm.c"
 static void fib(tamm_tensor *F, int n, long slot);
-#line 1144 "recursive_ranges.tamm.c"
+#line 1147 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_fib_118: recursive_ranges.c:118, in fib() ---- */
 struct tamm_task_fib_118_args {
     int n;
-    tamm_tensor *tamm_T0; long tamm_i0[1];  /* F[slot] */
+    tamm_tensor *tamm_T0; long tamm_i0[1]; unsigned tamm_m0;  /* F[slot] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
 static int tamm_task_fib_118_refs(const struct tamm_task_fib_118_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)
 {
     int tamm_n_ = 0;
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, tamm_p_->tamm_m0);
     tamm_s_[tamm_n_++] = "F[slot]";
     return tamm_n_;
 }
@@ -1162,16 +1165,16 @@ static void tamm_task_fib_118(tamm_ctx *tamm_ctx_, void *tamm_args_)
     struct tamm_task_fib_118_args *tamm_a_ = (struct tamm_task_fib_118_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     int n = tamm_a_->n;
-    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* F[slot] */
+    void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* F[slot] */
     (void)n;
     {
 #line 119 "recursive_ranges.c"
         { int64_t *f = tamm_b0_; f[0] = n; }
     }
-#line 1172 "recursive_ranges.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
-}
 #line 1175 "recursive_ranges.tamm.c"
+    tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
+}
+#line 1178 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_fib_122: recursive_ranges.c:122, in fib() ---- */
 struct tamm_task_fib_122_args {
@@ -1202,9 +1205,9 @@ static void tamm_task_fib_122(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 123 "recursive_ranges.c"
     (fib(F, n - 1, 2 * slot + 1));
     }
-#line 1206 "recursive_ranges.tamm.c"
+#line 1209 "recursive_ranges.tamm.c"
 }
-#line 1208 "recursive_ranges.tamm.c"
+#line 1211 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_fib_124: recursive_ranges.c:124, in fib() ---- */
 struct tamm_task_fib_124_args {
@@ -1235,9 +1238,9 @@ static void tamm_task_fib_124(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 125 "recursive_ranges.c"
     (fib(F, n - 2, 2 * slot + 2));
     }
-#line 1239 "recursive_ranges.tamm.c"
+#line 1242 "recursive_ranges.tamm.c"
 }
-#line 1241 "recursive_ranges.tamm.c"
+#line 1244 "recursive_ranges.tamm.c"
 
 /* ---- task tamm_task_fib_127: recursive_ranges.c:127, in fib() ---- */
 struct tamm_task_fib_127_args {
@@ -1266,7 +1269,7 @@ static void tamm_task_fib_127(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 128 "recursive_ranges.c"
     { int64_t *f = tamm_b0_; const int64_t *a = tamm_b1_; f[0] += a[0]; }
     }
-#line 1270 "recursive_ranges.tamm.c"
+#line 1273 "recursive_ranges.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_READ);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
@@ -1280,7 +1283,8 @@ static void fib(tamm_tensor *F, int n, long slot)
     struct tamm_task_fib_118_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.n = n;
-    tamm_a_.tamm_T0 = (F); tamm_a_.tamm_i0[0] = (slot);  /* readwrite F[slot] */
+    tamm_a_.tamm_T0 = (F); tamm_a_.tamm_i0[0] = (slot);  /* write F[slot] */
+    tamm_a_.tamm_m0 = tamm_cc_write_mode(tamm_a_.tamm_T0, tamm_a_.tamm_i0, 8);
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
     tamm_task tamm_t_ = { tamm_task_fib_118, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_fib_118_refs(&tamm_a_, tamm_r_, tamm_s_),

@@ -353,7 +353,7 @@ static void tamm_task_f_46(tamm_ctx *tamm_ctx_, void *tamm_args_)
 /* ---- task tamm_task_f_48: review_cases.c:48, in f() ---- */
 struct tamm_task_f_48_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[11] */
-    tamm_tensor *tamm_T1; long tamm_i1[1];  /* B[11] */
+    tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* B[11] */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -362,7 +362,7 @@ static int tamm_task_f_48_refs(const struct tamm_task_f_48_args *tamm_p_, tamm_r
     int tamm_n_ = 0;
     tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T0, 1, tamm_p_->tamm_i0, TAMM_READWRITE);
     tamm_s_[tamm_n_++] = "A[11]";
-    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, TAMM_READWRITE);
+    tamm_cc_ref(&tamm_r_[tamm_n_], tamm_p_->tamm_T1, 1, tamm_p_->tamm_i1, tamm_p_->tamm_m1);
     tamm_s_[tamm_n_++] = "B[11]";
     return tamm_n_;
 }
@@ -372,13 +372,13 @@ static void tamm_task_f_48(tamm_ctx *tamm_ctx_, void *tamm_args_)
     struct tamm_task_f_48_args *tamm_a_ = (struct tamm_task_f_48_args *)tamm_args_;
     (void)tamm_ctx_;  /* a body that fetches no block and submits nothing does not use it */
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_RW);  /* A[11] */
-    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, TAMM_CC_RW);  /* B[11] */
+    void *tamm_b1_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T1, tamm_a_->tamm_i1, tamm_a_->tamm_m1);  /* B[11] */
     {
 #line 49 "review_cases.c"
     { double *a = tamm_b0_; double *b = tamm_b1_; b[0] = (a[0] += 1.0); }
     }
 #line 381 "review_cases.tamm.c"
-    tamm_cc_release(tamm_ctx_, &tamm_b1_, TAMM_CC_RW);
+    tamm_cc_release(tamm_ctx_, &tamm_b1_, tamm_a_->tamm_m1);
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
 #line 385 "review_cases.tamm.c"
@@ -814,7 +814,8 @@ void f(tamm_tensor *A, tamm_tensor *B, int n, int c)
     struct tamm_task_f_48_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (11);  /* readwrite A[11] */
-    tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (11);  /* readwrite B[11] */
+    tamm_a_.tamm_T1 = (B); tamm_a_.tamm_i1[0] = (11);  /* write B[11] */
+    tamm_a_.tamm_m1 = tamm_cc_write_mode(tamm_a_.tamm_T1, tamm_a_.tamm_i1, 8);
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
     tamm_task tamm_t_ = { tamm_task_f_48, NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_f_48_refs(&tamm_a_, tamm_r_, tamm_s_),
@@ -962,9 +963,9 @@ __attribute__((weak)) void weak_later(double *p);
 void weak_later(double *p) { (void)p; }
 void strong_def(double *p) { (void)p; }
 
-#line 966 "review_cases.tamm.c"
+#line 967 "review_cases.tamm.c"
 void weak_cases(tamm_tensor *A);
-#line 968 "review_cases.tamm.c"
+#line 969 "review_cases.tamm.c"
 
 /* ---- task tamm_task_weak_cases_86: review_cases.c:86, in weak_cases() ---- */
 struct tamm_task_weak_cases_86_args {
@@ -989,10 +990,10 @@ static void tamm_task_weak_cases_86(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 87 "review_cases.c"
     weak_def(tamm_b0_);
     }
-#line 993 "review_cases.tamm.c"
+#line 994 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 996 "review_cases.tamm.c"
+#line 997 "review_cases.tamm.c"
 
 /* ---- task tamm_task_weak_cases_88: review_cases.c:88, in weak_cases() ---- */
 struct tamm_task_weak_cases_88_args {
@@ -1017,10 +1018,10 @@ static void tamm_task_weak_cases_88(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 89 "review_cases.c"
     weak_later(tamm_b0_);
     }
-#line 1021 "review_cases.tamm.c"
+#line 1022 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 1024 "review_cases.tamm.c"
+#line 1025 "review_cases.tamm.c"
 
 /* ---- task tamm_task_weak_cases_90: review_cases.c:90, in weak_cases() ---- */
 struct tamm_task_weak_cases_90_args {
@@ -1045,7 +1046,7 @@ static void tamm_task_weak_cases_90(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 91 "review_cases.c"
     strong_def(tamm_b0_);
     }
-#line 1049 "review_cases.tamm.c"
+#line 1050 "review_cases.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_READ);
 }
 

@@ -19,13 +19,20 @@ void cc_infer_explain(cc_infer *in, const cc_task *t, void *fo)
     FILE *o = fo;
     unsigned line, col;
     cc_line_col(in->src, t->pr->off, &line, &col);
-    /* the task as the user named it (label), then the generated function that runs it */
-    if (t->pr->label.s)
-        fprintf(o, "%s:%u: task %s (%s) in %s()", in->src->name, line, t->pr->label.s, t->name, t->fname);
-    else
-        fprintf(o, "%s:%u: task %s in %s()", in->src->name, line, t->name, t->fname);
-    if (t->parent && t->parent->pr->label.s) fprintf(o, ", nested in %s (%s)\n", t->parent->pr->label.s, t->parent->name);
-    else fprintf(o, "%s%s\n", t->parent ? ", nested in " : "", t->parent ? t->parent->name : "");
+    /* the task as the user wrote it: its file (base name, as in the access lines), its label if
+     * it has one, its function; a task it is nested in by label or line.  The generated names
+     * (tamm_task_F_LINE) are the compiler's, not the program's, and stay out of the report. */
+    const char *base = strrchr(in->src->name, '/');
+    base = base ? base + 1 : in->src->name;
+    if (t->pr->label.s) fprintf(o, "%s:%u: task %s in %s()", base, line, t->pr->label.s, t->fname);
+    else fprintf(o, "%s:%u: task in %s()", base, line, t->fname);
+    if (t->parent) {
+        unsigned pl, pc;
+        cc_line_col(in->src, t->parent->pr->off, &pl, &pc);
+        if (t->parent->pr->label.s) fprintf(o, ", nested in task %s (line %u)", t->parent->pr->label.s, pl);
+        else fprintf(o, ", nested in the task at line %u", pl);
+    }
+    fputc('\n', o);
     for (int i = 0; i < t->nacc; i++) {
         const cc_access *a = &t->acc[i];
         const char *kind = (a->mode & CC_PERMONLY) ? "permission" : a->fetched ? "access" : "access (fetched in the body)";

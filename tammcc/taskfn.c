@@ -200,7 +200,13 @@ static int needs_equal(const need *a, int na, const need *b, int nb)
 }
 
 /* "file:line" of a task */
-static char *task_origin(cc_unit *u, const cc_task *t) { return cc_fmt("the task at %s:%u", u->src.name, t->line); }
+static const char *base_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
+/* "file:line" of a task: the file's base name, as the other reasons and --explain give it */
+static char *task_origin(cc_unit *u, const cc_task *t) { return cc_fmt("the task at %s:%u", base_name(u->src.name), t->line); }
 
 /* A need of the callee, as the caller (function f) names it at call c. */
 static char *subst(tf_state *st, const need *n, cc_node *c, cc_node *f)
@@ -240,7 +246,7 @@ static void compute_needs(tf_state *st, fninfo *f, need **v, int *n)
         cc_node *call = f->blocks[b];
         cc_node *tn = call->nkid >= 2 ? cc_down_wrappers(call->kid[1]) : NULL; /* tamm_block's (T) */
         if (!tn || !tn->in_main) {
-            char *origin = cc_fmt("the tamm_block at %s:%u", st->u->src.name, cc_line_of(&st->u->src, call->b));
+            char *origin = cc_fmt("the tamm_block at %s:%u", base_name(st->u->src.name), cc_line_of(&st->u->src, call->b));
             need_add(v, n, &cap, NULL, CC_RW, origin);
             free(origin);
             continue;
@@ -248,7 +254,7 @@ static void compute_needs(tf_state *st, fninfo *f, need **v, int *n)
         char *text = cc_src_text(&st->u->ast, tn->b, tn->e);
         int r = resolve(st, f->root, text);
         char *name = r >= 0 ? cc_fmt("#%d", r) : r == NAME_GLOBAL ? identifier(text) : NULL;
-        char *origin = cc_fmt("the tamm_block at %s:%u", st->u->src.name, cc_line_of(&st->u->src, call->b));
+        char *origin = cc_fmt("the tamm_block at %s:%u", base_name(st->u->src.name), cc_line_of(&st->u->src, call->b));
         need_add(v, n, &cap, name, CC_RW, origin);
         free(origin);
         free(name);

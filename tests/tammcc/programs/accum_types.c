@@ -134,17 +134,17 @@ int main(int argc, char **argv)
     printf("I = %d %d %d\n", i1[0], i1[1], i1[2]);
     printf("F = %a %a %a %a\n", f1[0], f1[1], f1[2], f1[3]);
     printf("E = %a %a %a\n", e1[0], e1[1], e1[2]);
-    long long js = 0;
+    unsigned long long js = 0; /* a hash: unsigned, so it wraps (UBSan) */
     double ks = 0;
     for (long b = 0; b < 4; b++) {
         const int32_t *j = tamm_block(J, b);
         const double *kk = tamm_block(K, b);
         for (int e = 0; e < 16; e++) {
-            js = js * 3 + j[e];
+            js = js * 3 + (unsigned long long)(long long)j[e];
             ks += kk[e] * (double)(e + 1);
         }
     }
-    printf("J = %lld\nK = %a\n", js, ks);
+    printf("J = %llu\nK = %a\n", js, ks);
     tamm_finalize();
     return 0;
 }

@@ -842,7 +842,7 @@ static const char *contradiction(unsigned m, unsigned s)
     if ((m & 7u) == CC_READ && (s & (CC_SEEN_STORE | CC_SEEN_ACC))) return s & CC_SEEN_STORE ? "writes" : "accumulates into";
     if ((m & 7u) == CC_ACCUM && (s & (CC_SEEN_READ | CC_SEEN_STORE))) return s & CC_SEEN_READ ? "reads" : "overwrites";
     if ((m & 7u) == CC_WRITE && (s & CC_SEEN_READ)) return "reads";
-    if ((m & 7u) == CC_READ && (s & CC_SEEN_ESC)) return "may modify (it escapes)";
+    if ((m & 7u) == CC_READ && (s & CC_SEEN_ESC)) return "may modify";
     return NULL;
 }
 
@@ -949,6 +949,13 @@ int cc_infer_finish(cc_infer *in, cc_task *t)
         }
         /* a clause that contradicts the body is an error */
         const char *bad = contradiction(m, a->seen);
+        if (bad && (m & 7u) == CC_READ && !(a->seen & (CC_SEEN_STORE | CC_SEEN_ACC))) {
+            /* an escape: tammcc cannot see what the receiver does; say how to tell it */
+            cc_diag(in->src, r->off, CC_ERROR, "'%s' clause on %s, but the task body may modify it: %s, where tammcc cannot "
+                    "follow it; if the body only reads through it, pass it on as a 'const T *' or TAMM_READS parameter (tammcc "
+                    "takes those as reads), or omit the clause (the block is then readwrite)", cc_mode_name(m), a->key, a->why ? a->why : "the pointer escapes");
+            continue;
+        }
         if (bad) {
             cc_diag(in->src, r->off, CC_ERROR, "'%s' clause on %s, but the task body %s it (%s)", cc_mode_name(m), a->key,
                     bad, a->why ? a->why : "");

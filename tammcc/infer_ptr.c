@@ -533,6 +533,21 @@ ptr_info cc_inf_analyze_var(cc_infer *in, CXCursor var, cc_node *region, int dep
     return r;
 }
 
+/* Whether the array use is an argument of a call that receives it as
+ * pointers to const: its type as passed (after the implicit conversions, with
+ * no cast) is a pointer to pointers to const. */
+static int passed_as_const_pointees(cc_node *use)
+{
+    cc_node *top = use;
+    while (top->parent && (top->parent->kind == CXCursor_ParenExpr || top->parent->kind == CXCursor_UnexposedExpr))
+        top = top->parent;
+    if (!top->parent || top->parent->kind != CXCursor_CallExpr || top->parent->kid[0] == top) return 0;
+    CXType t = cc_inf_canon_type(top);
+    if (t.kind != CXType_Pointer) return 0;
+    t = clang_getCanonicalType(clang_getPointeeType(t));
+    return t.kind == CXType_Pointer && clang_isConstQualifiedType(clang_getCanonicalType(clang_getPointeeType(t)));
+}
+
 /* A local struct or array var holds the pointer somewhere: every pointer-typed
  * field or element reached from var (s.p, a[k], s.a[k].p) counts as the
  * pointer; var used whole (copied, passed, its address taken) escapes. */
@@ -568,6 +583,13 @@ static ptr_info analyze_carrier(cc_infer *in, CXCursor var, cc_node *region, int
                 break; /* sizeof */
             } else if (p && p->kind == CXCursor_VarDecl && cur == rf.hits[i] && clang_equalCursors(p->c, var)) {
                 break; /* the declaration's own name (not a use) */
+            } else if (passed_as_const_pointees(cur)) {
+                /* its elements point to const: what receives it reads through
+                 * them, as through a 'const T *' parameter (rule 17) */
+                char *w = cc_inf_where(cur->c);
+                cc_inf_see(&r, CC_SEEN_READ, cc_fmt("read through the 'const' pointers of the array used whole at %s", w));
+                free(w);
+                break;
             } else {
                 escape(&r, "the variable holding the pointer is used as a whole", cur);
                 break;

@@ -355,6 +355,8 @@ typedef struct claim {
     char *key;
     int nidx, d, pa, pb;
     int alive;
+    char *why_not;            /* refuted: the first obligation that failed, for --explain */
+    int progress;             /* ... how many of its obligations held before that one */
 } claim;
 
 typedef struct rs_state {
@@ -617,16 +619,28 @@ static int call_meets_pre(rs_state *rs, fninfo *f, fninfo *g, cc_node *c, cc_nod
     return ok;
 }
 
+/* Record why an obligation failed (*why, taking w), free name, and return 0. */
+static int refuted(char **why, char *name, char *w)
+{
+    free(*why);
+    *why = w;
+    free(name);
+    return 0;
+}
+
 /* Obligations of claim cl (of f, on its tensor key) at call c of a task
  * function g, from the task whose statement is task_stmt (NULL: outside
  * tasks): for each of g's tensors the call passes as key, g's current claim on
  * it in dimension cl->d, at the call, lies within [pa, pb), and (unless local)
  * the call meets g's preconditions (so that g's claims hold). */
-static int call_obligations(rs_state *rs, fninfo *f, cc_node *c, const claim *cl, cc_node *task_stmt, int local)
+static int call_obligations(rs_state *rs, fninfo *f, cc_node *c, const claim *cl, cc_node *task_stmt, int local,
+                            char **why)
 {
     tf_state *st = rs->st;
     fninfo *g = fn_by_cursor(st, cc_referenced(c));
     if (!g) return 1;
+    char *gname = cc_spelling(g->root->c);
+    unsigned line = cc_line_of(&st->u->src, c->b);
     int passed = 0;
     for (int k = 0; k < g->nnd; k++) {
         if (!g->nd[k].tensor) continue;
@@ -636,22 +650,32 @@ static int call_obligations(rs_state *rs, fninfo *f, cc_node *c, const claim *cl
         if (!passes) continue;
         passed = 1;
         claim *use = current_claim(rs, g, g->nd[k].tensor, cl->d);
-        if (!use || use->nidx != cl->nidx) return 0;
+        if (!use || use->nidx != cl->nidx)
+            return refuted(why, gname, cc_fmt("the call of %s at line %u has no range of its own blocks", gname, line));
         cc_node *A = call_arg(c, use->pa), *B = use->pb >= 0 ? call_arg(c, use->pb) : NULL;
-        if (!A || (use->pb >= 0 && !B)) return 0;
-        if (!arg_fits(g, c, use->pa) || (B && !arg_fits(g, c, use->pb))) return 0; /* converted: another value */
-        if (task_stmt && (!stable_at(st, A, task_stmt) || (B && !stable_at(st, B, task_stmt)))) return 0;
+        if (!A || (use->pb >= 0 && !B) || !arg_fits(g, c, use->pa) || (B && !arg_fits(g, c, use->pb)))
+            return refuted(why, gname, cc_fmt("the bounding arguments of the call of %s at line %u are converted "
+                                              "or not in this file", gname, line));
+        if (task_stmt && (!stable_at(st, A, task_stmt) || (B && !stable_at(st, B, task_stmt))))
+            return refuted(why, gname, cc_fmt("the bounding arguments of the call of %s at line %u are not known "
+                                              "when its task is submitted", gname, line));
         char *ta = cc_src_text(&st->u->ast, A->b, A->e), *tb = B ? cc_src_text(&st->u->ast, B->b, B->e) : NULL;
         rs_lookup lk = { st, f };
         cc_lin_prob *p = rs_problem(rs, &lk, c);
         /* lo < hi: one of g's preconditions, proved by call_meets_pre */
         int ok = tb ? rs_within(p, f->root, cl, ta, tb, c->b, 0) : rs_within(p, f->root, cl, NULL, ta, c->b, 0);
         cc_lin_free(p);
+        char *w = ok ? NULL : tb ? cc_fmt("the call of %s at line %u uses blocks %s:%s of that tensor", gname, line, ta, tb)
+                                 : cc_fmt("the call of %s at line %u uses block %s of that tensor", gname, line, ta);
         free(ta);
         free(tb);
-        if (!ok) return 0;
+        if (!ok) return refuted(why, gname, w);
     }
-    return !passed || local || call_meets_pre(rs, f, g, c, task_stmt);
+    if (passed && !local && !call_meets_pre(rs, f, g, c, task_stmt))
+        return refuted(why, gname, cc_fmt("the arguments of the call of %s at line %u do not provably meet its "
+                                          "precondition (a nonempty range)", gname, line));
+    free(gname);
+    return 1;
 }
 
 static int task_within(const cc_task *t, const cc_task *anc)
@@ -666,8 +690,9 @@ static int task_within(const cc_task *t, const cc_task *anc)
  * precondition, and not that calls meet their callees' preconditions; and one
  * of the tasks' own accesses of the tensor, if there is any, must be reachable
  * under it (a precondition that no access can meet proves nothing useful). */
-static int claim_holds(rs_state *rs, fninfo *f, const claim *cl, int local)
+static int claim_holds(rs_state *rs, fninfo *f, const claim *cl, int local, char **why, int *progress)
 {
+    *progress = 0;
     tf_state *st = rs->st;
     cc_unit *u = st->u;
     rs_lookup lk = { st, f };
@@ -676,9 +701,10 @@ static int claim_holds(rs_state *rs, fninfo *f, const claim *cl, int local)
         cc_lin_prob *pp = rs_problem(rs, &lk, f->root);
         int contradictory = cc_lin_prove(pp, &zero, &zero, 1); /* the preconditions exclude each other */
         cc_lin_free(pp);
-        if (contradictory) return 0;
+        if (contradictory) return refuted(why, NULL, cc_fmt("its preconditions exclude each other"));
     }
-    if (f->opaque_calls) return 0; /* a call outside its tasks that may touch blocks or submit tasks */
+    if (f->opaque_calls) /* a call outside its tasks that may touch blocks or submit tasks */
+        return refuted(why, NULL, cc_fmt("a call outside its tasks is not followed"));
     for (int b = 0; b < f->nblocks; b++) { /* tamm_block outside tasks: not followed */
         cc_node *tn = f->blocks[b]->nkid >= 2 ? cc_down_wrappers(f->blocks[b]->kid[1]) : NULL;
         if (!tn || !tn->in_main) return 0;
@@ -686,10 +712,9 @@ static int claim_holds(rs_state *rs, fninfo *f, const claim *cl, int local)
         int same = !k || !strcmp(k, cl->key);
         free(text);
         free(k);
-        if (same) return 0;
+        if (same)
+            return refuted(why, NULL, cc_fmt("tamm_block is called outside its tasks at line %u", cc_line_of(&u->src, f->blocks[b]->b)));
     }
-    for (int c = 0; c < f->ncalls; c++)
-        if (!call_obligations(rs, f, f->calls[c], cl, NULL, local)) return 0;
     int points = 0, reachable = 0;
     for (int i = 0; i < u->ntasks; i++) {
         cc_task *t = u->tasks[i];
@@ -700,7 +725,8 @@ static int claim_holds(rs_state *rs, fninfo *f, const claim *cl, int local)
             int same = !k || !strcmp(k, cl->key);
             free(k);
             if (!same) continue;
-            if (ac->nidx != cl->nidx || !ac->idx[cl->d]) return 0;
+            if (ac->nidx != cl->nidx || !ac->idx[cl->d])
+                return refuted(why, NULL, cc_fmt("the task at line %u uses %s, not provably within them", t->line, ac->key));
             const char *ix = ac->idx[cl->d];
             size_t le, hb;
             char *lo = NULL, *hi;
@@ -717,10 +743,17 @@ static int claim_holds(rs_state *rs, fninfo *f, const claim *cl, int local)
             cc_lin_free(p);
             free(lo);
             free(hi);
-            if (!ok) return 0;
+            if (!ok) return refuted(why, NULL, cc_fmt("the task at line %u uses %s, not provably within them", t->line, ac->key));
+            ++*progress;
         }
-        for (int c = 0; c < t->ntfcall; c++)
-            if (!call_obligations(rs, f, t->tfcall[c], cl, t->stmt, local)) return 0;
+    }
+    for (int c = 0; c < f->ncalls; c++, ++*progress) /* the function's own tasks are within cl; then its calls */
+        if (!call_obligations(rs, f, f->calls[c], cl, NULL, local, why)) return 0;
+    for (int i = 0; i < u->ntasks; i++) {
+        cc_task *t = u->tasks[i];
+        if (t->fn != f->root || t->parent) continue;
+        for (int c = 0; c < t->ntfcall; c++, ++*progress)
+            if (!call_obligations(rs, f, t->tfcall[c], cl, t->stmt, local, why)) return 0;
         for (int j = 0; j < u->ntasks; j++) { /* calls in nested tasks: their permissions are not followed */
             cc_task *dsc = u->tasks[j];
             if (!task_within(dsc, t)) continue;
@@ -730,12 +763,18 @@ static int claim_holds(rs_state *rs, fninfo *f, const claim *cl, int local)
                     char *mine = subst(st, &g->nd[k], dsc->tfcall[c], f->root);
                     int passes = !mine || !strcmp(mine, cl->key);
                     free(mine);
-                    if (passes) return 0;
+                    if (passes)
+                        return refuted(why, NULL, cc_fmt("the call at line %u in a nested task is not followed",
+                                                         cc_line_of(&u->src, dsc->tfcall[c]->b)));
                 }
             }
         }
     }
-    return !local || !points || reachable;
+    if (local && points && !reachable) {
+        *progress = 0; /* a precondition no access meets: the nearest of nothing */
+        return refuted(why, NULL, cc_fmt("no task's block is reachable under its precondition"));
+    }
+    return 1;
 }
 
 static void claim_add(rs_state *rs, int fi, const char *key, int nidx)
@@ -750,7 +789,7 @@ static void claim_add(rs_state *rs, int fi, const char *key, int nidx)
         for (int pa = 0; pa < np; pa++) /* a point: block pa, whatever the call */
             if (signed_int(clang_getCursorType(clang_Cursor_getArgument(f->root->c, (unsigned)pa)))) {
                 CC_GROW(rs->cl[fi], rs->clcap[fi], rs->ncl[fi] + 1);
-                rs->cl[fi][rs->ncl[fi]++] = (claim){ cc_xstrdup(key), nidx, d, pa, -1, 1 };
+                rs->cl[fi][rs->ncl[fi]++] = (claim){ cc_xstrdup(key), nidx, d, pa, -1, 1, NULL, 0 };
             }
         for (int rev = 0; rev < 2; rev++)
             for (int dist = 1; dist < np; dist++)
@@ -760,7 +799,7 @@ static void claim_add(rs_state *rs, int fi, const char *key, int nidx)
                         !signed_int(clang_getCursorType(clang_Cursor_getArgument(f->root->c, (unsigned)pb))))
                         continue;
                     CC_GROW(rs->cl[fi], rs->clcap[fi], rs->ncl[fi] + 1);
-                    rs->cl[fi][rs->ncl[fi]++] = (claim){ cc_xstrdup(key), nidx, d, pa, pb, 1 };
+                    rs->cl[fi][rs->ncl[fi]++] = (claim){ cc_xstrdup(key), nidx, d, pa, pb, 1, NULL, 0 };
                 }
     }
 }
@@ -831,7 +870,7 @@ static void range_summaries(rs_state *rs)
                     claim *cl = &rs->cl[i][c];
                     if (current_claim(rs, &st->f[i], cl->key, cl->d) != cl) continue;
                     rs->only = cl;
-                    int ok = claim_holds(rs, &st->f[i], cl, 1);
+                    int ok = claim_holds(rs, &st->f[i], cl, 1, &cl->why_not, &cl->progress);
                     rs->only = NULL;
                     if (!ok) { /* the next candidate of the same (tensor, dimension) is tried next */
                         cl->alive = 0;
@@ -843,7 +882,8 @@ static void range_summaries(rs_state *rs)
         for (int i = 0; i < st->nf; i++)
             for (int c = 0; c < rs->ncl[i]; c++) {
                 claim *cl = &rs->cl[i][c];
-                if (current_claim(rs, &st->f[i], cl->key, cl->d) == cl && !claim_holds(rs, &st->f[i], cl, 0)) {
+                if (current_claim(rs, &st->f[i], cl->key, cl->d) == cl &&
+                    !claim_holds(rs, &st->f[i], cl, 0, &cl->why_not, &cl->progress)) {
                     cl->alive = 0;
                     changed = 1;
                 }
@@ -855,6 +895,32 @@ static void range_summaries(rs_state *rs)
 }
 
 /* ---------------------------------------------------------------- tasks */
+/* Why g has no range on the tensor of need n, for --explain: the refutation of
+ * the candidate of g that met the most obligations (the first of those); NULL
+ * when it had none. */
+static char *no_range_reason(tf_state *st, fninfo *g, const need *n)
+{
+    int gi = (int)(g - st->f);
+    const claim *best = NULL;
+    for (int i = 0; i < st->rs->ncl[gi]; i++) {
+        const claim *c = &st->rs->cl[gi][i];
+        if (strcmp(c->key, n->tensor) || !c->why_not) continue;
+        if (!best || c->progress > best->progress) best = c;
+    }
+    if (!best) return NULL;
+    char *fname = cc_spelling(g->root->c);
+    char *pn = cc_spelling(clang_Cursor_getArgument(g->root->c, (unsigned)best->pa));
+    char *qn = best->pb >= 0 ? cc_spelling(clang_Cursor_getArgument(g->root->c, (unsigned)best->pb)) : NULL;
+    char *dim = best->nidx > 1 ? cc_fmt(" in dimension %d", best->d + 1) : cc_xstrdup("");
+    char *r = cc_fmt("no range (rule 38): the nearest candidate, '%s uses only blocks [%s%s%s]%s', fails: %s", fname, pn,
+                     qn ? ":" : "", qn ? qn : "", dim, best->why_not);
+    free(fname);
+    free(pn);
+    free(qn);
+    free(dim);
+    return r;
+}
+
 /* The slice of need n of g that call c needs, as task p computes it at its
  * submission: per dimension of g's current claims, the range of the call's
  * arguments ("lo:hi"; when g has other preconditions, a range that is empty
@@ -914,6 +980,8 @@ static int call_slice(tf_state *st, fninfo *g, const need *n, cc_node *c, cc_tas
     for (int d = 0; any && d < any->nidx; d++) ranged |= idx[d] != NULL;
     if (!ranged) {
         for (int d = 0; d < CC_MAX_DIMS; d++) free(idx[d]);
+        *proof = stable ? no_range_reason(st, g, n)
+                        : cc_xstrdup("no range (rule 38): the arguments that bound it are not known at the submission");
         return 0;
     }
     char *fname = cc_spelling(g->root->c), *ranges = cc_xstrdup("");
@@ -1097,7 +1165,10 @@ int cc_taskfn_infer(cc_unit *u, cc_infer *in)
         t->ntfcall = k;
     }
     for (int i = 0; i < st.nf; i++) {
-        for (int c = 0; c < rs.ncl[i]; c++) free(rs.cl[i][c].key);
+        for (int c = 0; c < rs.ncl[i]; c++) {
+            free(rs.cl[i][c].key);
+            free(rs.cl[i][c].why_not);
+        }
         free(rs.cl[i]);
     }
     free(rs.cl);

@@ -32,8 +32,9 @@
  *    sizeof, the runtime's shape queries (tamm_block_extent...), and variables
  *    that keep their value throughout the region (parameters of a callee, or
  *    locals a task captures by value), never assigned and whose address is
- *    never taken in the region; no other calls, no loads through pointers, no
- *    globals.  A bound written with macros is used by its value (it must then
+ *    never taken in the region, and 'const' variables of static storage with an
+ *    initialiser (used by value); no other calls, no loads through pointers, no
+ *    other globals.  A bound written with macros is used by its value (it must then
  *    be a constant) unless the region is the task body and no #define or
  *    #undef lies between the task and the bound;
  *  - an index multiplier equals the inner loop's bound: the same text naming
@@ -130,6 +131,19 @@ int cc_inf_pure_query(const char *f)
     return pure;
 }
 
+/* Is d a variable of static storage whose type is const (and not volatile),
+ * defined with an initialiser?  Its value never changes; a bound naming it is
+ * used by value, which clang must then fold to a constant. */
+static int const_object(CXCursor d)
+{
+    if (clang_getCursorKind(d) != CXCursor_VarDecl) return 0;
+    CXType t = clang_getCursorType(d);
+    enum CX_StorageClass sc = clang_Cursor_getStorageClass(d);
+    int file_scope = clang_getCursorKind(clang_getCursorSemanticParent(d)) == CXCursor_TranslationUnit;
+    return clang_isConstQualifiedType(t) && !clang_isVolatileQualifiedType(t) && (file_scope || sc == CX_SC_Static) &&
+           !clang_Cursor_isNull(clang_Cursor_getVarDeclInitializer(d));
+}
+
 typedef struct { cc_infer *in; cc_node *region; int ok; int by_value; } stable_ctx;
 static int stable_visit(cc_node *n, void *arg)
 {
@@ -168,7 +182,7 @@ static int stable_visit(cc_node *n, void *arg)
         cc_node *top = cc_up_wrappers(n);
         if (dk == CXCursor_FunctionDecl) { /* only as the callee of a call accepted above */
             if (!top->parent || top->parent->kind != CXCursor_CallExpr || top->parent->kid[0] != top) s->ok = 0;
-        } else if (dk == CXCursor_EnumConstantDecl) {
+        } else if (dk == CXCursor_EnumConstantDecl || const_object(d)) {
             s->by_value = 1; /* the name may mean another constant (or a variable) at submission */
         } else if (!stable_var(s->in, d, s->region)) {
             s->ok = 0;
@@ -385,8 +399,9 @@ static int canonical_for(cc_infer *in, cc_node *f, cc_node *region, loop *l, cha
                            "is taken", vn, w));
     } else if (!(l->cov = stable_text(in, bound, region))) {
         char *bt = cc_inf_node_text(in, bound);
-        cc_inf_no_cov(why, cc_fmt("the bound '%s' of the loop at %s may change: a bound may use only constants and %s "
-                           "that are never assigned and whose address is never taken", bt, w,
+        cc_inf_no_cov(why, cc_fmt("the bound '%s' of the loop at %s may change: a bound may use only constants ('const' "
+                           "globals with an initialiser included) and %s that are never assigned and whose address "
+                           "is never taken", bt, w,
                            region->kind == CXCursor_FunctionDecl ? "parameters" : "captured variables"));
         free(bt);
     } else {

@@ -67,10 +67,6 @@ char *cc_access_how(const cc_task *t, int i, const char *args)
 }
 
 /* the tamm_dtype of a single CC_ACCTY_* bit, and its C type */
-static const char *accty_dtype(unsigned t)
-{
-    return t == CC_ACCTY_F32 ? "TAMM_F32" : t == CC_ACCTY_F64 ? "TAMM_F64" : t == CC_ACCTY_I32 ? "TAMM_I32" : "TAMM_I64";
-}
 static const char *accty_ctype(unsigned t)
 {
     return t == CC_ACCTY_F32 ? "float" : t == CC_ACCTY_F64 ? "double" : t == CC_ACCTY_I32 ? "a 4-byte integer" : "an 8-byte integer";
@@ -281,8 +277,8 @@ static void emit_submit(cc_out *o, cc_unit *u, cc_task *t, const char *ctx)
             cc_printf(o, "    %s%s.tamm_m%d = tamm_cc_write_mode(%s.tamm_T%d, %s.tamm_i%d, %s);\n", a->guard ? "    " : "",
                       A, i, A, i, A, i, a->cov);
         else if (cc_mode_at_submit(a) == CC_AT_SUBMIT_ACCUM)
-            cc_printf(o, "    %s%s.tamm_m%d = tamm_cc_accum_mode(%s.tamm_T%d, %s, %s);  /* adds as %s */\n",
-                      a->guard ? "    " : "", A, i, A, i, accty_dtype(a->accty),
+            cc_printf(o, "    %s%s.tamm_m%d = tamm_cc_accum_mode(%s.tamm_T%d, TAMM_%s, %s);  /* adds as %s */\n",
+                      a->guard ? "    " : "", A, i, A, i, cc_accty_name(a->accty),
                       a->mode & CC_CANCEL ? "TAMM_CC_CACC" : "TAMM_CC_ACC", accty_ctype(a->accty));
         if (a->guard) cc_puts(o, "    }\n");
     }

@@ -19,6 +19,13 @@ enum { CC_SEEN_READ = 1, CC_SEEN_STORE = 2, CC_SEEN_ACC = 4, CC_SEEN_ESC = 8 };
  * CC_ACCTY_OTHER for a type no dtype has (char, short, _Bool, long double...) */
 enum { CC_ACCTY_F32 = 1, CC_ACCTY_F64 = 2, CC_ACCTY_I32 = 4, CC_ACCTY_I64 = 8, CC_ACCTY_OTHER = 16 };
 
+/* The dtype name ("F32", "F64", "I32" or "I64", as in TAMM_F32...) of a single CC_ACCTY_* bit t
+ * other than CC_ACCTY_OTHER. */
+static inline const char *cc_accty_name(unsigned t)
+{
+    return t == CC_ACCTY_F32 ? "F32" : t == CC_ACCTY_F64 ? "F64" : t == CC_ACCTY_I32 ? "I32" : "I64";
+}
+
 typedef struct cc_access {
     char *key;                  /* normalised text "T[i][j]" (tensor and indices, no spaces) */
     char *tensor;               /* tensor expression text */

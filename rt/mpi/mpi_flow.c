@@ -73,10 +73,20 @@ enum { EV_TENSOR = 1, EV_TASK, EV_BLOCK, EV_GATHER, EV_SCATTER, EV_SYNC, EV_FENC
 #define DRING 4096
 typedef struct ev_desc {
     int ev, line, nref, nidx[2]; /* a task: its first two refs (nref: all of them), copied raw, formatted on failure */
+    int tid[2];                  /* tensors by id (tensor_names) */
     long a, b, idx[2][TAMM_MAX_DIMS];
-    char label[48], file[48], tn[2][32];
+    const char *label, *file;    /* the task's, by pointer: they live until tamm_finalize (tamm.h) */
 } ev_desc;
 static ev_desc dring[DRING];
+/* The name of each tensor by its id, copied at its creation (a tensor may be
+ * destroyed before a message names it). */
+static char **tensor_names;
+static size_t ntensor_names, tensor_names_cap;
+
+static const char *tensor_name(int id)
+{
+    return id >= 0 && (size_t)id < ntensor_names && tensor_names[id] ? tensor_names[id] : "?";
+}
 
 static ev_desc *desc_next(int ev)
 {
@@ -84,16 +94,9 @@ static ev_desc *desc_next(int ev)
     d->ev = ev;
     d->line = d->nref = 0;
     d->a = d->b = 0;
-    d->label[0] = d->file[0] = 0;
+    d->label = d->file = NULL;
+    d->tid[0] = -1;
     return d;
-}
-
-static void desc_copy(char *dst, size_t n, const char *src) /* truncated to n - 1 */
-{
-    size_t l = src ? strlen(src) : 0;
-    if (l >= n) l = n - 1;
-    if (l) memcpy(dst, src, l);
-    dst[l] = 0;
 }
 
 int tamm__flow_event_text(uint64_t n, char *buf, size_t len)
@@ -102,13 +105,13 @@ int tamm__flow_event_text(uint64_t n, char *buf, size_t len)
     if (n == 0 || n > have || have - n >= DRING - 64) return 0; /* not yet, or overwritten */
     const ev_desc *d = &dring[n % DRING];
     switch (d->ev) {
-    case EV_TENSOR: snprintf(buf, len, "created tensor '%s' (tamm_tensor_create)", d->label); break;
+    case EV_TENSOR: snprintf(buf, len, "created tensor '%s' (tamm_tensor_create)", tensor_name(d->tid[0])); break;
     case EV_TASK: {
         char ref[160] = "";
         size_t at = 0;
         for (int i = 0; i < d->nref && at < sizeof ref - 1; i++) {
             int k = i == 2 ? snprintf(ref + at, sizeof ref - at, ", ...")
-                           : snprintf(ref + at, sizeof ref - at, "%s%s", i ? ", " : " on ", d->tn[i]);
+                           : snprintf(ref + at, sizeof ref - at, "%s%s", i ? ", " : " on ", tensor_name(d->tid[i]));
             at += k > 0 ? (size_t)k : 0;
             if (i == 2) break;
             for (int x = 0; x < d->nidx[i] && at < sizeof ref - 1; x++) {
@@ -118,13 +121,14 @@ int tamm__flow_event_text(uint64_t n, char *buf, size_t len)
         }
         if (at >= sizeof ref) at = sizeof ref - 1;
         ref[at] = 0;
-        if (d->file[0]) snprintf(buf, len, "submitted task '%s' (%s:%d)%s", d->label, d->file, d->line, ref);
-        else snprintf(buf, len, "submitted task '%s'%s", d->label, ref);
+        const char *label = d->label ? d->label : "(no label)", *base = d->file ? strrchr(d->file, '/') : NULL;
+        if (d->file) snprintf(buf, len, "submitted task '%s' (%s:%d)%s", label, base ? base + 1 : d->file, d->line, ref);
+        else snprintf(buf, len, "submitted task '%s'%s", label, ref);
         break;
     }
-    case EV_BLOCK: snprintf(buf, len, "called tamm_block on block %ld of '%s'", d->b, d->label); break;
-    case EV_GATHER: snprintf(buf, len, "called tamm_tensor_gather on '%s'", d->label); break;
-    case EV_SCATTER: snprintf(buf, len, "called tamm_tensor_scatter on '%s'", d->label); break;
+    case EV_BLOCK: snprintf(buf, len, "called tamm_block on block %ld of '%s'", d->b, tensor_name(d->tid[0])); break;
+    case EV_GATHER: snprintf(buf, len, "called tamm_tensor_gather on '%s'", tensor_name(d->tid[0])); break;
+    case EV_SCATTER: snprintf(buf, len, "called tamm_tensor_scatter on '%s'", tensor_name(d->tid[0])); break;
     case EV_SYNC: snprintf(buf, len, "%s", d->a == TAMM_SYNC_FINAL ? "called tamm_finalize" : "called tamm_wait_all (or tamm_barrier)"); break;
     case EV_FENCE: snprintf(buf, len, "created fence %ld (tamm_fence_create)", d->a); break;
     case EV_FENCE_WAIT: snprintf(buf, len, "waited on fence %ld", d->a); break;
@@ -151,7 +155,17 @@ void tamm__flow_tensor_created(tamm_tensor *T)
     T->dist->id = next_tensor_id++;
     if (cache_on && !T->dist->replicated)
         T->dist->ce = tamm__xcalloc((size_t)T->nblk * (size_t)nranks, sizeof *T->dist->ce);
-    desc_copy(desc_next(EV_TENSOR)->label, 48, T->name);
+    desc_next(EV_TENSOR)->tid[0] = T->dist->id;
+    if (ntensor_names <= (size_t)T->dist->id) {
+        if (tensor_names_cap <= (size_t)T->dist->id) {
+            tensor_names_cap = 2 * (size_t)T->dist->id + 16;
+            tensor_names = tamm__xrealloc(tensor_names, tensor_names_cap * sizeof *tensor_names);
+        }
+        for (; ntensor_names <= (size_t)T->dist->id; ntensor_names++) tensor_names[ntensor_names] = NULL;
+    }
+    const char *nm = T->name;
+    size_t nl = strlen(nm) + 1;
+    tensor_names[T->dist->id] = memcpy(tamm__xmalloc(nl), nm, nl);
     uint64_t h = mix64(hcur, EV_TENSOR);
     h = mix64(h, (uint64_t)T->dtype * 16 + (uint64_t)T->opts.dist);
     for (int d = 0; d < T->ndim; d++) h = mix64(mix64(h, T->dims[d]), T->tile[d]);
@@ -925,16 +939,13 @@ static int refs_readable(const tamm_task *u, unsigned flags)
 static void hash_task(const tamm_task *u, const tamm_task_opts *o, int coll, unsigned flags)
 {
     ev_desc *dd = desc_next(EV_TASK);
-    desc_copy(dd->label, sizeof dd->label, u->label ? u->label : "(no label)");
-    if (u->file) {
-        const char *b = strrchr(u->file, '/');
-        desc_copy(dd->file, sizeof dd->file, b ? b + 1 : u->file);
-    }
+    dd->label = u->label;
+    dd->file = u->file;
     dd->line = u->line;
     dd->nref = u->nrefs;
     for (int i = 0; i < u->nrefs && i < 2; i++) {
         const tamm_ref *r = &u->refs[i];
-        desc_copy(dd->tn[i], sizeof dd->tn[i], r->tensor->name);
+        dd->tid[i] = r->tensor->dist ? r->tensor->dist->id : -1;
         dd->nidx[i] = r->nidx;
         for (int x = 0; x < r->nidx; x++) dd->idx[i][x] = (long)r->idx[x];
     }
@@ -1281,7 +1292,7 @@ void *tamm__flow_block_at(tamm_tensor *T, const long *idx, int n)
     }
     tamm_dist_tensor *D = T->dist;
     ev_desc *dd = desc_next(EV_BLOCK);
-    desc_copy(dd->label, sizeof dd->label, T->name);
+    dd->tid[0] = D->id;
     dd->b = lin;
     hcur = mix64(mix64(mix64(hcur, EV_BLOCK), (uint64_t)D->id), (uint64_t)lin);
     event_done();
@@ -1329,7 +1340,7 @@ int tamm__flow_whole(tamm_tensor *T, void *arr, int to_arr)
     const char *what = to_arr ? "tamm_tensor_gather" : "tamm_tensor_scatter";
     if (!T || !arr || !T->dist) return tamm__error(NULL, TAMM_EINVAL, "%s: %s is NULL", what, T ? "the array" : "the tensor");
     tamm_dist_tensor *D = T->dist;
-    desc_copy(desc_next(to_arr ? EV_GATHER : EV_SCATTER)->label, 48, T->name);
+    desc_next(to_arr ? EV_GATHER : EV_SCATTER)->tid[0] = D->id;
     hcur = mix64(mix64(hcur, to_arr ? EV_GATHER : EV_SCATTER), (uint64_t)D->id);
     event_done();
     /* gather brings every block to every rank: its copies are all needed at
@@ -1458,6 +1469,10 @@ int tamm__flow_session_start(void)
 void tamm__flow_session_end(void)
 {
     tamm__flow_install(NULL);
+    for (size_t i = 0; i < ntensor_names; i++) free(tensor_names[i]);
+    free(tensor_names);
+    tensor_names = NULL;
+    ntensor_names = tensor_names_cap = 0;
     tamm__fence_filter = NULL;
     free(seq_to);
     free(seq_from);

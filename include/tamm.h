@@ -215,6 +215,8 @@ typedef struct {
     const tamm_ref *refs; int nrefs;      /* accesses; PERMISSION_ONLY refs widen permissions */
     const char *label; int priority; int rank;   /* rank -1: owner computes */
     const char *file; int line;           /* source location for errors and traces */
+                                          /* label and file are kept by pointer until tamm_finalize (errors
+                                             name them): string literals, or strings that live as long */
     const char *const *ref_text;          /* optional: ref_text[i] is the source text of refs[i] ("A[i-1][j]"),
                                              named by errors about it (tammcc sets it) */
 } tamm_task;

@@ -62,7 +62,7 @@ static atomic_ullong bytes_sent, bytes_recv;
 static double stall_s = 2.0;
 
 /* Control messages (ctl_comm, tag 1): fixed size. */
-enum { CTL_SYNC = 1, CTL_ABORT, CTL_STATUS, CTL_STATUS_REPLY };
+enum { CTL_SYNC = 1, CTL_ABORT, CTL_STATUS, CTL_STATUS_REPLY, CTL_DESC_REQ, CTL_DESC };
 typedef struct ctl_msg {
     int type, from, kind, pad;
     int64_t idx;
@@ -70,6 +70,8 @@ typedef struct ctl_msg {
     char text[448];
 } ctl_msg;
 #define CTL_TAG 1
+#define CTL_DESC_TAG 2 /* the events after a mismatch (CTL_DESC), apart from the posted control receive */
+#define NDESC 64
 
 /* Synchronisation records: mine (appended by the progress thread in the
  * order the top level posts them) and every peer's, compared index by index. */
@@ -378,8 +380,100 @@ static void start_op(tamm_comm_op *op)
     act_add(r, op);
 }
 
+/* The events c0+1.. (at most NDESC) of this rank's stream, hash and text, to peer p, then an end
+ * (idx -1) carrying the stream's length: once per peer.  The buffers stay (the run is ending). */
+static void send_descs(int p, uint64_t c0)
+{
+    static unsigned char *sent;
+    if (!sent) sent = tamm__xcalloc((size_t)world_size, 1);
+    if (sent[p]) return;
+    sent[p] = 1;
+    uint64_t have = tamm__flow_stream_count();
+    ctl_msg *v = tamm__xcalloc(NDESC + 1, sizeof *v);
+    int n = 0;
+    for (uint64_t e = c0 + 1; e <= have && n < NDESC; e++, n++) {
+        v[n].type = CTL_DESC;
+        v[n].from = world_rank;
+        v[n].idx = (int64_t)e;
+        v[n].count = have;
+        if (!tamm__flow_stream_hash(e, &v[n].hash) || !tamm__flow_event_text(e, v[n].text, sizeof v[n].text))
+            v[n].text[0] = 0;
+    }
+    v[n].type = CTL_DESC;
+    v[n].from = world_rank;
+    v[n].idx = -1;
+    v[n].count = have;
+    for (int i = 0; i <= n; i++) {
+        MPI_Request r;
+        if (MPI_Isend(&v[i], (int)sizeof v[i], MPI_BYTE, p, CTL_DESC_TAG, ctl_comm, &r) == MPI_SUCCESS)
+            MPI_Request_free(&r);
+    }
+}
+
+/* Where the streams of this rank and p part after their common first c0 events, in the
+ * program's terms: both ranks' events are exchanged (p answers a request even if it has not
+ * noticed), the first whose hashes differ is named.  0: not found within NDESC events or 2 s. */
+static int describe_diff(int p, uint64_t c0, char *out, size_t len)
+{
+    static ctl_msg got[NDESC];
+    static unsigned char has[NDESC];
+    memset(has, 0, sizeof has);
+    int ended = 0;
+    ctl_msg req;
+    memset(&req, 0, sizeof req);
+    req.type = CTL_DESC_REQ;
+    req.from = world_rank;
+    req.count = c0;
+    send_ctl(&req, p);
+    send_descs(p, c0);
+    uint64_t end = tamm__now_ns() + 2000000000ull;
+    while (!ended && tamm__now_ns() < end) {
+        int flag = 0;
+        if (MPI_Iprobe(p, CTL_DESC_TAG, ctl_comm, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) return 0;
+        if (!flag) { usleep(1000); continue; }
+        ctl_msg m;
+        if (MPI_Recv(&m, (int)sizeof m, MPI_BYTE, p, CTL_DESC_TAG, ctl_comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) return 0;
+        if (m.idx < 0) ended = 1;
+        else if ((uint64_t)m.idx > c0 && (uint64_t)m.idx <= c0 + NDESC) {
+            got[m.idx - (int64_t)c0 - 1] = m;
+            has[m.idx - (int64_t)c0 - 1] = 1;
+        }
+    }
+    uint64_t mine_n = tamm__flow_stream_count();
+    for (int k = 0; k < NDESC; k++) {
+        uint64_t e = c0 + 1 + (uint64_t)k, h = 0;
+        int mine_has = e <= mine_n && tamm__flow_stream_hash(e, &h);
+        if (!has[k] && !ended) return 0;
+        if (!mine_has && !has[k]) return 0;
+        if (mine_has && has[k] && h == got[k].hash) continue;
+        char a[300] = "", b[460] = "";
+        if (mine_has && !tamm__flow_event_text(e, a, sizeof a)) snprintf(a, sizeof a, "did operation %llu", (unsigned long long)e);
+        if (has[k]) snprintf(b, sizeof b, "%s", got[k].text[0] ? got[k].text : "did another operation");
+        if (mine_has && has[k])
+            (void)!snprintf(out, len, "rank %d %s where rank %d %s%s (top-level operation %llu of each)",
+                     world_rank, a, p, b, strcmp(a, b) ? "" : " (the same call, with other modes, on(r), fences or collective)", (unsigned long long)e);
+        else if (mine_has)
+            (void)!snprintf(out, len, "rank %d %s (top-level operation %llu) where rank %d had nothing more",
+                     world_rank, a, (unsigned long long)e, p);
+        else
+            (void)!snprintf(out, len, "rank %d %s (top-level operation %llu) where rank %d had nothing more", p, b,
+                     (unsigned long long)e, world_rank);
+        return 1;
+    }
+    return 0;
+}
+
+#define SAME_STREAMS "every rank must create the same tensors and submit the same tasks (refs, modes, on(r), " \
+                     "collective) and calls (tamm_block, tamm_barrier, fences) in the same order; a call under " \
+                     "if (tamm_rank() == ...) at the top level is the usual cause"
+
 static void mismatch(int peer, const sync_rec *a, const sync_rec *b, long idx)
 {
+    char d[800], m2[1400];
+    if (describe_diff(peer, idx > 0 ? mine.v[idx - 1].count : 0, d, sizeof d)) {
+        snprintf(m2, sizeof m2, "the task streams of ranks %d and %d differ: %s; " SAME_STREAMS, world_rank, peer, d);
+        tamm__comm_fatal(m2);
+    }
     char m[700];
     snprintf(m, sizeof m,
              "the task streams of ranks %d and %d differ: at synchronisation point %ld rank %d is in %s after %llu "
@@ -407,6 +501,11 @@ static void check_position(int p, uint64_t count, uint64_t hash, const char *who
 {
     uint64_t mine_n = tamm__flow_stream_count(), h = 0;
     if (count <= mine_n && tamm__flow_stream_hash(count, &h) && h != hash) {
+        char d[800], m2[1400];
+        if (describe_diff(p, compared[p] > 0 ? mine.v[compared[p] - 1].count : 0, d, sizeof d)) {
+            snprintf(m2, sizeof m2, "the task streams of ranks %d and %d differ: %s; " SAME_STREAMS, world_rank, p, d);
+            tamm__comm_fatal(m2);
+        }
         char m[600];
         snprintf(m, sizeof m,
                  "the task streams of ranks %d and %d differ within their first %llu top-level operations (%s; "
@@ -416,6 +515,13 @@ static void check_position(int p, uint64_t count, uint64_t hash, const char *who
         tamm__comm_fatal(m);
     }
     if (peer_final[p] && mine_n > peer_final_count[p]) {
+        char d[800], m2[1400];
+        if (describe_diff(p, peer_final_count[p], d, sizeof d)) {
+            snprintf(m2, sizeof m2, "the task streams of ranks %d and %d differ: rank %d finished (tamm_finalize) after "
+                     "%llu top-level operations: %s; " SAME_STREAMS, world_rank, p, p,
+                     (unsigned long long)peer_final_count[p], d);
+            tamm__comm_fatal(m2);
+        }
         char m[600];
         snprintf(m, sizeof m,
                  "the task streams of ranks %d and %d differ: rank %d finished (tamm_finalize) after %llu top-level "
@@ -455,6 +561,9 @@ static void handle_ctl(const ctl_msg *m)
         compare_records(p);
         break;
     }
+    case CTL_DESC_REQ: /* a peer found the streams part: it wants this rank's events */
+        send_descs(p, m->count);
+        break;
     case CTL_STATUS:
     case CTL_STATUS_REPLY:
         check_position(p, m->count, m->hash, "found while a rank waited without progress");

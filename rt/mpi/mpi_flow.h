@@ -92,6 +92,9 @@ int tamm__flow_whole(tamm_tensor *T, void *arr, int to_arr);
  *  (0 if that is no longer recorded).  Any thread. */
 uint64_t tamm__flow_stream_count(void);
 int tamm__flow_stream_hash(uint64_t count, uint64_t *hash);
+/* Event n of the stream (1: the first) in the program's terms ("submitted task 'fault' (f.c:62) on T[5]");
+ * 0 if it is not recorded (not yet, or too long ago). */
+int tamm__flow_event_text(uint64_t n, char *buf, size_t len);
 
 /** Statistics of the session (TAMM_STATS, benchmarks). */
 typedef struct tamm_flow_stats {

@@ -370,6 +370,12 @@ static int known_rank(cc_infer *in, cc_node *call, unsigned *line, char **name)
     return rank;
 }
 
+int cc_infer_block_args(cc_ast *a, size_t b, char **args, int *nargs)
+{
+    size_t end;
+    return macro_args(a, b, args, nargs, &end);
+}
+
 static int body_visit(cc_node *n, void *arg)
 {
     body_ctx *bc = arg;

@@ -50,6 +50,10 @@ int cc_varies_in(cc_infer *in, const cc_task *t, const char *text);
  *  unstable == 0; idx[d] NULL is ':')?  Such a block needs no warning that it
  *  is fetched synchronously. */
 int cc_clause_covers(const cc_task *t, const char *tensor, char *const *idx, int nidx, const int *varies, int unstable);
+/** The argument texts of the `tamm_block(T, i, ...)` written at offset b of the main
+ *  file (args[0] the tensor; at most CC_MAX_DIMS + 2, each to free); 0 when the text
+ *  there is not such a call. */
+int cc_infer_block_args(cc_ast *a, size_t b, char **args, int *nargs);
 /** Print the --explain report of a task. */
 void cc_infer_explain(cc_infer *in, const cc_task *t, void *FILE_out);
 

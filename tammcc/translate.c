@@ -6,6 +6,7 @@
 #include "cuda_plan.h"
 #include "emit_cuda.h"
 #include "missing_wait.h"
+#include "stale_ptr.h"
 #include "infer.h"
 #include "guard.h"
 #include "pragma.h"
@@ -242,6 +243,7 @@ int cc_translate(const char *file, const char *const *uargs, int nuargs, const c
     cc_taskfn_infer(&u, in);
     for (int i = 0; i < u.ntasks; i++) cc_infer_regets(u.tasks[i]);
     for (int i = 0; i < u.ntasks; i++) cc_warn_missing_waits(&u.src, u.tasks[i]);
+    cc_warn_stale_pointers(&u);
     for (int i = 0; i < u.ntasks; i++) check_cancel_uses(&u, u.tasks[i]);
     if (explain)
         for (int i = 0; i < u.ntasks; i++) cc_infer_explain(in, u.tasks[i], explain);

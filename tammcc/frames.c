@@ -46,11 +46,12 @@ static int captured(const cc_task *t, CXCursor d)
     return 0;
 }
 
-typedef struct { cc_unit *u; const cc_task *t; CXCursor hit; int found; } arg_scan;
+/* t: a task's outlined frame; else fn: a function's */
+typedef struct { cc_unit *u; const cc_task *t; const cc_node *fn; CXCursor hit; int found; } arg_scan;
 
-/* A variable of t's outlined frame (a body local, or the copy of a captured variable) that
- * the argument may take the address of.  A captured pointer read as a value points where
- * the submitter's pointer did, outside t's frame. */
+/* A variable of the frame that the argument may take the address of: of t's (a body local,
+ * or the copy of a captured variable), or of fn's (a local, or a parameter).  A captured
+ * pointer or a pointer parameter read as a value points outside that frame. */
 static int scan_arg(cc_node *n, void *arg)
 {
     arg_scan *s = arg;
@@ -58,7 +59,16 @@ static int scan_arg(cc_node *n, void *arg)
     CXCursor d = clang_getCanonicalCursor(cc_referenced(n));
     enum CXCursorKind dk = clang_getCursorKind(d);
     if (dk != CXCursor_VarDecl && dk != CXCursor_ParmDecl) return 1;
-    int local = body_local(s->u, s->t, d), cap = !local && captured(s->t, d);
+    int local, cap;
+    if (s->t) {
+        local = body_local(s->u, s->t, d);
+        cap = !local && captured(s->t, d);
+    } else {
+        size_t off;
+        int in_fn = cc_offset(&s->u->ast, clang_getCursorLocation(d), &off) && off >= s->fn->b && off < s->fn->e;
+        local = in_fn && dk == CXCursor_VarDecl && clang_Cursor_getStorageClass(d) != CX_SC_Static;
+        cap = in_fn && dk == CXCursor_ParmDecl;
+    }
     if (!local && !cap) return 1;
     cc_node *up = cc_up_wrappers(n);
     int addr = 0;
@@ -80,8 +90,10 @@ static void wait_around(const cc_unit *u, cc_task *t, cc_node *site)
 {
     for (cc_node *n = site; n && n != t->stmt->parent; n = n->parent) {
         if (n->kind != CXCursor_CompoundStmt || n->e == 0 || u->ast.text[n->e - 1] != '}') continue;
-        int decls = 0;
+        int decls = 0; /* its own declarations, or those of the `for` it is the body of */
         for (int i = 0; i < n->nkid; i++) decls |= n->kid[i]->kind == CXCursor_DeclStmt;
+        if (n->parent && n->parent->kind == CXCursor_ForStmt)
+            for (int i = 0; i < n->parent->nkid; i++) decls |= n->parent->kid[i]->kind == CXCursor_DeclStmt;
         int seen = 0;
         for (int i = 0; i < t->nframe_at; i++) seen |= t->frame_at[i] == n->e - 1;
         if (!decls || seen) continue;
@@ -112,7 +124,7 @@ static char *task_frame_why(cc_unit *u, cc_task *t)
         for (int a = 1; a < call->nkid; a++) {
             CXType ty = clang_getCanonicalType(clang_getCursorType(call->kid[a]->c));
             if (!holds_pointer(ty)) continue;
-            arg_scan s = { u, t, clang_getNullCursor(), 0 };
+            arg_scan s = { u, t, NULL, clang_getNullCursor(), 0 };
             cc_walk(call->kid[a], scan_arg, &s);
             if (!s.found) continue;
             if (!why) {
@@ -131,19 +143,48 @@ static char *task_frame_why(cc_unit *u, cc_task *t)
     return why;
 }
 
-/* a taskwait of t's function (outside any task) after t */
-static int waited_after(cc_unit *u, const cc_task *t)
+/* a taskwait of function fn (outside any task) after offset at */
+static int waited_after(cc_unit *u, const cc_node *fn, size_t at)
 {
     for (int i = 0; i < u->nsa; i++)
-        if (u->sa[i].pr->kind == CC_P_TASKWAIT && !u->sa[i].in && u->sa[i].fn == t->fn && u->sa[i].pr->off >= t->e)
+        if (u->sa[i].pr->kind == CC_P_TASKWAIT && !u->sa[i].in && u->sa[i].fn &&
+            clang_equalCursors(u->sa[i].fn->c, fn->c) && u->sa[i].pr->off >= at)
             return 1;
     return 0;
+}
+
+void cc_frames_call(cc_unit *u, cc_node *fn, cc_node *call)
+{
+    char *fname = cc_spelling(fn->c);
+    if (!strcmp(fname, "main") || waited_after(u, fn, call->e)) {
+        free(fname);
+        return;
+    }
+    for (int a = 1; a < call->nkid; a++) {
+        if (!holds_pointer(clang_getCursorType(call->kid[a]->c))) continue;
+        arg_scan s = { u, NULL, fn, clang_getNullCursor(), 0 };
+        cc_walk(call->kid[a], scan_arg, &s);
+        if (!s.found) continue;
+        char *callee = cc_spelling(cc_referenced(call)), *var = cc_spelling(s.hit);
+        unsigned line, col;
+        size_t off = 0;
+        cc_offset(&u->ast, clang_getCursorLocation(s.hit), &off);
+        cc_line_col(&u->src, off, &line, &col);
+        cc_diag(&u->src, call->b, CC_WARNING,
+                "the call of %s passes a pointer to '%s' (declared at line %u) to the tasks it submits; %s() may "
+                "return before they run: add '#pragma tamm taskwait' before it returns, or point into memory that "
+                "outlives the tasks", callee, var, line, fname);
+        free(callee);
+        free(var);
+        break;
+    }
+    free(fname);
 }
 
 void cc_frames(cc_unit *u, cc_task *t)
 {
     t->frame_why = task_frame_why(u, t);
-    if (t->parent || !strcmp(t->fname, "main") || waited_after(u, t)) return;
+    if (t->parent || !strcmp(t->fname, "main") || waited_after(u, t->fn, t->e)) return;
     for (int i = 0; i < t->ncap; i++) {
         CXCursor d = t->cap[i].decl;
         if (clang_getCursorKind(d) != CXCursor_VarDecl || !holds_pointer(t->cap[i].type)) continue;

@@ -7,8 +7,9 @@
  * passes a pointer to its locals or to its captured copies to a task function)
  * waits for its children at the end of its body and before each continuation
  * (cc_task.frame_why, lowered by emit_c.c to tamm_cc_taskwait).  A task in a
- * function other than main that captures a pointer local of that function, with
- * no taskwait after it there, is warned about: the function may return first.
+ * function other than main that captures a pointer local of that function, or a
+ * call there of a function that submits tasks with a pointer to a local, with no
+ * taskwait after it in that function, is warned about: it may return first.
  */
 #ifndef TAMMCC_FRAMES_H
 #define TAMMCC_FRAMES_H
@@ -21,5 +22,9 @@
  *  runs.  After cc_capture and cc_taskfn_infer (it reads t->cap, the kids'
  *  captures and t->tfcall). */
 void cc_frames(cc_unit *u, cc_task *t);
+/** A call, in function fn outside its tasks, of a function that submits tasks:
+ *  warn if fn is not main, passes a pointer that may point into its own frame
+ *  (to a local, or to a parameter's copy) and has no taskwait after the call. */
+void cc_frames_call(cc_unit *u, cc_node *fn, cc_node *call);
 
 #endif

@@ -7,7 +7,9 @@
  *     task captures the pointer parameter;
  *   - a child captures a pointer to a local of a loop iteration's block;
  *   - a child captures a pointer into the body, then the parent waits and
- *     reads what the child wrote (a continuation).
+ *     reads what the child wrote (a continuation);
+ *   - a child captures a pointer, declared before a loop, to the loop's own
+ *     variable (declared in the for statement).
  * No parent body ends with a taskwait: tammcc must keep each frame until the
  * children that may point into it have completed. */
 #include <tamm.h>
@@ -33,7 +35,7 @@ static void put_sum(long slot, const int64_t *x)
 int main(int argc, char **argv)
 {
     tamm_init(&argc, &argv);
-    size_t dims[1] = {NK * (5 + NR)}, tile[1] = {1};
+    size_t dims[1] = {NK * (5 + 2 * NR)}, tile[1] = {1};
     R = tamm_tensor_create("R", TAMM_I64, 1, dims, tile);
     int64_t src[4] = {5, 7, 11, 13};
     for (long k = 0; k < NK; k++) {
@@ -86,10 +88,22 @@ int main(int argc, char **argv)
             int64_t *s = tamm_block(R, (4 + NR) * NK + k);
             s[0] = r[0] + u;
         }
+#pragma tamm task
+        {
+            const long *pv = NULL;
+            for (long v = k * 7; v < k * 7 + NR; v++) {
+                pv = &v;
+#pragma tamm task
+                {
+                    int64_t *r = tamm_block(R, (5 + NR) * NK + (v - k * 7) * NK + k);
+                    r[0] = *pv + 1;
+                }
+            }
+        }
     }
 #pragma tamm taskwait
     int64_t sum = 0;
-    for (long i = 0; i < NK * (5 + NR); i++) {
+    for (long i = 0; i < NK * (5 + 2 * NR); i++) {
         const int64_t *r = tamm_block(R, i);
         printf("%" PRId64 "%c", r[0], i % NK == NK - 1 ? '\n' : ' ');
         sum += r[0] * (i + 1);

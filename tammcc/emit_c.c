@@ -10,7 +10,7 @@
 #include <string.h>
 
 enum { E_USE, E_SYNC_USE, E_TASK, E_WAIT_IN_TASK, E_TASKWAIT, E_FENCE, E_STREAM_BEGIN, E_STREAM_END, E_OUTLINE,
-       E_INCLUDE, E_CALL_PRE, E_CALL_POST };
+       E_INCLUDE, E_CALL_PRE, E_CALL_POST, E_FRAME_WAIT };
 typedef struct edit { size_t b, e; int kind; void *p; int n; } edit;
 typedef struct { edit *v; int n; size_t cap; } edits;
 
@@ -338,9 +338,20 @@ static void emit_submit(cc_out *o, cc_unit *u, cc_task *t, const char *ctx)
 /* ---------------------------------------------------------------- outlined code */
 static void emit_releases(cc_out *o, cc_task *t) { emit_give_back(o, t, 1, "    ", ";\n"); }
 
+/* Children that may point into the body's frame (frames.h): they complete before it goes.  The
+ * worker runs other tasks meanwhile (tamm_cc_taskwait); the blocks were given back. */
+static void emit_frame_wait(cc_out *o, const cc_task *t)
+{
+    if (t->frame_why) cc_puts(o, "    (void)tamm_cc_taskwait();  /* the children may point into this frame */\n");
+}
+
 static void emit_split(cc_out *o, cc_task *t, cc_wait *w)
 {
     cc_puts(o, "{   /* #pragma tamm taskwait: the rest of the task runs as a continuation */\n");
+    if (t->frame_why) { /* the children may point into the blocks this split leaves */
+        emit_give_back(o, t, 1, "    ", ";\n");
+        cc_puts(o, "    (void)tamm_cc_taskwait();\n");
+    }
     for (int i = 0; i < w->nlive; i++) {
         cc_var *v = &t->loc[w->live[i]];
         cc_printf(o, "    memcpy(&tamm_a_->%s, &%s, sizeof %s);\n", v->field, v->name, v->name);
@@ -472,9 +483,11 @@ static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t, macro_replay *mr)
     emit_region(o, u, t, t->stmt->b, t->e, 1);
     cc_line_self(o);
     emit_releases(o, t);
+    emit_frame_wait(o, t);
     if (t->nwait) {
         cc_puts(o, "    return;\ntamm_split_:\n");
         emit_releases(o, t);
+        emit_frame_wait(o, t);
         char *label = cc_task_label(u, t);
         cc_printf(o, "    {\n        tamm_ref tamm_r_[%d];\n        const char *tamm_s_[%d];\n", t->nacc ? t->nacc : 1,
                   t->nacc ? t->nacc : 1);
@@ -551,6 +564,10 @@ static int emit_edit(cc_out *o, cc_unit *u, cc_task *scope, edit *ed)
         break;
     }
     case E_CALL_POST: cc_puts(o, ")"); break;
+    case E_FRAME_WAIT: /* before the '}' of a block whose variables the children may point into */
+        emit_give_back(o, scope, 1, " ", ";");
+        cc_puts(o, " (void)tamm_cc_taskwait(); ");
+        break;
     case E_FENCE: cc_puts(o, "(void)tamm_cc_fence();  /* #pragma tamm fence */"); break;
     case E_STREAM_BEGIN: cc_puts(o, "{ (void)tamm_streaming_begin();  /* #pragma tamm streaming */"); break;
     case E_STREAM_END: cc_puts(o, " (void)tamm_streaming_end(); }"); break;
@@ -602,6 +619,8 @@ static void collect(cc_unit *u, cc_task *scope, size_t b, size_t e, edits *es)
             add_edit(es, scope->tfcall[k]->b, scope->tfcall[k]->b, E_CALL_PRE, NULL, k);
             add_edit(es, scope->tfcall[k]->e, scope->tfcall[k]->e, E_CALL_POST, NULL, k);
         }
+        for (int k = 0; k < scope->nframe_at; k++)
+            add_edit(es, scope->frame_at[k], scope->frame_at[k], E_FRAME_WAIT, NULL, k);
         return;
     }
     for (int i = 0; i < u->ntasks; i++) {

@@ -175,6 +175,7 @@ void cc_infer_explain(cc_infer *in, const cc_task *t, void *fo)
     if (t->nacc == 0) fprintf(o, "  (no block accesses)\n");
     for (int i = 0; i < t->ncap; i++) fprintf(o, "  captures %s by value\n", t->cap[i].name);
     if (t->nwait) fprintf(o, "  %d taskwait(s) in the body: continuation(s)\n", t->nwait);
+    if (t->frame_why) fprintf(o, "  waits for its children before its frame goes (%s)\n", t->frame_why);
     if (t->has_cuda || !t->cuda_why)
         fprintf(o, "  variants: cpu%s%s%s%s\n", t->has_cuda ? ", cuda" : "", t->has_cuda && t->cuda_calls ? " (" : "",
                 t->has_cuda && t->cuda_calls ? t->cuda_calls : "", t->has_cuda && t->cuda_calls ? ")" : "");

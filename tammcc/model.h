@@ -109,6 +109,11 @@ typedef struct cc_task {
     cc_node **tfcall; int ntfcall; /* calls of task functions in the task's own body (taskfn.c): the
                                     * task gives its blocks back before each, as before a nested task */
     size_t tfcall_cap;
+    char *frame_why;            /* its children may reach its frame (frames.c): why; it then waits for them at the
+                                 * end of its body and before each continuation (tamm_cc_taskwait), else NULL */
+    size_t *frame_at; int nframe_at; /* ... and before these '}' of blocks of its body that declare variables
+                                      * and enclose a child or call that may reach them */
+    size_t frame_at_cap;
 } cc_task;
 
 #endif

@@ -423,7 +423,7 @@ void cc_unit_free(cc_unit *u)
         for (int k = 0; k < t->nwait; k++) free(t->wait[k].live);
         for (int k = 0; k < t->npre; k++) free(t->pre[k]);
         free(t->pre);
-        free(t->acc); free(t->use); free(t->cap); free(t->loc); free(t->wait); free(t->kids); free(t->tfcall);
+        free(t->acc); free(t->use); free(t->cap); free(t->loc); free(t->wait); free(t->kids); free(t->tfcall); free(t->frame_why); free(t->frame_at);
         free(t->fname); free(t->cuda_why); free(t->outside); free(t->cuda_plan); free(t->cuda_check); free(t->cuda_params); free(t->cuda_alias); free(t->cuda_calls); free(t->label);
         free(t);
     }

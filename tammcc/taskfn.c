@@ -1,5 +1,6 @@
 /* taskfn.c — task functions: permissions inferred through calls (see taskfn.h). */
 #include "taskfn.h"
+#include "frames.h"
 #include "diag.h"
 #include "linear.h"
 #include "text.h"
@@ -1154,6 +1155,12 @@ int cc_taskfn_infer(cc_unit *u, cc_infer *in)
         cc_task *t = u->tasks[i];
         for (int c = 0; c < t->ntfcall; c++) apply_call(&st, t, t->tfcall[c], fn_by_cursor(&st, cc_referenced(t->tfcall[c])), 1);
     }
+    /* calls outside tasks that may leave their function's frame to the tasks they submit */
+    for (int i = 0; i < st.nf; i++)
+        for (int c = 0; c < st.f[i].ncalls; c++) {
+            fninfo *g = fn_by_cursor(&st, cc_referenced(st.f[i].calls[c]));
+            if (g && g->submits && st.f[i].calls[c]->in_main) cc_frames_call(u, st.f[i].root, st.f[i].calls[c]);
+        }
     /* keep only calls that submit tasks or wait: the emitter gives the blocks back before those */
     for (int i = 0; i < u->ntasks; i++) {
         cc_task *t = u->tasks[i];

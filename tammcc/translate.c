@@ -2,6 +2,7 @@
 #include "translate.h"
 #include "taskfn.h"
 #include "capture.h"
+#include "frames.h"
 #include "emit_c.h"
 #include "cuda_plan.h"
 #include "emit_cuda.h"
@@ -244,6 +245,7 @@ int cc_translate(const char *file, const char *const *uargs, int nuargs, const c
     for (int i = 0; i < u.ntasks; i++) cc_infer_regets(u.tasks[i]);
     for (int i = 0; i < u.ntasks; i++) cc_warn_missing_waits(&u.src, u.tasks[i]);
     cc_warn_stale_pointers(&u);
+    for (int i = 0; i < u.ntasks; i++) cc_frames(&u, u.tasks[i]);
     for (int i = 0; i < u.ntasks; i++) check_cancel_uses(&u, u.tasks[i]);
     if (explain)
         for (int i = 0; i < u.ntasks; i++) cc_infer_explain(in, u.tasks[i], explain);

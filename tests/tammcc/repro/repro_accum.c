@@ -23,10 +23,17 @@
 #include <stdio.h>
 #include <string.h>
 
+/* sizes (-D to scale it up, as for the cost table of docs/runtime.md) */
+#ifndef NB
 #define NB 3   /* blocks per dimension */
+#endif
+#ifndef TS
 #define TS 8   /* tile */
+#endif
 #define N (NB * TS)
+#ifndef VB
 #define VB 6   /* blocks of the vectors */
+#endif
 #define VT 16
 
 static uint64_t rng = 0x2545f4914f6cdd1dULL;

@@ -112,6 +112,9 @@ typedef struct tamm_tensor_opts {
     int owner;                 /**< rank for TAMM_DIST_LOCAL */
     tamm_generator gen;        /**< non-NULL: blocks are computed on first use */
     void *gen_arg;
+    int reproducible;          /**< non-zero: floating-point accumulations into this tensor are
+                                    combined in submission order, bit for bit those of the plain
+                                    build (as TAMM_REPRODUCIBLE=1 does for every tensor) */
 } tamm_tensor_opts;
 
 /** A tensor of `ndim` dimensions `dims`, cut into blocks of `tile` elements

@@ -644,6 +644,7 @@ static const envcase bad_env[] = {
     { "TAMM_MEMORY_LIMIT", "abc" }, { "TAMM_MEMORY_LIMIT", "-5" }, { "TAMM_CUDA_MEMORY_LIMIT", "12Q" },
     { "TAMM_NUM_GPUS", "-1" }, { "TAMM_HUGEPAGES", "on" }, { "TAMM_HUGEPAGES", "2" },
     { "TAMM_CHECK_ACCESS", "yes2" }, { "TAMM_CHECK_ACCESS", "2" },
+    { "TAMM_REPRODUCIBLE", "2" }, { "TAMM_REPRODUCIBLE", "yes" },
     { "TAMM_MPI", "2" }, { "TAMM_MPI", "yes" }, { "TAMM_MPI_STALL", "0.01" }, { "TAMM_MPI_STALL", "5s" },
 };
 static const envcase good_env[] = {
@@ -653,6 +654,7 @@ static const envcase good_env[] = {
     { "TAMM_MEMORY_LIMIT", "1048576" }, { "TAMM_MEMORY_LIMIT", "64K" }, { "TAMM_MEMORY_LIMIT", "64M" },
     { "TAMM_MEMORY_LIMIT", "2G" }, { "TAMM_MEMORY_LIMIT", "50%" }, { "TAMM_CUDA_MEMORY_LIMIT", "1G" },
     { "TAMM_HUGEPAGES", "0" }, { "TAMM_HUGEPAGES", "1" }, { "TAMM_CHECK_ACCESS", "0" }, { "TAMM_CHECK_ACCESS", "1" },
+    { "TAMM_REPRODUCIBLE", "0" }, { "TAMM_REPRODUCIBLE", "1" },
     { "TAMM_MPI", "0" }, { "TAMM_MPI_STALL", "0.5" },
 };
 

@@ -213,6 +213,7 @@ int tamm__config_read(tamm_config *cfg)
     if ((rc = parse_bool("TAMM_CUDA_PREFETCH", &cfg->cuda_prefetch))) return rc;
     if ((rc = parse_bool("TAMM_HUGEPAGES", &cfg->hugepages))) return rc;
     if ((rc = parse_bool("TAMM_CHECK_ACCESS", &cfg->check_access))) return rc;
+    if ((rc = parse_bool("TAMM_REPRODUCIBLE", &cfg->reproducible))) return rc;
     if ((s = getenv("TAMM_TRACE")) && *s) cfg->trace_file = s;
     if ((s = getenv("TAMM_DAG")) && *s) cfg->dag_file = s;
     double pct = 0;

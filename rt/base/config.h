@@ -33,6 +33,7 @@ typedef struct tamm_config {
     int stats;                 /* TAMM_STATS */
     int hugepages;             /* TAMM_HUGEPAGES: large block homes on huge pages (default 1) */
     int check_access;          /* TAMM_CHECK_ACCESS: verify read and write accesses (check.c) */
+    int reproducible;          /* TAMM_REPRODUCIBLE: accumulations into floating-point tensors in submission order */
     const char *trace_file;    /* TAMM_TRACE, NULL if unset */
     const char *dag_file;      /* TAMM_DAG, NULL if unset */
     size_t memory_limit;       /* TAMM_MEMORY_LIMIT, 0: none */

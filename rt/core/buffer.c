@@ -118,10 +118,31 @@ static int acc_exclusive(tamm_task_s *t, tamm_tensor *T, long lin, int shared)
     for (tamm_task_s *a = t; a; a = a->parent) {
         tamm_dep *d = tamm__task_dep_for(a, T, lin);
         if (!d) return 0;
-        if (d->perm & (TAMM_READ | TAMM_WRITE)) continue; /* exclusive at this level */
+        if (d->perm & (TAMM_READ | TAMM_WRITE | TAMM__PERM_ORDERED)) continue; /* exclusive at this level */
         if (shared || d->lin != lin || !tamm__dag_sole_member(d)) return 0;
     }
     return 1;
+}
+
+/* A cancellable accumulation into a tensor with reproducible accumulation
+ * (exclusive: TAMM__PERM_ORDERED) is folded: its private buffer starts as a
+ * copy of the block and commits by copy, so every element sees the additions
+ * of the plain build in its order (a zeroed partial sum added at the end
+ * would round x + (a1 + a2) instead of (x + a1) + a2). */
+static inline int folded_acc(const tamm_tensor *T, int canc)
+{
+    return canc && T->ordered;
+}
+
+/* Copy block lin's home into a private buffer (creadwrite, folded accumulation). */
+static void copy_home(tamm_tensor *T, long lin, void *dst, size_t bytes)
+{
+    tamm_block_s *b = &T->blocks[lin];
+    tamm__spin_lock(&b->lock);
+    void *home = tamm__block_home(T, lin);
+    if (T->ml) tamm__xfer_host(TAMM_XK_GET, dst, home, bytes, T->dtype); /* before an eviction */
+    tamm__spin_unlock(&b->lock);
+    if (!T->ml) tamm__xfer_host(TAMM_XK_GET, dst, home, bytes, T->dtype);
 }
 
 static void *scratch(tamm_ctx *ctx, tamm_tensor *T, long lin)
@@ -314,7 +335,11 @@ static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const lon
             }
             tamm__spin_unlock(&b->lock);
         }
-        if (kind == TAMM_BK_ACC_PRIVATE) {
+        if (kind == TAMM_BK_ACC_PRIVATE && folded_acc(T, canc)) {
+            ptr = private_buf(ctx, bytes, 0); /* the block so far: the task's sums go on top, in order */
+            if (ptr) copy_home(T, lin, ptr, bytes);
+            atomic_fetch_add_explicit(&tamm__rt.private_acc, 1, memory_order_relaxed);
+        } else if (kind == TAMM_BK_ACC_PRIVATE) {
             ptr = private_buf(ctx, bytes, 1);
             atomic_fetch_add_explicit(&tamm__rt.private_acc, 1, memory_order_relaxed);
         } else {
@@ -333,11 +358,7 @@ static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const lon
     case TAMM_REQ_CRW:
         kind = TAMM_BK_CRW;
         ptr = private_buf(ctx, bytes, 0);
-        tamm__spin_lock(&b->lock);
-        void *home = tamm__block_home(T, lin);
-        if (T->ml && ptr) tamm__xfer_host(TAMM_XK_GET, ptr, home, bytes, T->dtype); /* before an eviction */
-        tamm__spin_unlock(&b->lock);
-        if (!T->ml && ptr) tamm__xfer_host(TAMM_XK_GET, ptr, home, bytes, T->dtype);
+        if (ptr) copy_home(T, lin, ptr, bytes);
         goto record;
     default:
         kind = TAMM_BK_READ;
@@ -477,7 +498,7 @@ static int release_effect(tamm_ctx *ctx, tamm_bufrec *r, tamm_relkind how)
     }
     case TAMM_BK_ACC_PRIVATE:
         if (how == TAMM_REL_ADD) {
-            commit_private(r->T, r->lin, r->ptr, r->bytes, 1);
+            commit_private(r->T, r->lin, r->ptr, r->bytes, !folded_acc(r->T, (r->flags & TAMM_BR_CANCELLABLE) != 0));
         } else if (how == TAMM_REL_CANCEL) {
             if (!(r->flags & TAMM_BR_CANCELLABLE))
                 rc = tamm__error(t, TAMM_ECANCEL, "tamm_release_cancel on the accum buffer of %s, which is not cancellable "

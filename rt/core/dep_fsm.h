@@ -19,6 +19,8 @@
 #ifndef TAMM_DEP_FSM_H
 #define TAMM_DEP_FSM_H
 
+#include "perm.h"
+
 typedef enum tamm_dep_state { TAMM_DS_UNACCESSED, TAMM_DS_READ, TAMM_DS_WRITE, TAMM_DS_ACC, TAMM_DS_COUNT } tamm_dep_state;
 /** Permission kinds of the table; read+write counts as Write. */
 typedef enum tamm_dep_perm { TAMM_DP_READ, TAMM_DP_WRITE, TAMM_DP_ACC, TAMM_DP_COUNT } tamm_dep_perm;
@@ -40,10 +42,11 @@ static inline tamm_dep_step tamm__dep_step(tamm_dep_state s, tamm_dep_perm p)
     return tamm__dep_table[s][p];
 }
 
-/** The table's kind for a permission mask (TAMM_READ/WRITE/ACCUM bits = 1/2/4). */
+/** The table's kind for a permission mask (TAMM_READ/WRITE/ACCUM bits = 1/2/4,
+ *  TAMM__PERM_ORDERED: reproducible accumulation, exclusive). */
 static inline tamm_dep_perm tamm__dep_perm_of(unsigned mask)
 {
-    if (mask & 2u) return TAMM_DP_WRITE;
+    if (mask & (2u | TAMM__PERM_ORDERED)) return TAMM_DP_WRITE; /* write, or an ordered accumulation */
     if ((mask & 1u) && (mask & 4u)) return TAMM_DP_WRITE; /* read+accumulate: exclusive */
     if (mask & 4u) return TAMM_DP_ACC;
     return TAMM_DP_READ;

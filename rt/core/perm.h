@@ -20,6 +20,13 @@ typedef enum tamm_perm_col {
     TAMM_PCOL_READ, TAMM_PCOL_WRITE, TAMM_PCOL_READWRITE, TAMM_PCOL_ACCUM, TAMM_PCOL_COUNT
 } tamm_perm_col;
 
+/** A dependence record's bit (beside TAMM_READ/WRITE/ACCUM and
+ *  TAMM_CANCELLABLE) for an accumulation into a tensor with reproducible
+ *  accumulation (tamm_tensor.ordered): the submission FSM treats it as Write
+ *  (exclusive, in submission order) and the task accumulates on the block
+ *  itself.  Permission checks ignore it (they mask with 7). */
+#define TAMM__PERM_ORDERED 128u
+
 /** What a cell says: "ok", blank (not allowed), or "*" (runtime-internal, never checked). */
 typedef enum tamm_perm_cell { TAMM_PERM_DENIED = 0, TAMM_PERM_OK = 1, TAMM_PERM_INTERNAL = 2 } tamm_perm_cell;
 

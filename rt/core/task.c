@@ -159,8 +159,20 @@ static int check_ref(const tamm_task_s *t, const tamm_ref *r, int i, const char 
 
 typedef struct { tamm_dep *v; int n, cap; int heap; } depvec;
 
+/* An accumulation into a tensor with reproducible accumulation is ordered:
+ * exclusive in submission order, on the block itself (TAMM__PERM_ORDERED). */
+static inline unsigned ordered_bits(tamm_task_s *t, const tamm_tensor *T, unsigned perm)
+{
+    if (TAMM_UNLIKELY((perm & TAMM_ACCUM) && T->ordered)) {
+        t->flags |= TAMM_TF_ORDERED;
+        perm |= TAMM__PERM_ORDERED;
+    }
+    return perm;
+}
+
 static void dep_add(depvec *dv, tamm_task_s *t, tamm_tensor *T, long lin, unsigned perm)
 {
+    perm = ordered_bits(t, T, perm);
     for (int i = 0; i < dv->n; i++)
         if (dv->v[i].T == T && dv->v[i].lin == lin) {
             dv->v[i].perm |= perm;
@@ -242,7 +254,7 @@ static void build_deps(tamm_task_s *t, const tamm_ref *refs, int nrefs, tamm_dep
         if (t->flags & TAMM_TF_COARSE)
             for (int k = 0; k < dv.n; k++)
                 if (dv.v[k].lin < 0 && dv.v[k].T == r->tensor) {
-                    dv.v[k].perm |= PERMBITS(r->mode);
+                    dv.v[k].perm |= ordered_bits(t, r->tensor, PERMBITS(r->mode));
                     whole = 1;
                     break;
                 }

@@ -48,8 +48,10 @@ enum {
     TAMM_TF_PSEUDO     = 8192, /* the flow's side of a block message: never run inline (TAMM_SEQUENTIAL) */
     TAMM_TF_MLRES      = 16384, /* holds pins under a host memory limit (memlimit.c) */
     TAMM_TF_DEPS_ENDED = 32768, /* its dependences were ended before it completed (tamm__task_end_deps) */
-    TAMM_TF_WAIT_ONLY  = 65536  /* a sentinel whose waiter then touches none of its blocks (tamm_wait_on, the
+    TAMM_TF_WAIT_ONLY  = 65536, /* a sentinel whose waiter then touches none of its blocks (tamm_wait_on, the
                                  * end of a gather): copies of them elsewhere (a GPU's) stay valid */
+    TAMM_TF_ORDERED    = 131072 /* accumulates into a tensor with reproducible accumulation: runs its CPU
+                                 * variant when it has one (cuda_worker.c tamm__gpu_route) */
 };
 
 /* The armed bit of a kids slot: a continuation waits for the slot to drain. */

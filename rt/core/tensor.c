@@ -229,6 +229,8 @@ tamm_tensor *tamm_tensor_create_ex(const char *name, tamm_dtype dtype, int ndim,
     }
     if (tamm__ml_on) tamm__ml_tensor_init(T);
     T->nosole = T->dist != NULL || T->ml != NULL;
+    /* integer sums are exact in any order: only floating-point tensors need the order */
+    T->ordered = (tamm__rt.cfg.reproducible || (opts && opts->reproducible)) && (dtype == TAMM_F32 || dtype == TAMM_F64);
     if (TAMM_UNLIKELY(tamm__submit_divert)) tamm__stream_created(T);
     pthread_mutex_lock(&tamm__rt.tensors_lock);
     T->next_live = tamm__rt.tensors;

@@ -51,6 +51,9 @@ struct tamm_tensor {
     struct tamm_tgpu *gpu;      /* the blocks' state in GPU memories (memunit.h), NULL without GPUs */
     atomic_int destroyed;
     struct tamm_dist_tensor *dist; /* flow state with several ranks (dist.h), else NULL */
+    int ordered;                /* reproducible accumulation (TAMM_REPRODUCIBLE or the tensor option) of
+                                 * a floating-point tensor: its accumulations are exclusive, in
+                                 * submission order, on the block itself (docs/runtime.md) */
     int nosole;                 /* dist, or a host memory limit: a top-level writer is never the block's
                                  * only possible user (buffer.c sole_user) */
     struct tamm_mblk *ml;       /* host memory limit: the blocks' backing-store state (memlimit.h), else NULL */

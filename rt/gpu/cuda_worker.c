@@ -33,6 +33,7 @@
 #include "fence.h"
 #include "gpu.h"
 #include "memlimit.h"
+#include "perm.h"
 #include "runtime.h"
 #include "tensor.h"
 #include <stdarg.h>
@@ -221,7 +222,8 @@ static void block_needs(needvec *nv, tamm_tensor *T, long b, unsigned perm, int 
 {
     tamm_gblk *gb = &T->gpu->blk[b];
     unsigned w = atomic_load(&gb->dirty_w), a = atomic_load(&gb->dirty_a);
-    if ((perm & 7u) == TAMM_ACCUM) a = 0; /* partial sums and accumulations commute */
+    if ((perm & (7u | TAMM__PERM_ORDERED)) == TAMM_ACCUM) a = 0; /* partial sums and accumulations commute (not
+                                                                     * in submission order: ordered ones wait) */
     if (unit > 0) w &= ~(1u << (unit - 1)); /* the unit's own newer copy is what it uses */
     for (unsigned m = w | a; m; m &= m - 1) need_add(nv, T, b, __builtin_ctz(m));
 }
@@ -257,7 +259,9 @@ int tamm__gpu_route(tamm_task_s *t)
     int sentinel = (t->flags & TAMM_TF_SENTINEL) != 0;
     int unit = 0;
     double est = 0;
-    if (!sentinel && t->cuda) {
+    /* reproducible accumulation: a kernel may add in another order or contract a*b+c
+     * into an FMA, so a task with an ordered accumulation runs its CPU variant */
+    if (!sentinel && t->cuda && !(t->cpu && (t->flags & TAMM_TF_ORDERED))) {
         size_t fp = tamm__task_footprint(t);
         tamm_pick_in in;
         tamm__gpu_pick_input(t, fp, &in);

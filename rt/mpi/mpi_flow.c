@@ -853,6 +853,9 @@ static void expand(const tamm_ref *refs, int nrefs)
         if (r->mode & TAMM_TEMP) continue;
         tamm_tensor *T = r->tensor;
         unsigned perm = r->mode & 7u;
+        /* reproducible accumulation: exclusive, on the current block, like read+accumulate
+         * (the block goes to the task's rank and back), not a partial sum for the owner */
+        if ((perm & TAMM_ACCUM) && T->ordered) perm |= TAMM_READ;
         if (r->nidx == 0) {
             for (long b = 0; b < T->nblk; b++) fb_add(T, b, perm);
             continue;

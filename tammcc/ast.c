@@ -217,7 +217,16 @@ const char *cc_arith_type_name(enum CXTypeKind k, int cxx)
     }
 }
 
-CXCursor cc_referenced(const cc_node *n) { return clang_getCursorReferenced(n->c); }
+CXCursor cc_referenced(const cc_node *n)
+{
+    CXCursor r = clang_getCursorReferenced(n->c);
+    if (clang_Cursor_isNull(r) && n->kind == CXCursor_CallExpr && n->nkid > 0) { /* (f)(...): f's call */
+        const cc_node *f = cc_down_wrappers(n->kid[0]);
+        if (f->kind == CXCursor_DeclRefExpr && clang_getCursorKind(clang_getCursorReferenced(f->c)) == CXCursor_FunctionDecl)
+            r = clang_getCursorReferenced(f->c);
+    }
+    return r;
+}
 
 static int is_wrapper(const cc_node *n)
 {

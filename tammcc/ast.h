@@ -50,7 +50,8 @@ const char *cc_binop(cc_ast *a, const cc_node *n);
 const char *cc_unop(cc_ast *a, const cc_node *n, int *postfix);
 /** Copy of the source text [b, e). */
 char *cc_src_text(cc_ast *a, size_t b, size_t e);
-/** The node that declares/ defines what a DeclRefExpr / call refers to (cursor). */
+/** The node that declares/ defines what a DeclRefExpr / call refers to (cursor); a call
+ *  `(f)(...)` of a function through parentheses refers to f. */
 CXCursor cc_referenced(const cc_node *n);
 /** Strip ParenExpr / UnexposedExpr (implicit casts) / CStyleCastExpr wrappers going up:
  *  the outermost wrapper of n. */

@@ -621,11 +621,9 @@ int cc_parse_pragma(const cc_source *src, const char *text, size_t len, const si
 {
     parser p = { src, text, len, map, base, NULL, 0, 0, 0, 0, 0, 0, 0, 0 };
     size_t off0 = o->off, end0 = o->end;
-    int fm = o->from_macro;
     memset(o, 0, sizeof *o);
     o->off = off0;
     o->end = end0;
-    o->from_macro = fm;
     if (lex(&p)) goto fail;
     if (!is_word(&p, cur(&p), "tamm")) {
         perr(&p, cur(&p), "not a tamm pragma%s%s", NULL, NULL);

@@ -48,7 +48,6 @@ typedef struct cc_pragma {
     size_t off;              /* file offset of the directive ('#' or '_Pragma') */
     size_t end;              /* file offset just past it (end of line / of the _Pragma) */
     size_t name_off;         /* offset of the directive name ("task") */
-    int from_macro;          /* came from _Pragma in a macro expansion */
     cc_ref *refs; int nrefs; /* access and permission clauses; taskwait on(list) */
     cc_text priority, ifexpr, on, label; /* .s == NULL when absent */
     cc_device device; int has_device;

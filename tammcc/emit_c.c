@@ -502,6 +502,18 @@ static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t, macro_replay *mr)
 }
 
 /* ---------------------------------------------------------------- regions */
+/* Does [b, e) of s hold a preprocessing directive (a line that starts with '#')? */
+static int holds_directive(const char *s, size_t b, size_t e)
+{
+    for (size_t i = b; i < e; i++) {
+        if (s[i] != '\n') continue;
+        size_t j = i + 1;
+        while (j < e && (s[j] == ' ' || s[j] == '\t')) j++;
+        if (j < e && s[j] == '#') return 1;
+    }
+    return 0;
+}
+
 /* Emit what replaces edit ed; returns 1 if it wrote `#line` directives to the
  * user's file that leave the output mapped elsewhere than the edit's end. */
 static int emit_edit(cc_out *o, cc_unit *u, cc_task *scope, edit *ed)
@@ -527,10 +539,20 @@ static int emit_edit(cc_out *o, cc_unit *u, cc_task *scope, edit *ed)
         c_string(o, ((cc_use *)ed->p)->src);
         cc_puts(o, ", ");
         break;
-    case E_TASK:
-        cc_line_to(o, ((cc_task *)ed->p)->line, u->src.name);
-        emit_submit(o, u, ed->p, scope ? "tamm_ctx_" : "NULL");
-        return cc_emit_macros(o, u, ed->b, ed->e, 0) > 0; /* those the task statement held */
+    case E_TASK: {
+        cc_task *t = ed->p;
+        size_t from = ed->b;
+        if (holds_directive(u->ast.text, t->pr->end, t->stmt->b)) {
+            /* the #else / #elif / #endif (and the branches not taken) of an #if that chose the directive:
+             * kept as they are, the task follows them */
+            cc_line_to(o, cc_line_of(&u->src, t->pr->end), u->src.name);
+            cc_putn(o, u->ast.text + t->pr->end, t->stmt->b - t->pr->end);
+            from = t->stmt->b;
+        }
+        cc_line_to(o, t->line, u->src.name);
+        emit_submit(o, u, t, scope ? "tamm_ctx_" : "NULL");
+        return cc_emit_macros(o, u, from, ed->e, 0) > 0 || from != ed->b; /* those the task statement held */
+    }
     case E_WAIT_IN_TASK: emit_split(o, scope, ed->p); break;
     case E_TASKWAIT: {
         cc_pragma *p = ed->p;

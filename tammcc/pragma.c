@@ -89,19 +89,19 @@ static int starts_tamm(const char *t)
     return !strncmp(t, "tamm", 4) && !(isalnum((unsigned char)t[4]) || t[4] == '_');
 }
 
-static void parse_one(cc_unit *u, size_t off, size_t end, const char *text, size_t len, const size_t *map, int from_macro)
+static void parse_one(cc_unit *u, size_t off, size_t end, const char *text, size_t len, const size_t *map)
 {
     cc_pragma p;
     memset(&p, 0, sizeof p);
     p.off = off;
     p.end = end;
-    p.from_macro = from_macro;
     if (cc_parse_pragma(&u->src, text, len, map, 0, &p) == 0) add_pragma(u, &p);
 }
 
 typedef struct { cc_unit *u; } mac_ctx;
 
-/* _Pragma("tamm ...") in the definition of an expanded macro */
+/* _Pragma("tamm ...") in the definition of a macro still expanded in the file:
+ * one that tammcc could not expand in place (mexpand.h), refused */
 static enum CXChildVisitResult mac_visit(CXCursor c, CXCursor parent, CXClientData d)
 {
     (void)parent;
@@ -123,7 +123,14 @@ static enum CXChildVisitResult mac_visit(CXCursor c, CXCursor parent, CXClientDa
         const char *ls = clang_getCString(lit);
         size_t *map, len;
         char *txt = unescape(ls, 0, strlen(ls), &map, &len, b);
-        if (ls[0] == '"' && starts_tamm(txt)) parse_one(u, b, e, txt, len, map, 1);
+        if (ls[0] == '"' && starts_tamm(txt)) {
+            char *name = cc_spelling(c);
+            cc_diag(&u->src, b, CC_ERROR, "macro '%s' holds '_Pragma(%s)', which tammcc cannot expand here: a macro "
+                    "that names itself (other than as a call 'NAME(...)') is not expanded; write the directive outside the macro",
+                    name, ls);
+            free(name);
+            i = n;
+        }
         free(txt);
         free(map);
         clang_disposeString(lit);
@@ -207,7 +214,7 @@ int cc_pragmas_collect(cc_unit *u)
                     cc_offset(a, clang_getTokenLocation(a->tu, t[i + 2]), &o2) && o2 < directive_end) {
                     size_t *map, len;
                     char *txt = join_lines(a->text, o2, directive_end, &map, &len);
-                    parse_one(u, off, directive_end, txt, len, map, 0);
+                    parse_one(u, off, directive_end, txt, len, map);
                     free(txt);
                     free(map);
                 } else {
@@ -223,8 +230,10 @@ int cc_pragmas_collect(cc_unit *u)
                 cc_offset(a, clang_getRangeEnd(lr), &le) &&
                 cc_offset(a, clang_getRangeEnd(clang_getTokenExtent(a->tu, t[i + 3])), &ce) && a->text[lb] == '"') {
                 size_t *map, len;
-                char *txt = unescape(a->text, lb, le, &map, &len, (size_t)-1);
-                if (starts_tamm(txt)) parse_one(u, off, ce, txt, len, map, 0);
+                /* from a macro tammcc expanded: diagnostics point at the macro's invocation */
+                const cc_expansion *ex = u->xp ? cc_expansion_at(u->xp, off) : NULL;
+                char *txt = unescape(a->text, lb, le, &map, &len, ex ? ex->b : (size_t)-1);
+                if (starts_tamm(txt)) parse_one(u, off, ce, txt, len, map);
                 free(txt);
                 free(map);
             }

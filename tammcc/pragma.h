@@ -1,8 +1,10 @@
 /*
  * pragma.h — recovering `#pragma tamm` directives, which libclang drops from
  * the AST: from the main file's tokens (clang_tokenize), from `_Pragma("tamm
- * ...")` written in code, and from `_Pragma` inside macros (found through the
- * macro expansions of the detailed preprocessing record).  Each directive is
+ * ...")` written in code, also where a macro tammcc expanded in place wrote
+ * it (mexpand.h); a `_Pragma("tamm ...")` behind a macro still expanded (found
+ * through the macro expansions of the detailed preprocessing record) is an
+ * error.  Each directive is
  * then attached to the statement that follows it by source position, and
  * tasks are nested by extent.  The same scan records the directives that
  * change macros (#define, #undef, push_macro / pop_macro): code outlined out
@@ -12,6 +14,7 @@
 #define TAMMCC_PRAGMA_H
 
 #include "model.h"
+#include "mexpand.h"
 
 typedef enum { CC_MAC_DEFINE, CC_MAC_UNDEF, CC_MAC_PUSH, CC_MAC_POP } cc_mac_kind;
 
@@ -31,6 +34,7 @@ typedef struct cc_unit {
     int nsa;                         /* taskwait / fence / streaming directives */
     cc_macro_dir *mac; int nmac;     /* #define, #undef, #pragma push_macro / pop_macro, in source order,
                                       * outside the #if branches skipped */
+    const cc_expanded *xp;           /* the macro invocations tammcc expanded in the text (mexpand.h) */
     size_t pr_cap, fns_cap, tasks_cap, sa_cap, mac_cap; /* capacities (xalloc.h: cc_grow) */
 } cc_unit;
 

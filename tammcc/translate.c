@@ -88,7 +88,6 @@ static int check_clauses(cc_unit *u, CXIndex idx, const char *file, const char *
     size_t from_cap = 0, to_cap = 0, kind_cap = 0;
     int nr = 0;
     size_t pos = 0;
-    int any = 0;
 #define PUT(s, l) do { size_t L_ = (l); CC_GROW(t, cap, n + L_ + 1); memcpy(t + n, (s), L_); n += L_; } while (0)
 #define PUTS(s) PUT((s), strlen(s))
 #define EXPR(text, off, pre, post, k) do { PUTS(pre); CC_GROW(from, from_cap, 2 * ((size_t)nr + 1)); \
@@ -96,7 +95,7 @@ static int check_clauses(cc_unit *u, CXIndex idx, const char *file, const char *
         PUTS(text); from[2 * nr + 1] = n; to[nr] = (off); kind[nr] = (k); nr++; PUTS(post); } while (0)
     for (int i = 0; i < u->npr; i++) {
         cc_pragma *p = &u->pr[i];
-        if (p->from_macro || (p->kind != CC_P_TASK && !(p->kind == CC_P_TASKWAIT && p->has_on_list))) continue;
+        if (p->kind != CC_P_TASK && !(p->kind == CC_P_TASKWAIT && p->has_on_list)) continue;
         int attached = 0;
         for (int k = 0; k < u->ntasks; k++) if (u->tasks[k]->pr == p) attached = 1;
         for (int k = 0; k < u->nsa; k++) if (u->sa[k].pr == p) attached = 1;
@@ -127,12 +126,12 @@ static int check_clauses(cc_unit *u, CXIndex idx, const char *file, const char *
         PUTS("}");
         for (size_t k = p->off; k < p->end; k++) if (u->ast.text[k] == '\n') PUTS("\n");
         pos = p->end;
-        any = 1;
     }
     PUT(u->ast.text + pos, u->ast.len - pos);
     t[n] = 0;
     int errors = 0;
-    if (any) {
+    /* nothing to check: no copy (whose braces would move a braceless loop's task statement out of the loop) */
+    if (nr > 0) {
         struct CXUnsavedFile uf = { file, t, (unsigned long)n };
         CXTranslationUnit tu = clang_parseTranslationUnit(idx, file, args, nargs, &uf, 1, CXTranslationUnit_KeepGoing);
         if (tu) {
@@ -213,8 +212,33 @@ int cc_translate(const char *file, const char *const *uargs, int nuargs, const c
         free(args);
         return 1;
     }
+    /* the macros holding tamm directives or names, expanded where they are invoked (mexpand.h), until
+     * none is left: a macro invoked in another one's arguments, or in its expansion, in a later round */
+    cc_expanded xp;
+    memset(&xp, 0, sizeof xp);
+    for (int round = 0; round < 16; round++) {
+        CXFile f = clang_getFile(tu, file);
+        size_t l0 = 0;
+        const char *t0 = f ? clang_getFileContents(tu, f, &l0) : NULL;
+        if (!t0 || !cc_expand_macros(tu, f, t0, l0, &xp)) break;
+        struct CXUnsavedFile uf = { file, xp.text, (unsigned long)xp.len };
+        CXTranslationUnit tu2 = NULL;
+        ec = clang_parseTranslationUnit2(idx, file, args, nargs, &uf, 1, CXTranslationUnit_DetailedPreprocessingRecord |
+                                                                             CXTranslationUnit_KeepGoing, &tu2);
+        if (ec != CXError_Success || !tu2) {
+            cc_diag(NULL, 0, CC_ERROR, "cannot parse '%s' after expanding its macros (libclang error %d)", file, (int)ec);
+            clang_disposeTranslationUnit(tu);
+            clang_disposeIndex(idx);
+            cc_expanded_free(&xp);
+            free(args);
+            return 1;
+        }
+        clang_disposeTranslationUnit(tu);
+        tu = tu2;
+    }
     cc_unit u;
     memset(&u, 0, sizeof u);
+    u.xp = &xp;
     u.ast.tu = tu;
     u.ast.file = clang_getFile(tu, file);
     size_t len = 0;
@@ -264,6 +288,7 @@ done:
     cc_unit_free(&u);
     clang_disposeTranslationUnit(tu);
     clang_disposeIndex(idx);
+    cc_expanded_free(&xp);
     free(args);
     return cc_error_count() - e0;
 }

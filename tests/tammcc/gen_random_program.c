@@ -35,6 +35,12 @@
  * tamm_block stores one element after them, or the other way round; those
  * choices come from a second random stream, so a seed's program is otherwise
  * the one it was before they existed.
+ * One program in three (a third random stream, so that the others are as they
+ * were) is written in the preprocessor idiom of code bases that wrap or select
+ * their OpenMP pragmas (gen_macro_idiom.h): directives of main's body behind
+ * macros or chosen by #ifdef / #if, fill loops as a loop macro ending in
+ * _Pragma("tamm task") or a macro that is the whole task, and block
+ * references behind macros.
  * At the end it prints a checksum of every tensor and exits 0.
  *
  * Validity rules the generator keeps (so that every execution equals the
@@ -61,6 +67,8 @@
  *     accumulations (+=, -=) add small values, so sums are exact and
  *     commutative while x = x * 3 + y keeps order-sensitive updates visible.
  */
+#include "gen_macro_idiom.h"
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -146,6 +154,9 @@ static uint64_t rnd(void) { return splitmix(&rng_state); }
  * of the first stream, so the rest of a seed's program, as it was. */
 static uint64_t rng2_state;
 static int rint2(int n) { return n <= 1 ? 0 : (int)(splitmix(&rng2_state) % (uint64_t)n); } /* [0, n) */
+/* A third stream: whether and how the program is written in the macro idiom (gen_macro_idiom). */
+static uint64_t rng3_state;
+static int rint3(int n) { return n <= 1 ? 0 : (int)(splitmix(&rng3_state) % (uint64_t)n); } /* [0, n) */
 static int rint_(int n) { return n <= 1 ? 0 : (int)(rnd() % (uint64_t)n); } /* [0, n) */
 static int chance(int pct) { return rint_(100) < pct; }
 
@@ -1505,6 +1516,8 @@ int main(int argc, char **argv)
     rng_state = seed * 0x2545f4914f6cdd1du + 12345;
     rnd();
     rng2_state = seed * 0x9e3779b97f4a7c15u ^ 0x5bd1e995u;
+    rng3_state = seed * 0xd6e8feb86659fd93u ^ 0x7f4a7c15u;
+    int macros = rint3(3) == 0;
 
     ntens = 1 + rint_(3);
     for (int t = 0; t < ntens; t++) {
@@ -1562,6 +1575,12 @@ int main(int argc, char **argv)
     printf("#pragma GCC diagnostic ignored \"-Wunknown-pragmas\"\n");
     printf("#include <tamm.h>\n\n#include <inttypes.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <string.h>\n\n");
     printf("#define MOD ((int64_t)1000000007)\n\n");
+    if (macros) {
+        char *m = gen_macro_idiom(body.s, rint3);
+        sb_free(&body);
+        body.s = m;
+        printf("%s", gen_macro_defs);
+    }
     emit_helpers();
     rec_emit_function();
     printf("int main(int argc, char **argv)\n{\n");

@@ -2,6 +2,7 @@
 #include "translate.h"
 #include "taskfn.h"
 #include "capture.h"
+#include "capture_read.h"
 #include "emit_c.h"
 #include "cuda_plan.h"
 #include "emit_cuda.h"
@@ -235,6 +236,7 @@ int cc_translate(const char *file, const char *const *uargs, int nuargs, const c
         cc_task *t = u.tasks[i];
         cc_infer_body(in, t);
         cc_capture(&u, t);
+        cc_capture_reads(&u, t);
         cc_infer_finish(in, t);
         cc_guard_finish(in, &u.ast, t);
         cc_cuda_decide(&u, t);
@@ -242,6 +244,7 @@ int cc_translate(const char *file, const char *const *uargs, int nuargs, const c
     cc_taskfn_infer(&u, in);
     for (int i = 0; i < u.ntasks; i++) cc_infer_regets(u.tasks[i]);
     for (int i = 0; i < u.ntasks; i++) cc_warn_missing_waits(&u.src, u.tasks[i]);
+    for (int i = 0; i < u.ntasks; i++) cc_warn_later_stores(&u, u.tasks[i]);
     for (int i = 0; i < u.ntasks; i++) check_cancel_uses(&u, u.tasks[i]);
     if (explain)
         for (int i = 0; i < u.ntasks; i++) cc_infer_explain(in, u.tasks[i], explain);

@@ -39,6 +39,18 @@ static int is_body_local(cc_unit *u, const cc_task *t, CXCursor d)
 
 static CXType canon(CXCursor c) { return clang_getCanonicalType(clang_getCursorType(c)); }
 
+/* a pointer to a runtime object (a tensor, a context, a fence): what it points to is not the program's data */
+static int is_handle(CXType ty)
+{
+    ty = clang_getCanonicalType(ty);
+    if (ty.kind != CXType_Pointer) return 0;
+    CXString s = clang_getTypeSpelling(clang_getCanonicalType(clang_getPointeeType(ty)));
+    const char *p = clang_getCString(s);
+    int r = !strncmp(p, "const ", 6) ? !strncmp(p + 6, "struct tamm_", 12) : !strncmp(p, "struct tamm_", 12);
+    clang_disposeString(s);
+    return r;
+}
+
 /* Is offset `at` inside a block use (tamm_block(...)) of t or of a task nested in it? */
 static int in_block_use(const cc_task *t, size_t at)
 {
@@ -109,11 +121,7 @@ static int fn_clobbers(clob_ctx *c, CXCursor def);
 static int ptr_arg_ok(clob_ctx *c, cc_node *arg, CXCursor fn_def)
 {
     CXType ty = clang_getCanonicalType(clang_getCursorType(arg->c));
-    if (ty.kind != CXType_Pointer || clang_isConstQualifiedType(clang_getPointeeType(ty))) return 1;
-    CXString ps = clang_getTypeSpelling(clang_getCanonicalType(clang_getPointeeType(ty)));
-    int handle = !strncmp(clang_getCString(ps), "struct tamm_", 12); /* a tensor, a context, a fence */
-    clang_disposeString(ps);
-    if (handle) return 1;
+    if (ty.kind != CXType_Pointer || clang_isConstQualifiedType(clang_getPointeeType(ty)) || is_handle(ty)) return 1;
     cc_node *a = cc_down_wrappers(arg);
     if (a->kind == CXCursor_StringLiteral || names_block(a->c)) return 1;
     if (a->kind != CXCursor_DeclRefExpr) return 0;
@@ -503,7 +511,7 @@ static int rd_visit(cc_node *n, void *arg)
     int global = is_global(d);
     if (!global && !(is_captured(u, t, d) && ty.kind == CXType_Pointer)) return 1;
     if (global && clang_isConstQualifiedType(ty) && ty.kind != CXType_Pointer) return 1; /* never changes */
-    if (ty.kind == CXType_FunctionProto || ty.kind == CXType_FunctionNoProto) return 1;
+    if (ty.kind == CXType_FunctionProto || ty.kind == CXType_FunctionNoProto || is_handle(ty)) return 1;
     cc_node *o = outer_location(u, n);
     int use = use_of(u, o);
     if (use == 's' || use == 'z') return 1; /* a store (warned: capture.c), or sizeof */
@@ -679,7 +687,7 @@ static int later_visit(cc_node *n, void *arg)
     } else if (n->kind == CXCursor_CallExpr && !is_call_of(n, "tamm_block_at")) {
         for (int i = 1; i < n->nkid; i++) { /* a pointer handed to a function that may store through it */
             CXType ty = clang_getCanonicalType(clang_getCursorType(n->kid[i]->c));
-            if (ty.kind != CXType_Pointer || clang_isConstQualifiedType(clang_getPointeeType(ty))) continue;
+            if (ty.kind != CXType_Pointer || clang_isConstQualifiedType(clang_getPointeeType(ty)) || is_handle(ty)) continue;
             cc_node *a = cc_down_wrappers(n->kid[i]);
             int post2, amp = a->kind == CXCursor_UnaryOperator && a->nkid == 1 &&
                                     !strcmp(cc_unop(&c->u->ast, a, &post2), "&");

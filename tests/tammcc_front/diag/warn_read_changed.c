@@ -72,6 +72,12 @@ void f(tamm_tensor *X, struct params *p, long *pw, int c)
 #pragma tamm taskwait
     pw[0] = 1;
     p = NULL;
+#pragma tamm task
+    {
+        long *x = tamm_block(X, 8);
+        x[0] = tamm_tensor_nblocks(X, 0);
+    }
+    tamm_tensor_scatter(X, pw); /* given the tensor, not data the task reads: not warned */
 }
 // EXPECT: warn_read_changed.c:24:33: warning: this store to 'pw[k]' comes after the task at line 19 was submitted, with no taskwait between, and that task reads 'pw[k]' at line 22: it may run after this store and see the new value (the plain build ran it at once and saw the old one); add '#pragma tamm taskwait' before this store, or pass the data in a tensor block
 // EXPECT: warn_read_changed.c:31:5: warning: this store to 'p->coef' comes after the task at line 26 was submitted, with no taskwait between, and that task reads what 'p' points to (it passes 'p' to scaled() at line 29): it may run after this store and see the new value (the plain build ran it at once and saw the old one); add '#pragma tamm taskwait' before this store, or pass the data in a tensor block

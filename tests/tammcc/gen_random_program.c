@@ -35,12 +35,16 @@
  * tamm_block stores one element after them, or the other way round; those
  * choices come from a second random stream, so a seed's program is otherwise
  * the one it was before they existed.
+ * Some top-level statements (gen_random_reads.c, a random stream of their own) submit a task
+ * that reads data outside tensors and then change that data: with no taskwait between where
+ * tammcc reads it at submission (rule 40 of docs/language.md), after a taskwait where it does not.
  * At the end it prints a checksum of every tensor and exits 0.
  *
  * Validity rules the generator keeps (so that every execution equals the
  * sequential elision):
  *   - a task body writes no variable of an enclosing function (they are
- *     captured by value), never returns or breaks out, touches no global;
+ *     captured by value), never returns or breaks out, touches no global
+ *     (but gen_random_reads.c's, which it only reads);
  *   - within one task, two pointer arguments of one call never name the same
  *     block, and all references to a tensor use one index expression (or its
  *     "+1" neighbour, which is provably a different block), except references
@@ -66,6 +70,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "gen_random_reads.h"
 
 /* ------------------------------------------------------------------ */
 /* utilities                                                            */
@@ -1166,6 +1172,7 @@ static int nprobes;
 static char top_scalars[64][16];
 static int ntop_scalars;
 static int gpu_mode; /* "gpu": top-level tasks in the form tammcc turns into CUDA kernels too */
+static gr_tensor gr_tens[MAXT]; /* the tensors, for gen_random_reads.c */
 
 /* A top-level task whose body is one loop over block elements (a CUDA kernel, SPEC 3.4): fills a
  * block (write), or combines it with another block element by element (readwrite, or += only:
@@ -1217,6 +1224,9 @@ static void gen_top_stmts(sbuf *out, int ind, int nstmts, int loopdepth)
     top.allowed = top.child_ok = (1u << ntens) - 1;
     char buf[400], bd[256], nd[400];
     for (int i = 0; i < nstmts && max_tasks_left > 0; i++) {
+        char *reads = gr_stmt(gr_tens, ntens, ind);
+        if (reads) sb_printf(out, "%s", reads);
+        free(reads);
         int r = rint_(100);
         if (r < 55) {
             if (gpu_mode && chance(50))
@@ -1505,6 +1515,7 @@ int main(int argc, char **argv)
     rng_state = seed * 0x2545f4914f6cdd1du + 12345;
     rnd();
     rng2_state = seed * 0x9e3779b97f4a7c15u ^ 0x5bd1e995u;
+    gr_seed(seed);
 
     ntens = 1 + rint_(3);
     for (int t = 0; t < ntens; t++) {
@@ -1521,6 +1532,7 @@ int main(int argc, char **argv)
             }
             T->nb[d] = (T->dims[d] + T->tile[d] - 1) / T->tile[d];
         }
+        gr_tens[t] = (gr_tensor){ T->name, T->ndim, { T->nb[0], T->ndim == 2 ? T->nb[1] : 1 } };
     }
 
     /* main's body first (it decides which helpers are used) */
@@ -1562,6 +1574,7 @@ int main(int argc, char **argv)
     printf("#pragma GCC diagnostic ignored \"-Wunknown-pragmas\"\n");
     printf("#include <tamm.h>\n\n#include <inttypes.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <string.h>\n\n");
     printf("#define MOD ((int64_t)1000000007)\n\n");
+    gr_globals();
     emit_helpers();
     rec_emit_function();
     printf("int main(int argc, char **argv)\n{\n");

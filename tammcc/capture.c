@@ -92,8 +92,7 @@ static void add_var(cc_var **v, int *n, size_t *cap, CXCursor d, const char *pre
     (*n)++;
 }
 
-/* the variable an lvalue names: x, or the base of p[i] / *p / p->f / s.f */
-static cc_node *lvalue_base(cc_node *n, int *through_ptr)
+cc_node *cc_lvalue_base(cc_node *n, int *through_ptr)
 {
     *through_ptr = 0;
     for (;;) {
@@ -141,7 +140,7 @@ static void check_write(cap_ctx *c, cc_node *lhs, size_t at)
     cc_unit *u = c->u;
     cc_task *t = c->t;
     int ptr;
-    cc_node *base = lvalue_base(lhs, &ptr);
+    cc_node *base = cc_lvalue_base(lhs, &ptr);
     if (!base) return;
     CXCursor d = clang_getCanonicalCursor(cc_referenced(base));
     enum CXCursorKind dk = clang_getCursorKind(d);

@@ -16,6 +16,9 @@
  *  the number of errors.  The tasks nested in t must be captured first (t
  *  captures what their submissions in its body need). */
 int cc_capture(cc_unit *u, cc_task *t);
+/** The variable an lvalue names: the DeclRefExpr of x, or of the base of p[i] / *p / p->f /
+ *  s.f (*through_ptr: reached through a subscript or a pointer); NULL for any other base. */
+cc_node *cc_lvalue_base(cc_node *n, int *through_ptr);
 /** A C declaration of `name` with type `ty` ("double (*name)[4]"); caller frees. */
 char *cc_decl(CXType ty, const char *name, int canonical);
 

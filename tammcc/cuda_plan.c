@@ -1166,6 +1166,8 @@ void cc_cuda_decide(cc_unit *u, cc_task *t)
     t->cuda_alias = NULL;
     t->ncuda_alias = 0;
     t->has_cuda = cc_cuda_plan_task(u, t, &p);
+    if (t->has_cuda && t->nrd) /* rule 40: the CPU variant uses the value read at submission; the CUDA one would not */
+        t->has_cuda = cc_cuda_no(&p, "the body reads %s outside tensors, which the task takes at submission", t->rd[0].text);
     if (!t->has_cuda) {
         t->cuda_why = cc_xstrdup(p.why ? p.why : "no CUDA variant");
     } else {

@@ -1,6 +1,7 @@
 /* emit_c.c — outlining, submissions and continuations in the generated C (see emit_c.h). */
 #include "emit_c.h"
 #include "capture.h"
+#include "capture_read.h"
 #include "cuda_blas.h"
 #include "guard.h"
 #include "text.h"
@@ -10,7 +11,7 @@
 #include <string.h>
 
 enum { E_USE, E_SYNC_USE, E_TASK, E_WAIT_IN_TASK, E_TASKWAIT, E_FENCE, E_STREAM_BEGIN, E_STREAM_END, E_OUTLINE,
-       E_INCLUDE, E_CALL_PRE, E_CALL_POST, E_FRAME_WAIT };
+       E_INCLUDE, E_CALL_PRE, E_CALL_POST, E_FRAME_WAIT, E_READ };
 typedef struct edit { size_t b, e; int kind; void *p; int n; } edit;
 typedef struct { edit *v; int n; size_t cap; } edits;
 
@@ -254,6 +255,16 @@ static void emit_submit(cc_out *o, cc_unit *u, cc_task *t, const char *ctx)
             cc_printf(o, "    memcpy((void *)&%s.%s, &%s, sizeof %s.%s);\n", A, v->field, v->name, A, v->field);
         else cc_printf(o, "    %s.%s = %s;\n", A, v->field, v->name);
     }
+    for (int i = 0; i < t->nrd; i++) { /* values outside tensors the body reads, as the plain build reads them (rule 40) */
+        cc_read *r = &t->rd[i];
+        char *x = cc_collapse(r->text);
+        if (cc_read_by_copy(r))
+            cc_printf(o, "    memcpy((void *)&%s.tamm_r%d, &(%s), sizeof %s.tamm_r%d);", A, i, x, A, i);
+        else
+            cc_printf(o, "    %s.tamm_r%d = (%s);", A, i, x);
+        cc_printf(o, "  /* read at submission: the body reads it at line %u */\n", r->line);
+        free(x);
+    }
     for (int i = 0; i < t->nacc; i++) {
         cc_access *a = &t->acc[i];
         if (a->guard) /* a guarded block: its tensor and indices are evaluated, and it is requested, only if the guard holds */
@@ -400,6 +411,14 @@ static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t, macro_replay *mr)
         cc_printf(o, "  /* %s", comment_safe(t->acc[i].key));
         cc_printf(o, "%s */\n", comment_safe(cc_guard_explain(&t->acc[i])));
     }
+    for (int i = 0; i < t->nrd; i++) {
+        char *f = cc_fmt("tamm_r%d", i), *d = cc_read_decl(&t->rd[i], f), *x = cc_collapse(t->rd[i].text);
+        cc_printf(o, "    %s;  /* %s", d, comment_safe(x));
+        cc_printf(o, " at submission (line %u) */\n", t->rd[i].line);
+        free(f);
+        free(d);
+        free(x);
+    }
     if (t->nwait) {
         cc_puts(o, "    int tamm_resume;               /* continuation point */\n");
         for (int i = 0; i < t->nloc; i++) {
@@ -408,7 +427,7 @@ static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t, macro_replay *mr)
             free(d);
         }
     }
-    if (t->ncap == 0 && t->nacc == 0 && !t->nwait) cc_puts(o, "    char tamm_unused;\n");
+    if (t->ncap == 0 && t->nacc == 0 && !t->nwait && !t->nrd) cc_puts(o, "    char tamm_unused;\n");
     cc_puts(o, "};\n\n");
     /* refs */
     cc_printf(o, "/* the task's refs (guarded ones only if their guard held at submission), and their source texts */\n"
@@ -590,6 +609,7 @@ static int emit_edit(cc_out *o, cc_unit *u, cc_task *scope, edit *ed)
         emit_give_back(o, scope, 1, " ", ";");
         cc_puts(o, " (void)tamm_cc_taskwait(); ");
         break;
+    case E_READ: cc_printf(o, "tamm_a_->tamm_r%d", ed->n); break; /* the value read at submission */
     case E_FENCE: cc_puts(o, "(void)tamm_cc_fence();  /* #pragma tamm fence */"); break;
     case E_STREAM_BEGIN: cc_puts(o, "{ (void)tamm_streaming_begin();  /* #pragma tamm streaming */"); break;
     case E_STREAM_END: cc_puts(o, " (void)tamm_streaming_end(); }"); break;
@@ -637,6 +657,7 @@ static void collect(cc_unit *u, cc_task *scope, size_t b, size_t e, edits *es)
         for (int k = 0; k < scope->nkids; k++) add_edit(es, scope->kids[k]->b, scope->kids[k]->e, E_TASK, scope->kids[k], 0);
         for (int k = 0; k < scope->nwait; k++)
             add_edit(es, scope->wait[k].pr->off, scope->wait[k].pr->end, E_WAIT_IN_TASK, &scope->wait[k], 0);
+        for (int k = 0; k < scope->nrd; k++) add_edit(es, scope->rd[k].b, scope->rd[k].e, E_READ, NULL, k);
         for (int k = 0; k < scope->ntfcall; k++) {
             add_edit(es, scope->tfcall[k]->b, scope->tfcall[k]->b, E_CALL_PRE, NULL, k);
             add_edit(es, scope->tfcall[k]->e, scope->tfcall[k]->e, E_CALL_POST, NULL, k);

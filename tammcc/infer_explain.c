@@ -174,6 +174,7 @@ void cc_infer_explain(cc_infer *in, const cc_task *t, void *fo)
     }
     if (t->nacc == 0) fprintf(o, "  (no block accesses)\n");
     for (int i = 0; i < t->ncap; i++) fprintf(o, "  captures %s by value\n", t->cap[i].name);
+    for (int i = 0; i < t->nrd; i++) fprintf(o, "  reads %s at submission (line %u; rule 40)\n", t->rd[i].text, t->rd[i].line);
     if (t->nwait) fprintf(o, "  %d taskwait(s) in the body: continuation(s)\n", t->nwait);
     if (t->frame_why) fprintf(o, "  waits for its children before its frame goes (%s)\n", t->frame_why);
     if (t->has_cuda || !t->cuda_why)

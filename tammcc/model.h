@@ -67,6 +67,20 @@ typedef struct cc_var {         /* a variable captured by value or carried acros
     size_t decl_off;
 } cc_var;
 
+typedef struct cc_read {        /* a value outside tensors the body reads, taken at submission (capture_read.h) */
+    size_t b, e;                /* its text in the body, replaced by the copy */
+    char *text;                 /* the expression, evaluated at submission ("p->coef") */
+    CXType type;                /* its type (a scalar) */
+    unsigned line;              /* where the body reads it */
+    CXCursor base;              /* the variable it is read from, or through (canonical) */
+} cc_read;
+
+typedef struct cc_uread {       /* a read of data outside tensors not taken at submission (capture_read.h) */
+    CXCursor base;              /* the variable read, or through which it is read (canonical) */
+    int through;                /* read through it (a pointer or array), not the variable itself */
+    char *what;                 /* "'pw[k]' at line 13", "'g' in scale(), called at line 14" */
+} cc_uread;
+
 typedef struct cc_wait {        /* a taskwait inside a task body: a continuation point */
     cc_pragma *pr;
     int id;                     /* resume label number (1...) */
@@ -90,6 +104,9 @@ typedef struct cc_task {
     cc_var *cap; int ncap;      /* captured at submission */
     cc_var *loc; int nloc;      /* body locals carried across taskwaits */
     cc_wait *wait; int nwait;
+    cc_read *rd; int nrd;       /* values outside tensors taken at submission */
+    cc_uread *urd; int nurd;    /* reads of such values that are not */
+    size_t rd_cap, urd_cap;
     char **pre; int npre;       /* local enum/typedef declarations the body needs, copied */
     size_t acc_cap, use_cap, cap_cap, loc_cap, wait_cap, pre_cap; /* capacities (xalloc.h: cc_grow) */
     int has_cuda;               /* a CUDA variant was generated */

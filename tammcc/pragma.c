@@ -1,5 +1,6 @@
 /* pragma.c — directive recovery and attachment (see pragma.h). */
 #include "pragma.h"
+#include "capture_read.h"
 #include "xalloc.h"
 #include <ctype.h>
 #include <stdint.h>
@@ -431,6 +432,7 @@ void cc_unit_free(cc_unit *u)
         for (int k = 0; k < t->nloc; k++) { free(t->loc[k].name); free(t->loc[k].field); }
         for (int k = 0; k < t->nwait; k++) free(t->wait[k].live);
         for (int k = 0; k < t->npre; k++) free(t->pre[k]);
+        cc_reads_free(t);
         free(t->pre);
         free(t->acc); free(t->use); free(t->cap); free(t->loc); free(t->wait); free(t->kids); free(t->tfcall); free(t->frame_why); free(t->frame_at);
         free(t->fname); free(t->cuda_why); free(t->outside); free(t->cuda_plan); free(t->cuda_check); free(t->cuda_params); free(t->cuda_alias); free(t->cuda_calls); free(t->label);

@@ -3,6 +3,7 @@
 #include "taskfn.h"
 #include "capture.h"
 #include "frames.h"
+#include "capture_read.h"
 #include "emit_c.h"
 #include "cuda_plan.h"
 #include "emit_cuda.h"
@@ -261,6 +262,7 @@ int cc_translate(const char *file, const char *const *uargs, int nuargs, const c
         cc_task *t = u.tasks[i];
         cc_infer_body(in, t);
         cc_capture(&u, t);
+        cc_capture_reads(&u, t);
         cc_infer_finish(in, t);
         cc_guard_finish(in, &u.ast, t);
         cc_cuda_decide(&u, t);
@@ -270,6 +272,7 @@ int cc_translate(const char *file, const char *const *uargs, int nuargs, const c
     for (int i = 0; i < u.ntasks; i++) cc_warn_missing_waits(&u.src, u.tasks[i]);
     cc_warn_stale_pointers(&u);
     for (int i = 0; i < u.ntasks; i++) cc_frames(&u, u.tasks[i]);
+    for (int i = 0; i < u.ntasks; i++) cc_warn_later_stores(&u, u.tasks[i]);
     for (int i = 0; i < u.ntasks; i++) check_cancel_uses(&u, u.tasks[i]);
     if (explain)
         for (int i = 0; i < u.ntasks; i++) cc_infer_explain(in, u.tasks[i], explain);

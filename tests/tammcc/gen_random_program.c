@@ -41,12 +41,16 @@
  * macros or chosen by #ifdef / #if, fill loops as a loop macro ending in
  * _Pragma("tamm task") or a macro that is the whole task, and block
  * references behind macros.
+ * Some top-level statements (gen_random_reads.c, a random stream of their own) submit a task
+ * that reads data outside tensors and then change that data: with no taskwait between where
+ * tammcc reads it at submission (rule 40 of docs/language.md), after a taskwait where it does not.
  * At the end it prints a checksum of every tensor and exits 0.
  *
  * Validity rules the generator keeps (so that every execution equals the
  * sequential elision):
  *   - a task body writes no variable of an enclosing function (they are
- *     captured by value), never returns or breaks out, touches no global;
+ *     captured by value), never returns or breaks out, touches no global
+ *     (but gen_random_reads.c's, which it only reads);
  *   - within one task, two pointer arguments of one call never name the same
  *     block, and all references to a tensor use one index expression (or its
  *     "+1" neighbour, which is provably a different block), except references
@@ -74,6 +78,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "gen_random_reads.h"
 
 /* ------------------------------------------------------------------ */
 /* utilities                                                            */
@@ -1177,6 +1183,7 @@ static int nprobes;
 static char top_scalars[64][16];
 static int ntop_scalars;
 static int gpu_mode; /* "gpu": top-level tasks in the form tammcc turns into CUDA kernels too */
+static gr_tensor gr_tens[MAXT]; /* the tensors, for gen_random_reads.c */
 
 /* A top-level task whose body is one loop over block elements (a CUDA kernel, SPEC 3.4): fills a
  * block (write), or combines it with another block element by element (readwrite, or += only:
@@ -1228,6 +1235,9 @@ static void gen_top_stmts(sbuf *out, int ind, int nstmts, int loopdepth)
     top.allowed = top.child_ok = (1u << ntens) - 1;
     char buf[400], bd[256], nd[400];
     for (int i = 0; i < nstmts && max_tasks_left > 0; i++) {
+        char *reads = gr_stmt(gr_tens, ntens, ind);
+        if (reads) sb_printf(out, "%s", reads);
+        free(reads);
         int r = rint_(100);
         if (r < 55) {
             if (gpu_mode && chance(50))
@@ -1518,6 +1528,7 @@ int main(int argc, char **argv)
     rng2_state = seed * 0x9e3779b97f4a7c15u ^ 0x5bd1e995u;
     rng3_state = seed * 0xd6e8feb86659fd93u ^ 0x7f4a7c15u;
     int macros = rint3(3) == 0;
+    gr_seed(seed);
 
     ntens = 1 + rint_(3);
     for (int t = 0; t < ntens; t++) {
@@ -1534,6 +1545,7 @@ int main(int argc, char **argv)
             }
             T->nb[d] = (T->dims[d] + T->tile[d] - 1) / T->tile[d];
         }
+        gr_tens[t] = (gr_tensor){ T->name, T->ndim, { T->nb[0], T->ndim == 2 ? T->nb[1] : 1 } };
     }
 
     /* main's body first (it decides which helpers are used) */
@@ -1575,6 +1587,7 @@ int main(int argc, char **argv)
     printf("#pragma GCC diagnostic ignored \"-Wunknown-pragmas\"\n");
     printf("#include <tamm.h>\n\n#include <inttypes.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <string.h>\n\n");
     printf("#define MOD ((int64_t)1000000007)\n\n");
+    gr_globals();
     if (macros) {
         char *m = gen_macro_idiom(body.s, rint3);
         sb_free(&body);

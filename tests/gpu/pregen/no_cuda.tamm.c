@@ -130,6 +130,7 @@ static void tamm_task_main_43(tamm_ctx *tamm_ctx_, void *tamm_args_)
 /* ---- task tamm_task_main_45: tests/tammcc_cuda/no_cuda.c:45, in main() ---- */
 struct tamm_task_main_45_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* X[b] */
+    int tamm_r0;  /* scale at submission (line 49) */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -151,13 +152,13 @@ static void tamm_task_main_45(tamm_ctx *tamm_ctx_, void *tamm_args_)
         {
             double *x = tamm_b0_;
             for (int i = 0; i < NB; i++)
-                x[i] = x[i] * scale;
+                x[i] = x[i] * tamm_a_->tamm_r0;
         }
     }
-#line 158 "no_cuda.tamm.c"
+#line 159 "no_cuda.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 161 "no_cuda.tamm.c"
+#line 162 "no_cuda.tamm.c"
 
 /* ---- task tamm_task_main_53: tests/tammcc_cuda/no_cuda.c:53, in main() ---- */
 struct tamm_task_main_53_args {
@@ -188,10 +189,10 @@ static void tamm_task_main_53(tamm_ctx *tamm_ctx_, void *tamm_args_)
                     x[i] += 1.0;
             }
     }
-#line 192 "no_cuda.tamm.c"
+#line 193 "no_cuda.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, tamm_a_->tamm_m0);
 }
-#line 195 "no_cuda.tamm.c"
+#line 196 "no_cuda.tamm.c"
 
 /* ---- task tamm_task_main_51: tests/tammcc_cuda/no_cuda.c:51, in main() ---- */
 struct tamm_task_main_51_args {
@@ -236,7 +237,7 @@ static void tamm_task_main_51(tamm_ctx *tamm_ctx_, void *tamm_args_)
              
         }
     }
-#line 240 "no_cuda.tamm.c"
+#line 241 "no_cuda.tamm.c"
 }
 
 #line 24 "tests/tammcc_cuda/no_cuda.c"
@@ -294,6 +295,7 @@ int main(int argc, char **argv)
 {   /* #pragma tamm task (tests/tammcc_cuda/no_cuda.c:45) */
     struct tamm_task_main_45_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
+    tamm_a_.tamm_r0 = (scale);  /* read at submission: the body reads it at line 49 */
     tamm_a_.tamm_T0 = (X); tamm_a_.tamm_i0[0] = (b);  /* readwrite X[b] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];

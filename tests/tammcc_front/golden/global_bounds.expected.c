@@ -54,6 +54,7 @@ static void tamm_task_global_bounds_19(tamm_ctx *tamm_ctx_, void *tamm_args_)
 struct tamm_task_global_bounds_21_args {
     long TSC;
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* A[b] */
+    long tamm_r0;  /* ts_var at submission (line 22) */
 };
 
 /* the task's refs (guarded ones only if their guard held at submission), and their source texts */
@@ -74,12 +75,12 @@ static void tamm_task_global_bounds_21(tamm_ctx *tamm_ctx_, void *tamm_args_)
     (void)TSC;
     {
 #line 22 "global_bounds.c"
-        { double *a = tamm_b0_; for (long i = 0; i < ts_var; i++) a[i] = TSC; }
+        { double *a = tamm_b0_; for (long i = 0; i < tamm_a_->tamm_r0; i++) a[i] = TSC; }
     }
-#line 80 "global_bounds.tamm.c"
+#line 81 "global_bounds.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
-#line 83 "global_bounds.tamm.c"
+#line 84 "global_bounds.tamm.c"
 
 /* ---- task tamm_task_global_bounds_23: global_bounds.c:23, in global_bounds() ---- */
 struct tamm_task_global_bounds_23_args {
@@ -104,7 +105,7 @@ static void tamm_task_global_bounds_23(tamm_ctx *tamm_ctx_, void *tamm_args_)
 #line 24 "global_bounds.c"
         { double *a = tamm_b0_; for (long i = 0; i < TS_EXT; i++) a[i] = 1; }
     }
-#line 108 "global_bounds.tamm.c"
+#line 109 "global_bounds.tamm.c"
     tamm_cc_release(tamm_ctx_, &tamm_b0_, TAMM_CC_RW);
 }
 
@@ -132,6 +133,7 @@ void global_bounds(tamm_tensor *A, long nb)
     struct tamm_task_global_bounds_21_args tamm_a_;
     memset(&tamm_a_, 0, sizeof tamm_a_);
     tamm_a_.TSC = TSC;
+    tamm_a_.tamm_r0 = (ts_var);  /* read at submission: the body reads it at line 22 */
     tamm_a_.tamm_T0 = (A); tamm_a_.tamm_i0[0] = (b);  /* readwrite A[b] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];

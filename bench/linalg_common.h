@@ -1,6 +1,6 @@
 /*
  * linalg_common.h — shared by the dense linear-algebra benchmarks (bench/gemm.c,
- * bench/cholesky.c built by tammcc; linalg_omp.c; linalg_openblas.c; cholesky_starpu.c).
+ * bench/cholesky.c built by tammcc; linalg_omp.c; linalg_openblas.c; linalg_starpu.c).
  *
  * Everything here is plain C over OpenBLAS / LAPACKE:
  *   - deterministic matrix contents (a hash of the element's position), so every
@@ -134,7 +134,7 @@ static inline void lc_gemm_nt(const double *a, const double *b, double *c, int m
 
 /* LINALG_HUGEPAGES=1: arrays of 2 MiB and more start on a 2 MiB boundary and are
  * advised transparent huge pages (as tamm's runtime does for its large blocks,
- * rt/hostmem.c), so that the peers and the OpenBLAS call can be measured on the
+ * rt/core/hostmem.c), so that the peers and the OpenBLAS call can be measured on the
  * same pages as tamm.  Unset or 0: 64-byte aligned, as a user would allocate. */
 static inline int lc_hugepages(void)
 {

@@ -1,7 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 /*
- * mpi_skip.c — cost per task of the tasks a rank does not run (SPEC 5: a
- * rank skips the bookkeeping of tasks that touch none of its data).
+ * mpi_skip.c — cost per task of the tasks a rank does not run (docs/runtime.md "Several
+ * MPI ranks": such a rank creates no task for them, it only updates the block states).
  *
  *   mpirun -np P mpi_skip [NTASKS]
  *

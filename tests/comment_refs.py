@@ -1,17 +1,26 @@
 #!/usr/bin/env python3
 """comment_refs.py ROOT — the comments of the sources point inside the repository.
 
-Over every comment (/* ... */ and // ...) of ROOT/rt/**/*.c|h, ROOT/tammcc/*.c|h and
-ROOT/include/*.h, and over docs/api.md against include/tamm.h:
+Over every comment of the sources, build files and scripts, and over docs/api.md against
+include/tamm.h.  The comments: /* ... */ and // ... of the .c .h .cu .cpp files under
+ROOT/rt tammcc include tests samples bench (generated ones too: tests/gpu/pregen and
+bench/gpu/pregen copy their sources' comments); # ... of CMakeLists.txt, Makefile and the
+.cmake .cmake.in .sh .py .supp and #! files under those folders, cmake/, .ci/ and ROOT; and
+the triple-quoted strings of .py files.  c) skips this checker and its selftest
+(comment_refs*), which name the citations they catch.
 
  a) a file a comment names exists.  A path-like word is a word ending in .c .h .cu .md .sh
     .py .txt or .cmake.  One with a '/' (docs/runtime.md, rt/core/memlimit.c,
     core/executor.h) must exist relative to ROOT, to ROOT/rt (how the runtime's folders
-    name one another: core/layer.h) or to the comment's own folder; a bare name (memunit.h)
-    must exist somewhere under rt/ tammcc/ include/ tests/ samples/ bench/ docs/ or at
-    ROOT.  Not path-like, so not checked: a name in angle brackets (<cuda_runtime.h>, a
-    system header), a placeholder whose stem is capitals (NAME.tamm.c), and the words
-    f.c, file.c, file.cu and prog.c, which stand for any user file.
+    name one another: core/layer.h) or to the comment's own folder or a folder above it
+    (install/tammcc_rule/main.c in a comment of tests/); a bare name (memunit.h) must exist
+    somewhere under rt/ tammcc/ include/ tests/ samples/ bench/ docs/ cmake/ .ci/ or at
+    ROOT.  A name exists also where NAME.in does (tammConfig.cmake: configure_file makes
+    it).  Not checked: a name in angle brackets (<cuda_runtime.h>, a system header), a
+    placeholder whose stem is capitals (NAME.tamm.c), the words f.c, file.c, file.cu and
+    prog.c, which stand for any user file, and a name not found whose last part the file's
+    own code spells (what a script writes, CMake installs or a test reads: the markdown
+    tables of bench/run_*.sh, CTest's cost data).
  b) a heading a comment quotes exists: after a .md path, `"Heading"` (optionally after a
     comma, and further `, "Other"` / ` and "Other"` for the same file) must be a title
     of that file: a markdown heading outside fenced code, or the bold lead of a paragraph
@@ -23,9 +32,10 @@ ROOT/include/*.h, and over docs/api.md against include/tamm.h:
     repository (docs/ stands alone).
  d) a function a comment names as `name()` exists: `name` occurs, outside comments (code
     or string literals), in some .c .h .cu .cpp file under rt/ tammcc/ include/ tests/
-    samples/ bench/.  So does every name of tamm's own, in lower case, that a comment
-    names with or without parentheses (tamm_x, tamm__x, cc_x: the runtime's, the API's and
-    tammcc's identifiers); not a pattern (tamm_get_buf_*, tamm_task_<function>_<line>).
+    samples/ bench/, or in the code of a build file or script above (not this checker's
+    selftest, whose code spells its faults).  So does every name of tamm's own, in lower
+    case, that a comment names with or without parentheses (tamm_..., tamm__..., cc_...:
+    the runtime's, the API's and tammcc's identifiers); not a pattern (tamm_get_buf_*, tamm_task_<function>_<line>).
  e) every function include/tamm.h declares (a prototype ending in ';', outside comments)
     has an entry in docs/api.md, and the entry says how it fails.  An entry is a code span
     of docs/api.md, outside fenced code, holding the declaration `... name(` (`a / _b / _c(`
@@ -41,23 +51,126 @@ import re
 import sys
 
 SRC_DIRS = ("rt", "tammcc", "include", "tests", "samples", "bench")
-BARE_DIRS = SRC_DIRS + ("docs",)
+BARE_DIRS = SRC_DIRS + ("docs", "cmake", ".ci")
 CODE_EXT = (".c", ".h", ".cu", ".cpp")
 PATH_EXT = ("c", "h", "cu", "md", "sh", "py", "txt", "cmake")
 CITE = r"\bSPEC\b|\bseeds/|\bthe seed's\b|\bseed table\b"
 PLACEHOLDERS = {"f.c", "file.c", "file.cu", "prog.c"}
+HASH_DIRS = SRC_DIRS + ("cmake", ".ci")
+HASH_NAMES = ("CMakeLists.txt", "Makefile")
+HASH_EXT = (".cmake", ".cmake.in", ".sh", ".py", ".supp")
+SELF = "comment_refs"
 
 
-def walk(root, top, exts):
-    """Files under ROOT/top with one of exts, as paths relative to ROOT (build* skipped)."""
+def walk(root, top, exts, keep=None):
+    """Files under ROOT/top with one of exts, or for which keep(full path) is true, as paths
+    relative to ROOT (build* and hidden folders below top skipped)."""
     out = []
     base = os.path.join(root, top)
     for d, dirs, files in os.walk(base):
         dirs[:] = sorted(x for x in dirs if not x.startswith("build") and not x.startswith("."))
         for f in sorted(files):
-            if f.endswith(exts):
-                out.append(os.path.relpath(os.path.join(d, f), root))
+            full = os.path.join(d, f)
+            if f.endswith(exts) or (keep is not None and keep(full)):
+                out.append(os.path.relpath(full, root))
     return out
+
+
+def hash_file(path):
+    """Whether path is a build file or script, whose comments start with '#'."""
+    f = os.path.basename(path)
+    if f in HASH_NAMES or f.endswith(HASH_EXT):
+        return True
+    if "." in f:
+        return False
+    with open(path, "rb") as fh:
+        return fh.read(2) == b"#!"
+
+
+def hash_kind(path):
+    f = os.path.basename(path)
+    if f.endswith(".py"):
+        return "py"
+    if f == "CMakeLists.txt" or f.endswith((".cmake", ".cmake.in")):
+        return "cmake"
+    return "sh"
+
+
+def lex_hash(text, kind):
+    """Split a build file or script into (code, comments) as lex() does.  kind "sh" (shell,
+    make, suppressions): '#' starts a comment at the start of a word outside quotes, and
+    here-documents are code; "cmake": '#' outside double quotes; "py": '#' outside strings,
+    and a triple-quoted string is a comment too.  Whole-line comments in a row make one
+    comment, a comment after code one of its own; a first line '#!' is none."""
+    code, comments = [], []
+    quote = None        # the string open at the end of the line before: ' " or a triple quote
+    doc = None          # the comment of the triple-quoted string open
+    heredoc = None      # (word, tabs stripped) of the here-document open
+    run = None          # the comment of whole-line comments gathered
+    for ln, s in enumerate(text.split("\n"), 1):
+        if heredoc is not None:
+            code.append(s)
+            if (s.lstrip("\t") if heredoc[1] else s) == heredoc[0]:
+                heredoc = None
+            run = None
+            continue
+        if ln == 1 and s.startswith("#!"):
+            code.append("")
+            continue
+        out, i, n, cm = [], 0, len(s), None
+        while i < n:
+            c = s[i]
+            if quote is not None and len(quote) == 3:
+                j = s.find(quote, i)
+                j = n if j < 0 else j
+                doc[1].append((ln, s[i:j]))
+                out.append(" " * (j - i))
+                if j < n:
+                    out.append("   ")
+                    quote = doc = None
+                i = j + 3
+                continue
+            if c == "\\" and quote != "'" or c == "\\" and kind == "py":
+                out.append(s[i:i + 2])
+                i += 2
+                continue
+            if quote is not None:
+                if c == quote:
+                    quote = None
+                out.append(c)
+                i += 1
+                continue
+            if c == "#" and (kind != "sh" or i == 0 or s[i - 1] in " \t;&|()"):
+                cm = s[i:]
+                break
+            if kind == "py" and s.startswith(('"""', "'''"), i):
+                quote = s[i:i + 3]
+                doc = (ln, [])
+                comments.append(doc)
+                out.append("   ")
+                i += 3
+                continue
+            if c == '"' or c == "'" and kind != "cmake":
+                quote = c
+            elif kind == "sh" and s.startswith("<<", i):
+                m = re.match(r"<<(-?)\s*['\"]?(\w+)['\"]?", s[i:])
+                if m:
+                    heredoc = (m.group(2), m.group(1) == "-")
+            out.append(c)
+            i += 1
+        line_code = "".join(out)
+        code.append(line_code)
+        if cm is None:
+            if quote is None or len(quote) != 3:
+                run = None
+            continue
+        if line_code.strip() or run is None:
+            run = (ln, [])
+            comments.append(run)
+        run[1].append((ln, cm.lstrip("#")))
+        if line_code.strip():
+            run = None
+    return "\n".join(code), comments
 
 
 def lex(text):
@@ -181,6 +294,8 @@ def main():
     for top in BARE_DIRS:
         for p in walk(root, top, tuple("." + e for e in PATH_EXT)):
             bare.add(os.path.basename(p))
+        for p in walk(root, top, (".in",)):
+            bare.add(os.path.basename(p)[:-3])
     for f in os.listdir(root):
         if os.path.isfile(os.path.join(root, f)):
             bare.add(f)
@@ -195,9 +310,19 @@ def main():
             lexed[p] = (code, comments)
             idents.update(re.findall(r"[A-Za-z_]\w*", code))
 
-    checked = [p for p in walk(root, "rt", (".c", ".h"))]
-    checked += [p for p in walk(root, "tammcc", (".c", ".h")) if os.path.dirname(p) == "tammcc"]
-    checked += [p for p in walk(root, "include", (".h",)) if os.path.dirname(p) == "include"]
+    # ... and in the build files and scripts (tamm_add_executable is a CMake function)
+    scripts = [f for f in sorted(os.listdir(root))
+               if os.path.isfile(os.path.join(root, f)) and hash_file(os.path.join(root, f))]
+    for top in HASH_DIRS:
+        scripts += walk(root, top, HASH_EXT, keep=hash_file)
+    for p in scripts:
+        with open(os.path.join(root, p), encoding="utf-8", errors="replace") as f:
+            code, comments = lex_hash(f.read(), hash_kind(p))
+        lexed[p] = (code, comments)
+        if SELF not in os.path.basename(p):     # the selftest's code spells its faults
+            idents.update(re.findall(r"[A-Za-z_]\w*", code))
+
+    checked = list(lexed)
     title_cache = {}
 
     path_re = re.compile(r"(?<![\w./<-])((?:\.\./|[\w.+-]+/)*[\w+-][\w.+-]*\.(?:%s))(?![\w/>-]|\.\w)"
@@ -210,7 +335,7 @@ def main():
             if not text:
                 continue
             # c) SPEC and seeds/
-            for m in re.finditer(CITE, text):
+            for m in re.finditer(CITE, text) if SELF not in os.path.basename(p) else ():
                 bad("%s:%d" % (p, where[m.start()]),
                     "cites '%s', a document that does not ship with tamm (cite docs/ instead)" % m.group(0))
             # a) and b) paths, and headings after .md paths
@@ -221,16 +346,26 @@ def main():
                 if ref in PLACEHOLDERS or re.fullmatch(r"[A-Z_]+", stem):
                     continue
                 counts["paths"] += 1
+                # a name the file's own code spells: what it writes, installs or reads
+                own = re.search(r"(?<![\w.])%s(?![\w])" % re.escape(os.path.basename(ref)), code)
                 if "/" in ref:
-                    cands = [os.path.join(root, ref), os.path.join(root, "rt", ref),
-                             os.path.join(root, os.path.dirname(p), ref)]
+                    cands = [os.path.join(root, ref), os.path.join(root, "rt", ref)]
+                    d = os.path.dirname(p)
+                    while d:
+                        cands.append(os.path.join(root, d, ref))
+                        d = os.path.dirname(d)
+                    cands += [c + ".in" for c in cands]
                     found = next((c for c in cands if os.path.isfile(c)), None)
+                    if found and found.endswith(".in"):
+                        continue
                     if not found:
-                        bad("%s:%d" % (p, ln), "names '%s', which is not a file of the repository" % ref)
+                        if not own:
+                            bad("%s:%d" % (p, ln), "names '%s', which is not a file of the repository" % ref)
                         continue
                 else:
                     if ref not in bare:
-                        bad("%s:%d" % (p, ln), "names '%s', which is no file of the repository" % ref)
+                        if not own:
+                            bad("%s:%d" % (p, ln), "names '%s', which is no file of the repository" % ref)
                         continue
                     found = None
                 if not ref.endswith(".md"):
@@ -255,12 +390,14 @@ def main():
                 if m.group(1) not in idents:
                     bad("%s:%d" % (p, where[m.start()]),
                         "names %s(), which occurs in no code of rt/ tammcc/ include/ tests/ samples/ bench/"
+                        " (nor in a script)"
                         % m.group(1))
             for m in re.finditer(r"(?<![\w<])((?:tamm_|tamm__|cc_)[a-z0-9_]*[a-z0-9])(?![\w*<])", text):
                 counts["names"] += 1
                 if m.group(1) not in idents:
                     bad("%s:%d" % (p, where[m.start()]),
                         "names %s, which occurs in no code of rt/ tammcc/ include/ tests/ samples/ bench/"
+                        " (nor in a script)"
                         % m.group(1))
 
     # c) the pages: no citation of what does not ship, links inside the repository

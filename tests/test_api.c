@@ -252,7 +252,7 @@ static int t_wait_on(void *vp)
 }
 
 /* independent collective tasks (no block in common) never run at once, also in
- * one process (SPEC 7); ordinary tasks still interleave with them */
+ * one process (docs/runtime.md "Collective tasks"); ordinary tasks still interleave with them */
 static atomic_int g_coll_inside, g_coll_overlaps, g_coll_ran;
 static void coll_body(tamm_ctx *ctx, void *vp)
 {

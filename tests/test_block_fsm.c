@@ -1,7 +1,7 @@
 /*
- * test_block_fsm.c — every cell of the "Execution FSM" table of
- * seeds/tamm-runtime.md (9 operations x 5 block states), transcribed here
- * independently of rt/block_fsm.c, checked through tamm__blk_step() at each
+ * test_block_fsm.c — every cell of the execution state machine's table (docs/runtime.md
+ * "Block states": 9 operations x 5 block states), transcribed here
+ * independently of rt/core/block_fsm.c, checked through tamm__blk_step() at each
  * precondition boundary: RC in {0, 1, 2, 3} and pending in {0, 1}.
  *
  *  - precondition holds  -> TAMM_BLK_OK, the cell's next state, RC and actions;
@@ -25,7 +25,7 @@ typedef struct {
     unsigned actions;
     tamm_blk_state next; /* for "--" as a new state: the same state */
     int again;
-    const char *text;    /* the seed's cell, for failure messages */
+    const char *text;    /* the cell as written, for failure messages */
 } blk_cell;
 
 #define U TAMM_BS_UNALLOC

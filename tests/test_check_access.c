@@ -1,6 +1,6 @@
 /*
  * test_check_access.c — the run-time access checker, TAMM_CHECK_ACCESS=1
- * (SPEC section 6, rt/check.h):
+ * (docs/runtime.md "Checking access modes", rt/core/check.h):
  *   - a task holding a block for read that modifies it, and a task holding a
  *     block for write that leaves part of it unwritten, are reported (explicit
  *     tamm_get_buf_*, tammcc's tamm_cc_acquire path, tamm_block, cwrite), with

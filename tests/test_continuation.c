@@ -1,6 +1,6 @@
 /*
- * test_continuation.c — tamm_submit_continuation (SPEC 3.3: a taskwait inside a
- * task body becomes a continuation).
+ * test_continuation.c — tamm_submit_continuation (a taskwait inside a task body becomes a
+ * continuation: docs/runtime.md "Continuations", docs/language.md "Taskwait and continuations").
  *
  *   fan-in      parents submit children (block writers with random delays, a
  *               child whose grandchild does the write, ref-less children, and a

@@ -1,5 +1,5 @@
 /*
- * test_cuda_emu.c — the emulated CUDA device (rt/devops_emu.c) through the
+ * test_cuda_emu.c — the emulated CUDA device (rt/gpu/devops_emu.c) through the
  * device interface, without the rest of the runtime: what CUDA documents and
  * the runtime relies on.
  *

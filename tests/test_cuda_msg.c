@@ -2,7 +2,7 @@
  * test_cuda_msg.c — what a machine without a usable GPU is told (issue 17):
  * the CUDA runtime's own text for a machine with no NVIDIA driver is "CUDA
  * driver version is insufficient for CUDA runtime version", which reads as if
- * the user had to update something.  tamm__cuda_why_none (rt/devops_cuda.c,
+ * the user had to update something.  tamm__cuda_why_none (rt/gpu/devops_cuda.c,
  * compiled in every build) says instead that no CUDA driver or device was
  * found and that tasks run on the CPUs; checked on the function for each case,
  * then on the device interface of this build where it finds no device.

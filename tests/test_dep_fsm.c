@@ -1,6 +1,6 @@
 /*
- * test_dep_fsm.c — every cell of the "Submission FSM" table of
- * seeds/tamm-runtime.md, transcribed here independently of rt/dep_fsm.c.
+ * test_dep_fsm.c — every cell of the table of docs/runtime.md "Dependences", transcribed
+ * here independently of rt/core/dep_fsm.c; each cell's text in the runtime's first notation:
  *
  * A cell "DT(A,X) = DT(A,X) U {T}" means T joins the current set (after = 0);
  * "DT(A,X) = T" (with or without Remove(...)) means the set becomes {T}, after

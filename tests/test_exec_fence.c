@@ -1,5 +1,5 @@
 /*
- * test_exec_fence.c — the execution fence (SPEC section 5, "Fences"):
+ * test_exec_fence.c — the execution fence (docs/language.md "Fences, priorities, ranks"):
  * `#pragma tamm fence` / tamm_barrier() and its non-blocking form
  * tamm_fence_submit().  Everything submitted before a fence completes, on
  * every rank, before anything submitted after it starts on any rank.

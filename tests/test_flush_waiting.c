@@ -1,6 +1,6 @@
 /*
- * test_flush_waiting.c — the FLUSH and DONE_WAITING rows of the seed's
- * "Permissions Checks" table have no function of their own in the API
+ * test_flush_waiting.c — the FLUSH and DONE_WAITING rows of the permission table
+ * (docs/runtime.md "Permission checks") have no function of their own in the API
  * (docs/runtime.md, "FLUSH and DONE_WAITING"); this test shows the behaviour
  * that stands for each.
  *

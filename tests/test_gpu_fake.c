@@ -1,6 +1,6 @@
 /*
  * test_gpu_fake.c — the GPU code paths of the runtime on the emulated device
- * (TAMM_CUDA_EMU=n, rt/devops_emu.c: one host thread per stream, asynchronous
+ * (TAMM_CUDA_EMU=n, rt/gpu/devops_emu.c: one host thread per stream, asynchronous
  * copies, events and stream waits as CUDA defines them, random delays; GPU
  * variants enqueue their work with tamm_emu_launch).  Everything above the device interface
  * is the real code: dispatch and flushes (cuda_worker.c), the execution FSM in

@@ -1,5 +1,5 @@
 /*
- * test_gpu_policy.c — the device-selection policies (rt/sched_gpu.c) as pure
+ * test_gpu_policy.c — the device-selection policies (rt/gpu/sched_gpu.c) as pure
  * decisions: given what each GPU holds and does, which unit gets the task;
  * TAMM_SCHED parsing; the duration table EFT learns from; the rank-to-GPU
  * mapping under MPI (tamm__gpu_map); the order of a CUDA worker's queue.
@@ -55,7 +55,7 @@ int main(void)
     CHECK_EQ_INT(tamm__gpu_pick(TAMM_GPOL_MINMIN, &in), 1);
     CHECK_EQ_INT(tamm__gpu_pick(TAMM_GPOL_MINMAX, &in), 2);
 
-    /* the seed's policies send a task with a CPU variant to the CPU only when
+    /* the policies send a task with a CPU variant to the CPU only when
      * the chosen GPU is saturated and a CPU worker is idle */
     in = base(1);
     in.busy[0] = 1000;

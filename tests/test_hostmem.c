@@ -1,5 +1,5 @@
 /*
- * test_hostmem.c — block homes in host memory (rt/hostmem.c): blocks of 2 MiB
+ * test_hostmem.c — block homes in host memory (rt/core/hostmem.c): blocks of 2 MiB
  * and more get their own mapping, 2 MiB-aligned, zero-filled, usable to their
  * last byte, backed by transparent huge pages unless TAMM_HUGEPAGES=0; smaller
  * blocks come from the heap.  Checked on the allocator itself and through a

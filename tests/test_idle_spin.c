@@ -1,6 +1,6 @@
 /*
  * test_idle_spin.c — how long an idle worker polls before it sleeps
- * (tamm__core_start, docs/runtime.md "Workers"): the full polling when the
+ * (tamm__core_start, docs/runtime.md "Scheduling on CPUs"): the full polling when the
  * node's workers fit its cores, a few rounds when they outnumber them
  * (TAMM_NUM_WORKERS above the cores here; several ranks of a node count
  * together, tests/mpi), and tasks still run to the right result either way.

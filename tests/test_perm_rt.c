@@ -19,7 +19,7 @@ static const char *const gname[G_COUNT] = { "read", "write", "readwrite", "accum
 static const unsigned perms[4] = { TAMM_READ, TAMM_WRITE, TAMM_READWRITE, TAMM_ACCUM };
 static const char *const pname[4] = { "R", "W", "RW", "ACC" };
 
-/* The seed table (Permissible Operation x Effect), for the gets: 1 = ok.
+/* The permission table (docs/runtime.md "Permission checks"), for the gets: 1 = ok.
  * cwrite/creadwrite are cancellable WRITE/RW; tmp needs no permission. */
 static const int allowed[G_COUNT][4] = {
     /*            R  W  RW ACC */

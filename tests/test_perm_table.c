@@ -1,6 +1,6 @@
 /*
- * test_perm_table.c — every cell of the "Permissions Checks" table of
- * seeds/tamm-runtime.md, transcribed here independently of rt/perm.c, checked
+ * test_perm_table.c — every cell of the permission table (docs/runtime.md
+ * "Permission checks"), transcribed here independently of rt/core/perm.c, checked
  * against tamm__perm_cell(); and tamm__perm_allows() for every permission mask.
  * (The same cells seen from a user's task: test_perm_rt.c.)
  */
@@ -9,7 +9,7 @@
 #include <tamm.h>
 
 /* 'o' = ok, '.' = blank, '*' = runtime-internal.  Columns: ReadPermission,
- * WritePermission, ReadWritePermission, AccumPermission — as in the seed. */
+ * WritePermission, ReadWritePermission, AccumPermission (read, write, read+write, accumulate). */
 static const struct { tamm_op op; const char *name; const char cells[5]; } seed[] = {
     { TAMM_OP_READ,         "READ",         "ooo." },
     { TAMM_OP_WRITE,        "WRITE",        ".oo." },
@@ -67,7 +67,7 @@ static void test_allows(void)
             if (seed[r].op == TAMM_OP_TMP) {
                 expect = 1; /* blank row: obtaining a temp needs no permission (perm.h) */
             } else if (seed[r].op == TAMM_OP_EVICT || seed[r].op == TAMM_OP_DONE_WAITING) {
-                expect = 1; /* runtime-internal, "not affected by the access modes" (seed) */
+                expect = 1; /* runtime-internal: not checked against the permission */
             } else {
                 int c[2], n = mask_columns(mask, c);
                 expect = 0;

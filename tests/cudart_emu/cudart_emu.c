@@ -1,8 +1,8 @@
 /*
  * cudart_emu.c — a stand-in CUDA runtime for tests: libcudart.so.<major>
- * exporting the entry points rt/devops_cuda.c loads (and cudaLaunchHostFunc,
+ * exporting the entry points rt/gpu/devops_cuda.c loads (and cudaLaunchHostFunc,
  * which test variants use instead of kernels), implemented over the emulated
- * device of rt/devops_emu.c (compiled in here: one emulator).  With
+ * device of rt/gpu/devops_emu.c (compiled in here: one emulator).  With
  * TAMM_CUDA_TEST_LIBDIR pointing at its directory, tamm_init loads it instead
  * of the real libcudart, so devops_cuda.c, the cuBLAS handle binding and the
  * CUDA error paths run in ctest on machines without a GPU.

@@ -1,7 +1,7 @@
 /*
  * external_random_dag.c — an external program, built against an *installed*
  * libtammrt with a plain C compiler, that uses only the public API (tamm.h,
- * SPEC section 4).  No rt/ internals.
+ * docs/api.md).  No rt/ internals.
  *
  *   external_random_dag [NSEEDS [NTASKS [FIRST_SEED]]]     (default 5 300 1)
  *

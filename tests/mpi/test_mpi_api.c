@@ -107,7 +107,7 @@ static void coll_sum(tamm_ctx *ctx, void *va)
     usleep(2000);
     atomic_fetch_sub(&inside, 1);
 }
-/* independent collectives (no block in common) still never run at once (SPEC 7) */
+/* collectives with no block in common never run at once (docs/runtime.md "Collective tasks") */
 static atomic_int coll_overlaps;
 static void coll_indep(tamm_ctx *ctx, void *va)
 {

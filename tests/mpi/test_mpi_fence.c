@@ -1,6 +1,6 @@
 /*
  * test_mpi_fence.c — fences (wait / signal, tamm_fence_wait) across ranks
- * (SPEC section 5, docs/runtime.md "Several MPI ranks"), at 1 to 4 ranks.
+ * (docs/runtime.md "Several MPI ranks", "Fences"), at 1 to 4 ranks.
  *
  * The ranks share one machine (mpirun --oversubscribe), so CLOCK_REALTIME is
  * one clock for all of them: a signalling task sleeps, then records the time

@@ -1,6 +1,6 @@
 /*
- * test_mpi_memlimit.c — TAMM_MEMORY_LIMIT over several ranks (SPEC section 6,
- * docs/runtime.md "Several MPI ranks"): copies of other ranks' blocks are
+ * test_mpi_memlimit.c — TAMM_MEMORY_LIMIT over several ranks (docs/runtime.md
+ * "Several MPI ranks", "Memory limit"): copies of other ranks' blocks are
  * evicted when a rank's cache exceeds the limit, and a reader that needs an
  * evicted version again receives it again.  Run by ctest with a limit of a
  * few blocks, far below the remote data each rank reads.

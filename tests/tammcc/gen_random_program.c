@@ -1183,7 +1183,7 @@ static int ntop_scalars;
 static int gpu_mode; /* "gpu": top-level tasks in the form tammcc turns into CUDA kernels too */
 static gr_tensor gr_tens[MAXT]; /* the tensors, for gen_random_reads.c */
 
-/* A top-level task whose body is one loop over block elements (a CUDA kernel, SPEC 3.4): fills a
+/* A top-level task whose body is one loop over block elements (a CUDA kernel, docs/language.md "Kernels"): fills a
  * block (write), or combines it with another block element by element (readwrite, or += only:
  * accumulate).  The element count is a variable of the top level (captured): the loop's bound
  * cannot call tamm_block_extent, and MOD (a cast to a typedef) is written out.  Another block of the same tensor is the "+1" neighbour (never

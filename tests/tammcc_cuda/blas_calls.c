@@ -1,6 +1,6 @@
 /*
  * blas_calls.c — every BLAS and LAPACK call tammcc runs with cuBLAS / cuSOLVER
- * (SPEC 3.4), each kind in both layouts and with every transposition, side,
+ * (docs/language.md "Variants"), each kind in both layouts and with every transposition, side,
  * triangle and diagonal, with leading dimensions larger than the matrices and
  * vector increments other than 1 (negative ones too), in double and single
  * precision: one task per case on blocks, then the same call on a host copy of

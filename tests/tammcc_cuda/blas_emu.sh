@@ -1,6 +1,7 @@
 #!/bin/sh
 # blas_emu.sh PROGRAM.c [link flags...] — a program whose tasks call BLAS and LAPACK, on
-# emulated GPUs through cuBLAS and cuSOLVER, without code of its own for them (SPEC 3.4).
+# emulated GPUs through cuBLAS and cuSOLVER, without code of its own for them
+# (docs/language.md "Variants: CPU and CUDA").
 #
 # tammcc builds PROGRAM.c with TAMMCC_NVCC=emu (its .cu compiled by the host C++ compiler);
 # it runs on the stand-in CUDA runtime, cuBLAS and cuSOLVER over the emulated device

@@ -5,7 +5,7 @@
  * tile of C the first product is a dgemm with beta 0 (tammcc infers write: it
  * stores every element) and the others have beta 1 (accum).  With a GPU the
  * tasks run cublasDgemm on the task's stream, without code of the program's
- * own for it (SPEC 3.4).  Prints whether C equals a plain triple loop within
+ * own for it (docs/language.md "Variants").  Prints whether C equals a plain triple loop within
  * rounding; the tammcc build must print what the plain C build prints.
  *
  *   blas_gemm [N [NB]]     (default N = 200, NB = 48)

@@ -1,7 +1,7 @@
 /*
  * tile_kernels.c — the loop nests a GPU user writes on tiles, and the kernels tammcc must make
  * of them: a naive tile GEMM in i-j-k order (i and j on the grid, k in each thread: the element
- * of C summed in a register, stored once) and in the i-k-j order of SPEC's gemm_tile (the same
+ * of C summed in a register, stored once) and in the i-k-j order of samples/gemm.c's gemm_tile (the same
  * mapping), a GEMV (only i on the grid, so that each y[i] has one thread), column sums (j on
  * the grid), rows updated in place by their threads (also where a subscript is no polynomial),
  * and reductions into one element (a sum of a
@@ -84,7 +84,7 @@ int main(int argc, char **argv)
                             for (int k = 0; k < nb; k++)
                                 c[i * nb + j] += a[i * nb + k] * b[k * nb + j];
                 }
-                /* the same into D, in i-k-j order (SPEC's gemm_tile) */
+                /* the same into D, in i-k-j order (gemm_tile of samples/gemm.c) */
                 #pragma tamm task label("gemm_ikj")
                 {
                     const double *a = tamm_block(A, bi, bk), *b = tamm_block(B, bk, bj);

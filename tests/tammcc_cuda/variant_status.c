@@ -1,9 +1,9 @@
 /*
- * variant_status.c — CUDA variants that report a status (SPEC 3.4): scale_tile_cuda returns an
- * int, and a nonzero value makes the task fail with TAMM_EDEVICE, naming the variant and the
- * task; shift_tile_cuda returns nothing, as before.  The variants are host functions that queue
- * their work on the emulated device's stream (a real one would launch a kernel on
- * tamm_cuda_stream()).  VARIANT_FAIL=b makes scale_tile_cuda refuse block b (variant_status.sh).
+ * variant_status.c — CUDA variants that report a status (docs/language.md "Variants"):
+ * scale_tile_cuda returns an int, and a nonzero value makes the task fail with TAMM_EDEVICE,
+ * naming the variant and the task; shift_tile_cuda returns nothing, as before.  The variants
+ * are host functions queueing work on the emulated device's stream (a real one would launch a
+ * kernel on tamm_cuda_stream()).  VARIANT_FAIL=b makes scale_tile_cuda refuse block b (variant_status.sh).
  */
 #include <tamm.h>
 

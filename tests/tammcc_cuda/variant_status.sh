@@ -1,6 +1,7 @@
 #!/bin/sh
 # variant_status.sh TAMMCC SRC — a TAMM_CUDA_VARIANT function that returns an integer reports a
-# status (SPEC 3.4): variant_status.c built with TAMMCC_NVCC=emu and run on an emulated GPU.
+# status (docs/language.md "Variants: CPU and CUDA"): variant_status.c built with
+# TAMMCC_NVCC=emu and run on an emulated GPU.
 # Every variant succeeding: the same output as on CPUs only (TAMM_NUM_GPUS=0), exit status 0
 # (a void variant works as before).  VARIANT_FAIL=2 (scale_tile_cuda returns 3 for block 2):
 # exit status 1 and an error naming the task, its line and the variant, under TAMM_ON_ERROR=abort

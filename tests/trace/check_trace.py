@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """check_trace.py — checks what TAMM_TRACE, TAMM_DAG and TAMM_STATS wrote
-(SPEC 6, docs/runtime.md "Observability"), with a real JSON parser.
+(docs/runtime.md "Observability"), with a real JSON parser.
 
   --trace F      the Chrome trace-event JSON: it parses; one process (pid) per
                  rank, each named; per rank one track per CPU worker with task

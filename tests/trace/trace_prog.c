@@ -1,6 +1,6 @@
 /*
  * trace_prog.c — a small tamm program whose TAMM_TRACE / TAMM_DAG / TAMM_STATS
- * output tests/trace/check_trace.py examines (SPEC 6, docs/runtime.md
+ * output tests/trace/check_trace.py examines (docs/runtime.md
  * "Observability").  It checks its own results and prints one line with "OK".
  *
  *   trace_prog mpi   on any number of ranks: blocks written on their owners,
@@ -180,7 +180,7 @@ static int run_gpu(void)
 
 static int run_mem(void)
 {
-    /* 1 MiB in 16 blocks of 64 KiB, and one block of 3 MiB (a mapping of its own, rt/hostmem.c) */
+    /* 1 MiB in 16 blocks of 64 KiB, and one block of 3 MiB (its own mapping, rt/core/hostmem.c) */
     size_t d1[1] = { 16 * 8192 }, t1[1] = { 8192 };
     size_t d2[1] = { 3 * 131072 }, t2[1] = { 3 * 131072 };
     tamm_tensor *A = tamm_tensor_create("M1", TAMM_F64, 1, d1, t1);

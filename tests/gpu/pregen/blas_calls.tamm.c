@@ -3,7 +3,7 @@
 #line 1 "tests/tammcc_cuda/blas_calls.c"
 /*
  * blas_calls.c — every BLAS and LAPACK call tammcc runs with cuBLAS / cuSOLVER
- * (SPEC 3.4), each kind in both layouts and with every transposition, side,
+ * (docs/language.md "Variants"), each kind in both layouts and with every transposition, side,
  * triangle and diagonal, with leading dimensions larger than the matrices and
  * vector increments other than 1 (negative ones too), in double and single
  * precision: one task per case on blocks, then the same call on a host copy of
@@ -164,7 +164,7 @@ static int tamm_task_main_162_refs(const struct tamm_task_main_162_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_162_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_162_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_162(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -218,7 +218,7 @@ static int tamm_task_main_166_refs(const struct tamm_task_main_166_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_166_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_166_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_166(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -275,7 +275,7 @@ static int tamm_task_main_173_refs(const struct tamm_task_main_173_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_173_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_173_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_173(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -329,7 +329,7 @@ static int tamm_task_main_177_refs(const struct tamm_task_main_177_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_177_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_177_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_177(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -383,7 +383,7 @@ static int tamm_task_main_196_refs(const struct tamm_task_main_196_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_196_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_196_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_196(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -437,7 +437,7 @@ static int tamm_task_main_199_refs(const struct tamm_task_main_199_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_199_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_199_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_199(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -486,7 +486,7 @@ static int tamm_task_main_219_refs(const struct tamm_task_main_219_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_219_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_219_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_219(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -530,7 +530,7 @@ static int tamm_task_main_222_refs(const struct tamm_task_main_222_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_222_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_222_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_222(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -574,7 +574,7 @@ static int tamm_task_main_225_refs(const struct tamm_task_main_225_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_225_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_225_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_225(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -621,7 +621,7 @@ static int tamm_task_main_247_refs(const struct tamm_task_main_247_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_247_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_247_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_247(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -671,7 +671,7 @@ static int tamm_task_main_249_refs(const struct tamm_task_main_249_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_249_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_249_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_249(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -721,7 +721,7 @@ static int tamm_task_main_254_refs(const struct tamm_task_main_254_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_254_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_254_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_254(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -771,7 +771,7 @@ static int tamm_task_main_256_refs(const struct tamm_task_main_256_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_256_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_256_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_256(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -822,7 +822,7 @@ static int tamm_task_main_275_refs(const struct tamm_task_main_275_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_275_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_275_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_275(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -873,7 +873,7 @@ static int tamm_task_main_277_refs(const struct tamm_task_main_277_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_277_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_277_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_277(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -918,7 +918,7 @@ static int tamm_task_main_291_refs(const struct tamm_task_main_291_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_291_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_291_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_291(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -954,7 +954,7 @@ static int tamm_task_main_293_refs(const struct tamm_task_main_293_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_293_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_293_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_293(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -987,7 +987,7 @@ static int tamm_task_main_301_refs(const struct tamm_task_main_301_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_301_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_301_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_301(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -1023,7 +1023,7 @@ static int tamm_task_main_303_refs(const struct tamm_task_main_303_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_303_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_303_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_303(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -1066,7 +1066,7 @@ static int tamm_task_main_320_refs(const struct tamm_task_main_320_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_320_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_320_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_320(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -1117,7 +1117,7 @@ static int tamm_task_main_328_refs(const struct tamm_task_main_328_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_328_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_328_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_328(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -1176,7 +1176,7 @@ static int tamm_task_main_335_refs(const struct tamm_task_main_335_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_335_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_335_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_335(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -1232,7 +1232,7 @@ static int tamm_task_main_359_refs(const struct tamm_task_main_359_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_359_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_359_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_359(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -1277,7 +1277,7 @@ static int tamm_task_main_365_refs(const struct tamm_task_main_365_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_365_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_365_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_365(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -1322,7 +1322,7 @@ static int tamm_task_main_382_refs(const struct tamm_task_main_382_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_382_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_382_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_382(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -1371,7 +1371,7 @@ static int tamm_task_main_387_refs(const struct tamm_task_main_387_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_387_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_387_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_387(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -1415,7 +1415,7 @@ static int tamm_task_main_398_refs(const struct tamm_task_main_398_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_398_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_398_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_398(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -1459,7 +1459,7 @@ static int tamm_task_main_400_refs(const struct tamm_task_main_400_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_400_cuda_6327d18f(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_400_cuda_400ef000(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_400(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -1532,7 +1532,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T2 = (OC); tamm_a_.tamm_i2[0] = (c);  /* readwrite OC[c] */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_task_main_162, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_162_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_162_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_162, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_162_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_162_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "gemm", 0, -1, "tests/tammcc_cuda/blas_calls.c", 162, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -1556,7 +1556,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m2 = tamm_cc_accum_mode(tamm_a_.tamm_T2, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_task_main_166, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_166_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_166_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_166, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_166_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_166_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "gemm_acc", 0, -1, "tests/tammcc_cuda/blas_calls.c", 166, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -1579,7 +1579,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T2 = (OC); tamm_a_.tamm_i2[0] = (c);  /* readwrite OC[c] */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_task_main_173, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_173_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_173_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_173, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_173_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_173_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "gemm_set", 0, -1, "tests/tammcc_cuda/blas_calls.c", 173, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -1602,7 +1602,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T2 = (FC); tamm_a_.tamm_i2[0] = (c);  /* readwrite FC[c] */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_task_main_177, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_177_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_177_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_177, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_177_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_177_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "sgemm", 0, -1, "tests/tammcc_cuda/blas_calls.c", 177, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -1640,7 +1640,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T2 = (OC); tamm_a_.tamm_i2[0] = (c);  /* readwrite OC[c] */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_task_main_196, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_196_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_196_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_196, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_196_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_196_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "symm", 0, -1, "tests/tammcc_cuda/blas_calls.c", 196, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -1662,7 +1662,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T2 = (FC); tamm_a_.tamm_i2[0] = (c);  /* readwrite FC[c] */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_task_main_199, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_199_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_199_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_199, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_199_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_199_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "ssymm", 0, -1, "tests/tammcc_cuda/blas_calls.c", 199, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -1699,7 +1699,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_accum_mode(tamm_a_.tamm_T1, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_main_219, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_219_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_219_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_219, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_219_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_219_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "syrk_acc", 0, -1, "tests/tammcc_cuda/blas_calls.c", 219, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -1719,7 +1719,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (OC); tamm_a_.tamm_i1[0] = (c);  /* readwrite OC[c] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_main_222, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_222_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_222_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_222, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_222_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_222_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "syrk", 0, -1, "tests/tammcc_cuda/blas_calls.c", 222, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -1739,7 +1739,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (FC); tamm_a_.tamm_i1[0] = (c);  /* readwrite FC[c] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_main_225, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_225_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_225_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_225, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_225_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_225_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "ssyrk", 0, -1, "tests/tammcc_cuda/blas_calls.c", 225, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -1781,7 +1781,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (OC); tamm_a_.tamm_i1[0] = (c);  /* readwrite OC[c] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_main_247, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_247_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_247_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_247, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_247_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_247_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "trsm", 0, -1, "tests/tammcc_cuda/blas_calls.c", 247, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -1803,7 +1803,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (FC); tamm_a_.tamm_i1[0] = (c);  /* readwrite FC[c] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_main_249, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_249_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_249_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_249, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_249_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_249_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "strsm", 0, -1, "tests/tammcc_cuda/blas_calls.c", 249, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -1828,7 +1828,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (OC); tamm_a_.tamm_i1[0] = (c);  /* readwrite OC[c] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_main_254, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_254_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_254_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_254, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_254_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_254_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "trmm", 0, -1, "tests/tammcc_cuda/blas_calls.c", 254, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -1850,7 +1850,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (FC); tamm_a_.tamm_i1[0] = (c);  /* readwrite FC[c] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_main_256, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_256_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_256_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_256, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_256_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_256_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "strmm", 0, -1, "tests/tammcc_cuda/blas_calls.c", 256, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -1888,7 +1888,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T2 = (OC); tamm_a_.tamm_i2[0] = (c);  /* readwrite OC[c] */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_task_main_275, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_275_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_275_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_275, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_275_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_275_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "gemv", 0, -1, "tests/tammcc_cuda/blas_calls.c", 275, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -1909,7 +1909,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T2 = (FC); tamm_a_.tamm_i2[0] = (c);  /* readwrite FC[c] */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_task_main_277, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_277_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_277_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_277, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_277_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_277_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "sgemv", 0, -1, "tests/tammcc_cuda/blas_calls.c", 277, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -1939,7 +1939,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_accum_mode(tamm_a_.tamm_T1, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_main_291, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_291_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_291_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_291, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_291_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_291_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "axpy", 0, -1, "tests/tammcc_cuda/blas_calls.c", 291, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -1954,7 +1954,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (FC); tamm_a_.tamm_i0[0] = (c);  /* readwrite FC[c] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_293, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_293_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_293_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_293, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_293_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_293_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "sscal", 0, -1, "tests/tammcc_cuda/blas_calls.c", 293, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -1975,7 +1975,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (OC); tamm_a_.tamm_i0[0] = (c);  /* readwrite OC[c] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_301, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_301_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_301_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_301, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_301_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_301_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "scal", 0, -1, "tests/tammcc_cuda/blas_calls.c", 301, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -1992,7 +1992,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m1 = tamm_cc_accum_mode(tamm_a_.tamm_T1, TAMM_F32, TAMM_CC_ACC);  /* adds as float */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_main_303, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_303_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_303_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_303, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_303_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_303_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "saxpy", 0, -1, "tests/tammcc_cuda/blas_calls.c", 303, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -2026,7 +2026,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T2 = (OC); tamm_a_.tamm_i2[0] = (c);  /* readwrite OC[c] */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_task_main_320, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_320_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_320_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_320, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_320_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_320_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "dot", 0, -1, "tests/tammcc_cuda/blas_calls.c", 320, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -2048,7 +2048,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T2 = (IB); tamm_a_.tamm_i2[0] = (c);  /* read IB[c] */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_task_main_328, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_328_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_328_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_328, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_328_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_328_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "dot_acc", 0, -1, "tests/tammcc_cuda/blas_calls.c", 328, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -2073,7 +2073,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T5 = (FB); tamm_a_.tamm_i5[0] = (c);  /* read FB[c] */
     tamm_ref tamm_r_[6];
     const char *tamm_s_[6];
-    tamm_task tamm_t_ = { tamm_task_main_335, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_335_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_335_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_335, tamm_cuda_libs(TAMM_CUBLAS) ? tamm_task_main_335_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_335_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "dot_sub", 0, -1, "tests/tammcc_cuda/blas_calls.c", 335, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -2109,7 +2109,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (INFO); tamm_a_.tamm_i1[0] = (c);  /* readwrite INFO[c] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_main_359, tamm_cuda_libs(TAMM_CUSOLVER) ? tamm_task_main_359_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_359_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_359, tamm_cuda_libs(TAMM_CUSOLVER) ? tamm_task_main_359_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_359_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "potrf", 0, -1, "tests/tammcc_cuda/blas_calls.c", 359, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -2127,7 +2127,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T0 = (FA); tamm_a_.tamm_i0[0] = (c);  /* readwrite FA[c] */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_365, tamm_cuda_libs(TAMM_CUSOLVER) ? tamm_task_main_365_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_365_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_365, tamm_cuda_libs(TAMM_CUSOLVER) ? tamm_task_main_365_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_365_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "spotrf", 0, -1, "tests/tammcc_cuda/blas_calls.c", 365, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -2163,7 +2163,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T2 = (IA); tamm_a_.tamm_i2[0] = (c);  /* readwrite IA[c] */
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
-    tamm_task tamm_t_ = { tamm_task_main_382, tamm_cuda_libs(TAMM_CUBLAS | TAMM_CUSOLVER) ? tamm_task_main_382_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_382_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_382, tamm_cuda_libs(TAMM_CUBLAS | TAMM_CUSOLVER) ? tamm_task_main_382_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_382_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "getrf", 0, -1, "tests/tammcc_cuda/blas_calls.c", 382, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -2182,7 +2182,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (FTAU); tamm_a_.tamm_i1[0] = (c);  /* readwrite FTAU[c] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_main_387, tamm_cuda_libs(TAMM_CUBLAS | TAMM_CUSOLVER) ? tamm_task_main_387_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_387_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_387, tamm_cuda_libs(TAMM_CUBLAS | TAMM_CUSOLVER) ? tamm_task_main_387_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_387_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "sgeqrf", 0, -1, "tests/tammcc_cuda/blas_calls.c", 387, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -2210,7 +2210,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (TAU); tamm_a_.tamm_i1[0] = (c);  /* readwrite TAU[c] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_main_398, tamm_cuda_libs(TAMM_CUBLAS | TAMM_CUSOLVER) ? tamm_task_main_398_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_398_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_398, tamm_cuda_libs(TAMM_CUBLAS | TAMM_CUSOLVER) ? tamm_task_main_398_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_398_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "geqrf", 0, -1, "tests/tammcc_cuda/blas_calls.c", 398, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -2229,7 +2229,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_T1 = (FA); tamm_a_.tamm_i1[0] = (c);  /* readwrite FA[c] */
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
-    tamm_task tamm_t_ = { tamm_task_main_400, tamm_cuda_libs(TAMM_CUBLAS | TAMM_CUSOLVER) ? tamm_task_main_400_cuda_6327d18f : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_400_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_400, tamm_cuda_libs(TAMM_CUBLAS | TAMM_CUSOLVER) ? tamm_task_main_400_cuda_400ef000 : NULL, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_400_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "sgetrf", 0, -1, "tests/tammcc_cuda/blas_calls.c", 400, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }

@@ -39,7 +39,7 @@ struct tamm_task_main_162_args {
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* OC[c] */
 };
 
-extern "C" void tamm_task_main_162_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_162_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_162_args *tamm_a_ = (struct tamm_task_main_162_args *)tamm_args_;
     int lay = tamm_a_->lay;
@@ -83,7 +83,7 @@ struct tamm_task_main_166_args {
     tamm_tensor *tamm_T2; long tamm_i2[1]; unsigned tamm_m2;  /* OC[c] */
 };
 
-extern "C" void tamm_task_main_166_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_166_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_166_args *tamm_a_ = (struct tamm_task_main_166_args *)tamm_args_;
     int lay = tamm_a_->lay;
@@ -131,7 +131,7 @@ struct tamm_task_main_173_args {
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* OC[c] */
 };
 
-extern "C" void tamm_task_main_173_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_173_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_173_args *tamm_a_ = (struct tamm_task_main_173_args *)tamm_args_;
     int lay = tamm_a_->lay;
@@ -175,7 +175,7 @@ struct tamm_task_main_177_args {
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* FC[c] */
 };
 
-extern "C" void tamm_task_main_177_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_177_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_177_args *tamm_a_ = (struct tamm_task_main_177_args *)tamm_args_;
     int lay = tamm_a_->lay;
@@ -219,7 +219,7 @@ struct tamm_task_main_196_args {
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* OC[c] */
 };
 
-extern "C" void tamm_task_main_196_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_196_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_196_args *tamm_a_ = (struct tamm_task_main_196_args *)tamm_args_;
     int lay = tamm_a_->lay;
@@ -263,7 +263,7 @@ struct tamm_task_main_199_args {
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* FC[c] */
 };
 
-extern "C" void tamm_task_main_199_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_199_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_199_args *tamm_a_ = (struct tamm_task_main_199_args *)tamm_args_;
     int lay = tamm_a_->lay;
@@ -304,7 +304,7 @@ struct tamm_task_main_219_args {
     tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* OC[c] */
 };
 
-extern "C" void tamm_task_main_219_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_219_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_219_args *tamm_a_ = (struct tamm_task_main_219_args *)tamm_args_;
     int lay = tamm_a_->lay;
@@ -340,7 +340,7 @@ struct tamm_task_main_222_args {
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* OC[c] */
 };
 
-extern "C" void tamm_task_main_222_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_222_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_222_args *tamm_a_ = (struct tamm_task_main_222_args *)tamm_args_;
     int lay = tamm_a_->lay;
@@ -376,7 +376,7 @@ struct tamm_task_main_225_args {
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* FC[c] */
 };
 
-extern "C" void tamm_task_main_225_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_225_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_225_args *tamm_a_ = (struct tamm_task_main_225_args *)tamm_args_;
     int lay = tamm_a_->lay;
@@ -415,7 +415,7 @@ struct tamm_task_main_247_args {
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* OC[c] */
 };
 
-extern "C" void tamm_task_main_247_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_247_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_247_args *tamm_a_ = (struct tamm_task_main_247_args *)tamm_args_;
     int lay = tamm_a_->lay;
@@ -457,7 +457,7 @@ struct tamm_task_main_249_args {
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* FC[c] */
 };
 
-extern "C" void tamm_task_main_249_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_249_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_249_args *tamm_a_ = (struct tamm_task_main_249_args *)tamm_args_;
     int lay = tamm_a_->lay;
@@ -499,7 +499,7 @@ struct tamm_task_main_254_args {
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* OC[c] */
 };
 
-extern "C" void tamm_task_main_254_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_254_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_254_args *tamm_a_ = (struct tamm_task_main_254_args *)tamm_args_;
     int lay = tamm_a_->lay;
@@ -541,7 +541,7 @@ struct tamm_task_main_256_args {
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* FC[c] */
 };
 
-extern "C" void tamm_task_main_256_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_256_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_256_args *tamm_a_ = (struct tamm_task_main_256_args *)tamm_args_;
     int lay = tamm_a_->lay;
@@ -582,7 +582,7 @@ struct tamm_task_main_275_args {
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* OC[c] */
 };
 
-extern "C" void tamm_task_main_275_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_275_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_275_args *tamm_a_ = (struct tamm_task_main_275_args *)tamm_args_;
     int lay = tamm_a_->lay;
@@ -624,7 +624,7 @@ struct tamm_task_main_277_args {
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* FC[c] */
 };
 
-extern "C" void tamm_task_main_277_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_277_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_277_args *tamm_a_ = (struct tamm_task_main_277_args *)tamm_args_;
     int lay = tamm_a_->lay;
@@ -662,7 +662,7 @@ struct tamm_task_main_291_args {
     tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* OC[c] */
 };
 
-extern "C" void tamm_task_main_291_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_291_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_291_args *tamm_a_ = (struct tamm_task_main_291_args *)tamm_args_;
     int ix = tamm_a_->ix;
@@ -692,7 +692,7 @@ struct tamm_task_main_293_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* FC[c] */
 };
 
-extern "C" void tamm_task_main_293_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_293_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_293_args *tamm_a_ = (struct tamm_task_main_293_args *)tamm_args_;
     int ix = tamm_a_->ix;
@@ -718,7 +718,7 @@ struct tamm_task_main_301_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* OC[c] */
 };
 
-extern "C" void tamm_task_main_301_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_301_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_301_args *tamm_a_ = (struct tamm_task_main_301_args *)tamm_args_;
     int i = tamm_a_->i;
@@ -745,7 +745,7 @@ struct tamm_task_main_303_args {
     tamm_tensor *tamm_T1; long tamm_i1[1]; unsigned tamm_m1;  /* FC[c] */
 };
 
-extern "C" void tamm_task_main_303_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_303_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_303_args *tamm_a_ = (struct tamm_task_main_303_args *)tamm_args_;
     int i = tamm_a_->i;
@@ -778,7 +778,7 @@ struct tamm_task_main_320_args {
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* OC[c] */
 };
 
-extern "C" void tamm_task_main_320_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_320_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_320_args *tamm_a_ = (struct tamm_task_main_320_args *)tamm_args_;
     int n = tamm_a_->n;
@@ -820,7 +820,7 @@ struct tamm_task_main_328_args {
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* IB[c] */
 };
 
-extern "C" void tamm_task_main_328_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_328_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_328_args *tamm_a_ = (struct tamm_task_main_328_args *)tamm_args_;
     int n = tamm_a_->n;
@@ -864,7 +864,7 @@ struct tamm_task_main_335_args {
     tamm_tensor *tamm_T5; long tamm_i5[1];  /* FB[c] */
 };
 
-extern "C" void tamm_task_main_335_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_335_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_335_args *tamm_a_ = (struct tamm_task_main_335_args *)tamm_args_;
     int n = tamm_a_->n;
@@ -916,7 +916,7 @@ struct tamm_task_main_359_args {
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* INFO[c] */
 };
 
-extern "C" void tamm_task_main_359_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_359_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_359_args *tamm_a_ = (struct tamm_task_main_359_args *)tamm_args_;
     int lay = tamm_a_->lay;
@@ -955,7 +955,7 @@ struct tamm_task_main_365_args {
     tamm_tensor *tamm_T0; long tamm_i0[1];  /* FA[c] */
 };
 
-extern "C" void tamm_task_main_365_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_365_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_365_args *tamm_a_ = (struct tamm_task_main_365_args *)tamm_args_;
     int lay = tamm_a_->lay;
@@ -989,7 +989,7 @@ struct tamm_task_main_382_args {
     tamm_tensor *tamm_T2; long tamm_i2[1];  /* IA[c] */
 };
 
-extern "C" void tamm_task_main_382_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_382_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_382_args *tamm_a_ = (struct tamm_task_main_382_args *)tamm_args_;
     int lay = tamm_a_->lay;
@@ -1031,7 +1031,7 @@ struct tamm_task_main_387_args {
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* FTAU[c] */
 };
 
-extern "C" void tamm_task_main_387_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_387_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_387_args *tamm_a_ = (struct tamm_task_main_387_args *)tamm_args_;
     int lay = tamm_a_->lay;
@@ -1067,7 +1067,7 @@ struct tamm_task_main_398_args {
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* TAU[c] */
 };
 
-extern "C" void tamm_task_main_398_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_398_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_398_args *tamm_a_ = (struct tamm_task_main_398_args *)tamm_args_;
     int lay = tamm_a_->lay;
@@ -1103,7 +1103,7 @@ struct tamm_task_main_400_args {
     tamm_tensor *tamm_T1; long tamm_i1[1];  /* FA[c] */
 };
 
-extern "C" void tamm_task_main_400_cuda_6327d18f(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_400_cuda_400ef000(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_400_args *tamm_a_ = (struct tamm_task_main_400_args *)tamm_args_;
     int lay = tamm_a_->lay;

@@ -24,7 +24,7 @@ struct tamm_task_main_47_args {
     tamm_tensor *tamm_T2; long tamm_i2[2]; unsigned tamm_m2;  /* C[i][j] */
 };
 
-extern "C" void tamm_task_main_47_cuda_1935e559(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_47_cuda_15c9af06(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_47_args *tamm_a_ = (struct tamm_task_main_47_args *)tamm_args_;
     int m = tamm_a_->m;
@@ -62,7 +62,7 @@ struct tamm_task_main_52_args {
     tamm_tensor *tamm_T2; long tamm_i2[2]; unsigned tamm_m2;  /* C[i][j] */
 };
 
-extern "C" void tamm_task_main_52_cuda_1935e559(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_52_cuda_15c9af06(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_52_args *tamm_a_ = (struct tamm_task_main_52_args *)tamm_args_;
     int m = tamm_a_->m;

@@ -4,7 +4,7 @@
 /*
  * tile_kernels.c — the loop nests a GPU user writes on tiles, and the kernels tammcc must make
  * of them: a naive tile GEMM in i-j-k order (i and j on the grid, k in each thread: the element
- * of C summed in a register, stored once) and in the i-k-j order of SPEC's gemm_tile (the same
+ * of C summed in a register, stored once) and in the i-k-j order of samples/gemm.c's gemm_tile (the same
  * mapping), a GEMV (only i on the grid, so that each y[i] has one thread), column sums (j on
  * the grid), rows updated in place by their threads (also where a subscript is no polynomial),
  * and reductions into one element (a sum of a
@@ -46,7 +46,7 @@ static int tamm_task_main_40_refs(const struct tamm_task_main_40_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_40_cuda_17dae1ac(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_40_cuda_b29bd39f(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_40(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -94,7 +94,7 @@ static int tamm_task_main_49_refs(const struct tamm_task_main_49_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_49_cuda_17dae1ac(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_49_cuda_b29bd39f(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_49(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -215,7 +215,7 @@ static int tamm_task_main_78_refs(const struct tamm_task_main_78_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_78_cuda_17dae1ac(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_78_cuda_b29bd39f(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_78(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -265,7 +265,7 @@ static int tamm_task_main_88_refs(const struct tamm_task_main_88_args *tamm_p_, 
     return tamm_n_;
 }
 
-extern void tamm_task_main_88_cuda_17dae1ac(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_88_cuda_b29bd39f(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_88(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -315,7 +315,7 @@ static int tamm_task_main_101_refs(const struct tamm_task_main_101_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_101_cuda_17dae1ac(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_101_cuda_b29bd39f(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_101(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -361,7 +361,7 @@ static int tamm_task_main_110_refs(const struct tamm_task_main_110_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_110_cuda_17dae1ac(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_110_cuda_b29bd39f(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_110(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -404,7 +404,7 @@ static int tamm_task_main_119_refs(const struct tamm_task_main_119_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_119_cuda_17dae1ac(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_119_cuda_b29bd39f(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_119(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -448,7 +448,7 @@ static int tamm_task_main_128_refs(const struct tamm_task_main_128_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_128_cuda_17dae1ac(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_128_cuda_b29bd39f(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_128(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -491,7 +491,7 @@ static int tamm_task_main_140_refs(const struct tamm_task_main_140_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_140_cuda_17dae1ac(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_140_cuda_b29bd39f(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_140(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -529,7 +529,7 @@ static int tamm_task_main_152_refs(const struct tamm_task_main_152_args *tamm_p_
     return tamm_n_;
 }
 
-extern void tamm_task_main_152_cuda_17dae1ac(tamm_ctx *, void *) __attribute__((weak));
+extern void tamm_task_main_152_cuda_b29bd39f(tamm_ctx *, void *) __attribute__((weak));
 
 static void tamm_task_main_152(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
@@ -584,11 +584,11 @@ int main(int argc, char **argv)
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
-    if (tamm_task_main_40_cuda_17dae1ac && tamm_num_gpus()) {
+    if (tamm_task_main_40_cuda_b29bd39f && tamm_num_gpus()) {
         if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T1, 2, tamm_a_.tamm_i1))
             tamm_nocuda_ = "A[bi][bj] and B[bi][bj] are one block";
     }
-    tamm_task tamm_t_ = { tamm_task_main_40, tamm_nocuda_ ? NULL : tamm_task_main_40_cuda_17dae1ac, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_40_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_40, tamm_nocuda_ ? NULL : tamm_task_main_40_cuda_b29bd39f, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_40_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "main:40", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 40, tamm_s_ };
     tamm_task_opts tamm_o_;
     memset(&tamm_o_, 0, sizeof tamm_o_);
@@ -609,7 +609,7 @@ int main(int argc, char **argv)
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
-    if (tamm_task_main_49_cuda_17dae1ac && tamm_num_gpus()) {
+    if (tamm_task_main_49_cuda_b29bd39f && tamm_num_gpus()) {
         if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T1, 2, tamm_a_.tamm_i1))
             tamm_nocuda_ = "C[bi][bj] and D[bi][bj] are one block";
         else if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T2, 2, tamm_a_.tamm_i2))
@@ -617,7 +617,7 @@ int main(int argc, char **argv)
         else if (tamm_cc_same_block(tamm_a_.tamm_T1, 2, tamm_a_.tamm_i1, tamm_a_.tamm_T2, 2, tamm_a_.tamm_i2))
             tamm_nocuda_ = "D[bi][bj] and Q[bi][bj] are one block";
     }
-    tamm_task tamm_t_ = { tamm_task_main_49, tamm_nocuda_ ? NULL : tamm_task_main_49_cuda_17dae1ac, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_49_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_49, tamm_nocuda_ ? NULL : tamm_task_main_49_cuda_b29bd39f, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_49_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "main:49", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 49, tamm_s_ };
     tamm_task_opts tamm_o_;
     memset(&tamm_o_, 0, sizeof tamm_o_);
@@ -668,13 +668,13 @@ int main(int argc, char **argv)
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
-    if (tamm_task_main_78_cuda_17dae1ac && tamm_num_gpus()) {
+    if (tamm_task_main_78_cuda_b29bd39f && tamm_num_gpus()) {
         if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T2, 2, tamm_a_.tamm_i2))
             tamm_nocuda_ = "A[bi][bk] and C[bi][bj] are one block";
         else if (tamm_cc_same_block(tamm_a_.tamm_T1, 2, tamm_a_.tamm_i1, tamm_a_.tamm_T2, 2, tamm_a_.tamm_i2))
             tamm_nocuda_ = "B[bk][bj] and C[bi][bj] are one block";
     }
-    tamm_task tamm_t_ = { tamm_task_main_78, tamm_nocuda_ ? NULL : tamm_task_main_78_cuda_17dae1ac, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_78_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_78, tamm_nocuda_ ? NULL : tamm_task_main_78_cuda_b29bd39f, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_78_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "gemm_ijk", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 78, tamm_s_ };
     tamm_task_opts tamm_o_;
     memset(&tamm_o_, 0, sizeof tamm_o_);
@@ -683,7 +683,7 @@ int main(int argc, char **argv)
 }
 #line 86 "tests/tammcc_cuda/tile_kernels.c"
                  
-                /* the same into D, in i-k-j order (SPEC's gemm_tile) */
+                /* the same into D, in i-k-j order (gemm_tile of samples/gemm.c) */
                 
 #line 88 "tests/tammcc_cuda/tile_kernels.c"
 {   /* #pragma tamm task (tests/tammcc_cuda/tile_kernels.c:88) */
@@ -697,13 +697,13 @@ int main(int argc, char **argv)
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
-    if (tamm_task_main_88_cuda_17dae1ac && tamm_num_gpus()) {
+    if (tamm_task_main_88_cuda_b29bd39f && tamm_num_gpus()) {
         if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T2, 2, tamm_a_.tamm_i2))
             tamm_nocuda_ = "A[bi][bk] and D[bi][bj] are one block";
         else if (tamm_cc_same_block(tamm_a_.tamm_T1, 2, tamm_a_.tamm_i1, tamm_a_.tamm_T2, 2, tamm_a_.tamm_i2))
             tamm_nocuda_ = "B[bk][bj] and D[bi][bj] are one block";
     }
-    tamm_task tamm_t_ = { tamm_task_main_88, tamm_nocuda_ ? NULL : tamm_task_main_88_cuda_17dae1ac, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_88_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_88, tamm_nocuda_ ? NULL : tamm_task_main_88_cuda_b29bd39f, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_88_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "gemm_ikj", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 88, tamm_s_ };
     tamm_task_opts tamm_o_;
     memset(&tamm_o_, 0, sizeof tamm_o_);
@@ -729,13 +729,13 @@ int main(int argc, char **argv)
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
-    if (tamm_task_main_101_cuda_17dae1ac && tamm_num_gpus()) {
+    if (tamm_task_main_101_cuda_b29bd39f && tamm_num_gpus()) {
         if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T2, 1, tamm_a_.tamm_i2))
             tamm_nocuda_ = "A[bi][bj] and Y[bi] are one block";
         else if (tamm_cc_same_block(tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1, tamm_a_.tamm_T2, 1, tamm_a_.tamm_i2))
             tamm_nocuda_ = "X[bj] and Y[bi] are one block";
     }
-    tamm_task tamm_t_ = { tamm_task_main_101, tamm_nocuda_ ? NULL : tamm_task_main_101_cuda_17dae1ac, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_101_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_101, tamm_nocuda_ ? NULL : tamm_task_main_101_cuda_b29bd39f, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_101_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "gemv", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 101, tamm_s_ };
     tamm_task_opts tamm_o_;
     memset(&tamm_o_, 0, sizeof tamm_o_);
@@ -757,11 +757,11 @@ int main(int argc, char **argv)
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
-    if (tamm_task_main_110_cuda_17dae1ac && tamm_num_gpus()) {
+    if (tamm_task_main_110_cuda_b29bd39f && tamm_num_gpus()) {
         if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1))
             tamm_nocuda_ = "C[bi][bj] and S[bj] are one block";
     }
-    tamm_task tamm_t_ = { tamm_task_main_110, tamm_nocuda_ ? NULL : tamm_task_main_110_cuda_17dae1ac, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_110_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_110, tamm_nocuda_ ? NULL : tamm_task_main_110_cuda_b29bd39f, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_110_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "colsum", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 110, tamm_s_ };
     tamm_task_opts tamm_o_;
     memset(&tamm_o_, 0, sizeof tamm_o_);
@@ -782,11 +782,11 @@ int main(int argc, char **argv)
     tamm_ref tamm_r_[2];
     const char *tamm_s_[2];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
-    if (tamm_task_main_119_cuda_17dae1ac && tamm_num_gpus()) {
+    if (tamm_task_main_119_cuda_b29bd39f && tamm_num_gpus()) {
         if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1))
             tamm_nocuda_ = "D[bi][bj] and T[bi] are one block";
     }
-    tamm_task tamm_t_ = { tamm_task_main_119, tamm_nocuda_ ? NULL : tamm_task_main_119_cuda_17dae1ac, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_119_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_119, tamm_nocuda_ ? NULL : tamm_task_main_119_cuda_b29bd39f, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_119_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "tilesum", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 119, tamm_s_ };
     tamm_task_opts tamm_o_;
     memset(&tamm_o_, 0, sizeof tamm_o_);
@@ -809,7 +809,7 @@ int main(int argc, char **argv)
     tamm_ref tamm_r_[3];
     const char *tamm_s_[3];
     const char *tamm_nocuda_ = NULL;  /* the CUDA kernel's checks (tammcc --explain) */
-    if (tamm_task_main_128_cuda_17dae1ac && tamm_num_gpus()) {
+    if (tamm_task_main_128_cuda_b29bd39f && tamm_num_gpus()) {
         if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1))
             tamm_nocuda_ = "C[bi][bj] and F[bj] are one block";
         else if (tamm_cc_same_block(tamm_a_.tamm_T0, 2, tamm_a_.tamm_i0, tamm_a_.tamm_T2, 1, tamm_a_.tamm_i2))
@@ -817,7 +817,7 @@ int main(int argc, char **argv)
         else if (tamm_cc_same_block(tamm_a_.tamm_T1, 1, tamm_a_.tamm_i1, tamm_a_.tamm_T2, 1, tamm_a_.tamm_i2))
             tamm_nocuda_ = "F[bj] and K[bj] are one block";
     }
-    tamm_task tamm_t_ = { tamm_task_main_128, tamm_nocuda_ ? NULL : tamm_task_main_128_cuda_17dae1ac, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_128_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_128, tamm_nocuda_ ? NULL : tamm_task_main_128_cuda_b29bd39f, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_128_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "count", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 128, tamm_s_ };
     tamm_task_opts tamm_o_;
     memset(&tamm_o_, 0, sizeof tamm_o_);
@@ -838,7 +838,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_140, tamm_task_main_140_cuda_17dae1ac, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_140_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_140, tamm_task_main_140_cuda_b29bd39f, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_140_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "rows", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 140, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }
@@ -857,7 +857,7 @@ int main(int argc, char **argv)
     tamm_a_.tamm_m0 = tamm_cc_accum_mode(tamm_a_.tamm_T0, TAMM_F64, TAMM_CC_ACC);  /* adds as double */
     tamm_ref tamm_r_[1];
     const char *tamm_s_[1];
-    tamm_task tamm_t_ = { tamm_task_main_152, tamm_task_main_152_cuda_17dae1ac, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_152_refs(&tamm_a_, tamm_r_, tamm_s_),
+    tamm_task tamm_t_ = { tamm_task_main_152, tamm_task_main_152_cuda_b29bd39f, &tamm_a_, sizeof tamm_a_, tamm_r_, tamm_task_main_152_refs(&tamm_a_, tamm_r_, tamm_s_),
                           "mod", 0, -1, "tests/tammcc_cuda/tile_kernels.c", 152, tamm_s_ };
     (void)tamm_submit(NULL, &tamm_t_);
 }

@@ -46,7 +46,7 @@ static __global__ void __launch_bounds__(256) tamm_task_main_40_kernel(long bi, 
     }}
 }
 
-extern "C" void tamm_task_main_40_cuda_17dae1ac(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_40_cuda_b29bd39f(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_40_args *tamm_a_ = (struct tamm_task_main_40_args *)tamm_args_;
     long bi = tamm_a_->bi;
@@ -105,7 +105,7 @@ static __global__ void __launch_bounds__(256) tamm_task_main_49_kernel(void *tam
     }}
 }
 
-extern "C" void tamm_task_main_49_cuda_17dae1ac(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_49_cuda_b29bd39f(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_49_args *tamm_a_ = (struct tamm_task_main_49_args *)tamm_args_;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* C[bi][bj] */
@@ -172,7 +172,7 @@ static __global__ void __launch_bounds__(256) tamm_task_main_78_kernel(int nb, v
     }}
 }
 
-extern "C" void tamm_task_main_78_cuda_17dae1ac(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_78_cuda_b29bd39f(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_78_args *tamm_a_ = (struct tamm_task_main_78_args *)tamm_args_;
     int nb = tamm_a_->nb;
@@ -241,7 +241,7 @@ static __global__ void __launch_bounds__(256) tamm_task_main_88_kernel(int nb, v
     }}
 }
 
-extern "C" void tamm_task_main_88_cuda_17dae1ac(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_88_cuda_b29bd39f(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_88_args *tamm_a_ = (struct tamm_task_main_88_args *)tamm_args_;
     int nb = tamm_a_->nb;
@@ -308,7 +308,7 @@ static __global__ void __launch_bounds__(256) tamm_task_main_101_kernel(int nb, 
     }
 }
 
-extern "C" void tamm_task_main_101_cuda_17dae1ac(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_101_cuda_b29bd39f(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_101_args *tamm_a_ = (struct tamm_task_main_101_args *)tamm_args_;
     int nb = tamm_a_->nb;
@@ -371,7 +371,7 @@ static __global__ void __launch_bounds__(256) tamm_task_main_110_kernel(int nb, 
     }
 }
 
-extern "C" void tamm_task_main_110_cuda_17dae1ac(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_110_cuda_b29bd39f(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_110_args *tamm_a_ = (struct tamm_task_main_110_args *)tamm_args_;
     int nb = tamm_a_->nb;
@@ -439,7 +439,7 @@ static __global__ void __launch_bounds__(256) tamm_task_main_119_sum(void *tamm_
     if (tamm_cc_block_sum<256>(&tamm_s0_)) t[0] += tamm_s0_;
 }
 
-extern "C" void tamm_task_main_119_cuda_17dae1ac(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_119_cuda_b29bd39f(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_119_args *tamm_a_ = (struct tamm_task_main_119_args *)tamm_args_;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* D[bi][bj] */
@@ -526,7 +526,7 @@ static __global__ void __launch_bounds__(256) tamm_task_main_128_sum(void *tamm_
     if (tamm_cc_block_sum<256>(&tamm_s1_)) k[0] += tamm_s1_;
 }
 
-extern "C" void tamm_task_main_128_cuda_17dae1ac(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_128_cuda_b29bd39f(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_128_args *tamm_a_ = (struct tamm_task_main_128_args *)tamm_args_;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, TAMM_CC_READ);  /* C[bi][bj] */
@@ -590,7 +590,7 @@ static __global__ void __launch_bounds__(256) tamm_task_main_140_kernel(int nb, 
     }
 }
 
-extern "C" void tamm_task_main_140_cuda_17dae1ac(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_140_cuda_b29bd39f(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_140_args *tamm_a_ = (struct tamm_task_main_140_args *)tamm_args_;
     int nb = tamm_a_->nb;
@@ -638,7 +638,7 @@ static __global__ void __launch_bounds__(256) tamm_task_main_152_kernel(void *ta
     }
 }
 
-extern "C" void tamm_task_main_152_cuda_17dae1ac(tamm_ctx *tamm_ctx_, void *tamm_args_)
+extern "C" void tamm_task_main_152_cuda_b29bd39f(tamm_ctx *tamm_ctx_, void *tamm_args_)
 {
     struct tamm_task_main_152_args *tamm_a_ = (struct tamm_task_main_152_args *)tamm_args_;
     void *tamm_b0_ = tamm_cc_get(tamm_ctx_, tamm_a_->tamm_T0, tamm_a_->tamm_i0, tamm_a_->tamm_m0);  /* W[bi][0] */

@@ -1,8 +1,8 @@
 /*
- * cancel.c — cancellable accesses (SPEC 3: cwrite, creadwrite, caccum; "effects
- * are committed only if the task does not cancel them") agree between the
- * tammcc build and the plain build (SPEC 1, the sequential elision).  A body
- * writes its block through tamm_block and then, depending on the data, calls
+ * cancel.c — cancellable accesses (docs/language.md "Cancellable accesses": cwrite,
+ * creadwrite, caccum; without a cancel the writes are committed) agree between the tammcc
+ * build and the plain build (the sequential elision, docs/language.md "The pragma language").
+ * A body writes its block through tamm_block and then, depending on the data, calls
  * tamm_cancel (the block keeps what it held before the task), tamm_put (an
  * explicit commit), or nothing (committed when the task ends).  Under tammcc
  * the body writes a private copy; in the plain build tamm_block returns the

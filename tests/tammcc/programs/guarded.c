@@ -1,5 +1,5 @@
 /*
- * guarded.c — guarded blocks (SPEC 3.1): a block stencil whose neighbour
+ * guarded.c — guarded blocks (docs/language.md "Guarded blocks"): a block stencil whose neighbour
  * blocks exist only inside the grid, written with every guard form tammcc
  * follows: `?:`, `if`/`else`, `&&`, `||`; a guard on a variable of the task
  * body (the block is then fetched synchronously); guards around nested tasks

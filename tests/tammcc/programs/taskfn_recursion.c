@@ -1,4 +1,4 @@
-/* taskfn_recursion.c — task functions (SPEC 3.3): #pragma tamm task and
+/* taskfn_recursion.c — task functions (docs/language.md "Task functions"): #pragma tamm task and
  * taskwait inside ordinary functions, called from the top level and from
  * tasks, at any depth and in recursion, written the OpenMP way:
  *   - a tree reduction over a tensor (recursion on [lo, hi));

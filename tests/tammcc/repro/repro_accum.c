@@ -1,5 +1,5 @@
 /*
- * repro_accum.c — reproducible accumulation (SPEC 5, docs/runtime.md
+ * repro_accum.c — reproducible accumulation (docs/runtime.md
  * "Reproducible accumulation"): run with TAMM_REPRODUCIBLE=1, the float and
  * double sums below must be bit for bit those of the plain build (printed
  * with %a, and a digest of every element's bits), at any number of workers, ranks and emulated GPUs.

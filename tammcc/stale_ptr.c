@@ -131,6 +131,9 @@ int cc_warn_stale_pointers(const cc_unit *u)
         cc_walk(fn, find_holders, &s);
         for (int k = 0; k < s.nh; k++) {
             const holder *h = &s.h[k];
+            /* the pointer given a new value (by a later holder, or otherwise) after this holder: once per holder */
+            use_find before = { h->var, h->at, 0, 0, 0, u };
+            cc_walk(fn, find_use, &before);
             for (int i = 0; i < u->ntasks; i++) {
                 const cc_task *t = u->tasks[i];
                 if (t->parent || t->fn != fn || t->b < h->at) continue;
@@ -138,9 +141,6 @@ int cc_warn_stale_pointers(const cc_unit *u)
                 if (!a) continue;
                 use_find uf = { h->var, t->e, 0, 0, 0, u };
                 cc_walk(fn, find_use, &uf);
-                /* the pointer given a new value (by a later holder, or otherwise) before the task or the use */
-                use_find before = { h->var, h->at, 0, 0, 0, u };
-                cc_walk(fn, find_use, &before);
                 if (!uf.first || (before.assigned && before.assigned_at < uf.first)) continue;
                 if (waits_in(u, &s, fn, t->e, uf.first)) continue;
                 char *var = cc_spelling(h->var);

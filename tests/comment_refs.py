@@ -17,7 +17,7 @@ the triple-quoted strings of .py files.  c) skips this checker and its selftest
     somewhere under rt/ tammcc/ include/ tests/ samples/ bench/ docs/ cmake/ .ci/ or at
     ROOT.  A name exists also where NAME.in does (tammConfig.cmake: configure_file makes
     it).  Not checked: a name in angle brackets (<cuda_runtime.h>, a system header), a
-    placeholder whose stem is capitals (NAME.tamm.c), the words f.c, file.c, file.cu and
+    generic name whose stem is capitals (NAME.tamm.c), the words f.c, file.c, file.cu and
     prog.c, which stand for any user file, and a name not found whose last part the file's
     own code spells (what a script writes, CMake installs or a test reads: the markdown
     tables of bench/run_*.sh, CTest's cost data).

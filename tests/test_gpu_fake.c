@@ -37,6 +37,7 @@
 #include "tamm_util.h"
 #include "gpu.h"
 #include "tensor.h"
+#include "runtime.h"
 
 
 /* What a GPU variant does to its buffers: host loops enqueued on the emulated device,
@@ -772,6 +773,56 @@ static int read_sharing(void *arg)
 }
 
 /* ------------------------------------------------------------------ */
+/* undeferred tasks (if(0)) on a GPU: the submitter sleeps until each     */
+/* has completed, woken by the GPU's thread when the task ends, not by    */
+/* its sleep's 100 ms time slice (worker.c: a "wait not woken")           */
+/* ------------------------------------------------------------------ */
+#define UD_TASKS 20
+static void ud_gpu(tamm_ctx *ctx, void *p)
+{
+    lru_args *a = p;
+    long i[1] = { a->b };
+    uint64_t *x = tamm_get_buf_readwrite(ctx, a->T, i);
+    TCHECK(x != NULL);
+    if (!x) return;
+    dev_launch((dev_job){ .op = 2, .x = x, .a = 1, .b = 1, .n = TILE }); /* x + 1 */
+    tamm_release_put(ctx, x);
+}
+static int undeferred_gpu(void *arg)
+{
+    (void)arg;
+    tu_init();
+    tamm_tensor *T = tu_vec("U", 1, TILE);
+    const uint64_t *p = tamm_block(T, 0);
+    CHECK_NOTNULL(p);
+    uint64_t v0 = p ? p[0] : 0;
+    tamm_task_opts o;
+    memset(&o, 0, sizeof o);
+    o.undeferred = 1;
+    for (int k = 0; k < UD_TASKS; k++) {
+        lru_args a = { T, 0, 1, 0 };
+        tamm_ref r = tu_ref1(T, TAMM_READWRITE, 0);
+        tamm_task t = tu_task(NULL, &a, sizeof a, &r, 1, "undeferred", __FILE__, __LINE__);
+        t.cuda = ud_gpu; /* no CPU variant: it runs on the GPU's thread */
+        CHECK_EQ_INT(tamm_submit_ex(NULL, &t, &o), TAMM_OK);
+    }
+    /* each wait ended with its task, on the submitting thread (worker 0): at most a few slices
+     * may run out on an overloaded machine; without the wake-up every one of them did */
+    uint64_t late = tamm__rt.workers[0].nlate;
+    CHECK_MSG(late < UD_TASKS / 4, "%llu of %d waits for an undeferred GPU task ended by their time slice, not by "
+              "a wake-up from the task's end", (unsigned long long)late, UD_TASKS);
+    p = tamm_block(T, 0);
+    CHECK_NOTNULL(p);
+    if (p) CHECK_MSG(p[0] == v0 + UD_TASKS, "U[0] is %llu after %d increments of %llu", (unsigned long long)p[0],
+                     UD_TASKS, (unsigned long long)v0);
+    CHECK_MSG(atomic_load(&dev_bad) == 0, "a check on the device failed");
+    CHECK_TASKS_OK();
+    tamm_tensor_destroy(T);
+    TU_FINALIZE();
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* a failing device (TAMM_CUDA_EMU_FAIL): errors, never a hang           */
 /* ------------------------------------------------------------------ */
 static void fault_gpu(tamm_ctx *ctx, void *p)
@@ -927,6 +978,8 @@ int main(void)
         }
     const char *ers[] = { "TAMM_CUDA_EMU=1", "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", "TAMM_CUDA_STREAMS=2", NULL };
     run_test_child("readers of one block on two streams run at once", read_sharing, NULL, ers, 60);
+    const char *eud[] = { FAKE_ENV("TAMM_CUDA_EMU=1"), "TAMM_NUM_WORKERS=2", "TAMM_ON_ERROR=return", NULL };
+    run_test_child("undeferred tasks on a GPU wake their submitter", undeferred_gpu, NULL, eud, 60);
     {   /* a failed device call (an injected copy failure; a sticky fault) is a task error, the GPU takes
          * no more work, its pending tasks are skipped: an error, never a hang */
         static const char *fails[] = { "TAMM_CUDA_EMU_FAIL=h2d:3", "TAMM_CUDA_EMU_FAIL=h2d:2:sticky",

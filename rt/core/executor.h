@@ -51,6 +51,7 @@ typedef struct tamm_worker {
     atomic_long top_done;      /* top-level tasks completed on this worker */
     atomic_ullong nsubmitted;  /* tasks submitted from this worker (statistics) */
     uint64_t busy_ns, idle_ns, nsteals, nsleeps;
+    uint64_t nlate; /* waits that ended by their slice's timeout with their condition met (TAMM_STATS) */
     /* trace events (only when tracing) */
     tamm_trace_ev *ev;
     size_t nev, capev;

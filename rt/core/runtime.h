@@ -49,7 +49,8 @@ typedef struct tamm_runtime {
      * thread reads per task.  Read on every ready / top-level completion, written
      * only around sleeps: */
     _Alignas(TAMM_CACHELINE) atomic_int top_waiting; /* the top-level thread sleeps in a wait */
-    atomic_int nested_waiting;     /* tasks in a taskwait of a task function (tamm_cc_taskwait) */
+    atomic_int nested_waiting;     /* threads waiting for a task's count to fall to its own: a taskwait of a
+                                    * task function (tamm_cc_taskwait), an undeferred task's submitter */
     atomic_int nsleepers;
     atomic_int stop;
     atomic_int xf_armed;           /* an execution fence waits for its count of completions (fence.h) */

@@ -466,7 +466,8 @@ static void task_complete(tamm_task_s *t, tamm_held *held)
                 from = 1;
                 continue;
             }
-            /* the last child of a body that may wait for its children (tamm_cc_taskwait) */
+            /* the last child of a body that may wait for its children (tamm_cc_taskwait), or of an
+             * undeferred task whose submitter waits */
             if (TAMM_UNLIKELY(was == 2) && atomic_load_explicit(&tamm__rt.nested_waiting, memory_order_seq_cst))
                 tamm__wake_all();
         } else {
@@ -485,8 +486,11 @@ static void task_complete(tamm_task_s *t, tamm_held *held)
 
 static inline void body_done_held(tamm_task_s *t, tamm_held *held)
 {
-    if (atomic_fetch_sub_explicit(&t->pending, 1, memory_order_acq_rel) == 1)
+    int was = atomic_fetch_sub_explicit(&t->pending, 1, memory_order_acq_rel);
+    if (was == 1)
         task_complete(t, held);
+    else if (TAMM_UNLIKELY(was == 2) && atomic_load_explicit(&tamm__rt.nested_waiting, memory_order_seq_cst))
+        tamm__wake_all(); /* an undeferred task's submitter may sleep until only its hold is left */
 }
 
 static inline void body_done(tamm_task_s *t) { body_done_held(t, NULL); }
@@ -723,8 +727,12 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
         /* hold t: it cannot complete (nor be freed) until we drop the hold,
          * after its body has returned and its children have completed */
         atomic_fetch_add_explicit(&t->pending, 1, memory_order_relaxed);
+        /* counted as a waiter, so that the thread ending t's body or its last child wakes this one
+         * (another worker's or a GPU's, when this thread sleeps) rather than its sleep's timeout */
+        atomic_fetch_add_explicit(&tamm__rt.nested_waiting, 1, memory_order_seq_cst);
         drop_guard(t);
         rc = tamm__help_until(only_hold_left, t);
+        atomic_fetch_sub_explicit(&tamm__rt.nested_waiting, 1, memory_order_seq_cst);
         tamm__deadlock_detail(rc);
         if (rc)
             return tamm__error(t, rc, "undeferred task can never run: its dependences are never satisfied");

@@ -6,6 +6,7 @@
 #include "fence.h"
 #include "runtime.h"
 #include <limits.h>
+#include <errno.h>
 #include <linux/futex.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,10 +21,12 @@ _Thread_local tamm_worker *tamm__tls_worker;
  * and pop; looking after every pause made a chain's worker 1.6x slower */
 #define THROTTLE_BACKOFF 128
 
-static void futex_wait(atomic_uint *addr, unsigned val, int timeout_ms)
+/* 1 when the sleep ended by its timeout, not by a wake-up (or a changed value) */
+static int futex_wait(atomic_uint *addr, unsigned val, int timeout_ms)
 {
     struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
-    syscall(SYS_futex, (unsigned *)addr, FUTEX_WAIT_PRIVATE, val, timeout_ms > 0 ? &ts : NULL, NULL, 0);
+    long r = syscall(SYS_futex, (unsigned *)addr, FUTEX_WAIT_PRIVATE, val, timeout_ms > 0 ? &ts : NULL, NULL, 0);
+    return r < 0 && errno == ETIMEDOUT;
 }
 
 static void futex_wake(atomic_uint *addr, int n)
@@ -120,7 +123,9 @@ static tamm_task_s *sleep_once(tamm_worker *w, int (*done)(void *), void *arg, i
     tamm_task_s *t = NULL;
     if (!done(arg) && !(t = next_task(w))) {
         w->nsleeps++;
-        futex_wait(&tamm__rt.wake_seq, *seq, timeout_ms);
+        /* a wait whose condition holds once its slice has run out was not woken: a lost wake-up
+         * (TAMM_STATS counts them; each costs a slice of latency) */
+        if (futex_wait(&tamm__rt.wake_seq, *seq, timeout_ms) && done(arg)) w->nlate++;
     }
     atomic_fetch_sub_explicit(&tamm__rt.nsleepers, 1, memory_order_seq_cst);
     return t;

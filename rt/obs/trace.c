@@ -545,9 +545,10 @@ static void print_stats(void)
             r, (unsigned long long)atomic_load(&tamm__rt.nwithheld));
     for (int i = 0; i < tamm__rt.nworkers; i++) {
         tamm_worker *w = &tamm__rt.workers[i];
-        fprintf(f, "tamm stats: rank %d: worker %d: %llu tasks, busy %.1f ms, idle %.1f ms, %llu steals, %llu sleeps\n",
+        fprintf(f, "tamm stats: rank %d: worker %d: %llu tasks, busy %.1f ms, idle %.1f ms, %llu steals, %llu sleeps, "
+                   "%llu waits not woken (their condition met when their time slice ran out)\n",
                 r, i, (unsigned long long)atomic_load(&w->ntasks), (double)w->busy_ns / 1e6, (double)w->idle_ns / 1e6,
-                (unsigned long long)w->nsteals, (unsigned long long)w->nsleeps);
+                (unsigned long long)w->nsteals, (unsigned long long)w->nsleeps, (unsigned long long)w->nlate);
     }
     fprintf(f, "tamm stats: rank %d: bytes moved: host->host %llu\n", r,
             (unsigned long long)atomic_load(&tamm__rt.bytes_h2h));

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""comment_refs.py ROOT — the comments of the sources point inside the repository.
+"""comment_refs.py ROOT [--faults DIR] — the comments of the sources point inside the repository.
 
 Over every comment of the sources, build files and scripts, and over docs/api.md against
 include/tamm.h.  The comments: /* ... */ and // ... of the .c .h .cu .cpp files under
@@ -45,7 +45,12 @@ the triple-quoted strings of .py files.  c) skips this checker and its selftest
     code or say "no error" / "no errors" (the function cannot fail).
 
 Prints one line per problem (FILE:LINE: ...) and a summary; exit status 1 if any.
+
+comment_refs.py ROOT --faults DIR — the same, and then the check of each fault of DIR
+(for tests/comment_refs_selftest.sh, see check_faults) applied to ROOT one at a time: the
+tree is read once, and for each fault only what it changes is read and checked again.
 """
+import io
 import os
 import re
 import sys
@@ -173,6 +178,9 @@ def lex_hash(text, kind):
     return "\n".join(code), comments
 
 
+LEX_NEXT = re.compile(r"/[*/]|[\"']")
+
+
 def lex(text):
     """Split C source into (code, comments): code is the text with every comment replaced
     by spaces (newlines kept, string and character literals kept); comments is a list of
@@ -181,8 +189,16 @@ def lex(text):
     comments = []
     i, n, line = 0, len(text), 1
     while i < n:
+        m = LEX_NEXT.search(text, i)          # the next comment or literal: code up to it
+        k = m.start() if m else n
+        if k > i:
+            seg = text[i:k]
+            code.append(seg)
+            line += seg.count("\n")
+            i = k
+            continue
         c = text[i]
-        if c == "/" and i + 1 < n and text[i + 1] in "*/":
+        if c == "/":
             block = text[i + 1] == "*"
             start = line
             j = text.find("*/", i + 2) if block else text.find("\n", i)
@@ -199,19 +215,13 @@ def lex(text):
             line += seg.count("\n")
             i = end
             continue
-        if c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            seg = text[i:j + 1]
-            code.append(seg)
-            line += seg.count("\n")
-            i = j + 1
-            continue
-        code.append(c)
-        if c == "\n":
-            line += 1
-        i += 1
+        j = i + 1
+        while j < n and text[j] != c and text[j] != "\n":
+            j += 2 if text[j] == "\\" else 1
+        seg = text[i:j + 1]
+        code.append(seg)
+        line += seg.count("\n")
+        i = j + 1
     return "".join(code), comments
 
 
@@ -220,8 +230,8 @@ def comment_text(lines):
     character of the result the source line it comes from."""
     parts, where = [], []
     for ln, s in lines:
-        s = re.sub(r"^\s*\*+(?!/)", "", s)       # leading ' * '
-        s = re.sub(r"^[*/<!]+", "", s)            # '/**', '//!', '///<' remainders
+        s = LEAD_STARS.sub("", s)                 # leading ' * '
+        s = LEAD_MARKS.sub("", s)                 # '/**', '//!', '///<' remainders
         s = s.strip()
         if not s:
             continue
@@ -278,17 +288,35 @@ def title_ok(q, titles):
     return False
 
 
-def main():
-    if len(sys.argv) != 2:
-        print("usage: comment_refs.py ROOT", file=sys.stderr)
-        return 2
-    root = os.path.abspath(sys.argv[1])
-    problems = []
-    counts = {"names": 0, "pages": 0, "comments": 0, "paths": 0, "headings": 0, "functions": 0, "api": 0}
+LEAD_STARS = re.compile(r"^\s*\*+(?!/)")
+LEAD_MARKS = re.compile(r"^[*/<!]+")
+CITE_RE = re.compile(CITE)
+CAPS = re.compile(r"[A-Z_]+")
+FIRST_HEADING = re.compile(r",?\s*\"([^\"]+)\"")
+MORE_HEADING = re.compile(r"(?:,|\s+and)\s*\"([^\"]+)\"")
+FUNCTION_RE = re.compile(r"(?<![\w])([A-Za-z_]\w*)\(\)")
+OWN_NAME_RE = re.compile(r"(?<![\w<])((?:tamm_|tamm__|cc_)[a-z0-9_]*[a-z0-9])(?![\w*<])")
+PATH_RE = re.compile(r"(?<![\w./<-])((?:\.\./|[\w.+-]+/)*[\w+-][\w.+-]*\.(?:%s))(?![\w/>-]|\.\w)"
+                     % "|".join(PATH_EXT))
 
-    def bad(where, msg):
-        problems.append("%s: %s" % (where, msg))
 
+def lex_file(root, p):
+    """(code, comments) of ROOT/p, a C-family source or a build file or script."""
+    with open(os.path.join(root, p), encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    return lex(text) if p.endswith(CODE_EXT) else lex_hash(text, hash_kind(p))
+
+
+def code_idents(p, code):
+    """The identifiers p's code gives to d) (none for the selftest, whose code spells its faults)."""
+    if not p.endswith(CODE_EXT) and SELF in os.path.basename(p):
+        return frozenset()
+    return frozenset(re.findall(r"[A-Za-z_]\w*", code))
+
+
+def index(root):
+    """What the checks of the comments look up, from the tree: the bare names of its files,
+    and every checked file's (code, comments) and identifiers."""
     # every file of the repository, for bare names
     bare = set()
     for top in BARE_DIRS:
@@ -299,130 +327,146 @@ def main():
     for f in os.listdir(root):
         if os.path.isfile(os.path.join(root, f)):
             bare.add(f)
-
-    # identifiers outside comments, in every C-family source of the tree
-    idents = set()
-    lexed = {}
+    # every C-family source of the tree, then the build files and scripts (tamm_add_executable
+    # is a CMake function)
+    files = []
     for top in SRC_DIRS:
-        for p in walk(root, top, CODE_EXT):
-            with open(os.path.join(root, p), encoding="utf-8", errors="replace") as f:
-                code, comments = lex(f.read())
-            lexed[p] = (code, comments)
-            idents.update(re.findall(r"[A-Za-z_]\w*", code))
-
-    # ... and in the build files and scripts (tamm_add_executable is a CMake function)
-    scripts = [f for f in sorted(os.listdir(root))
-               if os.path.isfile(os.path.join(root, f)) and hash_file(os.path.join(root, f))]
+        files += walk(root, top, CODE_EXT)
+    files += [f for f in sorted(os.listdir(root))
+              if os.path.isfile(os.path.join(root, f)) and hash_file(os.path.join(root, f))]
     for top in HASH_DIRS:
-        scripts += walk(root, top, HASH_EXT, keep=hash_file)
-    for p in scripts:
-        with open(os.path.join(root, p), encoding="utf-8", errors="replace") as f:
-            code, comments = lex_hash(f.read(), hash_kind(p))
-        lexed[p] = (code, comments)
-        if SELF not in os.path.basename(p):     # the selftest's code spells its faults
-            idents.update(re.findall(r"[A-Za-z_]\w*", code))
+        files += walk(root, top, HASH_EXT, keep=hash_file)
+    lexed, own = {}, {}
+    for p in files:
+        lexed[p] = lex_file(root, p)
+        own[p] = code_idents(p, lexed[p][0])
+    return {"bare": bare, "lexed": lexed, "own": own, "idents": frozenset().union(*own.values())}
 
-    checked = list(lexed)
-    title_cache = {}
 
-    path_re = re.compile(r"(?<![\w./<-])((?:\.\./|[\w.+-]+/)*[\w+-][\w.+-]*\.(?:%s))(?![\w/>-]|\.\w)"
-                         % "|".join(PATH_EXT))
-    for p in checked:
-        code, comments = lexed[p]
-        for _, lines in comments:
-            counts["comments"] += 1
-            text, where = comment_text(lines)
-            if not text:
+def check_comments(root, p, code, comments, bare, idents, title_cache):
+    """Checks a) to d) over the comments of p.  Returns its problems, its counts, and what they
+    depend on besides p and the files of the tree: the names looked up in idents and the
+    markdown files whose titles were read."""
+    problems = []
+    counts = {"names": 0, "comments": 0, "paths": 0, "headings": 0, "functions": 0}
+    looked, mds = set(), set()
+
+    def bad(ln, msg):
+        problems.append("%s:%d: %s" % (p, ln, msg))
+
+    def known(name):
+        looked.add(name)
+        return name in idents
+
+    def own(ref):
+        """Whether p's own code spells ref's last part: what it writes, installs or reads."""
+        return re.search(r"(?<![\w.])%s(?![\w])" % re.escape(os.path.basename(ref)), code)
+
+    self_file = SELF in os.path.basename(p)
+    for _, lines in comments:
+        counts["comments"] += 1
+        text, where = comment_text(lines)
+        if not text:
+            continue
+        # c) SPEC and seeds/
+        for m in CITE_RE.finditer(text) if not self_file else ():
+            bad(where[m.start()],
+                "cites '%s', a document that does not ship with tamm (cite docs/ instead)" % m.group(0))
+        # a) and b) paths, and headings after .md paths
+        for m in PATH_RE.finditer(text):
+            ref = m.group(1)
+            ln = where[m.start()]
+            stem = os.path.basename(ref).split(".")[0]
+            if ref in PLACEHOLDERS or CAPS.fullmatch(stem):
                 continue
-            # c) SPEC and seeds/
-            for m in re.finditer(CITE, text) if SELF not in os.path.basename(p) else ():
-                bad("%s:%d" % (p, where[m.start()]),
-                    "cites '%s', a document that does not ship with tamm (cite docs/ instead)" % m.group(0))
-            # a) and b) paths, and headings after .md paths
-            for m in path_re.finditer(text):
-                ref = m.group(1)
-                ln = where[m.start()]
-                stem = os.path.basename(ref).split(".")[0]
-                if ref in PLACEHOLDERS or re.fullmatch(r"[A-Z_]+", stem):
+            counts["paths"] += 1
+            if "/" in ref:
+                cands = [os.path.join(root, ref), os.path.join(root, "rt", ref)]
+                d = os.path.dirname(p)
+                while d:
+                    cands.append(os.path.join(root, d, ref))
+                    d = os.path.dirname(d)
+                cands += [c + ".in" for c in cands]
+                found = next((c for c in cands if os.path.isfile(c)), None)
+                if found and found.endswith(".in"):
                     continue
-                counts["paths"] += 1
-                # a name the file's own code spells: what it writes, installs or reads
-                own = re.search(r"(?<![\w.])%s(?![\w])" % re.escape(os.path.basename(ref)), code)
-                if "/" in ref:
-                    cands = [os.path.join(root, ref), os.path.join(root, "rt", ref)]
-                    d = os.path.dirname(p)
-                    while d:
-                        cands.append(os.path.join(root, d, ref))
-                        d = os.path.dirname(d)
-                    cands += [c + ".in" for c in cands]
-                    found = next((c for c in cands if os.path.isfile(c)), None)
-                    if found and found.endswith(".in"):
-                        continue
-                    if not found:
-                        if not own:
-                            bad("%s:%d" % (p, ln), "names '%s', which is not a file of the repository" % ref)
-                        continue
-                else:
-                    if ref not in bare:
-                        if not own:
-                            bad("%s:%d" % (p, ln), "names '%s', which is no file of the repository" % ref)
-                        continue
-                    found = None
-                if not ref.endswith(".md"):
+                if not found:
+                    if not own(ref):
+                        bad(ln, "names '%s', which is not a file of the repository" % ref)
                     continue
-                rest = text[m.end():]
-                h = re.match(r",?\s*\"([^\"]+)\"", rest)
-                while h:
-                    counts["headings"] += 1
-                    if found is None:
-                        found = next((os.path.join(dp, ref) for dp, _, fs in os.walk(root)
-                                      if ref in fs and "/build" not in dp), None)
-                    if found not in title_cache:
-                        title_cache[found] = md_titles(found)
-                    if not title_ok(h.group(1), title_cache[found]):
-                        bad("%s:%d" % (p, where[m.end() + h.start(1)]),
-                            "%s has no heading \"%s\"" % (ref, h.group(1)))
-                    rest = rest[h.end():]
-                    h = re.match(r"(?:,|\s+and)\s*\"([^\"]+)\"", rest)
-            # d) name(), and tamm's own names
-            for m in re.finditer(r"(?<![\w])([A-Za-z_]\w*)\(\)", text):
-                counts["functions"] += 1
-                if m.group(1) not in idents:
-                    bad("%s:%d" % (p, where[m.start()]),
-                        "names %s(), which occurs in no code of rt/ tammcc/ include/ tests/ samples/ bench/"
-                        " (nor in a script)"
-                        % m.group(1))
-            for m in re.finditer(r"(?<![\w<])((?:tamm_|tamm__|cc_)[a-z0-9_]*[a-z0-9])(?![\w*<])", text):
-                counts["names"] += 1
-                if m.group(1) not in idents:
-                    bad("%s:%d" % (p, where[m.start()]),
+            else:
+                if ref not in bare:
+                    if not own(ref):
+                        bad(ln, "names '%s', which is no file of the repository" % ref)
+                    continue
+                found = None
+            if not ref.endswith(".md"):
+                continue
+            rest = text[m.end():]
+            h = FIRST_HEADING.match(rest)
+            while h:
+                counts["headings"] += 1
+                if found is None:
+                    found = next((os.path.join(dp, ref) for dp, _, fs in os.walk(root)
+                                  if ref in fs and "/build" not in dp), None)
+                if found not in title_cache:
+                    title_cache[found] = md_titles(found)
+                mds.add(found)
+                if not title_ok(h.group(1), title_cache[found]):
+                    bad(where[m.end() + h.start(1)], "%s has no heading \"%s\"" % (ref, h.group(1)))
+                rest = rest[h.end():]
+                h = MORE_HEADING.match(rest)
+        # d) name(), and tamm's own names
+        for kind, regex, shown in (("functions", FUNCTION_RE, "%s()"), ("names", OWN_NAME_RE, "%s")):
+            for m in regex.finditer(text):
+                counts[kind] += 1
+                if not known(m.group(1)):
+                    bad(where[m.start()],
                         "names %s, which occurs in no code of rt/ tammcc/ include/ tests/ samples/ bench/"
-                        " (nor in a script)"
-                        % m.group(1))
+                        " (nor in a script)" % (shown % m.group(1)))
+    return problems, counts, (looked, mds)
 
-    # c) the pages: no citation of what does not ship, links inside the repository
+
+def check_pages(root, cache):
+    """c) over README.md and docs/: its problems and the number of pages.  cache holds each
+    page's problems by its text (the files of the tree being the same)."""
+    problems = []
     pages = ["README.md"] + walk(root, "docs", (".md",))
     for p in pages:
-        fence = None
         with open(os.path.join(root, p), encoding="utf-8") as f:
-            for ln, s in enumerate(f, 1):
-                fence, inside = fences(s.rstrip("\n"), fence)
-                for m in re.finditer(CITE, s):
-                    bad("%s:%d" % (p, ln), "cites '%s', a document that does not ship with tamm" % m.group(0))
-                if inside:
-                    continue
-                for m in re.finditer(r"\]\(([^)\s#]+)(?:#[^)]*)?\)", s):
-                    target = m.group(1)
-                    if re.match(r"^[a-z]+:", target):
-                        continue
-                    full = os.path.normpath(os.path.join(root, os.path.dirname(p), target))
-                    if not full.startswith(root + os.sep) or not os.path.exists(full):
-                        bad("%s:%d" % (p, ln), "links to '%s', which is not a file of the repository" % target)
-        counts["pages"] += 1
+            text = f.read()
+        if (p, text) not in cache:
+            cache[(p, text)] = check_page(root, p, text)
+        problems += cache[(p, text)]
+    return problems, len(pages)
 
-    # e) the API in docs/api.md
+
+def check_page(root, p, text):
+    problems = []
+    fence = None
+    for ln, s in enumerate(io.StringIO(text), 1):
+        fence, inside = fences(s.rstrip("\n"), fence)
+        for m in re.finditer(CITE, s):
+            problems.append("%s:%d: cites '%s', a document that does not ship with tamm"
+                            % (p, ln, m.group(0)))
+        if inside:
+            continue
+        for m in re.finditer(r"\]\(([^)\s#]+)(?:#[^)]*)?\)", s):
+            target = m.group(1)
+            if re.match(r"^[a-z]+:", target):
+                continue
+            full = os.path.normpath(os.path.join(root, os.path.dirname(p), target))
+            if not full.startswith(root + os.sep) or not os.path.exists(full):
+                problems.append("%s:%d: links to '%s', which is not a file of the repository"
+                                % (p, ln, target))
+    return problems
+
+
+def check_api(root, code):
+    """e) the functions of include/tamm.h, whose code (comments blanked) is code, against
+    docs/api.md: its problems and the number of functions."""
+    problems = []
     hdr = "include/tamm.h"
-    code = lexed[hdr][0]
     flat = re.sub(r"#[^\n]*", " ", code)
     decls = []
     for m in re.finditer(r"(?:^|(?<=[;{}]))\s*((?:[A-Za-z_]\w*[\s*]+)+?)\b(tamm_\w+)\s*\(((?:[^;{}()]|\([^;{}()]*\))*)\)\s*;", flat):
@@ -467,22 +511,115 @@ def main():
             for nm in names:
                 entries.setdefault(nm, []).append((i + 1, body))
     for name, ln in decls:
-        counts["api"] += 1
         if name not in entries:
-            bad("%s:%d" % (hdr, ln), "%s() has no entry in docs/api.md" % name)
+            problems.append("%s:%d: %s() has no entry in docs/api.md" % (hdr, ln, name))
             continue
         if not any(re.search(r"\b(?:%s)\b" % "|".join(codes), body) or re.search(r"\bno\s+errors?\b", body, re.I)
                    for _, body in entries[name]):
-            bad("docs/api.md:%d" % entries[name][0][0],
-                "the entry of %s() names no TAMM_E* error and does not say 'no error'" % name)
+            problems.append("docs/api.md:%d: the entry of %s() names no TAMM_E* error and does not say 'no error'"
+                            % (entries[name][0][0], name))
+    return problems, len(decls)
 
-    for line in problems:
-        print("FAIL: " + line)
-    print("comment_refs: %d files, %d comments: %d file names, %d quoted headings, %d name() "
-          "references, %d names of tamm's own; %d pages; %d functions of tamm.h against docs/api.md; %d problems"
-          % (len(checked), counts["comments"], counts["paths"], counts["headings"],
-             counts["functions"], counts["names"], counts["pages"], counts["api"], len(problems)))
-    return 1 if problems else 0
+
+def check(root, idx, memo):
+    """Every check over the tree at ROOT whose index is idx.  memo holds what is already known
+    of this tree (filled in with the rest): "files", check_comments' results by file;
+    "titles", md_titles' by file; "pages", check_pages' cache.  Returns the report and the
+    exit status."""
+    per_file = memo["files"]
+    for p, (code, comments) in idx["lexed"].items():
+        if p not in per_file:
+            per_file[p] = check_comments(root, p, code, comments, idx["bare"], idx["idents"], memo["titles"])
+    problems = []
+    counts = {"names": 0, "comments": 0, "paths": 0, "headings": 0, "functions": 0}
+    for p in idx["lexed"]:
+        problems += per_file[p][0]
+        for k, v in per_file[p][1].items():
+            counts[k] += v
+    page_problems, npages = check_pages(root, memo["pages"])
+    api_problems, napi = check_api(root, idx["lexed"]["include/tamm.h"][0])
+    problems += page_problems + api_problems
+    out = ["FAIL: " + line for line in problems]
+    out.append("comment_refs: %d files, %d comments: %d file names, %d quoted headings, %d name() "
+               "references, %d names of tamm's own; %d pages; %d functions of tamm.h against docs/api.md; "
+               "%d problems"
+               % (len(idx["lexed"]), counts["comments"], counts["paths"], counts["headings"],
+                  counts["functions"], counts["names"], npages, napi, len(problems)))
+    return "\n".join(out) + "\n", 1 if problems else 0
+
+
+def check_faults(root, faults, idx, memo):
+    """--faults DIR: each folder of DIR (in order of name) is one fault, files 1.file, 1.text,
+    2.file, 2.text ...: text N.text appended to the file N.file names (relative to ROOT).
+    Each fault is applied to ROOT, the tree checked, and ROOT restored; the report goes to
+    the folder's out and the exit status to its rc.  The check is the whole check, from the
+    index of the tree without faults: a file a fault changes is read again, and a file whose
+    check could change with it (a name it looked up that the fault's code adds or removes, a
+    markdown file whose titles it read that the fault changes) is checked again."""
+    for case in sorted(os.listdir(faults)):
+        d = os.path.join(faults, case)
+        edits, n = [], 1
+        while os.path.exists(os.path.join(d, "%d.file" % n)):
+            with open(os.path.join(d, "%d.file" % n)) as f:
+                rel = os.path.normpath(f.read().strip())
+            with open(os.path.join(d, "%d.text" % n), "rb") as f:
+                edits.append((rel, f.read()))
+            n += 1
+        saved = {}
+        for rel, text in edits:
+            path = os.path.join(root, rel)
+            if rel not in saved:
+                with open(path, "rb") as f:      # an existing file: the index's file names hold
+                    saved[rel] = f.read()
+            with open(path, "ab") as f:
+                f.write(text)
+        try:
+            changed = set(saved)
+            if all(rel in idx["lexed"] or rel.endswith(".md") for rel in changed):
+                cidx = dict(idx, lexed=dict(idx["lexed"]), own=dict(idx["own"]))
+                for rel in changed & set(idx["lexed"]):
+                    cidx["lexed"][rel] = lex_file(root, rel)
+                    cidx["own"][rel] = code_idents(rel, cidx["lexed"][rel][0])
+                flipped = set()
+                if any(cidx["own"][rel] != idx["own"][rel] for rel in changed & set(idx["lexed"])):
+                    cidx["idents"] = frozenset().union(*cidx["own"].values())
+                    flipped = cidx["idents"] ^ idx["idents"]
+                mds = {os.path.realpath(os.path.join(root, rel)) for rel in changed if rel.endswith(".md")}
+                titles = {k: v for k, v in memo["titles"].items()
+                          if k is None or os.path.realpath(k) not in mds}
+                known = {p: r for p, r in memo["files"].items()
+                         if p not in changed and not (r[2][0] & flipped)
+                         and not any(k is not None and os.path.realpath(k) in mds for k in r[2][1])}
+            else:                                   # a file the index does not read: all again
+                cidx, titles, known = index(root), {}, {}
+            out, rc = check(root, cidx, {"files": known, "titles": titles, "pages": memo["pages"]})
+        finally:
+            for rel, text in saved.items():
+                with open(os.path.join(root, rel), "wb") as f:
+                    f.write(text)
+        with open(os.path.join(d, "out"), "w") as f:
+            f.write(out)
+        with open(os.path.join(d, "rc"), "w") as f:
+            f.write("%d\n" % rc)
+
+
+def main():
+    args = sys.argv[1:]
+    faults = None
+    if len(args) == 3 and args[1] == "--faults":
+        faults = args[2]
+        args = args[:1]
+    if len(args) != 1:
+        print("usage: comment_refs.py ROOT [--faults DIR]", file=sys.stderr)
+        return 2
+    root = os.path.abspath(args[0])
+    idx = index(root)
+    memo = {"files": {}, "titles": {}, "pages": {}}
+    out, rc = check(root, idx, memo)
+    if faults is not None:
+        check_faults(root, faults, idx, memo)
+    sys.stdout.write(out)
+    return rc
 
 
 if __name__ == "__main__":

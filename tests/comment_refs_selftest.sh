@@ -9,8 +9,13 @@
 # in every kind of file and folder the check covers: tests/, bench/, samples/, the generated
 # tests/gpu/pregen and bench/gpu/pregen, CMake files, the Makefile, shell and Python scripts
 # (a # comment and a docstring), cmake/ and .ci/.  Each must make
-# the check fail with a message naming the fault; the copy without a fault passes
-# exactly when the tree does.
+# the check fail with a message naming the fault; the copy without a fault checks exactly
+# as the tree does (the same report).
+#
+# The faults are checked by one run of the check (comment_refs.py --faults), which reads the
+# copy once and, for each fault, reads again what the fault changes (the check of the tree
+# runs meanwhile); the last fault is also checked by a run of its own over the copy with that
+# fault, which must give the same report.
 #
 # usage: tests/comment_refs_selftest.sh <repository root> <python3>
 set -u
@@ -20,7 +25,7 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 status=0
 
-mkdir -p "$tmp/src"
+mkdir -p "$tmp/src" "$tmp/faults"
 for d in rt tammcc include tests samples bench docs cmake .ci; do
   cp -r "$root/$d" "$tmp/src/$d" || exit 1
 done
@@ -28,29 +33,26 @@ for f in "$root"/*; do
   [ -f "$f" ] && cp "$f" "$tmp/src/"
 done
 
-"$py" "$check" "$root" >/dev/null; tree_rc=$?
-"$py" "$check" "$tmp/src" >"$tmp/out"; copy_rc=$?
-if [ "$tree_rc" != "$copy_rc" ]; then
-  echo "FAIL: the copy of the tree checks differently from the tree ($copy_rc, $tree_rc):"
-  cat "$tmp/out"
-  status=1
-fi
-
-# fault NAME FILE TEXT EXPECTED: TEXT appended to FILE (relative to the root) of the copy
-# must make the check fail with a line containing EXPECTED; FILE is restored after.
+# fault NAME FILE TEXT EXPECTED [FILE2 TEXT2]...: TEXT appended to FILE (relative to the root)
+# of the copy, and TEXT2 to FILE2 ..., must make the check fail with a line containing
+# EXPECTED.  Each fault is a folder of $tmp/faults for comment_refs.py --faults.
+nfaults=0
 fault() {
-  printf '%s\n' "$3" >>"$tmp/src/$2"
-  out=$("$py" "$check" "$tmp/src")
-  rc=$?
-  cp "$root/$2" "$tmp/src/$2"
-  if [ "$rc" = 0 ]; then
-    echo "FAIL: $1: the check passed: $out"
-    status=1
-  fi
-  case $out in
-  *"$4"*) echo "ok: $1: $(printf '%s\n' "$out" | grep -F -- "$4" | head -n 1)" ;;
-  *) echo "FAIL: $1: no line names '$4': $out"; status=1 ;;
-  esac
+  nfaults=$((nfaults + 1))
+  c=$tmp/faults/$(printf '%03d' "$nfaults")
+  mkdir "$c"
+  printf '%s\n' "$1" >"$c/name"
+  printf '%s\n' "$4" >"$c/expect"
+  printf '%s\n' "$2" >"$c/1.file"
+  printf '%s\n' "$3" >"$c/1.text"
+  shift 4
+  n=1
+  while [ $# -ge 2 ]; do
+    n=$((n + 1))
+    printf '%s\n' "$1" >"$c/$n.file"
+    printf '%s\n' "$2" >"$c/$n.text"
+    shift 2
+  done
 }
 
 fault "a) a path" rt/core/perm.h '/* see rt/core/no_such_file.c */' "names 'rt/core/no_such_file.c'"
@@ -80,11 +82,49 @@ fault "c) a page" docs/errors.md 'As SPEC section 6 says.' "docs/errors.md"
 fault "d) a function" rt/core/dag.h '/* done by free_all_the_things() */' "names free_all_the_things()"
 fault "d) a name of tamm's own" tammcc/guard.h '/* (how: tamm_no_such_kind, guard.c) */' "names tamm_no_such_kind,"
 fault "e) no entry" include/tamm.h 'int tamm_selftest_probe(void);' "tamm_selftest_probe() has no entry in docs/api.md"
-printf '%s\n' 'int tamm_selftest_probe(void);' >>"$tmp/src/include/tamm.h"
 fault "e) an entry without errors" docs/api.md '
 ### `int tamm_selftest_probe(void)`
-Returns 1.' "the entry of tamm_selftest_probe() names no TAMM_E* error"
-cp "$root/include/tamm.h" "$tmp/src/include/tamm.h"
+Returns 1.' "the entry of tamm_selftest_probe() names no TAMM_E* error" \
+  include/tamm.h 'int tamm_selftest_probe(void);'
 
-[ "$status" = 0 ] && echo "comment_refs_selftest: every fault was caught"
+"$py" "$check" "$root" >"$tmp/tree" &
+tree_pid=$!
+"$py" "$check" "$tmp/src" --faults "$tmp/faults" >"$tmp/out"; copy_rc=$?
+wait "$tree_pid"; tree_rc=$?
+if [ "$tree_rc" != "$copy_rc" ] || ! cmp -s "$tmp/tree" "$tmp/out"; then
+  echo "FAIL: the copy of the tree checks differently from the tree ($copy_rc, $tree_rc):"
+  diff "$tmp/tree" "$tmp/out"
+  status=1
+fi
+
+for c in "$tmp"/faults/*; do
+  name=$(cat "$c/name") expect=$(cat "$c/expect")
+  if ! [ -f "$c/rc" ]; then
+    echo "FAIL: $name: not checked"
+    status=1
+    continue
+  fi
+  out=$(cat "$c/out") rc=$(cat "$c/rc")
+  if [ "$rc" = 0 ]; then
+    echo "FAIL: $name: the check passed: $out"
+    status=1
+  fi
+  case $out in
+  *"$expect"*) echo "ok: $name: $(printf '%s\n' "$out" | grep -F -- "$expect" | head -n 1)" ;;
+  *) echo "FAIL: $name: no line names '$expect': $out"; status=1 ;;
+  esac
+done
+
+# the last fault again, by a run of the check of its own over the copy with that fault
+for f in "$c"/*.file; do
+  cat "${f%.file}.text" >>"$tmp/src/$(cat "$f")"
+done
+"$py" "$check" "$tmp/src" >"$tmp/alone"; rc=$?
+if [ "$rc" != "$(cat "$c/rc")" ] || ! cmp -s "$tmp/alone" "$c/out"; then
+  echo "FAIL: $(cat "$c/name"): checked alone, the report differs ($rc):"
+  diff "$c/out" "$tmp/alone"
+  status=1
+fi
+
+[ "$status" = 0 ] && echo "comment_refs_selftest: every fault was caught ($nfaults faults)"
 exit "$status"

@@ -9,6 +9,7 @@
 #include "runtime.h"
 #include "tensor.h"
 #include "xfer.h"
+#include "tamm_assert.h"
 #define TAMM__IN_RUNTIME /* tamm_cc.h's enums, not its constructor */
 #include <tamm_cc.h>
 #include <stdio.h>
@@ -80,10 +81,16 @@ static TAMM_NOINLINE void host_actions(tamm_tensor *T, long lin, tamm_unit_state
 static inline tamm_blk_result host_fsm(tamm_tensor *T, long lin, tamm_blk_op op)
 {
     tamm_unit_state *u = &T->blocks[lin].units[0];
+    TAMM_ASSERT(atomic_load_explicit(&T->blocks[lin].lock.v, memory_order_relaxed)); /* block lock held */
     for (;;) {
+        TAMM_ASSERT(tamm__blk_consistent(u->state, u->rc));
         tamm_blk_step st = tamm__blk_step((tamm_blk_state)u->state, u->rc, u->pending, op);
         if (st.result != TAMM_BLK_OK) return st.result;
+        /* the table re-applies an op only after Unalloc's Allocate; the home is the host unit's memory */
+        TAMM_ASSERT(!st.again || (u->state == TAMM_BS_UNALLOC && st.next == TAMM_BS_UNI));
+        TAMM_ASSERT(tamm__blk_consistent(st.next, st.rc));
         if (st.actions) host_actions(T, lin, u, st.actions);
+        TAMM_ASSERT(st.next == TAMM_BS_UNALLOC || u->buf != NULL); /* a unit with memory has its buffer */
         u->state = (unsigned char)st.next;
         u->rc = st.rc;
         if (!st.again) return TAMM_BLK_OK;

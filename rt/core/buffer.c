@@ -81,7 +81,7 @@ static TAMM_NOINLINE void host_actions(tamm_tensor *T, long lin, tamm_unit_state
 static inline tamm_blk_result host_fsm(tamm_tensor *T, long lin, tamm_blk_op op)
 {
     tamm_unit_state *u = &T->blocks[lin].units[0];
-    TAMM_ASSERT(atomic_load_explicit(&T->blocks[lin].lock.v, memory_order_relaxed)); /* block lock held */
+    TAMM_ASSERT(tamm__spin_held(&T->blocks[lin].lock));
     for (;;) {
         TAMM_ASSERT(tamm__blk_consistent(u->state, u->rc));
         tamm_blk_step st = tamm__blk_step((tamm_blk_state)u->state, u->rc, u->pending, op);
@@ -101,6 +101,7 @@ static inline tamm_blk_result host_fsm(tamm_tensor *T, long lin, tamm_blk_op op)
 static TAMM_COLD void host_why(tamm_tensor *T, long lin, tamm_blk_op op, char *why, int nwhy)
 {
     tamm_unit_state *u = &T->blocks[lin].units[0];
+    TAMM_ASSERT(tamm__spin_held(&T->blocks[lin].lock));
     tamm__blk_why((tamm_blk_state)u->state, u->rc, u->pending, op, why, nwhy);
 }
 

@@ -381,6 +381,7 @@ static void spill_counted(tamm_mblk *m, size_t bytes, uint64_t t0)
 /* Write block m (home p) to its slot.  mlk and the block lock held. 0: done. */
 static int spill_write(tamm_mblk *m, const void *p, size_t bytes)
 {
+    TAMM_ASSERT(tamm__mutex_held(&mlk) && tamm__spin_held(&m->T->blocks[m->lin].lock));
     if (slot_prepare(m, bytes)) return -1;
     uint64_t t0 = TAMM_UNLIKELY(tamm__rt.recording) ? tamm__now_ns() : 0;
     int e = slot_write(m, p, bytes);
@@ -401,7 +402,7 @@ static int evict_locked(tamm_mblk *m, int discard)
 {
     tamm_block_s *b = &m->T->blocks[m->lin];
     tamm_unit_state *u = &b->units[0];
-    TAMM_ASSERT(tamm__mutex_held(&mlk));
+    TAMM_ASSERT(tamm__mutex_held(&mlk) && tamm__spin_held(&b->lock));
     /* the execution FSM's EVICT needs RC == 0; a pinned block is in use */
     TAMM_ASSERT(u->rc == 0 && !u->pending && m->pins == 0 && !m->toppin && b->home != NULL);
     size_t bytes = b->bytes;
@@ -627,6 +628,7 @@ static void *home_in(tamm_tensor *T, long lin, int overwrite)
     tamm_block_s *b = &T->blocks[lin];
     tamm_mblk *m = &T->ml[lin];
     size_t bytes = b->bytes;
+    TAMM_ASSERT(tamm__spin_held(&b->lock) && !b->home); /* made resident once, under the block lock */
     pthread_mutex_lock(&mlk);
     void *p = room(bytes);
     pthread_mutex_unlock(&mlk);

@@ -327,6 +327,7 @@ static inline int sidx(const tamm_pend *rec) { return rec->stream < 0 ? TAMM_GPU
  * ordered with each other (read-read sharing).  Unit lock held. */
 static void use_read(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
 {
+    TAMM_ASSERT(tamm__mutex_held(&g->lock));
     wait_rec(g, u->use, u->use_seq, rec);
     int k = sidx(rec);
     u->rd[k] = rec;
@@ -338,6 +339,7 @@ static void use_read(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
  * Unit lock held. */
 static void use_write(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
 {
+    TAMM_ASSERT(tamm__mutex_held(&g->lock));
     wait_rec(g, u->use, u->use_seq, rec);
     for (int k = 0; k <= TAMM_GPU_STREAMS; k++) {
         if (u->rd[k]) wait_rec(g, u->rd[k], u->rd_seq[k], rec);
@@ -480,6 +482,7 @@ static int wb_fetch(void *arg, void *dst, size_t off, size_t n)
  * after a sum), 0: not possible (the caller holds the home instead).  Unit lock held. */
 static int store_now(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
 {
+    TAMM_ASSERT(tamm__mutex_held(&g->lock) && u->rc == 0); /* a copy no task holds is written back */
     if (!g->wb[0] || g->fatal) return 0;
     int acc = u->state == TAMM_BS_DIRTYACC;
     wb_arg a = { g, u };
@@ -507,6 +510,7 @@ static int store_now(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
  * TAMM_MEMORY_LIMIT).  Unit lock held. */
 static int flush_locked(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
 {
+    TAMM_ASSERT(tamm__mutex_held(&g->lock) && u->rc == 0); /* the table's FLUSH needs RC == 0 */
     tamm_tensor *T = u->T;
     size_t bytes = T->blocks[u->lin].bytes;
     void *s = task_stream(g, rec);
@@ -554,6 +558,7 @@ static int flush_locked(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
  * event is not recorded yet, so nothing could wait for it.  Unit lock held. */
 static int evict_one(tamm_gpu *g)
 {
+    TAMM_ASSERT(tamm__mutex_held(&g->lock));
     tamm_ublk *u = g->lru.next;
     while (u != &g->lru && touched_unrecorded(u)) u = u->next;
     if (u == &g->lru) return -1;

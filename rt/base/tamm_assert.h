@@ -43,6 +43,15 @@ static inline int tamm__mutex_held(pthread_mutex_t *m)
     return 0;
 }
 
+/** Take 1 off the atomic counter *c (memory order `order`) and assert that it was at
+ *  least 1: a count never goes below zero.  The decrement happens in every build;
+ *  only the check is compiled out. */
+#define TAMM_COUNT_DOWN(c, order)                                                       \
+    do {                                                                                \
+        __typeof__(atomic_load(c)) tamm_was_ = atomic_fetch_sub_explicit((c), 1, (order)); \
+        TAMM_ASSERT(tamm_was_ >= 1);                                                    \
+    } while (0)
+
 /** Print the internal-error message for a failed assertion and abort(). */
 __attribute__((noinline, cold)) _Noreturn void tamm__assert_fail(const char *expr, const char *file, int line,
                                                                  const char *func);

@@ -5,6 +5,7 @@
 #include "error.h"
 #include "fence.h"
 #include "runtime.h"
+#include "tamm_assert.h"
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdio.h>
@@ -122,7 +123,8 @@ static tamm_task_s *sleep_once(tamm_worker *w, int (*done)(void *), void *arg, i
         w->nsleeps++;
         futex_wait(&tamm__rt.wake_seq, *seq, timeout_ms);
     }
-    atomic_fetch_sub_explicit(&tamm__rt.nsleepers, 1, memory_order_seq_cst);
+    int was = atomic_fetch_sub_explicit(&tamm__rt.nsleepers, 1, memory_order_seq_cst);
+    TAMM_ASSERT(was >= 1); /* each sleeper counted itself in before it slept */
     return t;
 }
 

@@ -74,14 +74,14 @@ static TAMM_NOINLINE void host_actions(tamm_tensor *T, long lin, tamm_unit_state
     if (actions & TAMM_ACT_GET) tamm__xfer_host(TAMM_XK_GET, u->buf, b->home, bytes, T->dtype);
 }
 
-/* Apply an operation to the host unit's FSM of block lin.  Block lock held.
+/* Apply an operation to the host unit's FSM of block lin.  Block lock held, or
+ * the caller is the block's sole holder (fsm_release: TAMM_BR_SOLE, no children).
  * Returns the step result; on OK the unit's buffer is the home.  On failure
  * the unit is left in the state the failing step saw (tamm__blk_why of it
  * explains the failure). */
 static inline tamm_blk_result host_fsm(tamm_tensor *T, long lin, tamm_blk_op op)
 {
     tamm_unit_state *u = &T->blocks[lin].units[0];
-    TAMM_ASSERT(tamm__spin_held(&T->blocks[lin].lock));
     for (;;) {
         TAMM_ASSERT(tamm__blk_consistent(u->state, u->rc));
         tamm_blk_step st = tamm__blk_step((tamm_blk_state)u->state, u->rc, u->pending, op);
@@ -97,11 +97,10 @@ static inline tamm_blk_result host_fsm(tamm_tensor *T, long lin, tamm_blk_op op)
     }
 }
 
-/* Why host_fsm(op) failed, from the unit's state.  Block lock held. */
+/* Why host_fsm(op) failed, from the unit's state.  As host_fsm: block lock held, or the sole holder. */
 static TAMM_COLD void host_why(tamm_tensor *T, long lin, tamm_blk_op op, char *why, int nwhy)
 {
     tamm_unit_state *u = &T->blocks[lin].units[0];
-    TAMM_ASSERT(tamm__spin_held(&T->blocks[lin].lock));
     tamm__blk_why((tamm_blk_state)u->state, u->rc, u->pending, op, why, nwhy);
 }
 

@@ -157,7 +157,9 @@ void tamm__ml_fini(void)
     free(tops);
     tops = NULL;
     ctops = ntops = 0;
+    pthread_mutex_lock(&mlk); /* (alone by now, but spare_drop's precondition holds) */
     while (nspares) spare_drop();
+    pthread_mutex_unlock(&mlk);
     tamm__ml_on = 0;
     tamm__task_extra &= ~TAMM_EXTRA_MEMLIMIT;
 }
@@ -628,7 +630,7 @@ static void *home_in(tamm_tensor *T, long lin, int overwrite)
     tamm_block_s *b = &T->blocks[lin];
     tamm_mblk *m = &T->ml[lin];
     size_t bytes = b->bytes;
-    TAMM_ASSERT(tamm__spin_held(&b->lock) && !b->home); /* made resident once, under the block lock */
+    TAMM_ASSERT(!b->home); /* made resident once (under the block lock, or by its sole user) */
     pthread_mutex_lock(&mlk);
     void *p = room(bytes);
     pthread_mutex_unlock(&mlk);

@@ -141,7 +141,6 @@ void *tamm__block_home(tamm_tensor *T, long lin)
 {
     TAMM_ASSERT(lin >= 0 && lin < T->nblk);
     tamm_block_s *b = &T->blocks[lin];
-    TAMM_ASSERT(tamm__spin_held(&b->lock)); /* the home is created once, under the block lock */
     if (TAMM_UNLIKELY(!b->home)) {
         if (T->ml) return tamm__ml_home(T, lin); /* read back, regenerated or zeroed, within the limit */
         size_t bytes = b->bytes;

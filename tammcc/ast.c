@@ -1,6 +1,7 @@
 /* ast.c — parent-linked cursor trees and libclang helpers (see ast.h). */
 #include "ast.h"
 #include "xalloc.h"
+#include "cc_assert.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,7 @@ cc_node *cc_tree(cc_ast *a, CXCursor c, cc_node *parent)
     n->kind = clang_getCursorKind(c);
     n->parent = parent;
     n->in_main = cc_extent(a, c, &n->b, &n->e);
+    CC_ASSERT(!n->in_main || (n->b <= n->e && n->e <= a->len)); /* offsets into the main file's text */
     build_ctx bc = { a, n, 0 };
     clang_visitChildren(c, visit, &bc);
     return n;

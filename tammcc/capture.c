@@ -2,6 +2,7 @@
 #include "capture.h"
 #include "text.h"
 #include "xalloc.h"
+#include "cc_assert.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,8 +226,10 @@ static int visit(cc_node *n, void *arg)
             return 1;
         }
         int in_fetched = 0; /* a block use replaced by its buffer: its tensor and indices are evaluated at submission */
-        for (int i = 0; i < t->nuse; i++)
+        for (int i = 0; i < t->nuse; i++) {
+            CC_ASSERT(t->use[i].acc >= 0 && t->use[i].acc < t->nacc);
             if (t->acc[t->use[i].acc].fetched && n->b >= t->use[i].b && n->b < t->use[i].e) in_fetched = 1;
+        }
         if (in_fetched) return 1;
         if (dk == CXCursor_VarDecl || dk == CXCursor_ParmDecl) capture_decl(c, d, n->b);
     } else if (n->kind == CXCursor_BinaryOperator || n->kind == CXCursor_CompoundAssignOperator) {

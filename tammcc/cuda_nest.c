@@ -6,6 +6,7 @@
 #include "cuda_src.h"
 #include "text.h"
 #include "xalloc.h"
+#include "cc_assert.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,6 +88,7 @@ static int same_type(enum CXTypeKind ek, cc_node *rhs)
 /* n is a block base (a pointer in the scope, or a block use): the element access it is part of */
 static int block_element(cc_cuda_plan *p, cc_kernel *k, cc_node *n, int acc, int bind, const char *what)
 {
+    CC_ASSERT(acc >= 0 && acc < p->t->nacc); /* an element of one of the task's blocks */
     cc_kelem e;
     memset(&e, 0, sizeof e);
     e.acc = acc;

@@ -1,7 +1,9 @@
 /* diag.c — clang-style diagnostics with source line, caret and suggestions (see diag.h). */
 #include "diag.h"
+#include "cc_assert.h"
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int nerrors;
@@ -87,4 +89,12 @@ const char *cc_suggest(const char *w, const char *const *words)
     size_t l = strlen(w);
     int limit = l <= 3 ? 1 : l <= 6 ? 2 : 3;
     return bd <= limit ? best : NULL;
+}
+
+void cc_assert_fail(const char *expr, const char *file, int line, const char *func)
+{
+    fflush(stdout);
+    fprintf(stderr, "tammcc: internal error: assertion '%s' failed at %s:%d (%s)\n", expr, file, line, func);
+    fflush(stderr);
+    abort();
 }

@@ -6,6 +6,7 @@
 #include "guard.h"
 #include "text.h"
 #include "xalloc.h"
+#include "cc_assert.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@ typedef struct { edit *v; int n; size_t cap; } edits;
 
 static void add_edit(edits *es, size_t b, size_t e, int kind, void *p, int n)
 {
+    CC_ASSERT(b <= e); /* an edit replaces [b, e) of the source */
     CC_GROW(es->v, es->cap, es->n + 1);
     es->v[es->n++] = (edit){ b, e, kind, p, n };
 }
@@ -58,8 +60,10 @@ int cc_mode_at_submit(const cc_access *a)
 
 char *cc_access_how(const cc_task *t, int i, const char *args)
 {
+    CC_ASSERT(i >= 0 && i < t->nacc);
     const cc_access *a = &t->acc[i];
     unsigned m = a->mode & 7u;
+    CC_ASSERT(m != 0); /* inference gave every access a mode */
     int c = (a->mode & CC_CANCEL) != 0;
     if (cc_mode_at_submit(a)) return cc_fmt("%s->tamm_m%d", args, i);
     const char *s = m == CC_READ ? "TAMM_CC_READ" : m == CC_WRITE ? (c ? "TAMM_CC_CWRITE" : "TAMM_CC_WRITE") :
@@ -404,6 +408,7 @@ static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t, macro_replay *mr)
         free(d);
     }
     for (int i = 0; i < t->nacc; i++) {
+        CC_ASSERT(t->acc[i].nidx >= 0 && t->acc[i].nidx <= CC_MAX_DIMS);
         cc_printf(o, "    tamm_tensor *tamm_T%d;", i);
         if (t->acc[i].nidx) cc_printf(o, " long tamm_i%d[%d];", i, t->acc[i].nidx);
         if (cc_mode_at_submit(&t->acc[i])) cc_printf(o, " unsigned tamm_m%d;", i);
@@ -541,6 +546,7 @@ static int emit_edit(cc_out *o, cc_unit *u, cc_task *scope, edit *ed)
     case E_USE: {
         cc_task *t = scope;
         int i = ed->n;
+        CC_ASSERT(t != NULL && i >= 0 && i < t->nacc); /* a block use belongs to a task's access */
         if (has_kids_or_waits(t)) {
             char *how = cc_access_how(t, i, "tamm_a_");
             if (t->acc[i].nidx)
@@ -609,7 +615,10 @@ static int emit_edit(cc_out *o, cc_unit *u, cc_task *scope, edit *ed)
         emit_give_back(o, scope, 1, " ", ";");
         cc_puts(o, " (void)tamm_cc_taskwait(); ");
         break;
-    case E_READ: cc_printf(o, "tamm_a_->tamm_r%d", ed->n); break; /* the value read at submission */
+    case E_READ:
+        CC_ASSERT(scope != NULL && ed->n >= 0 && ed->n < scope->nrd);
+        cc_printf(o, "tamm_a_->tamm_r%d", ed->n);
+        break; /* the value read at submission */
     case E_FENCE: cc_puts(o, "(void)tamm_cc_fence();  /* #pragma tamm fence */"); break;
     case E_STREAM_BEGIN: cc_puts(o, "{ (void)tamm_streaming_begin();  /* #pragma tamm streaming */"); break;
     case E_STREAM_END: cc_puts(o, " (void)tamm_streaming_end(); }"); break;
@@ -619,6 +628,7 @@ static int emit_edit(cc_out *o, cc_unit *u, cc_task *scope, edit *ed)
         break;
     case E_OUTLINE: {
         cc_node *fn = ed->p;
+        CC_ASSERT(fn != NULL && fn->b <= fn->e);
         /* the enclosing function's prototype first: a task body may call it (recursion) */
         cc_node *body = fn->nkid ? fn->kid[fn->nkid - 1] : NULL;
         if (body && body->kind == CXCursor_CompoundStmt && body->b > fn->b) {
@@ -646,6 +656,7 @@ static void collect(cc_unit *u, cc_task *scope, size_t b, size_t e, edits *es)
     if (scope) {
         for (int i = 0; i < scope->nuse; i++) {
             cc_use *us = &scope->use[i];
+            CC_ASSERT(us->acc >= 0 && us->acc < scope->nacc);
             if (scope->acc[us->acc].fetched) {
                 add_edit(es, us->b, us->e, E_USE, NULL, us->acc);
             } else { /* fetched in the body: `tamm_block(` becomes `tamm_cc_block("A[i][j]", `, for errors */
@@ -697,6 +708,7 @@ static void collect(cc_unit *u, cc_task *scope, size_t b, size_t e, edits *es)
 
 static void emit_region(cc_out *o, cc_unit *u, cc_task *scope, size_t b, size_t e, int body)
 {
+    CC_ASSERT(b <= e && e <= u->ast.len);
     edits es = { NULL, 0, 0 };
     collect(u, scope, b, e, &es);
     if (es.n > 0) qsort(es.v, (size_t)es.n, sizeof *es.v, cmp_edit);
@@ -711,6 +723,7 @@ static void emit_region(cc_out *o, cc_unit *u, cc_task *scope, size_t b, size_t 
     for (int i = 0; i < es.n; i++) {
         edit *ed = &es.v[i];
         if (ed->b < pos) continue; /* inside an earlier edit (cannot happen for well-nested input) */
+        CC_ASSERT(ed->e <= e); /* an edit of the region ends inside it: the copy after it has a length */
         cc_putn(o, u->ast.text + pos, ed->b - pos);
         unsigned l0 = o->line;
         int remap = emit_edit(o, u, scope, ed);

@@ -5,6 +5,7 @@
 #include "diag.h"
 #include "text.h"
 #include "xalloc.h"
+#include "cc_assert.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -296,6 +297,7 @@ static int find_key(const cc_task *t, const char *key)
 /* a permission on the whole tensor `tensor` (every index ':') of mode m, merged into an existing one */
 static void add_wide_permission(cc_task *t, const cc_access *like, unsigned m, const char *why)
 {
+    CC_ASSERT((m & 7u) != 0 && like->nidx >= 0 && like->nidx <= CC_MAX_DIMS); /* a mode, a block's indices */
     char *idx[CC_MAX_DIMS] = { 0 };
     char *key = key_of(like->tensor, idx, like->nidx);
     int i = find_key(t, key);

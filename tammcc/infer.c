@@ -8,6 +8,7 @@
 #include "guard.h"
 #include "text.h"
 #include "xalloc.h"
+#include "cc_assert.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -259,6 +260,7 @@ static int is_nested_stmt(const cc_task *t, const cc_node *n)
 
 static int add_access(cc_task *t, const char *tensor, char **idx, int nidx, size_t off)
 {
+    CC_ASSERT(tensor != NULL && nidx >= 0 && nidx <= CC_MAX_DIMS);
     cc_ref r;
     memset(&r, 0, sizeof r);
     r.tensor.s = (char *)tensor;
@@ -483,6 +485,7 @@ static int body_visit(cc_node *n, void *arg)
         a->why = both;
     }
     cc_inf_pi_free(&pi);
+    CC_ASSERT(ai >= 0 && ai < t->nacc && n->b <= end);
     CC_GROW(t->use, t->use_cap, t->nuse + 1);
     t->use[t->nuse].b = n->b;
     t->use[t->nuse].e = end;
@@ -585,6 +588,9 @@ int cc_infer_body(cc_infer *in, cc_task *t)
             t->nacc--;
             j--;
         }
+    /* after the merge every use still names one of the accesses, and each has a mode */
+    for (int k = 0; k < t->nuse; k++) CC_ASSERT(t->use[k].acc >= 0 && t->use[k].acc < t->nacc);
+    for (int i = 0; i < t->nacc; i++) CC_ASSERT((t->acc[i].mode & 7u) != 0 && t->acc[i].key != NULL);
     return cc_error_count() - e0;
 }
 

@@ -2,6 +2,7 @@
 #include "pragma.h"
 #include "capture_read.h"
 #include "xalloc.h"
+#include "cc_assert.h"
 #include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -377,7 +378,10 @@ int cc_pragmas_attach(cc_unit *u)
                 for (size_t k = 0; k < u->ast.len; k++) h = (h ^ (unsigned char)u->ast.text[k]) * 16777619u;
                 snprintf(t->cuda_sym, sizeof t->cuda_sym, "%s_cuda_%08x", t->name, (unsigned)h);
             }
+            CC_ASSERT(t->b <= t->e && t->e <= u->ast.len);
             if (in) {
+                /* a nested task lies inside its parent's text: emission replaces it within the parent's body */
+                CC_ASSERT(in->b <= t->b && t->e <= in->e);
                 CC_GROW(in->kids, in->kids_cap, in->nkids + 1);
                 in->kids[in->nkids++] = t;
             }

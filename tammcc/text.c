@@ -1,6 +1,7 @@
 /* text.c — shared string helpers of tammcc (see text.h). */
 #include "text.h"
 #include "xalloc.h"
+#include "cc_assert.h"
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -67,6 +68,7 @@ int cc_ident_in(const char *text, const char *name)
 
 unsigned cc_count_nl(const char *s, size_t b, size_t e)
 {
+    CC_ASSERT(b <= e); /* a range of the text, not an empty count for a reversed one */
     unsigned n = 0;
     for (size_t i = b; i < e; i++) n += s[i] == '\n';
     return n;

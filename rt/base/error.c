@@ -1,5 +1,6 @@
 /* error.c — error reporting and the error recorded for the next wait. */
 #include "error.h"
+#include "tamm_assert.h"
 #include "util.h"
 #include <tamm.h>
 #include <stdarg.h>
@@ -162,4 +163,11 @@ int tamm__error_where(const tamm_where *w, int err, const char *fmt, ...)
     int rc = tamm__verror(w, err, fmt, ap);
     va_end(ap);
     return rc;
+}
+
+void tamm__assert_fail(const char *expr, const char *file, int line, const char *func)
+{
+    fprintf(stderr, "tamm: internal error: assertion '%s' failed at %s:%d (%s)\n", expr, file, line, func);
+    fflush(stderr);
+    abort();
 }

@@ -1,7 +1,8 @@
 /*
  * Layer rt/base/ — errors (error.c), configuration from TAMM_* variables
  * (config.c), the TAMM_CUDA_EMU_FAIL grammar (emu_fail.c), the work-stealing
- * deque (deque.c) and small utilities (util.h).  It owns no runtime state beyond
+ * deque (deque.c), internal assertions (tamm_assert.h) and small utilities
+ * (util.h).  It owns no runtime state beyond
  * the configuration and the error mode.  It may call only the C library;
  * every other layer may call it.  An error names the failing task by its
  * label and source location (tamm_where), which the core passes in.

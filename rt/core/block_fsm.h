@@ -87,6 +87,18 @@ static inline tamm_blk_step tamm__blk_step(tamm_blk_state s, int rc, int pending
     return st;
 }
 
+/** Whether state s with reference count rc is a pair the table can reach: a
+ *  valid state, RC >= 0, no buffer handed out without memory (Unalloc: RC 0),
+ *  at most one exclusive buffer (Dirty, DirtyAcc: RC <= 1).  Each applier
+ *  asserts it of the unit before and after a step (TAMM_ASSERT, tamm_assert.h). */
+static inline int tamm__blk_consistent(int s, int rc)
+{
+    if (s < 0 || s >= TAMM_BS_COUNT || rc < 0) return 0;
+    if (s == TAMM_BS_UNALLOC) return rc == 0;
+    if (s == TAMM_BS_DIRTY || s == TAMM_BS_DIRTYACC) return rc <= 1;
+    return 1;
+}
+
 const char *tamm__blk_state_name(tamm_blk_state s);
 const char *tamm__blk_op_name(tamm_blk_op op);
 /** Why a PRECOND/ERR step failed, as text ("RC == 0 required, RC is 2"). */

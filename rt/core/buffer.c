@@ -9,6 +9,7 @@
 #include "runtime.h"
 #include "tensor.h"
 #include "xfer.h"
+#include "tamm_assert.h"
 #define TAMM__IN_RUNTIME /* tamm_cc.h's enums, not its constructor */
 #include <tamm_cc.h>
 #include <stdio.h>
@@ -73,7 +74,8 @@ static TAMM_NOINLINE void host_actions(tamm_tensor *T, long lin, tamm_unit_state
     if (actions & TAMM_ACT_GET) tamm__xfer_host(TAMM_XK_GET, u->buf, b->home, bytes, T->dtype);
 }
 
-/* Apply an operation to the host unit's FSM of block lin.  Block lock held.
+/* Apply an operation to the host unit's FSM of block lin.  Block lock held, or
+ * the caller is the block's sole holder (fsm_release: TAMM_BR_SOLE, no children).
  * Returns the step result; on OK the unit's buffer is the home.  On failure
  * the unit is left in the state the failing step saw (tamm__blk_why of it
  * explains the failure). */
@@ -81,16 +83,21 @@ static inline tamm_blk_result host_fsm(tamm_tensor *T, long lin, tamm_blk_op op)
 {
     tamm_unit_state *u = &T->blocks[lin].units[0];
     for (;;) {
+        TAMM_ASSERT(tamm__blk_consistent(u->state, u->rc));
         tamm_blk_step st = tamm__blk_step((tamm_blk_state)u->state, u->rc, u->pending, op);
         if (st.result != TAMM_BLK_OK) return st.result;
+        /* the table re-applies an op only after Unalloc's Allocate; the home is the host unit's memory */
+        TAMM_ASSERT(!st.again || (u->state == TAMM_BS_UNALLOC && st.next == TAMM_BS_UNI));
+        TAMM_ASSERT(tamm__blk_consistent(st.next, st.rc));
         if (st.actions) host_actions(T, lin, u, st.actions);
+        TAMM_ASSERT(st.next == TAMM_BS_UNALLOC || u->buf != NULL); /* a unit with memory has its buffer */
         u->state = (unsigned char)st.next;
         u->rc = st.rc;
         if (!st.again) return TAMM_BLK_OK;
     }
 }
 
-/* Why host_fsm(op) failed, from the unit's state.  Block lock held. */
+/* Why host_fsm(op) failed, from the unit's state.  As host_fsm: block lock held, or the sole holder. */
 static TAMM_COLD void host_why(tamm_tensor *T, long lin, tamm_blk_op op, char *why, int nwhy)
 {
     tamm_unit_state *u = &T->blocks[lin].units[0];

@@ -28,6 +28,7 @@
 #include "runtime.h"
 #include "task.h"
 #include "tensor.h"
+#include "tamm_assert.h"
 #include <string.h>
 
 /* One cache line: what the submitter and the completers of its members touch. */
@@ -189,14 +190,18 @@ static void epoch_start(tamm_epoch *e)
 
 static inline void notify(tamm_epoch *e)
 {
-    if (atomic_fetch_sub_explicit(&e->npreds, 1, memory_order_acq_rel) == 1)
+    int was = atomic_fetch_sub_explicit(&e->npreds, 1, memory_order_acq_rel);
+    TAMM_ASSERT(was >= 1); /* a predecessor completed that e did not count */
+    if (was == 1)
         epoch_start(e);
 }
 
 /* Drop one of e's two references (the chain's or the completion's). */
 static inline void epoch_unref(tamm_epoch *e)
 {
-    if (atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) == 1)
+    int was = atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel);
+    TAMM_ASSERT(was == 1 || was == 2); /* two references: the chain's and the completion's */
+    if (was == 1)
         epoch_free(e);
 }
 
@@ -206,6 +211,8 @@ static TAMM_NOINLINE void epoch_complete(tamm_epoch *e)
 {
     tamm_epoch *next = atomic_load_explicit(&e->next, memory_order_relaxed), *barrier = e->barrier;
     tamm_epoch *d = atomic_exchange_explicit(&e->dependents, DONE, memory_order_acq_rel);
+    TAMM_ASSERT(d != DONE); /* exactly one completion per epoch */
+    TAMM_ASSERT(e->sealed);
     epoch_unref(e);
     if (next) notify(next);
     if (TAMM_UNLIKELY(barrier != NULL)) notify(barrier);
@@ -220,7 +227,10 @@ static TAMM_NOINLINE void epoch_complete(tamm_epoch *e)
  * The step that takes it to 0 completes e. */
 static inline void count_down(tamm_epoch *e, int k)
 {
-    if (atomic_fetch_sub_explicit(&e->count, k, memory_order_acq_rel) == k)
+    TAMM_ASSERT(k > 0);
+    int was = atomic_fetch_sub_explicit(&e->count, k, memory_order_acq_rel);
+    TAMM_ASSERT(was >= k); /* more members completed than joined */
+    if (was == k)
         epoch_complete(e);
 }
 
@@ -229,6 +239,7 @@ static inline void count_down(tamm_epoch *e, int k)
 static void seal(tamm_epoch *e, int joined)
 {
     if (e->sealed) return;
+    TAMM_ASSERT(joined >= 0 && joined < UNSEALED);
     e->sealed = 1;
     count_down(e, UNSEALED - joined);
 }
@@ -367,6 +378,7 @@ static void rec_join(tamm_epoch *e, tamm_task_s *t)
 /* t becomes a member of e, its chain's newest epoch (c->joined counts it). */
 static inline void member(tamm_chain *c, tamm_epoch *e, tamm_task_s *t, tamm_dep *dep)
 {
+    TAMM_ASSERT(e == c->cur && !e->sealed); /* only the newest, unsealed epoch takes members */
     dep->epoch = e;
     dep->task = t;
     c->joined++;
@@ -397,6 +409,7 @@ static inline void join(tamm_chain *c, tamm_epoch *e, tamm_task_s *t, tamm_dep *
  * whole-tensor epoch pred, unless it has completed. */
 static void add_dependent(tamm_epoch *pred, tamm_epoch *e)
 {
+    TAMM_ASSERT(pred->coarse && pred != e); /* only whole-tensor epochs keep dependents */
     atomic_fetch_add_explicit(&e->npreds, 1, memory_order_relaxed);
     tamm_epoch *old = atomic_load_explicit(&pred->dependents, memory_order_acquire);
     for (;;) {
@@ -421,13 +434,19 @@ enum { LINK_NEXT, LINK_DEPENDENT, LINK_BARRIER };
 static void retire(tamm_chain *c, tamm_epoch *e, int how)
 {
     tamm_epoch *cur = c->cur;
+    TAMM_ASSERT(cur != NULL && cur != e);
     if (how == LINK_DEPENDENT) {
         add_dependent(cur, e);
     } else {
         if (TAMM_UNLIKELY(tamm__rt.recording)) rec_pred(e, cur);
         atomic_fetch_add_explicit(&e->npreds, 1, memory_order_relaxed);
-        if (how == LINK_NEXT) atomic_store_explicit(&cur->next, e, memory_order_relaxed);
-        else cur->barrier = e;
+        if (how == LINK_NEXT) {
+            TAMM_ASSERT(atomic_load_explicit(&cur->next, memory_order_relaxed) == NULL); /* retired once */
+            atomic_store_explicit(&cur->next, e, memory_order_relaxed);
+        } else {
+            TAMM_ASSERT(cur->barrier == NULL && e->coarse);
+            cur->barrier = e;
+        }
     }
     seal(cur, c->joined);
     epoch_unref(cur);
@@ -440,7 +459,12 @@ static tamm_epoch *open_epoch(tamm_chain *c, tamm_task_s *t, unsigned perm, tamm
 {
     tamm_epoch *cur = c->cur;
     tamm_dep_state s = cur ? (tamm_dep_state)c->mode : TAMM_DS_UNACCESSED;
+    /* the from-state: UNACCESSED exactly when the chain has no epoch, else the newest epoch's mode */
+    TAMM_ASSERT(cur ? s > TAMM_DS_UNACCESSED && s < TAMM_DS_COUNT && s == (tamm_dep_state)cur->mode
+                    : c->mode < TAMM_DS_COUNT);
     tamm_dep_step st = tamm__dep_step(s, tamm__dep_perm_of(perm));
+    /* the table: from UNACCESSED every permission follows; no transition leads back to it */
+    TAMM_ASSERT(st.next != TAMM_DS_UNACCESSED && (cur || st.after));
     /* a whole-tensor epoch with block accesses after it takes no more members
      * (it is sealed then; a block chain's newest epoch is never sealed) */
     if (cur && !st.after && !c->touched) {
@@ -466,9 +490,12 @@ static tamm_epoch *open_epoch(tamm_chain *c, tamm_task_s *t, unsigned perm, tamm
 static void join_new(tamm_chain *c, tamm_epoch *e, tamm_task_s *t, tamm_dep *dep)
 {
     member(c, e, t, dep);
+    TAMM_ASSERT(c->joined == 1); /* t is the new epoch's first member */
     dep->next_waiter = NULL;
     atomic_store_explicit(&e->waiters, dep, memory_order_relaxed);
-    if (atomic_fetch_sub_explicit(&e->npreds, 1, memory_order_acq_rel) == 1) {
+    int was = atomic_fetch_sub_explicit(&e->npreds, 1, memory_order_acq_rel);
+    TAMM_ASSERT(was >= 1); /* the construction guard is still held */
+    if (was == 1) {
         atomic_store_explicit(&e->waiters, STARTED, memory_order_release);
         c->started = 1;
     } else {
@@ -528,6 +555,7 @@ static void register_tensor(tamm_domain *d, tamm_tensor *T, tamm_chain *tc, tamm
 
 void tamm__dag_register(tamm_domain *d, tamm_task_s *t, tamm_tensor *T, long lin, unsigned perm, tamm_dep *dep)
 {
+    TAMM_ASSERT(T != NULL && lin >= -1 && lin < T->nblk);
     dep->next_waiter = NULL;
     if (d == NULL) {
         if (lin >= 0)
@@ -575,6 +603,7 @@ void tamm__dag_flush(tamm_held *h)
         h->rT = NULL;
     }
     int n = h->n;
+    TAMM_ASSERT(n > 0); /* an epoch is held only with count-downs on it */
     h->epoch = NULL;
     h->n = 0;
     count_down(e, n);

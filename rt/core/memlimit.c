@@ -8,6 +8,7 @@
 #include "task.h"
 #include "tensor.h"
 #include "util.h"
+#include "tamm_assert.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -156,7 +157,9 @@ void tamm__ml_fini(void)
     free(tops);
     tops = NULL;
     ctops = ntops = 0;
+    pthread_mutex_lock(&mlk); /* (alone by now, but spare_drop's precondition holds) */
     while (nspares) spare_drop();
+    pthread_mutex_unlock(&mlk);
     tamm__ml_on = 0;
     tamm__task_extra &= ~TAMM_EXTRA_MEMLIMIT;
 }
@@ -226,6 +229,7 @@ static struct { void *p; size_t bytes; } spares[ML_SPARES];
 /* Give up memory p of `bytes` (counted in use).  mlk held. */
 static void spare_put(void *p, size_t bytes)
 {
+    TAMM_ASSERT(tamm__mutex_held(&mlk));
     if (!p) return;
     if (bytes >= ML_MMAP_MIN && nspares < ML_SPARES) {
         spares[nspares].p = p;
@@ -239,6 +243,7 @@ static void spare_put(void *p, size_t bytes)
 /* A spare of exactly `bytes` (still counted in use), or NULL.  mlk held. */
 static void *spare_take(size_t bytes)
 {
+    TAMM_ASSERT(tamm__mutex_held(&mlk));
     for (int i = nspares - 1; i >= 0; i--)
         if (spares[i].bytes == bytes) {
             void *p = spares[i].p;
@@ -251,6 +256,7 @@ static void *spare_take(size_t bytes)
 /* Free the oldest spare.  mlk held. */
 static void spare_drop(void)
 {
+    TAMM_ASSERT(tamm__mutex_held(&mlk) && nspares > 0);
     raw_free(spares[0].p, spares[0].bytes);
     tamm__mem_sub(spares[0].bytes);
     memmove(&spares[0], &spares[1], (size_t)(--nspares) * sizeof spares[0]);
@@ -259,6 +265,7 @@ static void spare_drop(void)
 static void lru_remove(tamm_mblk *m)
 {
     if (!m->in_lru) return;
+    TAMM_ASSERT(m->prev->next == m && m->next->prev == m); /* a consistent list */
     m->prev->next = m->next;
     m->next->prev = m->prev;
     m->in_lru = 0;
@@ -266,6 +273,7 @@ static void lru_remove(tamm_mblk *m)
 
 static void lru_front(tamm_mblk *m)
 {
+    TAMM_ASSERT(tamm__mutex_held(&mlk));
     lru_remove(m);
     m->next = lru.next;
     m->prev = &lru;
@@ -375,6 +383,7 @@ static void spill_counted(tamm_mblk *m, size_t bytes, uint64_t t0)
 /* Write block m (home p) to its slot.  mlk and the block lock held. 0: done. */
 static int spill_write(tamm_mblk *m, const void *p, size_t bytes)
 {
+    TAMM_ASSERT(tamm__mutex_held(&mlk) && tamm__spin_held(&m->T->blocks[m->lin].lock));
     if (slot_prepare(m, bytes)) return -1;
     uint64_t t0 = TAMM_UNLIKELY(tamm__rt.recording) ? tamm__now_ns() : 0;
     int e = slot_write(m, p, bytes);
@@ -395,6 +404,9 @@ static int evict_locked(tamm_mblk *m, int discard)
 {
     tamm_block_s *b = &m->T->blocks[m->lin];
     tamm_unit_state *u = &b->units[0];
+    TAMM_ASSERT(tamm__mutex_held(&mlk) && tamm__spin_held(&b->lock));
+    /* the execution FSM's EVICT needs RC == 0; a pinned block is in use */
+    TAMM_ASSERT(u->rc == 0 && !u->pending && m->pins == 0 && !m->toppin && b->home != NULL);
     size_t bytes = b->bytes;
     int dirty = m->dirty || u->state == TAMM_BS_DIRTY || u->state == TAMM_BS_DIRTYACC;
     if (dirty && !discard) {
@@ -452,6 +464,7 @@ static int evict_one(void)
  * and taken again while a candidate's lock is busy: its holder may need mlk). */
 static void *room(size_t bytes)
 {
+    TAMM_ASSERT(tamm__mutex_held(&mlk));
     int tries = 0;
     for (;;) {
         void *p = spare_take(bytes);
@@ -516,7 +529,9 @@ void tamm__ml_tensor_init(tamm_tensor *T)
 
 static void top_drop_at(int i)
 {
+    TAMM_ASSERT(i >= 0 && i < ntops);
     tamm_mblk *m = tops[i];
+    TAMM_ASSERT(m->toppin && top_bytes >= m->T->blocks[m->lin].bytes);
     m->toppin = 0;
     top_bytes -= m->T->blocks[m->lin].bytes;
     memmove(&tops[i], &tops[i + 1], (size_t)(ntops - i - 1) * sizeof *tops);
@@ -590,6 +605,8 @@ void tamm__ml_release(tamm_tensor *T, long lin)
      * together, as in evict_one, so that room() never counts bytes that no list holds */
     tamm__spin_lock(&b->lock);
     pthread_mutex_lock(&mlk);
+    /* the releasing task holds the block without a buffer: Unalloc with RC 0 stays consistent */
+    TAMM_ASSERT(b->units[0].rc == 0 && !b->units[0].pending);
     lru_remove(m);
     if (m->toppin) top_drop(m);
     slot_free(m->off, b->bytes);
@@ -613,6 +630,7 @@ static void *home_in(tamm_tensor *T, long lin, int overwrite)
     tamm_block_s *b = &T->blocks[lin];
     tamm_mblk *m = &T->ml[lin];
     size_t bytes = b->bytes;
+    TAMM_ASSERT(!b->home); /* made resident once (under the block lock, or by its sole user) */
     pthread_mutex_lock(&mlk);
     void *p = room(bytes);
     pthread_mutex_unlock(&mlk);
@@ -703,6 +721,7 @@ void tamm__ml_unpin(tamm_tensor *T, long lin)
 {
     if (!T->ml) return;
     pthread_mutex_lock(&mlk);
+    TAMM_ASSERT(T->ml[lin].pins > 0); /* every unpin follows its pin */
     T->ml[lin].pins--;
     pthread_mutex_unlock(&mlk);
 }
@@ -715,6 +734,24 @@ void tamm__ml_unpin(tamm_tensor *T, long lin)
 static inline size_t extra_of(const tamm_dep *d, size_t bytes)
 {
     return (d->perm & (TAMM_ACCUM | TAMM_CANCELLABLE)) ? bytes : 0;
+}
+
+/* One pin on m goes back; at 0 its bytes are no longer reserved.  mlk held. */
+static void unpin(tamm_mblk *m, size_t bytes)
+{
+    TAMM_ASSERT(tamm__mutex_held(&mlk));
+    TAMM_ASSERT(m->pins > 0); /* pins and unpins balance: never below zero */
+    if (--m->pins == 0) {
+        TAMM_ASSERT(reserved >= bytes);
+        reserved -= bytes;
+    }
+}
+
+/* `bytes` of private buffers are no longer reserved.  mlk held. */
+static void unreserve(size_t bytes)
+{
+    TAMM_ASSERT(reserved >= bytes);
+    reserved -= bytes;
 }
 
 /* ---- read-ahead ---- */
@@ -746,6 +783,7 @@ static tamm_task_s *unpark(void)
         if (prev) prev->next = n;
         else phead = n;
         if (ptail == t) ptail = prev;
+        TAMM_ASSERT(nparked > 0);
         nparked--;
         t->next = NULL;
         if (gotail) gotail->next = t;
@@ -816,6 +854,7 @@ static int clean_one(void)
         } else {
             m->valid = 1;
             m->dirty = 0;
+            TAMM_ASSERT(st.next != TAMM_BS_DIRTY && st.next != TAMM_BS_DIRTYACC && st.rc == 0); /* FLUSH: clean */
             u->state = (unsigned char)st.next;
             u->rc = st.rc;
             spill_counted(m, bytes, t0);
@@ -864,7 +903,7 @@ static void *io_main(void *arg)
         tamm__spin_unlock(&b->lock);
         if (ahead) atomic_fetch_add(&st_ahead, 1);
         pthread_mutex_lock(&mlk);
-        if (--m->pins == 0) reserved -= T->blocks[m->lin].bytes; /* (its tasks are done: evictable now) */
+        unpin(m, T->blocks[m->lin].bytes); /* (its tasks are done at 0: evictable now) */
         io_cur = NULL;
         pthread_cond_broadcast(&io_idle);
         unpark_and_push();
@@ -1093,10 +1132,13 @@ static void unpin_and_drain(tamm_task_s *t)
         if (d->lin < 0 || !d->T->ml) continue;
         tamm_mblk *m = &d->T->ml[d->lin];
         size_t bytes = d->T->blocks[d->lin].bytes;
-        if (--m->pins == 0) reserved -= bytes;
-        reserved -= extra_of(d, bytes);
+        unpin(m, bytes);
+        unreserve(extra_of(d, bytes));
     }
-    if (!(t->flags & TAMM_TF_PSEUDO)) nadmitted--;
+    if (!(t->flags & TAMM_TF_PSEUDO)) {
+        TAMM_ASSERT(nadmitted > 0);
+        nadmitted--;
+    }
     /* t's blocks may be dirty and evictable now: while memory is three-quarters full the I/O
      * thread writes such blocks back ahead of their eviction */
     if (!clean_wanted && !spill_broken && memory_high() && !io_start()) {
@@ -1180,8 +1222,9 @@ void tamm__ml_unhold(tamm_tensor *T, long lin, size_t extra)
     tamm_mblk *m = &T->ml[lin];
     tamm_task_s *go, *bad;
     pthread_mutex_lock(&mlk);
-    if (--m->pins == 0) reserved -= T->blocks[lin].bytes;
-    reserved -= extra;
+    TAMM_ASSERT(m->holds > 0 && nholds > 0); /* an unhold for every hold */
+    unpin(m, T->blocks[lin].bytes);
+    unreserve(extra);
     m->holds--;
     nholds--;
     pthread_cond_broadcast(&io_idle); /* (tensor_free and ml_release wait for the holds on their blocks) */

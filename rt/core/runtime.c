@@ -17,6 +17,7 @@
 #include "tensor.h"
 #include "xfer.h"
 #include "stuck.h"
+#include "tamm_assert.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,7 +182,8 @@ int tamm_cc_taskwait(void)
     atomic_fetch_add_explicit(&tamm__rt.nested_waiting, 1, memory_order_seq_cst);
     tamm__worker_flush(w);
     int rc = tamm__help_until_nested(children_done, p);
-    atomic_fetch_sub_explicit(&tamm__rt.nested_waiting, 1, memory_order_seq_cst);
+    int was = atomic_fetch_sub_explicit(&tamm__rt.nested_waiting, 1, memory_order_seq_cst);
+    TAMM_ASSERT(was >= 1 && w->wait_depth > 0);
     w->wait_depth--;
     tamm__deadlock_detail(rc);
     if (rc) return tamm__error(p, rc, "a taskwait in a task function: the task's children can never run");

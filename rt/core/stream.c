@@ -30,6 +30,7 @@
 #include "layer.h"
 #include "error.h"
 #include "util.h"
+#include "tamm_assert.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -244,7 +245,8 @@ static void release_body(tamm_ctx *ctx, void *args)
     tamm_block_s *b = &T->blocks[lin];
     tamm__spin_lock(&b->lock);
     void *p = b->home;
-    if (b->units[0].rc || b->units[0].pending) p = NULL; /* (cannot happen: this task holds the block) */
+    TAMM_ASSERT(!b->units[0].rc && !b->units[0].pending); /* this task holds the block: no buffer of it is out */
+    if (b->units[0].rc || b->units[0].pending) p = NULL;
     if (p) {
         b->home = NULL;
         b->units[0].buf = NULL;

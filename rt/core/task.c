@@ -15,6 +15,7 @@
 #include "runtime.h"
 #include "tensor.h"
 #include "stuck.h"
+#include "tamm_assert.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -320,15 +321,20 @@ static void task_ready(tamm_task_s *t);
 
 void tamm__task_dep_satisfied(tamm_task_s *t)
 {
-    if (atomic_fetch_sub_explicit(&t->deps, 1, memory_order_acq_rel) == 1)
+    int was = atomic_fetch_sub_explicit(&t->deps, 1, memory_order_acq_rel);
+    TAMM_ASSERT(was >= 1); /* one start condition more satisfied than t waited for */
+    if (was == 1)
         task_ready(t);
 }
 
 /* Submission is over: replace the guard by the epochs t waits for. */
 static inline void drop_guard(tamm_task_s *t)
 {
+    TAMM_ASSERT(t->nwait >= 0 && t->nwait < TAMM_DEPS_GUARD);
     int n = TAMM_DEPS_GUARD - t->nwait;
-    if (atomic_fetch_sub_explicit(&t->deps, n, memory_order_acq_rel) == n)
+    int was = atomic_fetch_sub_explicit(&t->deps, n, memory_order_acq_rel);
+    TAMM_ASSERT(was >= n); /* the guard is still there: no condition was satisfied twice */
+    if (was == n)
         task_ready(t);
 }
 
@@ -418,8 +424,11 @@ void tamm__task_push(tamm_task_s *t)
  * reuses it only after seeing `cont` NULL. */
 static void cont_fire(tamm_task_s *p, unsigned slot)
 {
+    TAMM_ASSERT(slot < 2);
+    TAMM_ASSERT(atomic_load_explicit(&p->kids[slot], memory_order_relaxed) == TAMM_KIDS_ARMED);
     atomic_store_explicit(&p->kids[slot], 0, memory_order_relaxed);
     tamm_task_s *k = atomic_exchange_explicit(&p->cont, NULL, memory_order_acq_rel);
+    TAMM_ASSERT(k != NULL); /* an armed slot has a continuation waiting for it */
     tamm__task_dep_satisfied(k);
 }
 
@@ -457,10 +466,12 @@ static void task_complete(tamm_task_s *t, tamm_held *held)
         task_free(t);
         if (parent) {
             /* before parent->pending: parent (and a continuation of it) stay alive */
-            if (TAMM_UNLIKELY(atomic_fetch_sub_explicit(&parent->kids[slot], 1, memory_order_acq_rel) ==
-                              TAMM_KIDS_ARMED + 1))
+            unsigned kids = atomic_fetch_sub_explicit(&parent->kids[slot], 1, memory_order_acq_rel);
+            TAMM_ASSERT((kids & ~TAMM_KIDS_ARMED) >= 1); /* t was counted in this slot */
+            if (TAMM_UNLIKELY(kids == TAMM_KIDS_ARMED + 1))
                 cont_fire(parent, slot);
             int was = atomic_fetch_sub_explicit(&parent->pending, 1, memory_order_acq_rel);
+            TAMM_ASSERT(was >= 1); /* the parent counts each live child once */
             if (was == 1) {
                 t = parent; /* nothing prefetched its epochs */
                 from = 1;
@@ -487,6 +498,7 @@ static void task_complete(tamm_task_s *t, tamm_held *held)
 static inline void body_done_held(tamm_task_s *t, tamm_held *held)
 {
     int was = atomic_fetch_sub_explicit(&t->pending, 1, memory_order_acq_rel);
+    TAMM_ASSERT(was >= 1); /* the body or a hold ended twice */
     if (was == 1)
         task_complete(t, held);
     else if (TAMM_UNLIKELY(was == 2) && atomic_load_explicit(&tamm__rt.nested_waiting, memory_order_seq_cst))
@@ -503,6 +515,7 @@ void tamm__task_body_done(tamm_task_s *t) { body_done(t); }
 
 void tamm__task_end_deps(tamm_task_s *t)
 {
+    TAMM_ASSERT(!(t->flags & TAMM_TF_DEPS_ENDED)); /* ending them twice would count its epochs down twice */
     t->flags |= TAMM_TF_DEPS_ENDED; /* before: a successor may complete first, never t's completion */
     for (int i = 0; i < t->ndep; i++) tamm__dag_release(&t->dep[i]);
     t->ndep = 0; /* so task_complete ends nothing twice, at no cost to tasks that never end early */
@@ -680,6 +693,7 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
             p->kcur ^= 1;
             atomic_store_explicit(&p->cont, t, memory_order_relaxed);
         }
+        TAMM_ASSERT(p->kcur == 0 || p->kcur == 1);
         if (p->kcur) t->flags |= TAMM_TF_KSLOT1;
         atomic_fetch_add_explicit(&p->kids[p->kcur], 1, memory_order_relaxed);
         /* arm the closed slot (publishing cont); if it was empty, t waits for nobody */
@@ -732,7 +746,7 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
         atomic_fetch_add_explicit(&tamm__rt.nested_waiting, 1, memory_order_seq_cst);
         drop_guard(t);
         rc = tamm__help_until(only_hold_left, t);
-        atomic_fetch_sub_explicit(&tamm__rt.nested_waiting, 1, memory_order_seq_cst);
+        TAMM_COUNT_DOWN(&tamm__rt.nested_waiting, memory_order_seq_cst);
         tamm__deadlock_detail(rc);
         if (rc)
             return tamm__error(t, rc, "undeferred task can never run: its dependences are never satisfied");

@@ -9,6 +9,7 @@
 #include "runtime.h"
 #include "stream.h"
 #include "task.h"
+#include "tamm_assert.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -138,6 +139,7 @@ int tamm__range_error(const struct tamm_task_s *t, const char *what, const tamm_
 
 void *tamm__block_home(tamm_tensor *T, long lin)
 {
+    TAMM_ASSERT(lin >= 0 && lin < T->nblk);
     tamm_block_s *b = &T->blocks[lin];
     if (TAMM_UNLIKELY(!b->home)) {
         if (T->ml) return tamm__ml_home(T, lin); /* read back, regenerated or zeroed, within the limit */

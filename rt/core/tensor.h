@@ -112,7 +112,8 @@ const char *tamm__idx_text(long v, char *buf, size_t n);
 void tamm__block_idx(const tamm_tensor *T, long lin, long *idx);
 /** Elements of block lin. */
 size_t tamm__block_elems_lin(const tamm_tensor *T, long lin);
-/** Make sure the block's home exists (zero-filled, or generated).  Call with the block lock held. */
+/** Make sure the block's home exists (zero-filled, or generated).  Call with the block lock held,
+ *  or as the block's sole user (buffer.c: a top-level task with write permission, TAMM_BR_SOLE). */
 void *tamm__block_home(tamm_tensor *T, long lin);
 /** "A[1,2]" style name of a block, for messages. */
 const char *tamm__block_name(const tamm_tensor *T, long lin, char *buf, int n);

@@ -13,6 +13,7 @@
 #ifndef TAMM_HANDOFF_H
 #define TAMM_HANDOFF_H
 
+#include "tamm_assert.h"
 #include "util.h"
 
 typedef struct tamm_handoff {
@@ -23,6 +24,10 @@ typedef struct tamm_handoff {
 extern _Atomic(tamm_handoff *) tamm__handoff_head;
 /** Operations posted to the progress engine and not yet finished by a worker. */
 extern atomic_long tamm__handoff_inflight;
+
+/** A worker has finished one operation counted in tamm__handoff_inflight (never
+ *  more than were counted in: asserted). */
+static inline void tamm__handoff_done(void) { TAMM_COUNT_DOWN(&tamm__handoff_inflight, memory_order_release); }
 
 /** Progress thread: queue h for a worker and wake one. */
 void tamm__handoff_push(tamm_handoff *h);

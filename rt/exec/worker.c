@@ -5,6 +5,7 @@
 #include "error.h"
 #include "fence.h"
 #include "runtime.h"
+#include "tamm_assert.h"
 #include <limits.h>
 #include <errno.h>
 #include <linux/futex.h>
@@ -127,7 +128,8 @@ static tamm_task_s *sleep_once(tamm_worker *w, int (*done)(void *), void *arg, i
          * (TAMM_STATS counts them; each costs a slice of latency) */
         if (futex_wait(&tamm__rt.wake_seq, *seq, timeout_ms) && done(arg)) w->nlate++;
     }
-    atomic_fetch_sub_explicit(&tamm__rt.nsleepers, 1, memory_order_seq_cst);
+    int was = atomic_fetch_sub_explicit(&tamm__rt.nsleepers, 1, memory_order_seq_cst);
+    TAMM_ASSERT(was >= 1); /* each sleeper counted itself in before it slept */
     return t;
 }
 

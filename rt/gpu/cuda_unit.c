@@ -34,6 +34,7 @@
 #include "tensor.h"
 #include "buffer.h"
 #include "perm.h"
+#include "tamm_assert.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -326,6 +327,7 @@ static inline int sidx(const tamm_pend *rec) { return rec->stream < 0 ? TAMM_GPU
  * ordered with each other (read-read sharing).  Unit lock held. */
 static void use_read(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
 {
+    TAMM_ASSERT(tamm__mutex_held(&g->lock));
     wait_rec(g, u->use, u->use_seq, rec);
     int k = sidx(rec);
     u->rd[k] = rec;
@@ -337,6 +339,7 @@ static void use_read(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
  * Unit lock held. */
 static void use_write(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
 {
+    TAMM_ASSERT(tamm__mutex_held(&g->lock));
     wait_rec(g, u->use, u->use_seq, rec);
     for (int k = 0; k <= TAMM_GPU_STREAMS; k++) {
         if (u->rd[k]) wait_rec(g, u->rd[k], u->rd_seq[k], rec);
@@ -479,6 +482,7 @@ static int wb_fetch(void *arg, void *dst, size_t off, size_t n)
  * after a sum), 0: not possible (the caller holds the home instead).  Unit lock held. */
 static int store_now(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
 {
+    TAMM_ASSERT(tamm__mutex_held(&g->lock) && u->rc == 0); /* a copy no task holds is written back */
     if (!g->wb[0] || g->fatal) return 0;
     int acc = u->state == TAMM_BS_DIRTYACC;
     wb_arg a = { g, u };
@@ -506,6 +510,7 @@ static int store_now(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
  * TAMM_MEMORY_LIMIT).  Unit lock held. */
 static int flush_locked(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
 {
+    TAMM_ASSERT(tamm__mutex_held(&g->lock) && u->rc == 0); /* the table's FLUSH needs RC == 0 */
     tamm_tensor *T = u->T;
     size_t bytes = T->blocks[u->lin].bytes;
     void *s = task_stream(g, rec);
@@ -553,14 +558,17 @@ static int flush_locked(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
  * event is not recorded yet, so nothing could wait for it.  Unit lock held. */
 static int evict_one(tamm_gpu *g)
 {
+    TAMM_ASSERT(tamm__mutex_held(&g->lock));
     tamm_ublk *u = g->lru.next;
     while (u != &g->lru && touched_unrecorded(u)) u = u->next;
     if (u == &g->lru) return -1;
+    TAMM_ASSERT(u->rc == 0 && u->buf != NULL); /* the LRU holds only copies no task holds */
     lru_remove(g, u);
     tamm_pend *b = batch(g);
     flush_locked(g, u, b);
     use_write(g, u, b);
     if (OPS->free(u->buf, g->copy_stream)) tamm__gpu_fail(g, NULL, "freeing an evicted block");
+    TAMM_ASSERT(g->used >= u->T->blocks[u->lin].bytes);
     g->used -= u->T->blocks[u->lin].bytes;
     u->buf = NULL;
     u->state = TAMM_BS_UNALLOC;
@@ -808,7 +816,9 @@ void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T,
         if (op == TAMM_BOP_READ) use_read(g, u, rec); /* a Get below makes it a write */
         else use_write(g, u, rec);
     }
+    TAMM_ASSERT(tamm__mutex_held(&g->lock)); /* the GPU's lock guards its units' states */
     for (;;) {
+        TAMM_ASSERT(tamm__blk_consistent(u->state, u->rc));
         tamm_blk_step st = tamm__blk_step((tamm_blk_state)u->state, u->rc, 0, op);
         if (st.result != TAMM_BLK_OK) {
             tamm__blk_why((tamm_blk_state)u->state, u->rc, 0, op, why, sizeof why);
@@ -845,6 +855,7 @@ void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T,
             atomic_fetch_add_explicit(&g->bytes_h2d, bytes, memory_order_relaxed);
             got = 1;
         }
+        TAMM_ASSERT(tamm__blk_consistent(st.next, st.rc) && (st.next == TAMM_BS_UNALLOC || u->buf != NULL));
         u->state = (unsigned char)st.next;
         u->rc = st.rc;
         if (!st.again) break;
@@ -1018,6 +1029,8 @@ void tamm__unit_task_released(tamm_gpu *g, tamm_pend *rec)
         tamm_ublk *u = U(g, r->T, r->lin);
         tamm_blk_op op = (r->kind == TAMM_BK_READ && (r->flags & TAMM_BR_GPU_CANCEL)) ? TAMM_BOP_CANCEL : TAMM_BOP_RELEASE;
         tamm_blk_step st = tamm__blk_step((tamm_blk_state)u->state, u->rc, 0, op);
+        /* the task held this buffer, so the table allows its release (RC > 0) */
+        TAMM_ASSERT(st.result == TAMM_BLK_OK && tamm__blk_consistent(st.next, st.rc));
         if (st.result == TAMM_BLK_OK) {
             u->state = (unsigned char)st.next;
             u->rc = st.rc;

@@ -30,6 +30,7 @@
  */
 #include "buffer.h"
 #include "error.h"
+#include "tamm_assert.h"
 #include "fence.h"
 #include "gpu.h"
 #include "memlimit.h"
@@ -178,7 +179,8 @@ tamm_pend *tamm__rec_get(tamm_gpu *g)
 
 static void rec_put(tamm_gpu *g, tamm_pend *r)
 {
-    atomic_fetch_sub(&g->live_recs, 1);
+    int live = atomic_fetch_sub(&g->live_recs, 1);
+    TAMM_ASSERT(live >= 1); /* a record goes back once */
     r->seq++;
     r->next = g->free_recs;
     g->free_recs = r;
@@ -370,7 +372,8 @@ static void complete(tamm_gpu *g, tamm_pend *r, int k)
         atomic_store_explicit(&g->w->ntasks, atomic_load_explicit(&g->w->ntasks, memory_order_relaxed) + 1,
                               memory_order_relaxed);
         rec_put(g, r);
-        atomic_fetch_sub(&g->running, 1);
+        int running = atomic_fetch_sub(&g->running, 1);
+        TAMM_ASSERT(running >= 1);
         tamm__task_body_done(t);
         return;
     }
@@ -527,7 +530,7 @@ static tamm_task_s *read_done(tamm_gpu *g)
         *p = t->next;
         if (g->rd_tail == t) g->rd_tail = prev;
         t->next = NULL;
-        atomic_fetch_sub(&g->nwaiting, 1);
+        TAMM_COUNT_DOWN(&g->nwaiting, memory_order_seq_cst);
         return t;
     }
     return NULL;
@@ -577,16 +580,16 @@ static int issue(tamm_gpu *g)
         if (g->rd_head) g->rd_seen = gen; /* none of them is back yet */
         if ((t = g->held)) { /* first: only this one may be held for the device's memory */
             g->held = NULL;
-            atomic_fetch_sub(&g->nwaiting, 1);
+            TAMM_COUNT_DOWN(&g->nwaiting, memory_order_seq_cst);
         } else if ((from_hw = g->hw_retry > 0)) { /* refused by the host before */
             t = g->hw_head;
             g->hw_head = t->next;
             if (!g->hw_head) g->hw_tail = NULL;
             t->next = NULL;
             g->hw_retry--;
-            atomic_fetch_sub(&g->nwaiting, 1);
+            TAMM_COUNT_DOWN(&g->nwaiting, memory_order_seq_cst);
         } else if ((t = tamm__taskq_pop(&g->q))) {
-            atomic_fetch_sub(&g->queued, 1);
+            TAMM_COUNT_DOWN(&g->queued, memory_order_seq_cst);
         } else {
             return did;
         }

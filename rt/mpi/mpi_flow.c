@@ -227,7 +227,7 @@ static void op_finish(tamm_handoff *h)
     int kept = f->kept;
     free(f);
     if (kept) tamm__ml_kept_done(t); /* the home (or copy) the message used may be evicted now */
-    atomic_fetch_sub_explicit(&tamm__handoff_inflight, 1, memory_order_release);
+    tamm__handoff_done();
     tamm__task_unhold(t);
 }
 
@@ -1190,7 +1190,7 @@ static void agree_finish(tamm_handoff *h)
     agree_op *a = (agree_op *)h;
     tamm_task_s *t = a->t;
     free(a);
-    atomic_fetch_sub_explicit(&tamm__handoff_inflight, 1, memory_order_release);
+    tamm__handoff_done();
     t->flags |= TAMM_TF_AGREED;
     tamm__task_make_ready(t);
 }
@@ -1235,7 +1235,7 @@ static void xf_agreed(tamm_handoff *h)
     free(o);
     tamm__xfence_agreed(x);
     /* after the fire: a waiting thread never finds the run idle in between */
-    atomic_fetch_sub_explicit(&tamm__handoff_inflight, 1, memory_order_release);
+    tamm__handoff_done();
 }
 
 static void xf_reached(tamm_xfence *x)

@@ -1,8 +1,9 @@
 /*
  * fuzz_clause_model.c — an independent reference recognizer of the `#pragma tamm` grammar, for
  * the clause fuzzer (fuzz_clause.c): it decides accept / reject for a pragma text and, for a
- * reject, the class and offset of the first error.  Written from docs/language.md ("Pragmas",
- * "Task clauses", "Block references") and sharing no code with clause.c:
+ * reject, the class and offset of the first error.  Written from docs/language.md ("Directives",
+ * "Task clauses", "Block references: blocks, slices, ranges, whole tensors"), sharing no code with
+ * clause.c:
  *
  *   pragma    := 'tamm' ( 'task' [clause { [','] clause }] | 'taskwait' [ 'on' '(' list ')' ]
  *                       | 'fence' | 'streaming' )

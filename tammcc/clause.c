@@ -494,9 +494,17 @@ static int skip_clause(parser *p, int start)
 static int parse_task(parser *p, cc_pragma *o)
 {
     int seen_prio = 0, seen_if = 0, seen_on = 0, seen_label = 0, seen_dev = 0, seen_coll = 0;
-    for (;;) {
+    for (int first = 1;; first = 0) {
         p->mute = 0; /* every bad clause is reported, each at its place */
-        if (is_punct(p, cur(p), ',')) p->pos++;
+        /* `clause [[,] clause]...`: a comma only between two clauses (not before the first one,
+         * where it is reported below as no clause, nor after the last one) */
+        if (!first && is_punct(p, cur(p), ',')) {
+            p->pos++;
+            if (cur(p)->k == T_END) {
+                perr(p, cur(p), "expected a clause of '#pragma tamm task' after ',', found end of line%s%s", NULL, NULL);
+                return -1;
+            }
+        }
         tok *t = cur(p);
         int start = p->pos;
         if (t->k == T_END) return p->nerr ? -1 : 0;

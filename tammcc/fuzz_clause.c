@@ -12,10 +12,19 @@
  * (as pragma.c does for continued lines and _Pragma strings).  Properties:
  * no crash, leak or undefined behaviour; every parse ends in success or a
  * diagnostic (-1 implies at least one error reported, 0 implies none); on
- * success the result is well formed; on failure it was freed.
+ * success the result is well formed; on failure it was freed.  And the
+ * parser agrees with an independent model of the grammar
+ * (fuzz_clause_model.c, written from docs/language.md): on the prefixed and
+ * the raw text, accept / reject agree, and on a reject the first error's
+ * class and offset agree (where the model does not answer "unspecified").
+ * Offsets: the parser reports an error at the end of the text at its last
+ * byte, the model at its length; there, and at a closing bracket, a missing
+ * closer and a missing operand (PAREN, EMPTY) are one fact: the text or the
+ * bracketed group ended early.
  */
 #include "clause.h"
 #include "diag.h"
+#include "fuzz_clause_model.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +47,7 @@ static void check_text(const cc_text *t, size_t lo, size_t hi)
 
 /* A successful parse: fields consistent with each other and inside the file. */
 static int has_nul; /* the input holds a NUL byte: texts (C strings) may end early */
+static FILE *devnull; /* where diagnostics go when nothing reads them */
 
 static void check_pragma(const cc_pragma *p, size_t lo, size_t hi)
 {
@@ -86,9 +96,99 @@ static void check_pragma(const cc_pragma *p, size_t lo, size_t hi)
     CHECK(p->device == CC_DEV_ANY || p->device == CC_DEV_CPU || p->device == CC_DEV_CUDA);
 }
 
-/* Parse text[0, len) (a file of its own, or mapped into `file` by map). */
-static void parse_one(const cc_source *src, const char *text, size_t len, const size_t *map, size_t base)
+/* The model's class of the parser's message (its first words). */
+static int parser_class(const char *msg)
 {
+    static const struct { const char *prefix; int cls; } k[] = {
+        { "missing terminating", MODEL_E_LEX },
+        { "not a tamm pragma", MODEL_E_NOT_TAMM },
+        { "expected a tamm directive", MODEL_E_DIRECTIVE },
+        { "unknown tamm directive", MODEL_E_DIRECTIVE },
+        { "expected a clause of", MODEL_E_CLAUSE },
+        { "clause '", MODEL_E_TWICE },
+        { "unknown permission mode", MODEL_E_MODE },
+        { "expected read, write, readwrite or accum", MODEL_E_MODE },
+        { "unknown device", MODEL_E_DEVICE },
+        { "expected a string literal", MODEL_E_LABEL },
+        { "expected an expression", MODEL_E_EMPTY },
+        { "expected the first block", MODEL_E_EMPTY },
+        { "expected the end of the range", MODEL_E_EMPTY },
+        { "expected ']' after the block range", MODEL_E_RANGE },
+        { "expected a block reference", MODEL_E_REF },
+        { "expected a member name", MODEL_E_REF },
+        { "too many block indices", MODEL_UNSPEC_CLASS },
+        { "unexpected '", MODEL_E_EXTRA },
+        { "expected '", MODEL_E_PAREN },
+    };
+    if (!strncmp(msg, "unknown clause '", 16)) { /* '<identifier>' in '#pragma tamm task...' */
+        const char *e = msg + 16;
+        while (*e == '_' || (*e >= 'a' && *e <= 'z') || (*e >= 'A' && *e <= 'Z') || (*e >= '0' && *e <= '9')) e++;
+        return !strncmp(e, "' in '#pragma tamm taskwait'", 28) ? MODEL_E_EXTRA : MODEL_E_CLAUSE;
+    }
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        if (!strncmp(msg, k[i].prefix, strlen(k[i].prefix))) return k[i].cls;
+    return -1;
+}
+
+static void disagree(const char *text, size_t len, const char *what, const char *diag, model_result m)
+{
+    fprintf(stderr, "fuzz_clause: the parser and the model disagree (%s) on %zu bytes: \"", what, len);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c >= 32 && c < 127 && c != '"' && c != '\\') fputc(c, stderr);
+        else fprintf(stderr, "\\x%02x", c);
+    }
+    fprintf(stderr, "\"\n  parser: %s\n  model: %s", diag && *diag ? diag : "(accepted)\n",
+            m.verdict == MODEL_ACCEPT ? "accepted" : model_class_name(m.cls));
+    if (m.verdict == MODEL_REJECT) fprintf(stderr, " at offset %zu", m.off);
+    fputc('\n', stderr);
+    abort();
+}
+
+static unsigned long nverdict[3]; /* texts the model accepted, rejected, left unspecified */
+
+static void print_stats(void)
+{
+    fprintf(stderr, "fuzz_clause: model and parser compared on %lu accepted and %lu rejected texts (%lu unspecified)\n",
+            nverdict[MODEL_ACCEPT], nverdict[MODEL_REJECT], nverdict[MODEL_UNSPEC]);
+}
+
+/* Compare the parser's verdict on src (rc, its diagnostics in diag) with the model's. */
+static void compare(const cc_source *src, int rc, const char *diag)
+{
+    model_result m = model_parse(src->text, src->len);
+    if (!nverdict[0] && !nverdict[1] && !nverdict[2] && getenv("FUZZ_CLAUSE_STATS")) atexit(print_stats);
+    nverdict[m.verdict]++;
+    if (m.verdict == MODEL_UNSPEC) return;
+    if ((rc == 0) != (m.verdict == MODEL_ACCEPT)) disagree(src->text, src->len, "accept / reject", diag, m);
+    if (rc == 0) return;
+    unsigned line, col;
+    int at = 0;
+    CHECK(sscanf(diag, "fuzz.c:%u:%u: error: %n", &line, &col, &at) == 2 && at > 0);
+    size_t off = 0; /* line:col back to a byte offset */
+    for (unsigned l = 1; l < line && off < src->len; off++)
+        if (src->text[off] == '\n') l++;
+    off += col - 1;
+    int pc = parser_class(diag + at);
+    if (pc == MODEL_UNSPEC_CLASS) return;
+    int at_end = m.off == src->len;
+    size_t want = at_end && src->len ? src->len - 1 : m.off;
+    if (off != want) disagree(src->text, src->len, "offset of the first error", diag, m);
+    /* at the end, or at a closer ("f(]", "A[)"), a missing operand and a missing closer are one fact */
+    int early = at_end || (m.off < src->len && strchr(")]}", src->text[m.off]));
+    if (pc != m.cls && !(early && (pc == MODEL_E_PAREN || pc == MODEL_E_EMPTY) &&
+                         (m.cls == MODEL_E_PAREN || m.cls == MODEL_E_EMPTY)))
+        disagree(src->text, src->len, "class of the first error", diag, m);
+}
+
+/* Parse text[0, len) (a file of its own, or mapped into `file` by map); with
+ * model != 0, compare the verdict with the model's. */
+static void parse_one(const cc_source *src, const char *text, size_t len, const size_t *map, size_t base, int model)
+{
+    char *diag = NULL;
+    size_t diag_len = 0;
+    FILE *ds = model && !has_nul ? open_memstream(&diag, &diag_len) : NULL;
+    if (ds) cc_diag_stream(ds);
     cc_pragma p;
     memset(&p, 0, sizeof p);
     p.off = base;
@@ -109,12 +209,17 @@ static void parse_one(const cc_source *src, const char *text, size_t len, const 
         CHECK(p.refs == NULL && p.nrefs == 0 && p.priority.s == NULL && p.label.s == NULL);
         cc_pragma_free(&p);
     }
+    if (ds) {
+        fclose(ds);
+        cc_diag_stream(devnull);
+        compare(src, rc, diag);
+        free(diag);
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static FILE *devnull;
     if (!devnull) {
         devnull = fopen("/dev/null", "w");
         if (devnull) cc_diag_stream(devnull);
@@ -130,13 +235,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size) memcpy(t + sizeof pre - 1, data, size);
     t[n] = 0;
     cc_source src = { "fuzz.c", t, n };
-    parse_one(&src, t, n, NULL, 0);
+    parse_one(&src, t, n, NULL, 0, 1);
 
     /* 2. raw bytes (an exact-size copy, so that ASan sees reads past the end) */
     char *raw = malloc(size ? size : 1);
     if (size) memcpy(raw, data, size);
     cc_source rsrc = { "fuzz.c", raw, size };
-    parse_one(&rsrc, raw, size, NULL, 0);
+    parse_one(&rsrc, raw, size, NULL, 0, 1);
 
     /* 3. through a map, as for "#pragma tamm ..." in a file: the text starts
      *    at "tamm", 8 bytes into the file, and every byte maps to the file */
@@ -149,7 +254,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t *map = malloc((n + 1) * sizeof *map); /* n + 1 entries, as pragma.c provides */
     for (size_t i = 0; i <= n; i++) map[i] = sizeof lead - 1 + i;
     cc_source fsrc = { "fuzz.c", file, fn };
-    parse_one(&fsrc, file + sizeof lead - 1, n, map, 0);
+    parse_one(&fsrc, file + sizeof lead - 1, n, map, 0, 0);
 
     /* the helpers the parser uses for "did you mean" */
     if (size <= 64) {

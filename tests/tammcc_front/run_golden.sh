@@ -1,27 +1,30 @@
 #!/bin/sh
-# run_golden.sh TAMMCC FILE [c|explain] — a tammcc golden test.
+# run_golden.sh TAMMCC FILE [c|explain] PYTHON FILECHECK — a tammcc golden test.
 #
-# Runs `tammcc --emit=c NAME.c` (or `tammcc --explain NAME.c`) from FILE's
-# directory with the bare file name and compares the output byte for byte
-# with NAME.expected.c (or NAME.explain.expected); prints a unified diff on a
-# mismatch.  UPDATE=1 regenerates the expected file instead (review the diff
-# with git before committing it).
+# Runs `tammcc --emit=c NAME.c` (or `tammcc --explain NAME.c`) from FILE's directory with the
+# bare file name and checks the output against the lines that matter, NAME.check (or
+# NAME.explain.check), with tests/filecheck.py: on a failure it prints the directive, its line
+# in the check file and the nearest line of the output.  Check files are written and reviewed
+# by hand (each says what it checks and how it was verified): there is no UPDATE=1 that
+# rewrites them.  tammcc must print nothing on stderr.
 #
 # The generated C names its own scratch file in `#line` directives
-# (/tmp/tammcc-XXXXXX/NAME.tamm.c, a fresh directory per run); that directory
-# is replaced by <tmpdir> before comparing.
+# (/tmp/tammcc-XXXXXX/NAME.tamm.c, a fresh directory per run); that directory is replaced by
+# <tmpdir> before checking.
 set -u
 tammcc=$1
 file=$2
-mode=${3:-c}
+mode=$3
+python=$4
+filecheck=$5
 case $tammcc in /*) ;; *) tammcc=$(pwd)/$tammcc ;; esac
 dir=$(dirname "$file")
 name=$(basename "$file")
 stem=${name%.c}
 cd "$dir" || exit 2
 case $mode in
-c) expected=$stem.expected.c; flag=--emit=c ;;
-explain) expected=$stem.explain.expected; flag=--explain ;;
+c) check=$stem.check; flag=--emit=c ;;
+explain) check=$stem.explain.check; flag=--explain ;;
 *) echo "run_golden.sh: mode is c or explain, not '$mode'" >&2; exit 2 ;;
 esac
 out=$(mktemp "${TMPDIR:-/tmp}/tammcc_golden.XXXXXX") || exit 2
@@ -35,18 +38,12 @@ if [ $rc -ne 0 ]; then
     exit 1
 fi
 sed -E 's#/tmp/tammcc-[A-Za-z0-9]{6}/#<tmpdir>/#g' "$out.raw" >"$out"
-if [ "${UPDATE:-0}" = 1 ]; then
-    cp "$out" "$expected"
-    echo "$dir/$expected: updated"
-    exit 0
-fi
-if [ ! -f "$expected" ]; then
-    echo "$dir/$expected is missing (run with UPDATE=1 to create it)"
+if [ ! -f "$check" ]; then
+    echo "$dir/$check is missing"
     exit 1
 fi
-if ! cmp -s "$expected" "$out"; then
-    echo "$name: tammcc $flag output differs from $expected (--- expected, +++ actual):"
-    diff -u "$expected" "$out" | sed '1,2s#\t.*##'
+if ! "$python" "$filecheck" "$check" "$out"; then
+    echo "$name: tammcc $flag output does not satisfy $check (the output: tammcc $flag $dir/$name)"
     exit 1
 fi
 if [ -s "$err" ]; then  # stderr (warnings) is part of the expected behaviour: none
@@ -54,5 +51,5 @@ if [ -s "$err" ]; then  # stderr (warnings) is part of the expected behaviour: n
     cat "$err"
     exit 1
 fi
-echo "$name ($mode): ok"
+echo "$name ($mode): ok, $(grep -c 'CHECK' "$check") directives of $check hold"
 exit 0

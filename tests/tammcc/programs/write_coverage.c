@@ -15,7 +15,7 @@
  * full overwrite, which stays write.  Differential test.  On one rank without
  * GPUs a write task works in the block's home memory, where the old values
  * survive anyway; the inference itself is checked by the tammcc_front golden
- * coverage.explain.expected.
+ * coverage.explain.check.
  */
 #include <tamm.h>
 

@@ -3,6 +3,7 @@
 #include "dist.h"
 #include "error.h"
 #include "fence.h"
+#include "flow_record.h"
 #include "hostmem.h"
 #include "memlimit.h"
 #include "mpi_comm.h"
@@ -33,144 +34,17 @@ static uint64_t *limits;                   /* [nranks]: each rank's TAMM_MEMORY_
 static int cache_on;                       /* some rank has a limit: the caches are kept */
 static atomic_ullong comm_ns, exposed_ns;
 
-/* ------------------------------------------------------------------ */
-/* the stream hash and its history                                      */
-/* ------------------------------------------------------------------ */
-#define HCHUNK 65536
-#define HNCHUNK 4096
-static uint64_t *hist[HNCHUNK];
-static atomic_ullong hcount;
-static uint64_t hcur;
-
-static uint64_t mix64(uint64_t h, uint64_t v)
-{
-    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-    h ^= h >> 31;
-    h *= 0xBF58476D1CE4E5B9ull;
-    return h ^ (h >> 29);
-}
-
-static void hist_put(uint64_t n, uint64_t h)
-{
-    uint64_t c = n / HCHUNK;
-    if (c >= HNCHUNK) return;
-    if (!hist[c]) hist[c] = tamm__xmalloc(HCHUNK * sizeof(uint64_t));
-    hist[c][n % HCHUNK] = h;
-}
-
-/* An event of the stream has been hashed into hcur: record it. */
-static void event_done(void)
-{
-    uint64_t n = atomic_load_explicit(&hcount, memory_order_relaxed) + 1;
-    hist_put(n, hcur);
-    atomic_store_explicit(&hcount, n, memory_order_release);
-}
-
-/* What each recent event was, in the program's terms, for the message that
- * names where two ranks' streams part (tamm__flow_event_text).  Written by the
- * top level into the slot of the next event before event_done publishes it. */
-enum { EV_TENSOR = 1, EV_TASK, EV_BLOCK, EV_GATHER, EV_SCATTER, EV_SYNC, EV_FENCE, EV_FENCE_WAIT, EV_XFENCE };
-#define DRING 4096
-typedef struct ev_desc {
-    int ev, line, nref, nidx[2]; /* a task: its first two refs (nref: all of them), copied raw, formatted on failure */
-    int tid[2];                  /* tensors by id (tensor_names) */
-    long a, b, idx[2][TAMM_MAX_DIMS];
-    const char *label, *file;    /* the task's, by pointer: they live until tamm_finalize (tamm.h) */
-} ev_desc;
-static ev_desc dring[DRING];
-/* The name of each tensor by its id, copied at its creation (a tensor may be
- * destroyed before a message names it). */
-static char **tensor_names;
-static size_t ntensor_names, tensor_names_cap;
-
-static const char *tensor_name(int id)
-{
-    return id >= 0 && (size_t)id < ntensor_names && tensor_names[id] ? tensor_names[id] : "?";
-}
-
-static ev_desc *desc_next(int ev)
-{
-    ev_desc *d = &dring[(atomic_load_explicit(&hcount, memory_order_relaxed) + 1) % DRING];
-    d->ev = ev;
-    d->line = d->nref = 0;
-    d->a = d->b = 0;
-    d->label = d->file = NULL;
-    d->tid[0] = -1;
-    return d;
-}
-
-int tamm__flow_event_text(uint64_t n, char *buf, size_t len)
-{
-    uint64_t have = atomic_load_explicit(&hcount, memory_order_acquire);
-    if (n == 0 || n > have || have - n >= DRING - 64) return 0; /* not yet, or overwritten */
-    const ev_desc *d = &dring[n % DRING];
-    switch (d->ev) {
-    case EV_TENSOR: snprintf(buf, len, "created tensor '%s' (tamm_tensor_create)", tensor_name(d->tid[0])); break;
-    case EV_TASK: {
-        char ref[160] = "";
-        size_t at = 0;
-        for (int i = 0; i < d->nref && at < sizeof ref - 1; i++) {
-            int k = i == 2 ? snprintf(ref + at, sizeof ref - at, ", ...")
-                           : snprintf(ref + at, sizeof ref - at, "%s%s", i ? ", " : " on ", tensor_name(d->tid[i]));
-            at += k > 0 ? (size_t)k : 0;
-            if (i == 2) break;
-            for (int x = 0; x < d->nidx[i] && at < sizeof ref - 1; x++) {
-                k = snprintf(ref + at, sizeof ref - at, "[%ld]", d->idx[i][x]);
-                at += k > 0 ? (size_t)k : 0;
-            }
-        }
-        if (at >= sizeof ref) at = sizeof ref - 1;
-        ref[at] = 0;
-        const char *label = d->label ? d->label : "(no label)", *base = d->file ? strrchr(d->file, '/') : NULL;
-        if (d->file) snprintf(buf, len, "submitted task '%s' (%s:%d)%s", label, base ? base + 1 : d->file, d->line, ref);
-        else snprintf(buf, len, "submitted task '%s'%s", label, ref);
-        break;
-    }
-    case EV_BLOCK: snprintf(buf, len, "called tamm_block on block %ld of '%s'", d->b, tensor_name(d->tid[0])); break;
-    case EV_GATHER: snprintf(buf, len, "called tamm_tensor_gather on '%s'", tensor_name(d->tid[0])); break;
-    case EV_SCATTER: snprintf(buf, len, "called tamm_tensor_scatter on '%s'", tensor_name(d->tid[0])); break;
-    case EV_SYNC: snprintf(buf, len, "%s", d->a == TAMM_SYNC_FINAL ? "called tamm_finalize" : "called tamm_wait_all (or tamm_barrier)"); break;
-    case EV_FENCE: snprintf(buf, len, "created fence %ld (tamm_fence_create)", d->a); break;
-    case EV_FENCE_WAIT: snprintf(buf, len, "waited on fence %ld", d->a); break;
-    case EV_XFENCE: snprintf(buf, len, "submitted an execution fence (tamm_fence_submit)"); break;
-    default: return 0;
-    }
-    return 1;
-}
-
-uint64_t tamm__flow_stream_count(void) { return atomic_load_explicit(&hcount, memory_order_acquire); }
-
-int tamm__flow_stream_hash(uint64_t count, uint64_t *hash)
-{
-    if (count > atomic_load_explicit(&hcount, memory_order_acquire)) return 0;
-    uint64_t c = count / HCHUNK;
-    if (c >= HNCHUNK || !hist[c]) return 0;
-    *hash = hist[c][count % HCHUNK];
-    return 1;
-}
-
-
 void tamm__flow_tensor_created(tamm_tensor *T)
 {
     T->dist->id = next_tensor_id++;
     if (cache_on && !T->dist->replicated)
         T->dist->ce = tamm__xcalloc((size_t)T->nblk * (size_t)nranks, sizeof *T->dist->ce);
-    desc_next(EV_TENSOR)->tid[0] = T->dist->id;
-    if (ntensor_names <= (size_t)T->dist->id) {
-        if (tensor_names_cap <= (size_t)T->dist->id) {
-            tensor_names_cap = 2 * (size_t)T->dist->id + 16;
-            tensor_names = tamm__xrealloc(tensor_names, tensor_names_cap * sizeof *tensor_names);
-        }
-        for (; ntensor_names <= (size_t)T->dist->id; ntensor_names++) tensor_names[ntensor_names] = NULL;
-    }
-    const char *nm = T->name;
-    size_t nl = strlen(nm) + 1;
-    tensor_names[T->dist->id] = memcpy(tamm__xmalloc(nl), nm, nl);
-    uint64_t h = mix64(hcur, EV_TENSOR);
-    h = mix64(h, (uint64_t)T->dtype * 16 + (uint64_t)T->opts.dist);
-    for (int d = 0; d < T->ndim; d++) h = mix64(mix64(h, T->dims[d]), T->tile[d]);
-    hcur = h;
-    event_done();
+    tamm__rec_next(EV_TENSOR)->tid[0] = T->dist->id;
+    tamm__rec_tensor_name(T->dist->id, T->name);
+    uint64_t h = tamm__rec_mix(tamm__rec_hash(), EV_TENSOR);
+    h = tamm__rec_mix(h, (uint64_t)T->dtype * 16 + (uint64_t)T->opts.dist);
+    for (int d = 0; d < T->ndim; d++) h = tamm__rec_mix(tamm__rec_mix(h, T->dims[d]), T->tile[d]);
+    tamm__rec_done(h);
 }
 
 /* ------------------------------------------------------------------ */
@@ -386,9 +260,8 @@ void tamm__flow_fence_created(tamm_fence *f)
     f->flow = tamm__xcalloc((size_t)nranks * (size_t)(nranks + 2), sizeof(int));
     f->mine = tamm__xcalloc(1, sizeof *f->mine);
     tamm__spin_init(&f->mine->lock);
-    desc_next(EV_FENCE)->a = f->fid;
-    hcur = mix64(mix64(hcur, EV_FENCE), (uint64_t)f->fid);
-    event_done();
+    tamm__rec_next(EV_FENCE)->a = f->fid;
+    tamm__rec_done(tamm__rec_mix(tamm__rec_mix(tamm__rec_hash(), EV_FENCE), (uint64_t)f->fid));
 }
 
 static void fence_msg(tamm_fence *f, int src, int dst)
@@ -472,9 +345,8 @@ static void fence_signals(const tamm_task_opts *o, int exec)
 void tamm__flow_fence_wait(tamm_fence *f)
 {
     if (!fence_ok(f)) return;
-    desc_next(EV_FENCE_WAIT)->a = f->fid;
-    hcur = mix64(mix64(hcur, EV_FENCE_WAIT), (uint64_t)f->fid);
-    event_done();
+    tamm__rec_next(EV_FENCE_WAIT)->a = f->fid;
+    tamm__rec_done(tamm__rec_mix(tamm__rec_mix(tamm__rec_hash(), EV_FENCE_WAIT), (uint64_t)f->fid));
     for (int w = 0; w < nranks; w++) fence_waiter(f, w, 1);
 }
 
@@ -941,7 +813,7 @@ static int refs_readable(const tamm_task *u, unsigned flags)
 
 static void hash_task(const tamm_task *u, const tamm_task_opts *o, int coll, unsigned flags)
 {
-    ev_desc *dd = desc_next(EV_TASK);
+    tamm_flow_ev *dd = tamm__rec_next(EV_TASK);
     dd->label = u->label;
     dd->file = u->file;
     dd->line = u->line;
@@ -952,21 +824,20 @@ static void hash_task(const tamm_task *u, const tamm_task_opts *o, int coll, uns
         dd->nidx[i] = r->nidx;
         for (int x = 0; x < r->nidx; x++) dd->idx[i][x] = (long)r->idx[x];
     }
-    uint64_t h = mix64(hcur, EV_TASK);
-    h = mix64(h, (uint64_t)(u->rank + 2) * 4 + (uint64_t)coll * 2 + ((flags & TAMM_TF_DESTROY) ? 1 : 0));
+    uint64_t h = tamm__rec_mix(tamm__rec_hash(), EV_TASK);
+    h = tamm__rec_mix(h, (uint64_t)(u->rank + 2) * 4 + (uint64_t)coll * 2 + ((flags & TAMM_TF_DESTROY) ? 1 : 0));
     if (o) { /* fences: their numbers, waits and signals apart */
         for (int i = 0; i < o->nwait && o->wait; i++)
-            h = mix64(h, fence_ok(o->wait[i]) ? (uint64_t)o->wait[i]->fid * 2 : ~0ull);
+            h = tamm__rec_mix(h, fence_ok(o->wait[i]) ? (uint64_t)o->wait[i]->fid * 2 : ~0ull);
         for (int i = 0; i < o->nsignal && o->signal; i++)
-            h = mix64(h, fence_ok(o->signal[i]) ? (uint64_t)o->signal[i]->fid * 2 + 1 : ~1ull);
+            h = tamm__rec_mix(h, fence_ok(o->signal[i]) ? (uint64_t)o->signal[i]->fid * 2 + 1 : ~1ull);
     }
     for (int i = 0; i < u->nrefs; i++) {
         const tamm_ref *r = &u->refs[i];
-        h = mix64(h, (uint64_t)r->tensor->dist->id * 64 + (uint64_t)r->nidx * 4096 + r->mode);
-        for (int d = 0; d < r->nidx; d++) h = mix64(h, (uint64_t)r->idx[d]);
+        h = tamm__rec_mix(h, (uint64_t)r->tensor->dist->id * 64 + (uint64_t)r->nidx * 4096 + r->mode);
+        for (int d = 0; d < r->nidx; d++) h = tamm__rec_mix(h, (uint64_t)r->idx[d]);
     }
-    hcur = h;
-    event_done();
+    tamm__rec_done(h);
 }
 
 static tamm_task_s where_of(const tamm_task *u)
@@ -1210,18 +1081,16 @@ void tamm__flow_collective_ready(tamm_task_s *t)
 void tamm__flow_sync(int kind)
 {
     end_all_runs();
-    desc_next(EV_SYNC)->a = kind;
-    hcur = mix64(mix64(hcur, EV_SYNC), (uint64_t)kind);
-    event_done();
-    tamm__comm_sync(kind, tamm__flow_stream_count(), hcur);
+    tamm__rec_next(EV_SYNC)->a = kind;
+    tamm__rec_done(tamm__rec_mix(tamm__rec_mix(tamm__rec_hash(), EV_SYNC), (uint64_t)kind));
+    tamm__comm_sync(kind, tamm__flow_stream_count(), tamm__rec_hash());
 }
 
 void tamm__flow_xfence(void)
 {
     end_all_runs();
-    desc_next(EV_XFENCE);
-    hcur = mix64(hcur, EV_XFENCE);
-    event_done();
+    tamm__rec_next(EV_XFENCE);
+    tamm__rec_done(tamm__rec_mix(tamm__rec_hash(), EV_XFENCE));
 }
 
 /* An execution fence reached on this rank fires when every rank has reached
@@ -1294,11 +1163,11 @@ void *tamm__flow_block_at(tamm_tensor *T, const long *idx, int n)
         return NULL;
     }
     tamm_dist_tensor *D = T->dist;
-    ev_desc *dd = desc_next(EV_BLOCK);
+    tamm_flow_ev *dd = tamm__rec_next(EV_BLOCK);
     dd->tid[0] = D->id;
     dd->b = lin;
-    hcur = mix64(mix64(mix64(hcur, EV_BLOCK), (uint64_t)D->id), (uint64_t)lin);
-    event_done();
+    tamm__rec_done(tamm__rec_mix(tamm__rec_mix(tamm__rec_mix(tamm__rec_hash(), EV_BLOCK), (uint64_t)D->id),
+                                 (uint64_t)lin));
     int ow = T->blocks[lin].owner;
     unsigned mode = TAMM_READWRITE;
     if (D->replicated) {
@@ -1343,9 +1212,9 @@ int tamm__flow_whole(tamm_tensor *T, void *arr, int to_arr)
     const char *what = to_arr ? "tamm_tensor_gather" : "tamm_tensor_scatter";
     if (!T || !arr || !T->dist) return tamm__error(NULL, TAMM_EINVAL, "%s: %s is NULL", what, T ? "the array" : "the tensor");
     tamm_dist_tensor *D = T->dist;
-    desc_next(to_arr ? EV_GATHER : EV_SCATTER)->tid[0] = D->id;
-    hcur = mix64(mix64(hcur, to_arr ? EV_GATHER : EV_SCATTER), (uint64_t)D->id);
-    event_done();
+    tamm__rec_next(to_arr ? EV_GATHER : EV_SCATTER)->tid[0] = D->id;
+    tamm__rec_done(
+        tamm__rec_mix(tamm__rec_mix(tamm__rec_hash(), to_arr ? EV_GATHER : EV_SCATTER), (uint64_t)D->id));
     /* gather brings every block to every rank: its copies are all needed at
      * once (beyond a memory limit, evictable afterwards) */
     cur_op++;
@@ -1440,9 +1309,7 @@ int tamm__flow_session_start(void)
     next_fence_id = 0;
     token = NULL;
     msgwin = NULL;
-    hcur = 0x7A3D5E1F00000000ull;
-    atomic_store(&hcount, 0);
-    hist_put(0, hcur);
+    tamm__rec_start();
     memset(&stats, 0, sizeof stats);
     atomic_store(&comm_ns, 0);
     atomic_store(&exposed_ns, 0);
@@ -1472,10 +1339,6 @@ int tamm__flow_session_start(void)
 void tamm__flow_session_end(void)
 {
     tamm__flow_install(NULL);
-    for (size_t i = 0; i < ntensor_names; i++) free(tensor_names[i]);
-    free(tensor_names);
-    tensor_names = NULL;
-    ntensor_names = tensor_names_cap = 0;
     tamm__fence_filter = NULL;
     free(seq_to);
     free(seq_from);
@@ -1507,11 +1370,7 @@ void tamm__flow_session_end(void)
     cache_on = 0;
     token = NULL;
     msgwin = NULL;
-    atomic_store(&hcount, 0);
-    for (int c = 0; c < HNCHUNK && hist[c]; c++) {
-        free(hist[c]);
-        hist[c] = NULL;
-    }
+    tamm__rec_end();
 }
 
 void tamm__flow_note_comm(uint64_t dt, int exposed)

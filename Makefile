@@ -12,6 +12,10 @@
 #   make fuzz      the soundness fuzzer, longer than CI's: FUZZ_PROGRAMS (2000)
 #                  random pragma programs vs plain cc at 1/2/4 workers and
 #                  FUZZ_MPI_PROGRAMS (200) at 2 and 3 ranks, TAMM_CHECK_ACCESS=1
+#   make mutants   mutation testing: each mutant of tests/mutants/ (a small bug, as a patch)
+#                  applied in turn to a scratch copy of the tree ($(BUILD_DIR)/mutants/src,
+#                  built Release in $(BUILD_DIR)/mutants/build), the Release tests its file
+#                  lists run on it; prints which tests kill each mutant (each needs two)
 #   make install   cmake --install build --prefix $(PREFIX)   (default /usr/local)
 #   make clean     remove the build directories
 #
@@ -150,6 +154,14 @@ fuzz: deps build
 	@echo "=== fuzz: $(FUZZ_MPI_PROGRAMS) programs at 2 and 3 MPI ranks (2 workers each)"
 	@env $(FUZZ_ENV) WORKERS=2 RANKS="2 3" JOBS=1 MPIRUN="mpirun --oversubscribe --bind-to none" \
 	  sh tests/tammcc/random_differential.sh $(FUZZ_MPI_PROGRAMS) $(FUZZ_SEED)
+
+# ---------------------------------------------------------------- mutants
+# tests/mutants/run_mutants.py: one scratch copy and one build directory for all the
+# mutants (a mutant rebuilds the objects of the files it changes and relinks); every test
+# of a mutant's list runs (ctest -R, two at a time), so that its killers can be counted.
+.PHONY: mutants
+mutants: deps
+	@python3 tests/mutants/run_mutants.py --source $(CURDIR) --work $(CURDIR)/$(BUILD_DIR)/mutants --jobs $(JOBS)
 
 # ---------------------------------------------------------------- install
 install:

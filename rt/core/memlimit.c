@@ -854,7 +854,9 @@ static int clean_one(void)
         } else {
             m->valid = 1;
             m->dirty = 0;
-            TAMM_ASSERT(st.next != TAMM_BS_DIRTY && st.next != TAMM_BS_DIRTYACC && st.rc == 0); /* FLUSH: clean */
+            /* FLUSH leaves the unit clean and keeps its RC (the table's rows: _Dirty needs RC 0; _Ready,
+             * which a block only m->dirty marks may be in, is a no-op at any RC, readers included) */
+            TAMM_ASSERT(st.next != TAMM_BS_DIRTY && st.next != TAMM_BS_DIRTYACC && st.rc == u->rc);
             u->state = (unsigned char)st.next;
             u->rc = st.rc;
             spill_counted(m, bytes, t0);

@@ -60,7 +60,8 @@ BARE_DIRS = SRC_DIRS + ("docs", "cmake", ".ci")
 CODE_EXT = (".c", ".h", ".cu", ".cpp")
 PATH_EXT = ("c", "h", "cu", "md", "sh", "py", "txt", "cmake")
 CITE = r"\bSPEC\b|\bseeds/|\bthe seed's\b|\bseed table\b"
-PLACEHOLDERS = {"f.c", "file.c", "file.cu", "prog.c"}
+# file names that comments use as examples ("a warning in f.c"), never checked as paths
+EXAMPLE_NAMES = {"f.c", "file.c", "file.cu", "prog.c"}
 HASH_DIRS = SRC_DIRS + ("cmake", ".ci")
 HASH_NAMES = ("CMakeLists.txt", "Makefile")
 HASH_EXT = (".cmake", ".cmake.in", ".sh", ".py", ".supp")
@@ -377,7 +378,7 @@ def check_comments(root, p, code, comments, bare, idents, title_cache):
             ref = m.group(1)
             ln = where[m.start()]
             stem = os.path.basename(ref).split(".")[0]
-            if ref in PLACEHOLDERS or CAPS.fullmatch(stem):
+            if ref in EXAMPLE_NAMES or CAPS.fullmatch(stem):
                 continue
             counts["paths"] += 1
             if "/" in ref:

@@ -9,7 +9,7 @@
 # rewrites them.  tammcc must print nothing on stderr.
 #
 # The generated C names its own scratch file in `#line` directives
-# (/tmp/tammcc-XXXXXX/NAME.tamm.c, a fresh directory per run); that directory is replaced by
+# (NAME.tamm.c in a directory mkdtemp makes afresh for each run); that directory is replaced by
 # <tmpdir> before checking.
 set -u
 tammcc=$1

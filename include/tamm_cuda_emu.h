@@ -51,6 +51,7 @@
 #include <mutex>
 #include <pthread.h>
 #include <type_traits>
+#include <unistd.h>
 #include <vector>
 
 #include <tamm.h> /* tamm_emu_launch: a launch runs in stream order on the emulated device */
@@ -260,6 +261,120 @@ static inline const tamm_cuda_emu_cudart_t &tamm_cuda_emu_cudart(void)
     return c;
 }
 
+/* ---- the host threads that run a launch's CUDA threads.  They never include the caller: its frames
+ * (the host variant) stay out of their stacks, and ThreadSanitizer reports about them cannot be
+ * suppressed with the caller.  Each launching thread (a stream's thread of an emulated device runs
+ * one launch at a time) has its own pool, made at its first launch, grown to the largest
+ * TAMM_CUDA_EMU_THREADS it asks for, and kept while it lives: a launch hands a part to each of the
+ * pool's first nthr threads and waits until each has run it.  Creating the threads at every launch
+ * cost as much as the rest of a launch.
+ * What ThreadSanitizer sees is what fresh threads gave: the caller's work before a launch happens
+ * before its CUDA threads (each thread takes its part under a lock of its own, which only the
+ * caller releases to it), and they happen before the caller's work after it (a thread reports its
+ * part done under the pool's lock, which the caller then takes).  Nothing orders the threads of
+ * one launch: a thread never takes, before its part, a lock another thread released after its own
+ * part, so two CUDA threads storing to one element race under ThreadSanitizer whatever the timing.
+ * The threads are detached (a fatal error's _exit while one is between two launches is no "thread
+ * leak" to ThreadSanitizer); when the launching thread ends, they end, and the last one out frees
+ * the pool. */
+struct tamm_cuda_emu_pool {
+    struct slot { /* one thread's hand-over */
+        std::mutex mu;
+        std::condition_variable cv;
+        void (*part)(void *, unsigned) = nullptr;
+        void *ctx = nullptr;
+        unsigned long epoch = 0; /* parts handed over */
+        bool quit = false;
+    };
+    std::vector<std::unique_ptr<slot>> slots; /* the launching thread's only */
+    std::mutex mu;                            /* the count-down */
+    std::condition_variable done;
+    unsigned left = 0;
+    struct member {
+        std::shared_ptr<tamm_cuda_emu_pool> pool;
+        slot *s;
+        unsigned w;
+    };
+    static void *main(void *arg)
+    {
+        member *m = (member *)arg;
+        std::shared_ptr<tamm_cuda_emu_pool> pool = std::move(m->pool);
+        slot *s = m->s;
+        unsigned w = m->w;
+        delete m;
+        unsigned long seen = 0;
+        for (;;) {
+            void (*part)(void *, unsigned);
+            void *ctx;
+            {
+                std::unique_lock<std::mutex> g(s->mu);
+                s->cv.wait(g, [&] { return s->quit || s->epoch != seen; });
+                if (s->quit) return NULL;
+                seen = s->epoch;
+                part = s->part;
+                ctx = s->ctx;
+            }
+            part(ctx, w);
+            std::lock_guard<std::mutex> g(pool->mu);
+            if (--pool->left == 0) pool->done.notify_one();
+        }
+    }
+};
+struct tamm_cuda_emu_pool_owner { /* the launching thread's pool; its end ends the pool's threads */
+    std::shared_ptr<tamm_cuda_emu_pool> pool = std::make_shared<tamm_cuda_emu_pool>();
+    pid_t pid = getpid(); /* a fork's child has none of the pool's threads: it makes its own */
+    ~tamm_cuda_emu_pool_owner()
+    {
+        for (auto &s : pool->slots) {
+            std::lock_guard<std::mutex> g(s->mu);
+            s->quit = true;
+            s->cv.notify_one();
+        }
+    }
+};
+/* part(ctx, w) for each w < nthr, each on a thread of the caller's pool (on the caller where no thread
+ * can be created), all finished when it returns */
+inline void tamm_cuda_emu_pool_run(unsigned nthr, void (*part)(void *, unsigned), void *ctx)
+{
+    static thread_local tamm_cuda_emu_pool_owner owner;
+    if (owner.pid != getpid()) { /* the parent's threads are not here (its pool is left as it is) */
+        new (&owner.pool) std::shared_ptr<tamm_cuda_emu_pool>(std::make_shared<tamm_cuda_emu_pool>());
+        owner.pid = getpid();
+    }
+    tamm_cuda_emu_pool &pool = *owner.pool;
+    while (pool.slots.size() < nthr) {
+        pool.slots.emplace_back(new tamm_cuda_emu_pool::slot);
+        auto *m = new tamm_cuda_emu_pool::member{ owner.pool, pool.slots.back().get(), (unsigned)pool.slots.size() - 1 };
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_t t;
+        int rc = pthread_create(&t, &attr, tamm_cuda_emu_pool::main, m);
+        pthread_attr_destroy(&attr);
+        if (rc != 0) {
+            delete m;
+            pool.slots.pop_back();
+            break;
+        }
+    }
+    unsigned used = nthr < pool.slots.size() ? nthr : (unsigned)pool.slots.size();
+    {
+        std::lock_guard<std::mutex> g(pool.mu);
+        pool.left = used;
+    }
+    for (unsigned w = 0; w < used; w++) {
+        tamm_cuda_emu_pool::slot &s = *pool.slots[w];
+        std::lock_guard<std::mutex> g(s.mu);
+        s.part = part;
+        s.ctx = ctx;
+        s.epoch++;
+        s.cv.notify_one();
+    }
+    for (unsigned w = used; w < nthr; w++) part(ctx, w); /* no thread for these: run here */
+    std::unique_lock<std::mutex> g(pool.mu);
+    pool.done.wait(g, [&] { return pool.left == 0; });
+}
+
 /* every (block, thread) pair of a launch once, in an order drawn from seed, on nthr host threads */
 template <class K, class... A>
 static void tamm_cuda_emu_run(dim3 grid, dim3 block, uint64_t seed, K kernel, A... args)
@@ -304,46 +419,7 @@ static void tamm_cuda_emu_run(dim3 grid, dim3 block, uint64_t seed, K kernel, A.
         }
         if (set_mark) set_mark(NULL);
     };
-    /* the CUDA threads never run on the caller's thread: its frames (the host variant) stay out of
-     * their stacks, and ThreadSanitizer reports about them cannot be suppressed with the caller.
-     * They are created detached and counted down on a latch instead of joined: a joinable thread
-     * exists, finished and not yet joined (or detached), for a moment after its last pair, and a
-     * fatal error's _exit in that moment (another task's failure) is a "thread leak" to
-     * ThreadSanitizer.  A thread touches nothing of this frame after its count-down; the latch is
-     * shared, so the last one out frees it. */
-    struct latch {
-        std::mutex mu;
-        std::condition_variable cv;
-        unsigned left;
-    };
-    struct part {
-        decltype(run) *body;
-        std::shared_ptr<latch> done;
-        unsigned w;
-        static void *main(void *p)
-        {
-            part *me = (part *)p;
-            (*me->body)(me->w);
-            std::shared_ptr<latch> done = std::move(me->done);
-            delete me;
-            std::lock_guard<std::mutex> g(done->mu);
-            if (--done->left == 0) done->cv.notify_all();
-            return NULL;
-        }
-    };
-    std::shared_ptr<latch> done = std::make_shared<latch>();
-    done->left = nthr;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    for (unsigned w = 0; w < nthr; w++) {
-        part *p = new part{ &run, done, w };
-        pthread_t t;
-        if (pthread_create(&t, &attr, part::main, p) != 0) part::main(p); /* no thread: run here */
-    }
-    pthread_attr_destroy(&attr);
-    std::unique_lock<std::mutex> g(done->mu);
-    done->cv.wait(g, [&] { return done->left == 0; });
+    tamm_cuda_emu_pool_run(nthr, [](void *r, unsigned w) { (*(decltype(run) *)r)(w); }, &run);
 }
 
 /* a launch waiting in a stream's queue of an emulated device */

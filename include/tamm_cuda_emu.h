@@ -46,13 +46,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <condition_variable>
-#include <memory>
-#include <mutex>
 #include <pthread.h>
 #include <type_traits>
 #include <unistd.h>
-#include <vector>
 
 #include <tamm.h> /* tamm_emu_launch: a launch runs in stream order on the emulated device */
 
@@ -196,17 +192,30 @@ static inline unsigned tamm_cuda_emu_env(const char *name, unsigned dflt)
  * that goes on with the sum.  What it then does may use blockIdx (the same in every thread of the
  * block), not threadIdx. */
 struct tamm_cuda_emu_round {
-    std::vector<unsigned char> slots;
-    unsigned arrived = 0;
+    unsigned char *slots; /* NT values, made by the first thread to arrive */
+    unsigned arrived;
 };
 struct tamm_cuda_emu_block {
-    std::mutex mu;
-    std::vector<tamm_cuda_emu_round> rounds;
+    pthread_mutex_t mu;
+    tamm_cuda_emu_round *rounds;
+    unsigned nrounds;
 };
 struct tamm_cuda_emu_launch_state { /* one launch's blocks, made on first use */
-    std::mutex mu;
+    pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
     uint64_t nblocks = 0;
-    std::vector<std::unique_ptr<tamm_cuda_emu_block>> blocks;
+    tamm_cuda_emu_block **blocks = nullptr;
+    ~tamm_cuda_emu_launch_state()
+    {
+        for (uint64_t i = 0; blocks && i < nblocks; i++) {
+            if (!blocks[i]) continue;
+            for (unsigned r = 0; r < blocks[i]->nrounds; r++) free(blocks[i]->rounds[r].slots);
+            free(blocks[i]->rounds);
+            pthread_mutex_destroy(&blocks[i]->mu);
+            free(blocks[i]);
+        }
+        free(blocks);
+        pthread_mutex_destroy(&mu);
+    }
 };
 struct tamm_cuda_emu_self_t { /* the CUDA thread a host thread is running */
     tamm_cuda_emu_launch_state *launch;
@@ -214,6 +223,17 @@ struct tamm_cuda_emu_self_t { /* the CUDA thread a host thread is running */
     unsigned rank, nthreads, round;
 };
 inline thread_local tamm_cuda_emu_self_t tamm_cuda_emu_self;
+
+/* the emulator's own memory: zeroed; running out of it ends the process with a message */
+static inline void *tamm_cuda_emu_zalloc(size_t n)
+{
+    void *p = calloc(1, n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "tamm_cuda_emu: out of memory (%zu bytes)\n", n);
+        abort();
+    }
+    return p;
+}
 
 template <int NT, class T> static inline bool tamm_cc_block_sum(T *v)
 {
@@ -223,26 +243,36 @@ template <int NT, class T> static inline bool tamm_cc_block_sum(T *v)
         fprintf(stderr, "tamm_cuda_emu: tamm_cc_block_sum<%d> in a block of %u threads\n", NT, me.nthreads);
         abort();
     }
-    tamm_cuda_emu_block *b;
-    {
-        std::lock_guard<std::mutex> g(me.launch->mu);
-        if (me.launch->blocks.empty()) me.launch->blocks.resize(me.launch->nblocks);
-        std::unique_ptr<tamm_cuda_emu_block> &u = me.launch->blocks[me.block];
-        if (!u) u.reset(new tamm_cuda_emu_block);
-        b = u.get();
+    tamm_cuda_emu_launch_state *l = me.launch;
+    pthread_mutex_lock(&l->mu);
+    if (!l->blocks) l->blocks = (tamm_cuda_emu_block **)tamm_cuda_emu_zalloc(l->nblocks * sizeof *l->blocks);
+    tamm_cuda_emu_block *b = l->blocks[me.block];
+    if (!b) {
+        b = l->blocks[me.block] = (tamm_cuda_emu_block *)tamm_cuda_emu_zalloc(sizeof *b);
+        pthread_mutex_init(&b->mu, NULL);
     }
-    std::lock_guard<std::mutex> g(b->mu);
-    if (b->rounds.size() <= me.round) b->rounds.resize(me.round + 1);
+    pthread_mutex_unlock(&l->mu);
+    pthread_mutex_lock(&b->mu);
+    if (b->nrounds <= me.round) {
+        tamm_cuda_emu_round *r = (tamm_cuda_emu_round *)tamm_cuda_emu_zalloc((me.round + 1) * sizeof *r);
+        if (b->nrounds) memcpy(r, b->rounds, b->nrounds * sizeof *r);
+        free(b->rounds);
+        b->rounds = r;
+        b->nrounds = me.round + 1;
+    }
     tamm_cuda_emu_round &r = b->rounds[me.round++];
-    if (r.slots.empty()) r.slots.resize(sizeof(T) * NT);
-    memcpy(&r.slots[sizeof(T) * me.rank], v, sizeof(T));
-    if (++r.arrived < (unsigned)NT) return false;
-    T a[NT];
-    memcpy(a, r.slots.data(), sizeof a);
-    for (unsigned s = NT / 2; s > 0; s >>= 1)
-        for (unsigned t = 0; t < s; t++) a[t] += a[t + s];
-    *v = a[0];
-    return true;
+    if (!r.slots) r.slots = (unsigned char *)tamm_cuda_emu_zalloc(sizeof(T) * NT);
+    memcpy(r.slots + sizeof(T) * me.rank, v, sizeof(T));
+    bool last = ++r.arrived == (unsigned)NT;
+    if (last) {
+        T a[NT];
+        memcpy(a, r.slots, sizeof a);
+        for (unsigned s = NT / 2; s > 0; s >>= 1)
+            for (unsigned t = 0; t < s; t++) a[t] += a[t + s];
+        *v = a[0];
+    }
+    pthread_mutex_unlock(&b->mu);
+    return last;
 }
 
 /* the stand-in CUDA runtime's entries for host-compiled kernels (tests/cudart_emu), when it is loaded */
@@ -279,57 +309,77 @@ static inline const tamm_cuda_emu_cudart_t &tamm_cuda_emu_cudart(void)
  * the pool. */
 struct tamm_cuda_emu_pool {
     struct slot { /* one thread's hand-over */
-        std::mutex mu;
-        std::condition_variable cv;
-        void (*part)(void *, unsigned) = nullptr;
-        void *ctx = nullptr;
-        unsigned long epoch = 0; /* parts handed over */
-        bool quit = false;
+        pthread_mutex_t mu;
+        pthread_cond_t cv;
+        void (*part)(void *, unsigned);
+        void *ctx;
+        unsigned long epoch; /* parts handed over */
+        bool quit;
     };
-    std::vector<std::unique_ptr<slot>> slots; /* the launching thread's only */
-    std::mutex mu;                            /* the count-down */
-    std::condition_variable done;
+    slot **slots = nullptr; /* the launching thread's only */
+    unsigned nslots = 0;
+    pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER; /* the count-down */
+    pthread_cond_t done = PTHREAD_COND_INITIALIZER;
     unsigned left = 0;
+    int refs = 1; /* the launching thread's, and one per thread */
+    void unref()
+    {
+        if (__atomic_sub_fetch(&refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+        for (unsigned i = 0; i < nslots; i++) {
+            pthread_mutex_destroy(&slots[i]->mu);
+            pthread_cond_destroy(&slots[i]->cv);
+            free(slots[i]);
+        }
+        free(slots);
+        pthread_mutex_destroy(&mu);
+        pthread_cond_destroy(&done);
+        delete this;
+    }
     struct member {
-        std::shared_ptr<tamm_cuda_emu_pool> pool;
+        tamm_cuda_emu_pool *pool;
         slot *s;
         unsigned w;
     };
     static void *main(void *arg)
     {
         member *m = (member *)arg;
-        std::shared_ptr<tamm_cuda_emu_pool> pool = std::move(m->pool);
-        slot *s = m->s;
+        tamm_cuda_emu_pool *pool = m->pool;
+        slot *s = m->s; /* not pool->slots[w]: the launching thread may move that array */
         unsigned w = m->w;
-        delete m;
+        free(m);
         unsigned long seen = 0;
         for (;;) {
-            void (*part)(void *, unsigned);
-            void *ctx;
-            {
-                std::unique_lock<std::mutex> g(s->mu);
-                s->cv.wait(g, [&] { return s->quit || s->epoch != seen; });
-                if (s->quit) return NULL;
-                seen = s->epoch;
-                part = s->part;
-                ctx = s->ctx;
-            }
+            pthread_mutex_lock(&s->mu);
+            while (!s->quit && s->epoch == seen) pthread_cond_wait(&s->cv, &s->mu);
+            bool quit = s->quit;
+            seen = s->epoch;
+            void (*part)(void *, unsigned) = s->part;
+            void *ctx = s->ctx;
+            pthread_mutex_unlock(&s->mu);
+            if (quit) break;
             part(ctx, w);
-            std::lock_guard<std::mutex> g(pool->mu);
-            if (--pool->left == 0) pool->done.notify_one();
+            pthread_mutex_lock(&pool->mu);
+            if (--pool->left == 0) pthread_cond_signal(&pool->done);
+            pthread_mutex_unlock(&pool->mu);
         }
+        pool->unref();
+        return NULL;
     }
 };
 struct tamm_cuda_emu_pool_owner { /* the launching thread's pool; its end ends the pool's threads */
-    std::shared_ptr<tamm_cuda_emu_pool> pool = std::make_shared<tamm_cuda_emu_pool>();
-    pid_t pid = getpid(); /* a fork's child has none of the pool's threads: it makes its own */
+    tamm_cuda_emu_pool *pool = nullptr;
+    pid_t pid = 0; /* a fork's child has none of the pool's threads: it makes its own */
     ~tamm_cuda_emu_pool_owner()
     {
-        for (auto &s : pool->slots) {
-            std::lock_guard<std::mutex> g(s->mu);
+        if (!pool || pid != getpid()) return;
+        for (unsigned i = 0; i < pool->nslots; i++) {
+            tamm_cuda_emu_pool::slot *s = pool->slots[i];
+            pthread_mutex_lock(&s->mu);
             s->quit = true;
-            s->cv.notify_one();
+            pthread_cond_signal(&s->cv);
+            pthread_mutex_unlock(&s->mu);
         }
+        pool->unref();
     }
 };
 /* part(ctx, w) for each w < nthr, each on a thread of the caller's pool (on the caller where no thread
@@ -337,14 +387,27 @@ struct tamm_cuda_emu_pool_owner { /* the launching thread's pool; its end ends t
 inline void tamm_cuda_emu_pool_run(unsigned nthr, void (*part)(void *, unsigned), void *ctx)
 {
     static thread_local tamm_cuda_emu_pool_owner owner;
-    if (owner.pid != getpid()) { /* the parent's threads are not here (its pool is left as it is) */
-        new (&owner.pool) std::shared_ptr<tamm_cuda_emu_pool>(std::make_shared<tamm_cuda_emu_pool>());
+    if (!owner.pool || owner.pid != getpid()) { /* a fork's child leaves its parent's pool as it is */
+        owner.pool = new tamm_cuda_emu_pool;
         owner.pid = getpid();
     }
     tamm_cuda_emu_pool &pool = *owner.pool;
-    while (pool.slots.size() < nthr) {
-        pool.slots.emplace_back(new tamm_cuda_emu_pool::slot);
-        auto *m = new tamm_cuda_emu_pool::member{ owner.pool, pool.slots.back().get(), (unsigned)pool.slots.size() - 1 };
+    if (pool.nslots < nthr) {
+        tamm_cuda_emu_pool::slot **v = (tamm_cuda_emu_pool::slot **)tamm_cuda_emu_zalloc(nthr * sizeof *v);
+        if (pool.nslots) memcpy(v, pool.slots, pool.nslots * sizeof *v);
+        free(pool.slots);
+        pool.slots = v;
+    }
+    while (pool.nslots < nthr) {
+        tamm_cuda_emu_pool::slot *s = (tamm_cuda_emu_pool::slot *)tamm_cuda_emu_zalloc(sizeof *s);
+        pthread_mutex_init(&s->mu, NULL);
+        pthread_cond_init(&s->cv, NULL);
+        pool.slots[pool.nslots] = s;
+        auto *m = (tamm_cuda_emu_pool::member *)tamm_cuda_emu_zalloc(sizeof(tamm_cuda_emu_pool::member));
+        m->pool = &pool;
+        m->s = s;
+        m->w = pool.nslots;
+        __atomic_add_fetch(&pool.refs, 1, __ATOMIC_RELAXED);
         pthread_attr_t attr;
         pthread_attr_init(&attr);
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -352,27 +415,32 @@ inline void tamm_cuda_emu_pool_run(unsigned nthr, void (*part)(void *, unsigned)
         int rc = pthread_create(&t, &attr, tamm_cuda_emu_pool::main, m);
         pthread_attr_destroy(&attr);
         if (rc != 0) {
-            delete m;
-            pool.slots.pop_back();
+            __atomic_sub_fetch(&pool.refs, 1, __ATOMIC_RELAXED);
+            free(m);
+            pthread_mutex_destroy(&s->mu);
+            pthread_cond_destroy(&s->cv);
+            free(s);
             break;
         }
+        pool.nslots++;
     }
-    unsigned used = nthr < pool.slots.size() ? nthr : (unsigned)pool.slots.size();
-    {
-        std::lock_guard<std::mutex> g(pool.mu);
-        pool.left = used;
-    }
+    unsigned used = nthr < pool.nslots ? nthr : pool.nslots;
+    pthread_mutex_lock(&pool.mu);
+    pool.left = used;
+    pthread_mutex_unlock(&pool.mu);
     for (unsigned w = 0; w < used; w++) {
-        tamm_cuda_emu_pool::slot &s = *pool.slots[w];
-        std::lock_guard<std::mutex> g(s.mu);
-        s.part = part;
-        s.ctx = ctx;
-        s.epoch++;
-        s.cv.notify_one();
+        tamm_cuda_emu_pool::slot *s = pool.slots[w];
+        pthread_mutex_lock(&s->mu);
+        s->part = part;
+        s->ctx = ctx;
+        s->epoch++;
+        pthread_cond_signal(&s->cv);
+        pthread_mutex_unlock(&s->mu);
     }
     for (unsigned w = used; w < nthr; w++) part(ctx, w); /* no thread for these: run here */
-    std::unique_lock<std::mutex> g(pool.mu);
-    pool.done.wait(g, [&] { return pool.left == 0; });
+    pthread_mutex_lock(&pool.mu);
+    while (pool.left) pthread_cond_wait(&pool.done, &pool.mu);
+    pthread_mutex_unlock(&pool.mu);
 }
 
 /* every (block, thread) pair of a launch once, in an order drawn from seed, on nthr host threads */
@@ -382,7 +450,7 @@ static void tamm_cuda_emu_run(dim3 grid, dim3 block, uint64_t seed, K kernel, A.
     uint64_t nb = (uint64_t)grid.x * grid.y * grid.z, nt = (uint64_t)block.x * block.y * block.z, n = nb * nt;
     tamm_cuda_emu_launch_state state;
     state.nblocks = nb;
-    std::vector<uint64_t> order(n);
+    uint64_t *order = (uint64_t *)tamm_cuda_emu_zalloc(n * sizeof *order);
     for (uint64_t i = 0; i < n; i++) order[i] = i;
     for (uint64_t i = n; i > 1; i--) { /* Fisher-Yates with splitmix64 */
         uint64_t z = (seed += 0x9E3779B97F4A7C15ull);
@@ -420,6 +488,7 @@ static void tamm_cuda_emu_run(dim3 grid, dim3 block, uint64_t seed, K kernel, A.
         if (set_mark) set_mark(NULL);
     };
     tamm_cuda_emu_pool_run(nthr, [](void *r, unsigned w) { (*(decltype(run) *)r)(w); }, &run);
+    free(order);
 }
 
 /* a launch waiting in a stream's queue of an emulated device */

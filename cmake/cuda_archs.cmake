@@ -3,7 +3,10 @@
 # (`native`, when `nvidia-smi -L` lists one), else V100 to H100 (70 75 80 86 89 90, those the
 # CUDA compiler supports: CUDA 13 has no 70) as real code, plus PTX for 90.  The same choice as
 # tammcc makes for the programs it compiles (tammcc/nvcc_arch.c, TAMMCC_CUDA_ARCH).
+# TAMM_CUDA_ARCH_ENDS=ON (make test sets it: there the code is compiled to be checked, not
+# run): without a GPU, only the oldest and the newest of that list, as real code, plus the PTX.
 # Call after check_language(CUDA) (it needs CMAKE_CUDA_COMPILER), before enable_language(CUDA).
+option(TAMM_CUDA_ARCH_ENDS "Without a GPU, compile the project's CUDA sources for the oldest and the newest architecture only" OFF)
 function(tamm_default_cuda_architectures out)
   find_program(TAMM_NVIDIA_SMI nvidia-smi)
   if(TAMM_NVIDIA_SMI)
@@ -31,7 +34,15 @@ function(tamm_default_cuda_architectures out)
       endif()
     endif()
   endforeach()
+  list(LENGTH _archs _n)
+  set(_ends "")
+  if(TAMM_CUDA_ARCH_ENDS AND _n GREATER 2)
+    set(_ends "; TAMM_CUDA_ARCH_ENDS: the oldest and the newest")
+    list(GET _archs 0 _first)
+    list(GET _archs -1 _last)
+    set(_archs ${_first} ${_last})
+  endif()
   list(APPEND _archs ${_ptx})
   set(${out} ${_archs} PARENT_SCOPE)
-  message(STATUS "CUDA architectures: ${_archs} (no GPU found)")
+  message(STATUS "CUDA architectures: ${_archs} (no GPU found${_ends})")
 endfunction()

@@ -25,7 +25,7 @@ declare -A dir cmake_flags env_of
 dir[release]=$BUILD_DIR
 dir[asan]=$ASAN_DIR
 dir[tsan]=$TSAN_DIR
-cmake_flags[release]="-DCMAKE_BUILD_TYPE=Release"
+cmake_flags[release]="-DCMAKE_BUILD_TYPE=Release -DTAMM_CUDA_ARCH_ENDS=ON" # cmake/cuda_archs.cmake
 cmake_flags[asan]="-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTAMM_SANITIZE=address"
 cmake_flags[tsan]="-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTAMM_SANITIZE=thread"
 env_of[release]=""

@@ -13,7 +13,7 @@
 #ifndef TAMMCC_CUDA_BLAS_H
 #define TAMMCC_CUDA_BLAS_H
 
-#include "emit.h"
+#include "outbuf.h"
 #include "pragma.h"
 
 typedef struct cc_blas_calls cc_blas_calls;

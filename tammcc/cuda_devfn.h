@@ -9,7 +9,7 @@
 #define TAMMCC_CUDA_DEVFN_H
 
 #include "cuda_plan.h"
-#include "emit.h"
+#include "outbuf.h"
 
 /** The function a nest's call calls (not a math function): 1 when device code can call it; it and
  *  the functions it calls are then in p->dev (callees first) and their text's rewrites among p's

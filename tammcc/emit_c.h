@@ -9,7 +9,7 @@
 #ifndef TAMMCC_EMIT_C_H
 #define TAMMCC_EMIT_C_H
 
-#include "emit.h"
+#include "outbuf.h"
 #include "pragma.h"
 
 /** Write the generated C for u into o (o->self names the output for #line). */

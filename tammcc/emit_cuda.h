@@ -7,7 +7,7 @@
 #ifndef TAMMCC_EMIT_CUDA_H
 #define TAMMCC_EMIT_CUDA_H
 
-#include "emit.h"
+#include "outbuf.h"
 #include "pragma.h"
 
 /** Write the .cu file for u into o; returns 0 if no task has a CUDA variant. */

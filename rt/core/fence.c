@@ -1,6 +1,7 @@
 /* fence.c — user fences (see fence.h) and their public API. */
 #include "fence.h"
-#include "stream.h"
+#include "divert.h"
+#include "scope.h"
 #include "executor.h"
 #include "error.h"
 #include "runtime.h"
@@ -97,7 +98,7 @@ static int fence_wait(tamm_fence *f)
         return tamm__error(w->cur_ctx->task, TAMM_ESTATE, "tamm_fence_wait inside a task: a task never blocks its "
                                                          "worker; give the task a wait(f) clause instead");
     if (!f) return tamm__error(NULL, TAMM_EINVAL, "tamm_fence_wait(NULL)");
-    if (TAMM_UNLIKELY(tamm__submit_divert) && w) (void)tamm__stream_flush(); /* kept streaming tasks */
+    if (TAMM_UNLIKELY(tamm__submit_divert) && w) (void)tamm__scope_flush(); /* kept streaming tasks */
     if (tamm__fence_filter) tamm__fence_filter->wait(f); /* signallers on other ranks tell this one */
     tamm__spin_lock(&f->lock);
     int none = f->registered == 0;

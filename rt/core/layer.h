@@ -112,7 +112,7 @@ typedef struct tamm_flow_ops {
 extern int tamm__flow_on;
 extern const tamm_flow_ops *tamm__flow;
 /** Install (ops) or remove (NULL) the submission filter; sets tamm__flow_on
- *  and the submission's divert flag (stream.h). */
+ *  and the submission's divert flag (divert.h). */
 void tamm__flow_install(const tamm_flow_ops *ops);
 
 /* ------------------------------------------------------------------ */

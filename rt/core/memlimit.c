@@ -581,7 +581,7 @@ void tamm__ml_tensor_free(tamm_tensor *T)
     T->ml = NULL;
 }
 
-/* A streaming scope's last use of block lin is over (stream.c): its home and
+/* A streaming scope's last use of block lin is over (scope.c): its home and
  * spill slot are freed, its data forgotten.  The caller holds the block
  * (a permission-only write task), so no other task uses it. */
 void tamm__ml_release(tamm_tensor *T, long lin)

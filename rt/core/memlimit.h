@@ -94,7 +94,7 @@ void tamm__ml_tensor_free(struct tamm_tensor *T);
 /** The home of block lin, made resident (read back, regenerated or zeroed).
  *  Block lock held (or its sole user: tamm__block_home); called by tamm__block_home when the home is absent. */
 void *tamm__ml_home(struct tamm_tensor *T, long lin);
-/** A streaming scope is done with block lin (stream.c): free its home and spill slot. */
+/** A streaming scope is done with block lin (scope.c): free its home and spill slot. */
 void tamm__ml_release(struct tamm_tensor *T, long lin);
 /** The home of block lin was (or may have been) modified outside the FSM. Block lock held. */
 void tamm__ml_dirty(struct tamm_tensor *T, long lin);

@@ -13,7 +13,8 @@
 #include "error.h"
 #include "fence.h"
 #include "layer.h"
-#include "stream.h"
+#include "divert.h"
+#include "scope.h"
 #include "tensor.h"
 #include "xfer.h"
 #include "stuck.h"
@@ -86,7 +87,7 @@ static int wait_all(void)
 {
     int rc = top_level_only("tamm_wait_all");
     if (rc) return rc;
-    if (TAMM_UNLIKELY(tamm__submit_divert)) (void)tamm__stream_flush(); /* kept streaming tasks */
+    if (TAMM_UNLIKELY(tamm__submit_divert)) (void)tamm__scope_flush(); /* kept streaming tasks */
     if (tamm__flow_on) tamm__flow->sync_wait(); /* close accumulation runs; compare streams */
     rc = tamm__help_until(nothing_pending, NULL);
     atomic_store(&tamm__rt.top_waiting, 0);
@@ -115,7 +116,7 @@ static int barrier(const char *what)
 {
     int rc = top_level_only(what);
     if (rc) return rc;
-    if (TAMM_UNLIKELY(tamm__submit_divert)) (void)tamm__stream_flush(); /* kept streaming tasks */
+    if (TAMM_UNLIKELY(tamm__submit_divert)) (void)tamm__scope_flush(); /* kept streaming tasks */
     if (tamm__flow_on) tamm__flow->sync_wait(); /* close accumulation runs; compare streams */
     tamm_xfence *x = tamm__xfence_new();
     rc = tamm__help_until(xfence_reached, x);
@@ -141,7 +142,7 @@ int tamm_fence_submit(void)
 {
     int rc = top_level_only("tamm_fence_submit");
     if (rc) return seen(rc);
-    if (TAMM_UNLIKELY(tamm__submit_divert)) (void)tamm__stream_flush(); /* kept streaming tasks */
+    if (TAMM_UNLIKELY(tamm__submit_divert)) (void)tamm__scope_flush(); /* kept streaming tasks */
     tamm__xfence_new();
     return TAMM_OK;
 }
@@ -253,7 +254,7 @@ static int sentinel_wait(const tamm_ref *refs, int n, const char *what, unsigned
     sk.label = what;
     sk.rank = -1;
     tamm_task_s *t = NULL;
-    if (TAMM_UNLIKELY(tamm__submit_divert)) (void)tamm__stream_flush(); /* kept streaming tasks first */
+    if (TAMM_UNLIKELY(tamm__submit_divert)) (void)tamm__scope_flush(); /* kept streaming tasks first */
     int rc = tamm__submit(NULL, &sk, NULL, TAMM_TF_SENTINEL | flags, &t);
     if (rc) return rc;
     rc = tamm__help_until(sentinel_ready, t);
@@ -576,7 +577,7 @@ static int whole(tamm_tensor *T, void *arr, int to_arr, const char *what)
     if (!T || !arr) return tamm__error(NULL, TAMM_EINVAL, "%s: %s is NULL", what, T ? "the array" : "the tensor");
     if (tamm__tensor_gone(T, what)) return TAMM_EINVAL;
     if (tamm__flow_on) return tamm__flow->whole(T, arr, to_arr);
-    if (TAMM_UNLIKELY(tamm__submit_divert)) (void)tamm__stream_flush(); /* kept streaming tasks first */
+    if (TAMM_UNLIKELY(tamm__submit_divert)) (void)tamm__scope_flush(); /* kept streaming tasks first */
     long chunk = whole_chunk(T);
     tamm_ref *refs = tamm__xmalloc((size_t)chunk * sizeof *refs);
     for (long b0 = 0; b0 < T->nblk && !rc; b0 += chunk) {
@@ -677,13 +678,13 @@ int tamm_streaming_begin(void)
 {
     int rc = top_level_only("tamm_streaming_begin");
     if (rc) return rc;
-    tamm__stream_begin();
+    tamm__scope_begin();
     return TAMM_OK;
 }
 int tamm_streaming_end(void)
 {
     int rc = top_level_only("tamm_streaming_end");
     if (rc) return rc;
-    if (tamm__stream_depth() == 0) return tamm__error(NULL, TAMM_ESTATE, "tamm_streaming_end without tamm_streaming_begin");
-    return tamm__stream_end(); /* the outermost: the kept tasks are submitted, column by column */
+    if (tamm__scope_depth() == 0) return tamm__error(NULL, TAMM_ESTATE, "tamm_streaming_end without tamm_streaming_begin");
+    return tamm__scope_end(); /* the outermost: the kept tasks are submitted, column by column */
 }

@@ -4,8 +4,9 @@
  * dag.c), permissions (perm.c), the execution FSM (block_fsm.c), buffers
  * (buffer.c), transfers between memory units (xfer.c), the host memory unit
  * (hostmem.c, memlimit.c, and the object and buffer caches of pool.c), fences
- * (fence.c), streaming scopes (stream.c), the access checker (check.c), the
- * deadlock report (stuck.c) and the core's part of the lifecycle (runtime.c).
+ * (fence.c), streaming scopes (scope.c), where a top-level task is diverted
+ * (divert.c), the access checker (check.c), the deadlock report (stuck.c)
+ * and the core's part of the lifecycle (runtime.c).
  * It includes only base/ besides itself.  The CPU executors (exec/) implement
  * the executor interface it declares (executor.h), bound at link time; the
  * layers above reach it through the interfaces of layer.h (memory units,

@@ -11,7 +11,7 @@
 #include "layer.h"
 #include "memlimit.h"
 #include "perm.h"
-#include "stream.h"
+#include "divert.h"
 #include "runtime.h"
 #include "tensor.h"
 #include "stuck.h"
@@ -611,7 +611,7 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
     if (!ctx) ctx = w->cur_ctx; /* a submission from inside a running task nests in it */
     if (TAMM_UNLIKELY(tamm__submit_divert) && !ctx && !(flags & (TAMM_TF_INTERNAL | TAMM_TF_SENTINEL)))
         return tamm__divert_submit(u, o, flags, out); /* several ranks: the sequential task flow; or a streaming
-                                                        * scope keeps top-level tasks (stream.c) */
+                                                        * scope keeps top-level tasks (scope.c) */
     if (!u) return tamm__error(ctx ? ctx->task : NULL, TAMM_EINVAL, "tamm_submit: NULL task");
 
     tamm_task_s *t = task_alloc();

@@ -7,7 +7,8 @@
 #include "layer.h"
 #include "memlimit.h"
 #include "runtime.h"
-#include "stream.h"
+#include "divert.h"
+#include "scope.h"
 #include "task.h"
 #include "tamm_assert.h"
 #include <stdio.h>
@@ -233,7 +234,7 @@ tamm_tensor *tamm_tensor_create_ex(const char *name, tamm_dtype dtype, int ndim,
     T->nosole = T->dist != NULL || T->ml != NULL;
     /* integer sums are exact in any order: only floating-point tensors need the order */
     T->ordered = (tamm__rt.cfg.reproducible || (opts && opts->reproducible)) && (dtype == TAMM_F32 || dtype == TAMM_F64);
-    if (TAMM_UNLIKELY(tamm__submit_divert)) tamm__stream_created(T);
+    if (TAMM_UNLIKELY(tamm__submit_divert)) tamm__scope_created(T);
     pthread_mutex_lock(&tamm__rt.tensors_lock);
     T->next_live = tamm__rt.tensors;
     if (tamm__rt.tensors) tamm__rt.tensors->prev_live = T;
@@ -334,8 +335,8 @@ int tamm_tensor_destroy(tamm_tensor *T)
     if (!tamm__rt.initialised) return TAMM_ESTATE;
     if (!T) return tamm__error(NULL, TAMM_EINVAL, "tamm_tensor_destroy(NULL)");
     /* inside a streaming scope the tasks before it are still kept: marked when they are submitted */
-    int kept = TAMM_UNLIKELY(tamm__submit_divert) && tamm__stream_keeping();
-    if (kept ? tamm__stream_destroying(T) : atomic_exchange(&T->destroyed, 1))
+    int kept = TAMM_UNLIKELY(tamm__submit_divert) && tamm__scope_keeping();
+    if (kept ? tamm__scope_destroying(T) : atomic_exchange(&T->destroyed, 1))
         return tamm__error(NULL, TAMM_EINVAL, "tensor '%s' destroyed twice", T->name);
     /* a task with write permission on the whole tensor runs after every task
      * that uses it; when it completes the tensor is freed */

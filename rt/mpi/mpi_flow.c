@@ -8,7 +8,6 @@
 #include "memlimit.h"
 #include "mpi_comm.h"
 #include "runtime.h"
-#include "stream.h"
 #include "worker.h"
 #include "stuck.h"
 #include <stdio.h>

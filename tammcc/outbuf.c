@@ -1,5 +1,5 @@
-/* emit.c — line-counting output buffer (see emit.h). */
-#include "emit.h"
+/* outbuf.c — line-counting output buffer (see outbuf.h). */
+#include "outbuf.h"
 #include "text.h"
 #include "xalloc.h"
 #include <stdarg.h>

@@ -1,9 +1,9 @@
 /*
- * emit.h — an output buffer that counts lines, so generated code can carry
+ * outbuf.h — an output buffer that counts lines, so generated code can carry
  * `#line` directives back to the user's file and forth to itself.
  */
-#ifndef TAMMCC_EMIT_H
-#define TAMMCC_EMIT_H
+#ifndef TAMMCC_OUTBUF_H
+#define TAMMCC_OUTBUF_H
 
 #include <stddef.h>
 

@@ -1,5 +1,5 @@
 /*
- * stream.c — streaming scopes (#pragma tamm streaming, tamm_streaming_begin/end;
+ * scope.c — streaming scopes (#pragma tamm streaming, tamm_streaming_begin/end;
  * docs/runtime.md "Streaming scopes").
  *
  * With one rank, the top-level tasks submitted inside the outermost scope are
@@ -15,13 +15,11 @@
  * inside the scope and destroyed in the same flush is released (its home
  * freed) by a permission-only task right after the last task that uses it.
  * Outside a scope nothing here runs: tamm__submit tests one flag it already
- * tested for the submission filter (tamm__submit_divert).
- *
- * The submission filter (layer.h) is installed here too: tamm__flow_install
- * sets tamm__flow_on and the same flag, and tamm__divert_submit hands a
- * top-level task to the filter once its description is validated.
+ * tests for the submission filter (tamm__submit_divert, divert.c), which this
+ * file keeps up to date (tamm__divert_update) as scopes begin, flush and end.
  */
-#include "stream.h"
+#include "scope.h"
+#include "divert.h"
 #include "runtime.h"
 #include "tensor.h"
 #include "task.h"
@@ -34,9 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int tamm__submit_divert; /* tamm__flow_on, or a streaming scope keeps tasks */
-int tamm__flow_on;
-const tamm_flow_ops *tamm__flow;
 
 typedef struct srec {
     tamm_task u;    /* refs and args point to the copies below */
@@ -56,24 +51,15 @@ static long nmade, capmade;
 static tamm_tensor **dying; /* destroyed inside the scope, not yet flushed */
 static long ndying, capdying;
 
-static void set_divert(void) { tamm__submit_divert = tamm__flow_on || (depth > 0 && !flushing); }
+int tamm__scope_depth(void) { return depth; }
 
-int tamm__stream_depth(void) { return depth; }
-
-void tamm__flow_install(const tamm_flow_ops *ops)
-{
-    tamm__flow = ops;
-    tamm__flow_on = ops != NULL;
-    set_divert();
-}
-
-void tamm__stream_begin(void)
+void tamm__scope_begin(void)
 {
     depth++;
-    set_divert();
+    tamm__divert_update();
 }
 
-void tamm__stream_created(tamm_tensor *T)
+void tamm__scope_created(tamm_tensor *T)
 {
     if (depth == 0 || tamm__flow_on) return;
     if (nmade == capmade) {
@@ -90,9 +76,9 @@ static int is_made(const tamm_tensor *T)
     return 0;
 }
 
-int tamm__stream_keeping(void) { return depth > 0 && !flushing && !tamm__flow_on; }
+int tamm__scope_keeping(void) { return depth > 0 && !flushing && !tamm__flow_on; }
 
-int tamm__stream_destroying(tamm_tensor *T)
+int tamm__scope_destroying(tamm_tensor *T)
 {
     if (atomic_load(&T->destroyed)) return 1;
     for (long i = 0; i < ndying; i++)
@@ -179,13 +165,13 @@ static int by_key(const void *a, const void *b)
 
 /* ---- keeping tasks ---------------------------------------------------- */
 
-int tamm__stream_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flags, tamm_task_s **out)
+int tamm__scope_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flags, tamm_task_s **out)
 {
     int plain_o = !o || (!o->nwait && !o->nsignal && !o->undeferred && !o->collective);
     int keep = depth > 0 && !flushing && !tamm__flow_on && !out && (flags & ~(unsigned)TAMM_TF_DESTROY) == 0 && u &&
                plain_o && u->nrefs >= 0 && (u->nrefs == 0 || u->refs) && (u->args_size == 0 || u->args);
     if (!keep) {
-        (void)tamm__stream_flush(); /* an error stays recorded for the next wait */
+        (void)tamm__scope_flush(); /* an error stays recorded for the next wait */
         return -1;
     }
     if (nrec == caprec) {
@@ -212,20 +198,6 @@ int tamm__stream_submit(const tamm_task *u, const tamm_task_opts *o, unsigned fl
     r->key = 0;
     nrec++;
     return TAMM_OK;
-}
-
-/* tamm__submit's one test for a top-level task found tamm__submit_divert set */
-int tamm__divert_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flags, tamm_task_s **out)
-{
-    if (tamm__flow_on) { /* several ranks: the submission filter (the sequential task flow), given a valid task */
-        if (out) *out = NULL;
-        int rc = tamm__task_check(u, flags);
-        return rc ? rc : tamm__flow->submit(u, o, flags, out);
-    }
-    int kept = tamm__stream_submit(u, o, flags, out);
-    if (kept != -1) return kept;
-    /* submitted now (the kept ones before it); the flag only keeps it from coming back here */
-    return tamm__submit(NULL, u, o, flags | TAMM_TF_INTERNAL, out);
 }
 
 /* ---- releasing blocks ------------------------------------------------- */
@@ -304,11 +276,11 @@ static int window(void)
     return w;
 }
 
-int tamm__stream_flush(void)
+int tamm__scope_flush(void)
 {
     if (nrec == 0 || flushing) return TAMM_OK;
     flushing = 1;
-    set_divert();
+    tamm__divert_update();
     int rc = TAMM_OK;
     long n = nrec;
     nti = 0;
@@ -385,14 +357,14 @@ int tamm__stream_flush(void)
     nrec = 0;
     ndying = 0;
     flushing = 0;
-    set_divert();
+    tamm__divert_update();
     return rc;
 }
 
-int tamm__stream_end(void)
+int tamm__scope_end(void)
 {
     int rc = TAMM_OK;
-    if (depth == 1) rc = tamm__stream_flush();
+    if (depth == 1) rc = tamm__scope_flush();
     depth--;
     if (depth == 0) {
         nmade = 0;
@@ -409,6 +381,6 @@ int tamm__stream_end(void)
         dying = NULL;
         capdying = 0;
     }
-    set_divert();
+    tamm__divert_update();
     return rc;
 }

@@ -378,6 +378,50 @@ static void emit_split(cc_out *o, cc_task *t, cc_wait *w)
     }
 }
 
+/* a field's declaration in the .c: the type as the user's file spells it */
+static char *c_decl(CXType ty, const char *name) { return cc_decl(ty, name, 0); }
+
+void cc_emit_args_struct(cc_out *o, const cc_task *t, char *(*decl)(CXType ty, const char *name), int full)
+{
+    cc_printf(o, "struct %s_args {\n", t->name);
+    for (int i = 0; i < t->ncap; i++) {
+        char *d = decl(t->cap[i].type, t->cap[i].field);
+        cc_printf(o, "    %s;\n", d);
+        free(d);
+    }
+    for (int i = 0; i < t->nacc; i++) {
+        CC_ASSERT(t->acc[i].nidx >= 0 && t->acc[i].nidx <= CC_MAX_DIMS);
+        cc_printf(o, "    tamm_tensor *tamm_T%d;", i);
+        if (t->acc[i].nidx) cc_printf(o, " long tamm_i%d[%d];", i, t->acc[i].nidx);
+        if (cc_mode_at_submit(&t->acc[i])) cc_printf(o, " unsigned tamm_m%d;", i);
+        if (t->acc[i].guard) cc_printf(o, " int tamm_g%d;", i);
+        cc_printf(o, "  /* %s", comment_safe(t->acc[i].key));
+        cc_printf(o, "%s */\n", full ? comment_safe(cc_guard_explain(&t->acc[i])) : "");
+    }
+    int more = 0; /* fields after the block accesses (the .c's only) */
+    if (full) {
+        for (int i = 0; i < t->nrd; i++) {
+            char *f = cc_fmt("tamm_r%d", i), *d = cc_read_decl(&t->rd[i], f), *x = cc_collapse(t->rd[i].text);
+            cc_printf(o, "    %s;  /* %s", d, comment_safe(x));
+            cc_printf(o, " at submission (line %u) */\n", t->rd[i].line);
+            free(f);
+            free(d);
+            free(x);
+        }
+        if (t->nwait) {
+            cc_puts(o, "    int tamm_resume;               /* continuation point */\n");
+            for (int i = 0; i < t->nloc; i++) {
+                char *d = cc_decl(t->loc[i].type, t->loc[i].field, 0);
+                cc_printf(o, "    %s;\n", d);
+                free(d);
+            }
+        }
+        more = t->nwait || t->nrd;
+    }
+    if (t->ncap == 0 && t->nacc == 0 && !more) cc_puts(o, "    char tamm_unused;\n");
+    cc_puts(o, "};\n\n");
+}
+
 /* Where the macro directives of the function being outlined have been replayed up to. */
 typedef struct { const cc_node *fn; size_t at; } macro_replay;
 
@@ -401,39 +445,7 @@ static void emit_outlined(cc_out *o, cc_unit *u, cc_task *t, macro_replay *mr)
     cc_line_self(o);
     cc_printf(o, "\n/* ---- task %s: %s:%u, in %s() ---- */\n", t->name, u->src.name, t->line, t->fname);
     /* arguments (and, with taskwaits, the continuation's frame) */
-    cc_printf(o, "struct %s_args {\n", t->name);
-    for (int i = 0; i < t->ncap; i++) {
-        char *d = cc_decl(t->cap[i].type, t->cap[i].field, 0);
-        cc_printf(o, "    %s;\n", d);
-        free(d);
-    }
-    for (int i = 0; i < t->nacc; i++) {
-        CC_ASSERT(t->acc[i].nidx >= 0 && t->acc[i].nidx <= CC_MAX_DIMS);
-        cc_printf(o, "    tamm_tensor *tamm_T%d;", i);
-        if (t->acc[i].nidx) cc_printf(o, " long tamm_i%d[%d];", i, t->acc[i].nidx);
-        if (cc_mode_at_submit(&t->acc[i])) cc_printf(o, " unsigned tamm_m%d;", i);
-        if (t->acc[i].guard) cc_printf(o, " int tamm_g%d;", i);
-        cc_printf(o, "  /* %s", comment_safe(t->acc[i].key));
-        cc_printf(o, "%s */\n", comment_safe(cc_guard_explain(&t->acc[i])));
-    }
-    for (int i = 0; i < t->nrd; i++) {
-        char *f = cc_fmt("tamm_r%d", i), *d = cc_read_decl(&t->rd[i], f), *x = cc_collapse(t->rd[i].text);
-        cc_printf(o, "    %s;  /* %s", d, comment_safe(x));
-        cc_printf(o, " at submission (line %u) */\n", t->rd[i].line);
-        free(f);
-        free(d);
-        free(x);
-    }
-    if (t->nwait) {
-        cc_puts(o, "    int tamm_resume;               /* continuation point */\n");
-        for (int i = 0; i < t->nloc; i++) {
-            char *d = cc_decl(t->loc[i].type, t->loc[i].field, 0);
-            cc_printf(o, "    %s;\n", d);
-            free(d);
-        }
-    }
-    if (t->ncap == 0 && t->nacc == 0 && !t->nwait && !t->nrd) cc_puts(o, "    char tamm_unused;\n");
-    cc_puts(o, "};\n\n");
+    cc_emit_args_struct(o, t, c_decl, 1);
     /* refs */
     cc_printf(o, "/* the task's refs (guarded ones only if their guard held at submission), and their source texts */\n"
                  "static int %s_refs(const struct %s_args *tamm_p_, tamm_ref *tamm_r_, const char **tamm_s_)\n{\n", t->name, t->name);

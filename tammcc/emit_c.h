@@ -24,6 +24,13 @@ int cc_mode_at_submit(const cc_access *a);
 /** The TAMM_CC_* mode expression with which a variant gets access i of t (a
  *  constant, or `<args>->tamm_m<i>` when decided at submission); caller frees. */
 char *cc_access_how(const cc_task *t, int i, const char *args);
+/** `struct NAME_args`, the arguments of task t, as the .c and the .cu both declare it (one printer,
+ *  so their layouts cannot drift apart): the captured variables (each declared by decl: the .c
+ *  spells types as the user's file does, the .cu canonically), then for each block access its
+ *  tensor, indices, mode chosen at submission and guard's value.  With full (the .c), then the
+ *  values read at submission and a continuation's frame: the .cu's struct is the leading part of
+ *  the .c's, all that a CUDA variant reads. */
+void cc_emit_args_struct(cc_out *o, const cc_task *t, char *(*decl)(CXType ty, const char *name), int full);
 /** The default label of a task (a C string literal; caller frees). */
 char *cc_task_label(cc_unit *u, cc_task *t);
 /** Replay the macro directives of u that start in [b, e), each under a `#line`

@@ -10,8 +10,8 @@
  *          through tamm_cc_block_sum) that a second kernel adds in index order; and the host
  *          function that obtains the buffers and launches it on the task's stream.
  *
- * The .cu repeats the C file's args struct with the same fields in the same order (canonical
- * type spellings), so the variant reads the same bytes.
+ * The .cu declares the C file's args struct by the same printer (cc_emit_args_struct: its leading
+ * fields, with canonical type spellings), so the variant reads the same bytes.
  */
 #include "emit_cuda.h"
 #include "cuda_plan.h"
@@ -80,25 +80,6 @@ static void emit_how(cc_out *o, const cc_task *t, int i)
     char *how = cc_access_how(t, i, "tamm_a_");
     cc_puts(o, how);
     free(how);
-}
-
-/* the struct of emit_c.c, field for field */
-static void emit_args_struct(cc_out *o, const cc_task *t)
-{
-    cc_printf(o, "struct %s_args {\n", t->name);
-    for (int i = 0; i < t->ncap; i++) {
-        char *d = cc_cu_decl(t->cap[i].type, t->cap[i].field);
-        cc_printf(o, "    %s;\n", d);
-        free(d);
-    }
-    for (int i = 0; i < t->nacc; i++) {
-        cc_printf(o, "    tamm_tensor *tamm_T%d;", i);
-        if (t->acc[i].nidx) cc_printf(o, " long tamm_i%d[%d];", i, t->acc[i].nidx);
-        if (cc_mode_at_submit(&t->acc[i])) cc_printf(o, " unsigned tamm_m%d;", i);
-        cc_printf(o, "  /* %s */\n", t->acc[i].key);
-    }
-    if (t->ncap == 0 && t->nacc == 0) cc_puts(o, "    char tamm_unused;\n");
-    cc_puts(o, "};\n\n");
 }
 
 static void emit_host_prologue(cc_out *o, const cc_task *t)
@@ -608,7 +589,7 @@ int cc_emit_cuda(cc_unit *u, cc_out *o)
          * after an #undef: the file's #define lines above hold the last definition of every macro */
         cc_emit_macro_save(o, u, t->fn->b, t->e);
         if (cc_emit_macros(o, u, t->fn->b, t->stmt->b, 1)) cc_line_self(o);
-        emit_args_struct(o, t);
+        cc_emit_args_struct(o, t, cc_cu_decl, 0); /* the .c's leading fields (emit_c.c) */
         switch (p->form) { /* one printer per form */
         case CC_CUDA_CALL: emit_call(o, p); break;
         case CC_CUDA_KERNEL: emit_kernel(o, p); break;

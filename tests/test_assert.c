@@ -34,7 +34,7 @@ static int touch(void)
 static int child_extra_dep(void *arg)
 {
     (void)arg;
-    tamm_task_s *t = calloc(1, sizeof *t);
+    tamm__task_s *t = calloc(1, sizeof *t);
     atomic_init(&t->deps, 0);
     tamm__task_dep_satisfied(t); /* deps 0 -> -1: task_ready is not reached either way */
     int left = atomic_load(&t->deps);

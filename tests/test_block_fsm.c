@@ -19,11 +19,11 @@ enum { RC_KEEP, RC_0, RC_1, RC_INC, RC_DEC };
 enum { K_T, K_ERR, K_IGN };
 
 typedef struct {
-    tamm_blk_op op;
-    tamm_blk_state s;
+    tamm__blk_op op;
+    tamm__blk_state s;
     int kind, pre, rc;
     unsigned actions;
-    tamm_blk_state next; /* for "--" as a new state: the same state */
+    tamm__blk_state next; /* for "--" as a new state: the same state */
     int again;
     const char *text;    /* the cell as written, for failure messages */
 } blk_cell;
@@ -135,7 +135,7 @@ static void test_cells(void)
         int ok_seen = 0, fail_seen = 0;
         for (int rc = 0; rc <= 3; rc++)
             for (int pending = 0; pending <= 1; pending++) {
-                tamm_blk_step st = tamm__blk_step(c->s, rc, pending, c->op);
+                tamm__blk_step_t st = tamm__blk_step(c->s, rc, pending, c->op);
                 h_context("%s x %s [%s] with RC=%d pending=%d", opn[c->op], stn[c->s], c->text, rc, pending);
                 if (c->kind == K_ERR) {
                     CHECK_EQ_INT(st.result, TAMM_BLK_ERR);
@@ -183,7 +183,7 @@ static void test_cells(void)
 /* Named boundary checks, spelled out (what the runtime relies on). */
 static void test_boundaries(void)
 {
-    tamm_blk_step st;
+    tamm__blk_step_t st;
     /* UNI x READ: pending blocks it even at RC == 0. */
     st = tamm__blk_step(TAMM_BS_UNI, 0, 1, TAMM_BOP_READ);
     CHECK_EQ_INT(st.result, TAMM_BLK_PRECOND);
@@ -251,11 +251,11 @@ static void test_boundaries(void)
 static void test_names(void)
 {
     for (int o = 0; o < TAMM_BOP_COUNT; o++) {
-        const char *n = tamm__blk_op_name((tamm_blk_op)o);
+        const char *n = tamm__blk_op_name((tamm__blk_op)o);
         CHECK(n && strcmp(n, opn[o]) == 0);
     }
     for (int s = 0; s < TAMM_BS_COUNT; s++) {
-        const char *n = tamm__blk_state_name((tamm_blk_state)s);
+        const char *n = tamm__blk_state_name((tamm__blk_state)s);
         CHECK(n && strcmp(n, stn[s]) == 0);
     }
     char buf[128];

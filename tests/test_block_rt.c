@@ -267,7 +267,7 @@ static int child_case(void *vp)
 }
 
 /* Readers of one block running one after another on a worker hand their
- * read reference on (dag.h tamm_held) instead of releasing it: whoever
+ * read reference on (dag.h tamm__held) instead of releasing it: whoever
  * comes next for the block must still find RC == 0 and the data right.
  * Each round: readers of block 0 and of block 1 interleaved (the kept
  * reference of one block must never serve the other), released by put and

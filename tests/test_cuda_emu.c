@@ -148,7 +148,7 @@ static int memory(void *arg)
     (void)arg;
     setup();
     CHECK_EQ_INT(OPS->bind(0), 0);
-    tamm_devinfo di;
+    tamm__devinfo di;
     CHECK_EQ_INT(OPS->info(0, &di), 0);
     CHECK_EQ_INT(di.total, 1000);
     void *s = NULL, *p = NULL, *q = NULL;

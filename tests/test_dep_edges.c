@@ -34,7 +34,7 @@ static const unsigned seq_mode[SEQ] = { TAMM_WRITE, TAMM_READ, TAMM_READ, TAMM_W
 static const int want[][2] = { { 0, 1 }, { 0, 2 }, { 1, 3 }, { 2, 3 }, { 3, 4 }, { 3, 5 }, { 4, 6 }, { 5, 6 } };
 #define NWANT ((int)(sizeof want / sizeof want[0]))
 
-static int has_edge(const tamm_edge *e, size_t n, uint64_t from, uint64_t to)
+static int has_edge(const tamm__edge *e, size_t n, uint64_t from, uint64_t to)
 {
     for (size_t i = 0; i < n; i++)
         if (e[i].from == from && e[i].to == to) return 1;
@@ -64,7 +64,7 @@ static int child(void *vp)
             }
     CHECK_EQ_INT(tamm_wait_all(), TAMM_OK);
     size_t n = 0;
-    const tamm_edge *e = tamm__dag_edges(&n);
+    const tamm__edge *e = tamm__dag_edges(&n);
     CHECK_EQ_INT((long)n, (long)(NWANT * (5 + 9)));
     for (int tn = 0; tn < 2; tn++)
         for (int b = 0; b < nb[tn]; b++) {

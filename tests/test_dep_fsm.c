@@ -13,7 +13,7 @@
 #include "dep_fsm.h"
 #include <tamm.h>
 
-typedef struct { tamm_dep_state s; tamm_dep_perm p; tamm_dep_state next; int after; const char *seed_text; } dep_cell;
+typedef struct { tamm__dep_state s; tamm__dep_perm p; tamm__dep_state next; int after; const char *seed_text; } dep_cell;
 
 static const dep_cell seed[] = {
     { TAMM_DS_UNACCESSED, TAMM_DP_READ,  TAMM_DS_READ,  1, "DT(A,R) = T /_READ" },
@@ -30,12 +30,12 @@ static const dep_cell seed[] = {
     { TAMM_DS_ACC,        TAMM_DP_ACC,   TAMM_DS_ACC,   0, "DT(A,ACC)= DT(A,ACC) U {T} /_ACC" },
 };
 
-static const char *sname(tamm_dep_state s)
+static const char *sname(tamm__dep_state s)
 {
     static const char *n[] = { "_UNACCESSED", "_READ", "_WRITE", "_ACC" };
     return (unsigned)s < 4 ? n[s] : "?";
 }
-static const char *pname(tamm_dep_perm p)
+static const char *pname(tamm__dep_perm p)
 {
     static const char *n[] = { "Read", "Write", "Accum" };
     return (unsigned)p < 3 ? n[p] : "?";
@@ -48,7 +48,7 @@ static void test_cells(void)
     CHECK_EQ_INT(sizeof seed / sizeof seed[0], TAMM_DS_COUNT * TAMM_DP_COUNT);
     for (size_t i = 0; i < sizeof seed / sizeof seed[0]; i++) {
         const dep_cell *c = &seed[i];
-        tamm_dep_step st = tamm__dep_step(c->s, c->p);
+        tamm__dep_step_t st = tamm__dep_step(c->s, c->p);
         h_context("%s x %s: %s", sname(c->s), pname(c->p), c->seed_text);
         CHECK_EQ_INT(st.next, c->next);
         CHECK_EQ_INT(!!st.after, c->after);
@@ -60,11 +60,11 @@ static void test_cells(void)
 static void test_sequences(void)
 {
     /* R R R W: the three readers form one set, the writer goes after all of them. */
-    tamm_dep_state s = TAMM_DS_UNACCESSED;
-    tamm_dep_perm seq1[] = { TAMM_DP_READ, TAMM_DP_READ, TAMM_DP_READ, TAMM_DP_WRITE, TAMM_DP_WRITE };
+    tamm__dep_state s = TAMM_DS_UNACCESSED;
+    tamm__dep_perm seq1[] = { TAMM_DP_READ, TAMM_DP_READ, TAMM_DP_READ, TAMM_DP_WRITE, TAMM_DP_WRITE };
     int after1[] = { 1, 0, 0, 1, 1 };
     for (int i = 0; i < 5; i++) {
-        tamm_dep_step st = tamm__dep_step(s, seq1[i]);
+        tamm__dep_step_t st = tamm__dep_step(s, seq1[i]);
         h_context("sequence R R R W W, step %d", i);
         CHECK_EQ_INT(!!st.after, after1[i]);
         s = st.next;
@@ -72,10 +72,10 @@ static void test_sequences(void)
     CHECK_EQ_INT(s, TAMM_DS_WRITE);
     /* ACC ACC R R ACC: accumulators join, readers after them join each other, then ACC after. */
     s = TAMM_DS_UNACCESSED;
-    tamm_dep_perm seq2[] = { TAMM_DP_ACC, TAMM_DP_ACC, TAMM_DP_READ, TAMM_DP_READ, TAMM_DP_ACC, TAMM_DP_ACC };
+    tamm__dep_perm seq2[] = { TAMM_DP_ACC, TAMM_DP_ACC, TAMM_DP_READ, TAMM_DP_READ, TAMM_DP_ACC, TAMM_DP_ACC };
     int after2[] = { 1, 0, 1, 0, 1, 0 };
     for (int i = 0; i < 6; i++) {
-        tamm_dep_step st = tamm__dep_step(s, seq2[i]);
+        tamm__dep_step_t st = tamm__dep_step(s, seq2[i]);
         h_context("sequence ACC ACC R R ACC ACC, step %d", i);
         CHECK_EQ_INT(!!st.after, after2[i]);
         s = st.next;
@@ -102,8 +102,8 @@ static void test_perm_of(void)
 static void test_names(void)
 {
     for (int s = 0; s < TAMM_DS_COUNT; s++) {
-        const char *n = tamm__dep_state_name((tamm_dep_state)s);
-        CHECK(n && strcmp(n, sname((tamm_dep_state)s)) == 0);
+        const char *n = tamm__dep_state_name((tamm__dep_state)s);
+        CHECK(n && strcmp(n, sname((tamm__dep_state)s)) == 0);
     }
     CHECK_NOTNULL(tamm__dep_state_name(TAMM_DS_COUNT));
 }

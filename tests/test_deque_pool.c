@@ -20,12 +20,12 @@
 #include <stdint.h>
 
 /* Fake task pointers: the deque never dereferences them. */
-#define ITEM(i) ((struct tamm_task_s *)(uintptr_t)(((uintptr_t)(i) + 1) * 16))
+#define ITEM(i) ((struct tamm__task_s *)(uintptr_t)(((uintptr_t)(i) + 1) * 16))
 #define INDEX(p) ((long)((uintptr_t)(p) / 16) - 1)
 
 static void deque_sequential(void)
 {
-    tamm_deque q;
+    tamm__deque q;
     tamm__deque_init(&q, 4);
     h_context("deque: empty");
     CHECK_NULL(tamm__deque_pop(&q));
@@ -47,7 +47,7 @@ static void deque_sequential(void)
     for (long i = 2; i < 900; i++) CHECK(tamm__deque_steal(&q) == ITEM(i));
     for (long i = 1000; i < 3000; i++) tamm__deque_push(&q, ITEM(i));
     long expect_top = 900, n = 0, bad = 0;
-    struct tamm_task_s *x;
+    struct tamm__task_s *x;
     while ((x = tamm__deque_steal(&q))) {
         long i = INDEX(x);
         if (i != expect_top) bad++;
@@ -66,9 +66,9 @@ static void deque_sequential(void)
  * least TAMM_DEQUE_BATCH past top, and the oldest item nearer than that. */
 static void deque_batches(void)
 {
-    tamm_deque q;
+    tamm__deque q;
     tamm__deque_init(&q, 8);
-    struct tamm_task_s *got[TAMM_DEQUE_BATCH];
+    struct tamm__task_s *got[TAMM_DEQUE_BATCH];
     h_context("deque batch: empty");
     CHECK_EQ_INT(tamm__deque_steal_batch(&q, got, TAMM_DEQUE_BATCH), 0);
 
@@ -104,11 +104,11 @@ static void deque_batches(void)
 /* Concurrent: the owner pushes N items (popping some itself), two thieves
  * steal; each item is taken once. */
 #define NITEMS 200000
-static tamm_deque cq;
+static tamm__deque cq;
 static atomic_int taken[NITEMS];
 static atomic_int owner_done;
 
-static void take(struct tamm_task_s *x) { atomic_fetch_add(&taken[INDEX(x)], 1); }
+static void take(struct tamm__task_s *x) { atomic_fetch_add(&taken[INDEX(x)], 1); }
 
 /* Thief 0 steals one at a time, thief 1 in batches. */
 static void *thief(void *arg)
@@ -116,12 +116,12 @@ static void *thief(void *arg)
     int batched = arg != NULL;
     for (;;) {
         if (batched) {
-            struct tamm_task_s *got[TAMM_DEQUE_BATCH];
+            struct tamm__task_s *got[TAMM_DEQUE_BATCH];
             int n = tamm__deque_steal_batch(&cq, got, TAMM_DEQUE_BATCH);
             for (int i = 0; i < n; i++) take(got[i]);
             if (n) continue;
         } else {
-            struct tamm_task_s *x = tamm__deque_steal(&cq);
+            struct tamm__task_s *x = tamm__deque_steal(&cq);
             if (x) { take(x); continue; }
         }
         if (atomic_load(&owner_done) && tamm__deque_size(&cq) == 0) return NULL;
@@ -138,11 +138,11 @@ static void deque_concurrent(void)
     for (long i = 0; i < NITEMS; i++) {
         tamm__deque_push(&cq, ITEM(i));
         if (i % 3 == 0) { /* the owner works too */
-            struct tamm_task_s *x = tamm__deque_pop(&cq);
+            struct tamm__task_s *x = tamm__deque_pop(&cq);
             if (x) take(x);
         }
     }
-    struct tamm_task_s *x;
+    struct tamm__task_s *x;
     while ((x = tamm__deque_pop(&cq))) take(x);
     atomic_store(&owner_done, 1);
     for (int k = 0; k < 2; k++) pthread_join(th[k], NULL);
@@ -164,9 +164,9 @@ typedef struct { char pad[56]; long owner; } obj;
 
 static void pool_single(void)
 {
-    tamm_pool p;
+    tamm__pool p;
     tamm__pool_init(&p, sizeof(obj));
-    tamm_pool_cache c = { 0 };
+    tamm__pool_cache c = { 0 };
     h_context("pool: objects are distinct and 64-byte aligned; what is put back is reused");
     obj *o[600];
     int misaligned = 0;
@@ -189,7 +189,7 @@ static void pool_single(void)
     CHECK_NULL(c.head);
     CHECK_NULL(c.spill);
     /* everything flushed comes back to another cache without new slabs */
-    tamm_pool_cache c2 = { 0 };
+    tamm__pool_cache c2 = { 0 };
     for (int i = 0; i < 600; i++) o[i] = tamm__pool_get(&p, &c2);
     CHECK_MSG(atomic_load(&p.allocated) == made, "flushed objects were not reused (%zu -> %zu)", made,
               (size_t)atomic_load(&p.allocated));
@@ -203,14 +203,14 @@ static void pool_single(void)
  * object is handed out while the consumer still holds it. */
 #define NPASS 300000
 #define IN_USE 0x7a6d6d5f494e5553L /* not a value left in recycled memory by chance */
-static tamm_pool pp;
+static tamm__pool pp;
 static _Atomic(obj *) ring[256];
 static atomic_long in_use_twice;
 
 static void *consumer(void *arg)
 {
     (void)arg;
-    tamm_pool_cache c = { 0 };
+    tamm__pool_cache c = { 0 };
     for (long n = 0; n < NPASS;) {
         for (int k = 0; k < 256 && n < NPASS; k++) {
             obj *o = atomic_exchange(&ring[k], NULL);
@@ -232,7 +232,7 @@ static void pool_concurrent(void)
     atomic_init(&in_use_twice, 0);
     pthread_t th;
     pthread_create(&th, NULL, consumer, NULL);
-    tamm_pool_cache c = { 0 };
+    tamm__pool_cache c = { 0 };
     long held_by_ring_max = 256;
     for (long n = 0; n < NPASS; n++) {
         obj *o = tamm__pool_get(&pp, &c);

@@ -325,7 +325,7 @@ static int prefetch(void *arg)
             if (x[e] != ((uint64_t)b * 1000 + (uint64_t)e) * 2 + 7) bad = e;
         CHECK_MSG(bad < 0, "B[%ld][%d] differs", b, bad);
     }
-    tamm_gpu *g = &tamm__gpus.g[0];
+    tamm__gpu *g = &tamm__gpus.g[0];
     unsigned long long miss = atomic_load(&g->misses) - m0, pf = atomic_load(&g->npf), used = atomic_load(&g->npf_used);
     printf("%d independent GPU tasks on one stream, TAMM_CUDA_PREFETCH=%d: %.2f ms, %llu of their reads fetched at "
            "issue, %llu blocks prefetched, %llu of them used\n", NPF, on, (double)(t1 - t0) / 1000.0, miss, pf, used);

@@ -641,7 +641,7 @@ static int lru(void *arg)
     (void)arg;
     tu_init();
     tamm_tensor *T = tu_vec("L", 6, TILE); /* 128-byte blocks, TAMM_CUDA_MEMORY_LIMIT=384: three fit */
-    tamm_gpu *g = &tamm__gpus.g[0];
+    tamm__gpu *g = &tamm__gpus.g[0];
     lru_step(T, 0, 0, 0); lru_step(T, 1, 0, 0); lru_step(T, 2, 0, 0);
     CHECK_EQ_INT(resident(T), 0x7);
     lru_step(T, 0, 0, 0);                        /* a hit: block 0 becomes the most recent */
@@ -693,7 +693,7 @@ static int waits_keep_copies(void *arg)
     (void)arg;
     tu_init();
     tamm_tensor *T = tu_vec("W", 4, TILE);
-    tamm_gpu *g = &tamm__gpus.g[0];
+    tamm__gpu *g = &tamm__gpus.g[0];
     for (long b = 0; b < 4; b++) lru_step(T, b, 1, 100 * (uint64_t)b); /* written on the GPU: dirty there */
     tamm_ref r = tu_ref1(T, TAMM_READ, 1);
     CHECK_EQ_INT(tamm_wait_on(&r, 1), TAMM_OK);

@@ -10,9 +10,9 @@
 #include "taskq.h"
 #include <string.h>
 
-static tamm_pick_in base(int ngpu)
+static tamm__pick_in base(int ngpu)
 {
-    tamm_pick_in in;
+    tamm__pick_in in;
     memset(&in, 0, sizeof in);
     in.ngpu = ngpu;
     in.has_cpu = in.has_gpu = 1;
@@ -24,7 +24,7 @@ static tamm_pick_in base(int ngpu)
 int main(void)
 {
     /* round-robin: rotates over the GPUs that can hold the task */
-    tamm_pick_in in = base(3);
+    tamm__pick_in in = base(3);
     in.has_cpu = 0;
     for (unsigned r = 0; r < 6; r++) {
         in.rr = r;
@@ -122,8 +122,8 @@ int main(void)
         static const int prio[] = { 0, 0, 5, 0, 5, 9, -1, 5, 0 };
         static const int want[] = { 5, 2, 4, 7, 0, 1, 3, 8, 6 }; /* the order of the pushes to pop */
         enum { NP = sizeof prio / sizeof prio[0] };
-        tamm_task_s ts[NP];
-        tamm_taskq q = TAMM_TASKQ_INIT;
+        tamm__task_s ts[NP];
+        tamm__taskq q = TAMM_TASKQ_INIT;
         memset(ts, 0, sizeof ts);
         for (int i = 0; i < NP; i++) {
             ts[i].priority = prio[i];
@@ -135,7 +135,7 @@ int main(void)
     }
 
     /* TAMM_SCHED */
-    tamm_sched_kind c;
+    tamm__sched_kind c;
     tamm_gpu_policy p;
     CHECK_EQ_INT(tamm__parse_sched("minmax-transfer-time", &c, &p), 0);
     CHECK(c == TAMM_SCHED_WS && p == TAMM_GPOL_MINMAX);

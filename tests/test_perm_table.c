@@ -10,7 +10,7 @@
 
 /* 'o' = ok, '.' = blank, '*' = runtime-internal.  Columns: ReadPermission,
  * WritePermission, ReadWritePermission, AccumPermission (read, write, read+write, accumulate). */
-static const struct { tamm_op op; const char *name; const char cells[5]; } seed[] = {
+static const struct { tamm__op op; const char *name; const char cells[5]; } seed[] = {
     { TAMM_OP_READ,         "READ",         "ooo." },
     { TAMM_OP_WRITE,        "WRITE",        ".oo." },
     { TAMM_OP_RW,           "RW",           ".oo." },
@@ -22,10 +22,10 @@ static const struct { tamm_op op; const char *name; const char cells[5]; } seed[
     { TAMM_OP_FLUSH,        "FLUSH",        "oooo" },
     { TAMM_OP_DONE_WAITING, "DONE_WAITING", "**.*" },
 };
-static const tamm_perm_col cols[4] = { TAMM_PCOL_READ, TAMM_PCOL_WRITE, TAMM_PCOL_READWRITE, TAMM_PCOL_ACCUM };
+static const tamm__perm_col cols[4] = { TAMM_PCOL_READ, TAMM_PCOL_WRITE, TAMM_PCOL_READWRITE, TAMM_PCOL_ACCUM };
 static const char *const colname[4] = { "ReadPermission", "WritePermission", "ReadWritePermission", "AccumPermission" };
 
-static tamm_perm_cell expect_cell(char c)
+static tamm__perm_cell_t expect_cell(char c)
 {
     return c == 'o' ? TAMM_PERM_OK : c == '*' ? TAMM_PERM_INTERNAL : TAMM_PERM_DENIED;
 }
@@ -55,7 +55,7 @@ static void test_cells(void)
     /* Out-of-range arguments are not cells: denied, no crash. */
     CHECK_EQ_INT(tamm__perm_cell(TAMM_OP_COUNT, TAMM_PCOL_READ), TAMM_PERM_DENIED);
     CHECK_EQ_INT(tamm__perm_cell(TAMM_OP_READ, TAMM_PCOL_COUNT), TAMM_PERM_DENIED);
-    CHECK_EQ_INT(tamm__perm_cell((tamm_op)-1, TAMM_PCOL_READ), TAMM_PERM_DENIED);
+    CHECK_EQ_INT(tamm__perm_cell((tamm__op)-1, TAMM_PCOL_READ), TAMM_PERM_DENIED);
 }
 
 static void test_allows(void)

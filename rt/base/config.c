@@ -88,7 +88,7 @@ const char *tamm__gpu_policy_name(tamm_gpu_policy p)
     return "?";
 }
 
-int tamm__parse_sched(const char *s, tamm_sched_kind *cpu, tamm_gpu_policy *gpu)
+int tamm__parse_sched(const char *s, tamm__sched_kind *cpu, tamm_gpu_policy *gpu)
 {
     int have_cpu = 0, have_gpu = 0;
     *cpu = TAMM_SCHED_WS;
@@ -104,7 +104,7 @@ int tamm__parse_sched(const char *s, tamm_sched_kind *cpu, tamm_gpu_policy *gpu)
         if (i == k) return -1;
         if (sched_names[i].cpu) {
             if (have_cpu++) return -1;
-            *cpu = (tamm_sched_kind)sched_names[i].v;
+            *cpu = (tamm__sched_kind)sched_names[i].v;
         } else {
             if (have_gpu++) return -1;
             *gpu = (tamm_gpu_policy)sched_names[i].v;
@@ -115,7 +115,7 @@ int tamm__parse_sched(const char *s, tamm_sched_kind *cpu, tamm_gpu_policy *gpu)
 }
 
 /* TAMM_CUDA_DEVICES: local, all, or a list of distinct device ordinals (0..7). */
-static int parse_devices(const char *s, tamm_config *cfg)
+static int parse_devices(const char *s, tamm__config *cfg)
 {
     if (!strcmp(s, "local")) { cfg->cuda_dev_mode = TAMM_CDEV_LOCAL; return 0; }
     if (!strcmp(s, "all")) { cfg->cuda_dev_mode = TAMM_CDEV_ALL; return 0; }
@@ -138,7 +138,7 @@ static int parse_devices(const char *s, tamm_config *cfg)
     }
 }
 
-int tamm__config_read(tamm_config *cfg)
+int tamm__config_read(tamm__config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);

@@ -7,17 +7,17 @@
 
 #include <stddef.h>
 
-typedef enum { TAMM_SCHED_WS = 0, TAMM_SCHED_FIFO, TAMM_SCHED_PRIO } tamm_sched_kind;
-typedef enum { TAMM_ONERR_ABORT = 0, TAMM_ONERR_RETURN } tamm_onerr_kind;
+typedef enum { TAMM_SCHED_WS = 0, TAMM_SCHED_FIFO, TAMM_SCHED_PRIO } tamm__sched_kind;
+typedef enum { TAMM_ONERR_ABORT = 0, TAMM_ONERR_RETURN } tamm__onerr_kind;
 /* Device-selection policies for tasks that can run on a GPU (rt/gpu/sched_gpu.c). */
 typedef enum { TAMM_GPOL_EFT = 0, TAMM_GPOL_RR, TAMM_GPOL_STREAM, TAMM_GPOL_MINSIZE, TAMM_GPOL_MINMIN,
                TAMM_GPOL_MINMAX, TAMM_GPOL_COUNT } tamm_gpu_policy;
 
-typedef struct tamm_config {
+typedef struct tamm__config {
     int num_workers;           /* TAMM_NUM_WORKERS (default: cores) */
     int cores;                 /* the machine's online cores (sysconf), at least 1 */
     int num_gpus;              /* TAMM_NUM_GPUS (-1: all found) */
-    tamm_sched_kind sched;     /* TAMM_SCHED: the CPU queueing policy */
+    tamm__sched_kind sched;     /* TAMM_SCHED: the CPU queueing policy */
     tamm_gpu_policy gpu_sched; /* TAMM_SCHED: the device-selection policy */
     int fake_gpus;             /* TAMM_CUDA_EMU (alias TAMM_CUDA_FAKE): emulated GPUs (tests, devops_emu.c) */
     unsigned emu_delay_us;     /* TAMM_CUDA_EMU_DELAY: random delay before each stream operation, 0..us */
@@ -29,7 +29,7 @@ typedef struct tamm_config {
     int cuda_early;            /* TAMM_CUDA_EARLY: a GPU task's successors may start before it completes (default 1) */
     int cuda_prefetch;         /* TAMM_CUDA_PREFETCH: queued GPU tasks' inputs copied in ahead of issue (default 1) */
     int sequential;            /* TAMM_SEQUENTIAL */
-    tamm_onerr_kind on_error;  /* TAMM_ON_ERROR */
+    tamm__onerr_kind on_error;  /* TAMM_ON_ERROR */
     int stats;                 /* TAMM_STATS */
     int hugepages;             /* TAMM_HUGEPAGES: large block homes on huge pages (default 1) */
     int check_access;          /* TAMM_CHECK_ACCESS: verify read and write accesses (check.c) */
@@ -44,14 +44,14 @@ typedef struct tamm_config {
     int local_rank, local_size; /* this process among the ranks on its node (0 and 1 without MPI); set
                                    by tamm_init from the MPI layer, read by the GPU layer's mapping
                                    and by the idle workers' polling (tamm__core_start) */
-} tamm_config;
+} tamm__config;
 
 /* TAMM_CUDA_DEVICES: which GPUs a rank uses (gpu/cuda_worker.c, tamm__gpu_map) */
 enum { TAMM_CDEV_LOCAL = 0, TAMM_CDEV_ALL, TAMM_CDEV_LIST };
 
 /** Fill cfg from the environment; on an invalid value print a message naming
  *  the variable and return TAMM_EINVAL. */
-int tamm__config_read(tamm_config *cfg);
+int tamm__config_read(tamm__config *cfg);
 
 /** Parse a byte size: digits with optional K/M/G/T suffix (binary), or "N%"
  *  (then *pct is set and the result is 0).  Returns 0 on success, -1 if invalid. */
@@ -61,7 +61,7 @@ int tamm__parse_size(const char *s, size_t *out, double *pct);
  *  policy (eft, round-robin, stream-aware, min-transfer-size,
  *  minmin-transfer-time, minmax-transfer-time), or both separated by a comma.
  *  Returns 0, or -1 if a name is unknown or a class is given twice. */
-int tamm__parse_sched(const char *s, tamm_sched_kind *cpu, tamm_gpu_policy *gpu);
+int tamm__parse_sched(const char *s, tamm__sched_kind *cpu, tamm_gpu_policy *gpu);
 /** The TAMM_SCHED name of a device policy. */
 const char *tamm__gpu_policy_name(tamm_gpu_policy p);
 

@@ -22,34 +22,34 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-struct tamm_task_s;
+struct tamm__task_s;
 
-typedef struct tamm_deque_arr {
+typedef struct tamm__deque_arr {
     size_t mask;
-    struct tamm_deque_arr *older;
-    _Atomic(struct tamm_task_s *) slot[];
-} tamm_deque_arr;
+    struct tamm__deque_arr *older;
+    _Atomic(struct tamm__task_s *) slot[];
+} tamm__deque_arr;
 
-typedef struct tamm_deque {
+typedef struct tamm__deque {
     atomic_long top;
     char pad1[64 - sizeof(atomic_long)];
     atomic_long bottom;
-    _Atomic(tamm_deque_arr *) arr;
+    _Atomic(tamm__deque_arr *) arr;
     long top_seen;              /* the owner's last look at top: a push re-reads top only when this says full */
     char pad2[64 - 2 * sizeof(long) - sizeof(void *)];
-} tamm_deque;
+} tamm__deque;
 
-void tamm__deque_init(tamm_deque *q, size_t cap_pow2);
-void tamm__deque_destroy(tamm_deque *q);
-void tamm__deque_push(tamm_deque *q, struct tamm_task_s *t);     /* owner */
-struct tamm_task_s *tamm__deque_pop(tamm_deque *q);              /* owner */
-struct tamm_task_s *tamm__deque_steal(tamm_deque *q);            /* anyone: the oldest item */
+void tamm__deque_init(tamm__deque *q, size_t cap_pow2);
+void tamm__deque_destroy(tamm__deque *q);
+void tamm__deque_push(tamm__deque *q, struct tamm__task_s *t);     /* owner */
+struct tamm__task_s *tamm__deque_pop(tamm__deque *q);              /* owner */
+struct tamm__task_s *tamm__deque_steal(tamm__deque *q);            /* anyone: the oldest item */
 
 #define TAMM_DEQUE_BATCH 16
 /** Steal up to `max` (at most TAMM_DEQUE_BATCH) of the oldest items, half of
  *  what the deque holds rounded up, into out[] oldest first; returns how
  *  many (0: empty, or another thread won the race). */
-int tamm__deque_steal_batch(tamm_deque *q, struct tamm_task_s **out, int max); /* anyone */
-long tamm__deque_size(tamm_deque *q);
+int tamm__deque_steal_batch(tamm__deque *q, struct tamm__task_s **out, int max); /* anyone */
+long tamm__deque_size(tamm__deque *q);
 
 #endif

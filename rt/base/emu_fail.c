@@ -8,7 +8,7 @@ const char *const tamm__emu_call_names[TAMM_EMU_NCALLS] = {
     "d2d", "zero", "record", "wait", "query", "launch", "blas_create"
 };
 
-int tamm__emu_fail_parse(const char *s, tamm_emu_fault *out)
+int tamm__emu_fail_parse(const char *s, tamm__emu_fault *out)
 {
     int n = 0;
     while (s && *s) {

@@ -19,16 +19,16 @@ enum {
 extern const char *const tamm__emu_call_names[TAMM_EMU_NCALLS];
 
 /** One fault: the nth call (from 1) of call fails; sticky: and every call after it. */
-typedef struct tamm_emu_fault {
+typedef struct tamm__emu_fault {
     int call;
     long nth;
     int sticky;
-} tamm_emu_fault;
+} tamm__emu_fault;
 #define TAMM_EMU_MAX_FAULTS 16
 
 /** Parse a TAMM_CUDA_EMU_FAIL value (NULL or "": no fault).  Returns the number
  *  of faults, written to out[] when out is not NULL (room for
  *  TAMM_EMU_MAX_FAULTS), or -1 if the value does not follow the grammar. */
-int tamm__emu_fail_parse(const char *s, tamm_emu_fault *out);
+int tamm__emu_fail_parse(const char *s, tamm__emu_fault *out);
 
 #endif

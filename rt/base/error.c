@@ -26,7 +26,7 @@ void tamm__error_detail(char *lines)
     detail = lines;
 }
 
-int tamm__verror(const tamm_where *t, int err, const char *fmt, va_list ap)
+int tamm__verror(const tamm__where *t, int err, const char *fmt, va_list ap)
 {
     char msg[1024];
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -156,7 +156,7 @@ void *tamm__xrealloc(void *p, size_t n)
     return q;
 }
 
-int tamm__error_where(const tamm_where *w, int err, const char *fmt, ...)
+int tamm__error_where(const tamm__where *w, int err, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);

@@ -5,7 +5,7 @@
  * (util.h).  It owns no runtime state beyond
  * the configuration and the error mode.  It may call only the C library;
  * every other layer may call it.  An error names the failing task by its
- * label and source location (tamm_where), which the core passes in.
+ * label and source location (tamm__where), which the core passes in.
  */
 /*
  * error.h — reporting misuse: one message naming the task (label and source
@@ -17,23 +17,23 @@
 
 #include <stdarg.h>
 
-struct tamm_task_s;
+struct tamm__task_s;
 
 /** Where an error happened: a task's label (NULL: unlabelled) and source location. */
-typedef struct tamm_where {
+typedef struct tamm__where {
     const char *label;
     const char *file;
     int line;
-} tamm_where;
+} tamm__where;
 
 /** Report err at w (NULL: top level).  Returns err (only in return mode; in
  *  abort mode the process exits with status 1). */
-int tamm__verror(const tamm_where *w, int err, const char *fmt, va_list ap);
+int tamm__verror(const tamm__where *w, int err, const char *fmt, va_list ap);
 /** tamm__verror with the arguments given: err at w (a task not yet submitted). */
-int tamm__error_where(const tamm_where *w, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int tamm__error_where(const tamm__where *w, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /** Report err for task t (NULL: top level): tamm__verror with t's label and
  *  location.  Defined by the core (core/task.c), which knows the task record. */
-int tamm__error(const struct tamm_task_s *t, int err, const char *fmt, ...)
+int tamm__error(const struct tamm__task_s *t, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /** Lines (each ending in a newline; heap, taken over) that the next
  *  tamm__error of this thread prints after its own (NULL: none). */

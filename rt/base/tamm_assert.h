@@ -18,7 +18,7 @@
  * TAMM_ASSERT_ONLY(code): code present only with assertions (a debug-only
  * field's update, a lock-owner record).  tamm__mutex_held(m): whether m is
  * locked (by anyone: pthread_mutex_trylock fails), for lock preconditions
- * under TAMM_ASSERT only; tamm__spin_held(l) the same for a tamm_spin.
+ * under TAMM_ASSERT only; tamm__spin_held(l) the same for a tamm__spin.
  */
 #ifndef TAMM_TAMM_ASSERT_H
 #define TAMM_TAMM_ASSERT_H
@@ -31,7 +31,7 @@
 #include <pthread.h>
 
 /** 1 when spin lock l is held (by some thread): "block lock held" preconditions. */
-static inline int tamm__spin_held(tamm_spin *l) { return atomic_load_explicit(&l->v, memory_order_relaxed) != 0; }
+static inline int tamm__spin_held(tamm__spin *l) { return atomic_load_explicit(&l->v, memory_order_relaxed) != 0; }
 
 /** 1 when m is locked (by this thread or another): trylock fails.  A lock
  *  precondition "called with m held" asserts this (inside TAMM_ASSERT only:

@@ -40,10 +40,10 @@ static inline void tamm__pause(void)
 /** Test-and-test-and-set spin lock; critical sections are a few instructions.
  *  After a short spin it yields the CPU, so a preempted holder (more threads
  *  than cores) is not waited for by burning the waiter's time slice. */
-typedef struct { atomic_int v; } tamm_spin;
+typedef struct { atomic_int v; } tamm__spin;
 #define TAMM_SPIN_INIT { 0 }
-static inline void tamm__spin_init(tamm_spin *l) { atomic_init(&l->v, 0); }
-static inline void tamm__spin_lock(tamm_spin *l)
+static inline void tamm__spin_init(tamm__spin *l) { atomic_init(&l->v, 0); }
+static inline void tamm__spin_lock(tamm__spin *l)
 {
     for (;;) {
         if (!atomic_exchange_explicit(&l->v, 1, memory_order_acquire))
@@ -54,7 +54,7 @@ static inline void tamm__spin_lock(tamm_spin *l)
         }
     }
 }
-static inline void tamm__spin_unlock(tamm_spin *l) { atomic_store_explicit(&l->v, 0, memory_order_release); }
+static inline void tamm__spin_unlock(tamm__spin *l) { atomic_store_explicit(&l->v, 0, memory_order_release); }
 
 static inline uint64_t tamm__now_ns(void)
 {

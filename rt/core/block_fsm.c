@@ -7,7 +7,7 @@ enum { P_NONE = TAMM_BLK_P_NONE, P_RC0 = TAMM_BLK_P_RC0, P_RC0_NOTPENDING = TAMM
        P_RCPOS = TAMM_BLK_P_RCPOS, P_RC1 = TAMM_BLK_P_RC1 };
 enum { R_KEEP = TAMM_BLK_R_KEEP, R_SET0 = TAMM_BLK_R_SET0, R_SET1 = TAMM_BLK_R_SET1, R_INC = TAMM_BLK_R_INC,
        R_DEC = TAMM_BLK_R_DEC };
-typedef tamm_blk_cell cell;
+typedef tamm__blk_cell cell;
 
 #define T(pre, act, rc, nx) { 0, pre, rc, nx, 0, act }
 #define TA(act, nx) { 0, P_NONE, R_SET0, nx, 1, act }  /* "-- / Allocate, RC = 0 / _UNI", op re-applied */
@@ -31,19 +31,19 @@ const cell tamm__blk_table[TAMM_BOP_COUNT][TAMM_BS_COUNT] = {
     [TAMM_BOP_FLUSH]   = { NOP_SAME(U), NOP_SAME(I), NOP_SAME(R), T(P_RC0, PUT, R_KEEP, R), T(P_RC0, ACC, R_KEEP, I) },
 };
 
-const char *tamm__blk_state_name(tamm_blk_state s)
+const char *tamm__blk_state_name(tamm__blk_state s)
 {
     static const char *n[TAMM_BS_COUNT] = { "_Unalloc", "_UNI", "_Ready", "_Dirty", "_DirtyAcc" };
     return (unsigned)s < TAMM_BS_COUNT ? n[s] : "?";
 }
 
-const char *tamm__blk_op_name(tamm_blk_op op)
+const char *tamm__blk_op_name(tamm__blk_op op)
 {
     static const char *n[TAMM_BOP_COUNT] = { "READ", "WRITE", "RW", "ACC", "TMP", "RELEASE", "CANCEL", "EVICT", "FLUSH" };
     return (unsigned)op < TAMM_BOP_COUNT ? n[op] : "?";
 }
 
-const char *tamm__blk_why(tamm_blk_state s, int rc, int pending, tamm_blk_op op, char *buf, int n)
+const char *tamm__blk_why(tamm__blk_state s, int rc, int pending, tamm__blk_op op, char *buf, int n)
 {
     if ((unsigned)s >= TAMM_BS_COUNT || (unsigned)op >= TAMM_BOP_COUNT) {
         snprintf(buf, (size_t)n, "invalid state or operation");

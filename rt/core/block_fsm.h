@@ -11,14 +11,14 @@
 #ifndef TAMM_BLOCK_FSM_H
 #define TAMM_BLOCK_FSM_H
 
-typedef enum tamm_blk_state {
+typedef enum tamm__blk_state {
     TAMM_BS_UNALLOC, TAMM_BS_UNI, TAMM_BS_READY, TAMM_BS_DIRTY, TAMM_BS_DIRTYACC, TAMM_BS_COUNT
-} tamm_blk_state;
+} tamm__blk_state;
 
-typedef enum tamm_blk_op {
+typedef enum tamm__blk_op {
     TAMM_BOP_READ, TAMM_BOP_WRITE, TAMM_BOP_RW, TAMM_BOP_ACC, TAMM_BOP_TMP,
     TAMM_BOP_RELEASE, TAMM_BOP_CANCEL, TAMM_BOP_EVICT, TAMM_BOP_FLUSH, TAMM_BOP_COUNT
-} tamm_blk_op;
+} tamm__blk_op;
 
 /** Actions, in the order they must be issued. */
 enum {
@@ -29,39 +29,39 @@ enum {
     TAMM_ACT_DEALLOC  = 1u << 4
 };
 
-typedef enum tamm_blk_result {
+typedef enum tamm__blk_result {
     TAMM_BLK_OK = 0,       /**< transition taken */
     TAMM_BLK_IGNORE,       /**< the table says IGNORE (TMP): nothing changes */
     TAMM_BLK_ERR,          /**< the table says ERR for this cell */
     TAMM_BLK_PRECOND       /**< the cell exists but its precondition (RC, pending) fails */
-} tamm_blk_result;
+} tamm__blk_result;
 
-typedef struct tamm_blk_step {
-    tamm_blk_result result;
-    tamm_blk_state next;   /**< new state (unchanged unless OK) */
+typedef struct tamm__blk_step_t {
+    tamm__blk_result result;
+    tamm__blk_state next;   /**< new state (unchanged unless OK) */
     int rc;                /**< new reference count */
     unsigned actions;      /**< TAMM_ACT_* to issue */
     int again;             /**< 1: the op is not consumed yet (Unalloc -> UNI); apply it again */
-} tamm_blk_step;
+} tamm__blk_step_t;
 
 /* The table itself lives in block_fsm.c (the single source of truth); the
  * step is inline so that callers with a constant op reduce to a table load. */
 enum { TAMM_BLK_P_NONE, TAMM_BLK_P_RC0, TAMM_BLK_P_RC0_NOTPENDING, TAMM_BLK_P_RCPOS, TAMM_BLK_P_RC1 };
 enum { TAMM_BLK_R_KEEP, TAMM_BLK_R_SET0, TAMM_BLK_R_SET1, TAMM_BLK_R_INC, TAMM_BLK_R_DEC };
-typedef struct tamm_blk_cell {
+typedef struct tamm__blk_cell {
     unsigned char kind;   /* 0 transition, 1 ERR, 2 IGNORE */
     unsigned char pre, rc_op, next, again;
     unsigned char actions;
-} tamm_blk_cell;
-extern const tamm_blk_cell tamm__blk_table[TAMM_BOP_COUNT][TAMM_BS_COUNT];
+} tamm__blk_cell;
+extern const tamm__blk_cell tamm__blk_table[TAMM_BOP_COUNT][TAMM_BS_COUNT];
 
 /** One cell: state s with reference count rc (pending: a transfer is in flight). */
-static inline tamm_blk_step tamm__blk_step(tamm_blk_state s, int rc, int pending, tamm_blk_op op)
+static inline tamm__blk_step_t tamm__blk_step(tamm__blk_state s, int rc, int pending, tamm__blk_op op)
 {
-    tamm_blk_step st = { TAMM_BLK_ERR, s, rc, 0, 0 };
+    tamm__blk_step_t st = { TAMM_BLK_ERR, s, rc, 0, 0 };
     if ((unsigned)s >= TAMM_BS_COUNT || (unsigned)op >= TAMM_BOP_COUNT)
         return st;
-    const tamm_blk_cell *c = &tamm__blk_table[op][s];
+    const tamm__blk_cell *c = &tamm__blk_table[op][s];
     if (c->kind == 1) return st;
     if (c->kind == 2) { st.result = TAMM_BLK_IGNORE; return st; }
     int ok;
@@ -74,7 +74,7 @@ static inline tamm_blk_step tamm__blk_step(tamm_blk_state s, int rc, int pending
     }
     if (!ok) { st.result = TAMM_BLK_PRECOND; return st; }
     st.result = TAMM_BLK_OK;
-    st.next = (tamm_blk_state)c->next;
+    st.next = (tamm__blk_state)c->next;
     st.actions = c->actions;
     st.again = c->again;
     switch (c->rc_op) {
@@ -99,9 +99,9 @@ static inline int tamm__blk_consistent(int s, int rc)
     return 1;
 }
 
-const char *tamm__blk_state_name(tamm_blk_state s);
-const char *tamm__blk_op_name(tamm_blk_op op);
+const char *tamm__blk_state_name(tamm__blk_state s);
+const char *tamm__blk_op_name(tamm__blk_op op);
 /** Why a PRECOND/ERR step failed, as text ("RC == 0 required, RC is 2"). */
-const char *tamm__blk_why(tamm_blk_state s, int rc, int pending, tamm_blk_op op, char *buf, int n);
+const char *tamm__blk_why(tamm__blk_state s, int rc, int pending, tamm__blk_op op, char *buf, int n);
 
 #endif

@@ -24,7 +24,7 @@ static TAMM_NOINLINE void *unit_get(tamm_ctx *ctx, tamm_tensor *T, long lin, int
     return ctx->unit->ops->get(ctx, T, lin, req, implicit, canc);
 }
 
-static TAMM_NOINLINE int unit_release(tamm_ctx *ctx, tamm_bufrec *r, int how)
+static TAMM_NOINLINE int unit_release(tamm_ctx *ctx, tamm__bufrec *r, int how)
 {
     return ctx->unit->ops->release(ctx, r, how);
 }
@@ -33,11 +33,11 @@ static const char *req_name[] = { "tamm_get_buf_read", "tamm_get_buf_write", "ta
                                   "tamm_get_buf_accum", "tamm_get_buf_tmp", "tamm_get_buf_cwrite",
                                   "tamm_get_buf_creadwrite", "tamm_block" };
 
-tamm_bufrec *tamm__ctx_rec_add(tamm_ctx *ctx)
+tamm__bufrec *tamm__ctx_rec_add(tamm_ctx *ctx)
 {
     if (ctx->n == ctx->cap) {
         int nc = ctx->cap * 2;
-        tamm_bufrec *nr = tamm__xmalloc((size_t)nc * sizeof *nr);
+        tamm__bufrec *nr = tamm__xmalloc((size_t)nc * sizeof *nr);
         memcpy(nr, ctx->recs, (size_t)ctx->n * sizeof *nr);
         if (ctx->recs != ctx->inl) free(ctx->recs);
         ctx->recs = nr;
@@ -61,9 +61,9 @@ static void private_free(tamm_ctx *ctx, void *b, size_t bytes)
 
 /* Issue the actions of an FSM step between the host unit and the home: the
  * same memory on the owner rank, so Get, Put and AccAll complete at once. */
-static TAMM_NOINLINE void host_actions(tamm_tensor *T, long lin, tamm_unit_state *u, unsigned actions)
+static TAMM_NOINLINE void host_actions(tamm_tensor *T, long lin, tamm__unit_state *u, unsigned actions)
 {
-    tamm_block_s *b = &T->blocks[lin];
+    tamm__block_s *b = &T->blocks[lin];
     size_t bytes = b->bytes;
     if (actions & TAMM_ACT_ALLOCATE)
         u->buf = tamm__block_home(T, lin); /* the host unit of the owner rank is the home */
@@ -79,12 +79,12 @@ static TAMM_NOINLINE void host_actions(tamm_tensor *T, long lin, tamm_unit_state
  * Returns the step result; on OK the unit's buffer is the home.  On failure
  * the unit is left in the state the failing step saw (tamm__blk_why of it
  * explains the failure). */
-static inline tamm_blk_result host_fsm(tamm_tensor *T, long lin, tamm_blk_op op)
+static inline tamm__blk_result host_fsm(tamm_tensor *T, long lin, tamm__blk_op op)
 {
-    tamm_unit_state *u = &T->blocks[lin].units[0];
+    tamm__unit_state *u = &T->blocks[lin].units[0];
     for (;;) {
         TAMM_ASSERT(tamm__blk_consistent(u->state, u->rc));
-        tamm_blk_step st = tamm__blk_step((tamm_blk_state)u->state, u->rc, u->pending, op);
+        tamm__blk_step_t st = tamm__blk_step((tamm__blk_state)u->state, u->rc, u->pending, op);
         if (st.result != TAMM_BLK_OK) return st.result;
         /* the table re-applies an op only after Unalloc's Allocate; the home is the host unit's memory */
         TAMM_ASSERT(!st.again || (u->state == TAMM_BS_UNALLOC && st.next == TAMM_BS_UNI));
@@ -98,10 +98,10 @@ static inline tamm_blk_result host_fsm(tamm_tensor *T, long lin, tamm_blk_op op)
 }
 
 /* Why host_fsm(op) failed, from the unit's state.  As host_fsm: block lock held, or the sole holder. */
-static TAMM_COLD void host_why(tamm_tensor *T, long lin, tamm_blk_op op, char *why, int nwhy)
+static TAMM_COLD void host_why(tamm_tensor *T, long lin, tamm__blk_op op, char *why, int nwhy)
 {
-    tamm_unit_state *u = &T->blocks[lin].units[0];
-    tamm__blk_why((tamm_blk_state)u->state, u->rc, u->pending, op, why, nwhy);
+    tamm__unit_state *u = &T->blocks[lin].units[0];
+    tamm__blk_why((tamm__blk_state)u->state, u->rc, u->pending, op, why, nwhy);
 }
 
 const char *tamm__buf_kind_name(int k)
@@ -120,10 +120,10 @@ const char *tamm__buf_kind_name(int k)
  * had every one flushed before it started.  In place matters beyond speed: a
  * task that also reads or writes the block (tamm_block of it, an index that
  * varies in the body) must see its own accumulation there, in program order. */
-static int acc_exclusive(tamm_task_s *t, tamm_tensor *T, long lin, int shared)
+static int acc_exclusive(tamm__task_s *t, tamm_tensor *T, long lin, int shared)
 {
-    for (tamm_task_s *a = t; a; a = a->parent) {
-        tamm_dep *d = tamm__task_dep_for(a, T, lin);
+    for (tamm__task_s *a = t; a; a = a->parent) {
+        tamm__dep *d = tamm__task_dep_for(a, T, lin);
         if (!d) return 0;
         if (d->perm & (TAMM_READ | TAMM_WRITE | TAMM__PERM_ORDERED)) continue; /* exclusive at this level */
         if (shared || d->lin != lin || !tamm__dag_sole_member(d)) return 0;
@@ -144,7 +144,7 @@ static inline int folded_acc(const tamm_tensor *T, int canc)
 /* Copy block lin's home into a private buffer (creadwrite, folded accumulation). */
 static void copy_home(tamm_tensor *T, long lin, void *dst, size_t bytes)
 {
-    tamm_block_s *b = &T->blocks[lin];
+    tamm__block_s *b = &T->blocks[lin];
     tamm__spin_lock(&b->lock);
     void *home = tamm__block_home(T, lin);
     if (T->ml) tamm__xfer_host(TAMM_XK_GET, dst, home, bytes, T->dtype); /* before an eviction */
@@ -156,7 +156,7 @@ static void *scratch(tamm_ctx *ctx, tamm_tensor *T, long lin)
 {
     size_t bytes = T && lin >= 0 ? T->blocks[lin].bytes : 64;
     void *b = private_buf(ctx, bytes, 1);
-    tamm_bufrec *r = tamm__ctx_rec_add(ctx);
+    tamm__bufrec *r = tamm__ctx_rec_add(ctx);
     r->ptr = b;
     r->T = T;
     r->lin = lin;
@@ -166,9 +166,9 @@ static void *scratch(tamm_ctx *ctx, tamm_tensor *T, long lin)
     return b;
 }
 
-static void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req);
-static tamm_bufrec *find_held(tamm_ctx *ctx, tamm_tensor *T, long lin);
-static void *share_held(tamm_ctx *ctx, tamm_bufrec *r, tamm_bufreq req, int claim);
+static void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm__bufreq req);
+static tamm__bufrec *find_held(tamm_ctx *ctx, tamm_tensor *T, long lin);
+static void *share_held(tamm_ctx *ctx, tamm__bufrec *r, tamm__bufreq req, int claim);
 static int rw_allowed(unsigned perm);
 
 /* Whether t is the only thread that can touch the host state of a block it
@@ -178,7 +178,7 @@ static int rw_allowed(unsigned perm);
  * and the ones after it wait; no child of t exists to share the block; and
  * with neither GPUs nor other ranks nor a host memory limit (T->nosole) no
  * transfer, eviction or message works on the block beside the tasks. */
-static inline int sole_user(const tamm_task_s *t, const tamm_tensor *T, unsigned perm)
+static inline int sole_user(const tamm__task_s *t, const tamm_tensor *T, unsigned perm)
 {
     return (perm & TAMM_WRITE) && !t->parent && !t->children && !tamm__homes_shared && !T->nosole;
 }
@@ -187,20 +187,20 @@ static inline int sole_user(const tamm_task_s *t, const tamm_tensor *T, unsigned
  * the FSM allows, without the generic request handling; anything else (and
  * every error) goes to get_buf_slow, which sees the same state (a refused
  * FSM step changes nothing). */
-static inline void *get_buf_lin(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, long lin, tamm_bufreq req)
+static inline void *get_buf_lin(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, long lin, tamm__bufreq req)
 {
     if (TAMM_LIKELY(lin >= 0 && !ctx->unit && (unsigned)req <= TAMM_REQ_RW && ctx->n < ctx->cap)) {
         unsigned perm = tamm__task_perm_bits(ctx->task, T, lin);
-        tamm_op op = req == TAMM_REQ_READ ? TAMM_OP_READ : req == TAMM_REQ_WRITE ? TAMM_OP_WRITE : TAMM_OP_RW;
+        tamm__op op = req == TAMM_REQ_READ ? TAMM_OP_READ : req == TAMM_REQ_WRITE ? TAMM_OP_WRITE : TAMM_OP_RW;
         /* a block the task may cancel takes the slow path: no modifying buffer of it may be the
          * block's memory (see get_buf_slow) */
         if (TAMM_LIKELY(!(perm & TAMM_CANCELLABLE) && tamm__perm_allows(op, perm))) {
-            tamm_blk_op fop = req == TAMM_REQ_READ ? TAMM_BOP_READ : req == TAMM_REQ_WRITE ? TAMM_BOP_WRITE : TAMM_BOP_RW;
-            tamm_block_s *b = &T->blocks[lin];
-            tamm_blk_result r;
+            tamm__blk_op fop = req == TAMM_REQ_READ ? TAMM_BOP_READ : req == TAMM_REQ_WRITE ? TAMM_BOP_WRITE : TAMM_BOP_RW;
+            tamm__block_s *b = &T->blocks[lin];
+            tamm__blk_result r;
             void *ptr;
             unsigned sole = 0;
-            tamm_held *h = ctx->w ? &ctx->w->held : NULL;
+            tamm__held *h = ctx->w ? &ctx->w->held : NULL;
             if (fop == TAMM_BOP_READ && h && h->rT == T && h->rlin == lin) {
                 /* the worker's kept reference becomes this read's: no lock, and
                  * the block stays _Ready with its buffer while RC > 0 */
@@ -215,7 +215,7 @@ static inline void *get_buf_lin(tamm_ctx *ctx, tamm_tensor *T, const long *idx, 
                 if (!sole) tamm__spin_unlock(&b->lock);
             }
             if (TAMM_LIKELY(r == TAMM_BLK_OK)) { /* ptr is the home: allocated, never NULL */
-                tamm_bufrec *rec = &ctx->recs[ctx->n++];
+                tamm__bufrec *rec = &ctx->recs[ctx->n++];
                 rec->ptr = ptr;
                 rec->T = T;
                 rec->lin = lin;
@@ -234,7 +234,7 @@ static inline void *get_buf_lin(tamm_ctx *ctx, tamm_tensor *T, const long *idx, 
 /* the source text of the block reference being served by tamm__get_buf_src, for its range error */
 static _Thread_local const char *use_src;
 
-void *tamm__get_buf_src(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req, const char *src)
+void *tamm__get_buf_src(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm__bufreq req, const char *src)
 {
     const char *outer = use_src;
     use_src = src;
@@ -243,20 +243,20 @@ void *tamm__get_buf_src(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx
     return p;
 }
 
-void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req)
+void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm__bufreq req)
 {
     if (TAMM_LIKELY(ctx && T && idx && nidx == T->ndim))
         return get_buf_lin(ctx, T, idx, nidx, tamm__block_lin(T, idx, nidx), req);
     return get_buf_slow(ctx, T, idx, nidx, req);
 }
 
-static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req)
+static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm__bufreq req)
 {
     if (!ctx) {
         tamm__error(NULL, TAMM_ESTATE, "%s needs the context of a running task (ctx is NULL)", req_name[req]);
         return NULL;
     }
-    tamm_task_s *t = ctx->task;
+    tamm__task_s *t = ctx->task;
     if (!T || !idx) {
         tamm__error(t, TAMM_EINVAL, "%s: %s is NULL", req_name[req], T ? "the block index" : "the tensor");
         return scratch(ctx, NULL, -1);
@@ -293,14 +293,14 @@ static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const lon
         else if (perm & TAMM_ACCUM) req = TAMM_REQ_ACC;
         else req = TAMM_REQ_READ; /* fails the check below with a clear message */
     }
-    static const tamm_op req_op[] = { TAMM_OP_READ, TAMM_OP_WRITE, TAMM_OP_RW, TAMM_OP_ACC,
+    static const tamm__op req_op[] = { TAMM_OP_READ, TAMM_OP_WRITE, TAMM_OP_RW, TAMM_OP_ACC,
                                       TAMM_OP_TMP, TAMM_OP_WRITE, TAMM_OP_RW };
     if (!tamm__perm_allows(req_op[req], perm) && !(implicit && req == TAMM_REQ_RW && rw_allowed(perm))) {
         tamm__error(t, TAMM_EPERM, "%s on %s: the task has %s permission on that block", implicit ? "tamm_block" : req_name[req],
                     tamm__block_name(T, lin, bn, sizeof bn), tamm__perm_name(perm));
         return scratch(ctx, T, lin);
     }
-    tamm_bufrec *held = implicit ? find_held(ctx, T, lin) : NULL;
+    tamm__bufrec *held = implicit ? find_held(ctx, T, lin) : NULL;
     if (held) { /* a block the task holds already: the same buffer */
         void *ptr = share_held(ctx, held, req, 0);
         if (ptr) return ptr;
@@ -312,12 +312,12 @@ static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const lon
     if (canc && (req == TAMM_REQ_WRITE || req == TAMM_REQ_RW))
         req = req == TAMM_REQ_WRITE ? TAMM_REQ_CWRITE : TAMM_REQ_CRW;
     if (ctx->unit) return unit_get(ctx, T, lin, req, implicit, canc); /* another memory unit (a GPU's) */
-    tamm_block_s *b = &T->blocks[lin];
+    tamm__block_s *b = &T->blocks[lin];
     size_t bytes = b->bytes;
-    tamm_bufkind kind;
+    tamm__bufkind kind;
     void *ptr = NULL;
     char why[160];
-    tamm_blk_op fop = TAMM_BOP_READ;
+    tamm__blk_op fop = TAMM_BOP_READ;
     switch (req) {
     case TAMM_REQ_READ: kind = TAMM_BK_READ; fop = TAMM_BOP_READ; break;
     case TAMM_REQ_WRITE: kind = TAMM_BK_WRITE; fop = TAMM_BOP_WRITE; break;
@@ -325,7 +325,7 @@ static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const lon
     case TAMM_REQ_ACC: {
         /* the FSM's ACC needs RC == 0 in this unit: not while the task holds the block */
         for (int i = 0; i < ctx->n; i++) {
-            tamm_bufrec *h = &ctx->recs[i];
+            tamm__bufrec *h = &ctx->recs[i];
             if (h->T == T && h->lin == lin && !(h->flags & TAMM_BR_RELEASED) && h->kind <= TAMM_BK_ACC_PRIVATE) {
                 tamm__error(t, TAMM_EFSM, "%s on %s: ACC needs RC == 0, but the task still holds the block's %s buffer "
                             "(release it first)", implicit ? "tamm_block" : req_name[req],
@@ -372,7 +372,7 @@ static TAMM_NOINLINE void *get_buf_slow(tamm_ctx *ctx, tamm_tensor *T, const lon
         break;
     }
     tamm__spin_lock(&b->lock);
-    tamm_blk_result r = host_fsm(T, lin, fop);
+    tamm__blk_result r = host_fsm(T, lin, fop);
     ptr = b->units[0].buf;
     if (TAMM_UNLIKELY(r != TAMM_BLK_OK)) host_why(T, lin, fop, why, sizeof why);
     tamm__spin_unlock(&b->lock);
@@ -387,7 +387,7 @@ record:
                     tamm__block_name(T, lin, bn, sizeof bn), bytes);
         return NULL;
     }
-    tamm_bufrec *rec = tamm__ctx_rec_add(ctx);
+    tamm__bufrec *rec = tamm__ctx_rec_add(ctx);
     rec->ptr = ptr;
     rec->T = T;
     rec->lin = lin;
@@ -403,7 +403,7 @@ record:
 /* commit a private buffer into the block's home, by copy or by sum */
 static void commit_private(tamm_tensor *T, long lin, const void *src, size_t bytes, int add)
 {
-    tamm_block_s *b = &T->blocks[lin];
+    tamm__block_s *b = &T->blocks[lin];
     tamm__spin_lock(&b->lock);
     void *home = tamm__block_home(T, lin);
     tamm__xfer_host(add ? TAMM_XK_ACCALL : TAMM_XK_PUT, home, src, bytes, T->dtype);
@@ -411,19 +411,19 @@ static void commit_private(tamm_tensor *T, long lin, const void *src, size_t byt
     tamm__spin_unlock(&b->lock);
 }
 
-/* Keep the reference of read r on the worker (dag.h tamm_held) rather than
+/* Keep the reference of read r on the worker (dag.h tamm__held) rather than
  * release it, when the task is a top-level member of the read set whose
  * count-downs the worker holds, through a dependence on exactly r's block:
  * whoever comes next for the block waits for that epoch, and the flush that
  * completes it drops the reference first.  Not for a nested task: its parent
  * goes on when the children have completed, epoch or not; nor under a host
  * memory limit. */
-static inline int keep_read(tamm_ctx *ctx, const tamm_bufrec *r)
+static inline int keep_read(tamm_ctx *ctx, const tamm__bufrec *r)
 {
-    tamm_held *h = ctx->w ? &ctx->w->held : NULL;
-    const tamm_task_s *t = ctx->task;
+    tamm__held *h = ctx->w ? &ctx->w->held : NULL;
+    const tamm__task_s *t = ctx->task;
     if (!h || h->rT || !h->epoch || t->parent || t->ndep == 0) return 0;
-    const tamm_dep *d = &t->dep[0];
+    const tamm__dep *d = &t->dep[0];
     if (d->epoch != h->epoch || d->T != r->T || d->lin != r->lin || (d->perm & (TAMM_WRITE | TAMM_ACCUM))) return 0;
     /* under TAMM_MEMORY_LIMIT the task's pins go when its body returns: a reference kept past
      * them would hold a home that neither a reservation covers nor an eviction can take */
@@ -435,54 +435,54 @@ static inline int keep_read(tamm_ctx *ctx, const tamm_bufrec *r)
 
 void tamm__buf_drop_read(tamm_tensor *T, long lin)
 {
-    tamm_block_s *b = &T->blocks[lin];
+    tamm__block_s *b = &T->blocks[lin];
     tamm__spin_lock(&b->lock);
-    tamm_blk_result res = host_fsm(T, lin, TAMM_BOP_RELEASE); /* _Ready, RC > 0: cannot fail */
+    tamm__blk_result res = host_fsm(T, lin, TAMM_BOP_RELEASE); /* _Ready, RC > 0: cannot fail */
     tamm__spin_unlock(&b->lock);
     if (TAMM_UNLIKELY(res != TAMM_BLK_OK))
         tamm__error(NULL, TAMM_EFSM, "internal: the read reference a worker kept on %s was not releasable",
                     T->name);
 }
 
-static TAMM_COLD int fsm_release_failed(tamm_ctx *ctx, tamm_bufrec *r, const char *why)
+static TAMM_COLD int fsm_release_failed(tamm_ctx *ctx, tamm__bufrec *r, const char *why)
 {
     char bn[128];
     return tamm__error(ctx->task, TAMM_EFSM, "release of %s: %s", tamm__block_name(r->T, r->lin, bn, sizeof bn), why);
 }
 
-static inline int fsm_release(tamm_ctx *ctx, tamm_bufrec *r, tamm_blk_op op)
+static inline int fsm_release(tamm_ctx *ctx, tamm__bufrec *r, tamm__blk_op op)
 {
     char why[160];
-    tamm_block_s *b = &r->T->blocks[r->lin];
+    tamm__block_s *b = &r->T->blocks[r->lin];
     int lock = !(r->flags & TAMM_BR_SOLE) || ctx->task->children; /* a child may share it now */
     if (lock) tamm__spin_lock(&b->lock);
-    tamm_blk_result res = host_fsm(r->T, r->lin, op);
+    tamm__blk_result res = host_fsm(r->T, r->lin, op);
     if (TAMM_UNLIKELY(res != TAMM_BLK_OK)) host_why(r->T, r->lin, op, why, sizeof why);
     if (lock) tamm__spin_unlock(&b->lock);
     if (TAMM_UNLIKELY(res != TAMM_BLK_OK)) return fsm_release_failed(ctx, r, why);
     return TAMM_OK;
 }
 
-const char *tamm__rel_name(tamm_relkind how)
+const char *tamm__rel_name(tamm__relkind how)
 {
     return how == TAMM_REL_PUT ? "tamm_release_put" : how == TAMM_REL_ADD ? "tamm_release_add" : "tamm_release_cancel";
 }
 
 
 /* How r commits when the program does not say: accumulations by sum, the rest by copy. */
-static inline tamm_relkind commit_how(const tamm_bufrec *r)
+static inline tamm__relkind commit_how(const tamm__bufrec *r)
 {
     return r->kind == TAMM_BK_ACC_INPLACE || r->kind == TAMM_BK_ACC_PRIVATE ? TAMM_REL_ADD : TAMM_REL_PUT;
 }
 
 /* The effect of releasing r by `how`; marks it released and frees private memory. */
-static int release_effect(tamm_ctx *ctx, tamm_bufrec *r, tamm_relkind how)
+static int release_effect(tamm_ctx *ctx, tamm__bufrec *r, tamm__relkind how)
 {
-    tamm_task_s *t = ctx->task;
+    tamm__task_s *t = ctx->task;
     char bn[128];
     int rc = TAMM_OK;
     r->flags |= TAMM_BR_RELEASED;
-    switch ((tamm_bufkind)r->kind) {
+    switch ((tamm__bufkind)r->kind) {
     case TAMM_BK_READ:
         if (how == TAMM_REL_ADD)
             rc = tamm__error(t, TAMM_EBUF, "tamm_release_add on the read buffer of %s (use tamm_release_put or tamm_release_cancel)",
@@ -518,7 +518,7 @@ static int release_effect(tamm_ctx *ctx, tamm_bufrec *r, tamm_relkind how)
     case TAMM_BK_TMP:
         if (how != TAMM_REL_CANCEL) {
             unsigned perm = tamm__task_perm(t, r->T, r->lin, NULL);
-            tamm_op op = how == TAMM_REL_PUT ? TAMM_OP_WRITE : TAMM_OP_ACC;
+            tamm__op op = how == TAMM_REL_PUT ? TAMM_OP_WRITE : TAMM_OP_ACC;
             if (!tamm__perm_allows(op, perm))
                 rc = tamm__error(t, TAMM_EPERM, "%s of a tmp buffer into %s: the task has %s permission on that block",
                                  tamm__rel_name(how), tamm__block_name(r->T, r->lin, bn, sizeof bn), tamm__perm_name(perm));
@@ -543,20 +543,20 @@ static int release_effect(tamm_ctx *ctx, tamm_bufrec *r, tamm_relkind how)
 
 /* release_effect, after the access checker has seen r (TAMM_CHECK_ACCESS); the
  * first error of the two is returned. */
-static int release_rec(tamm_ctx *ctx, tamm_bufrec *r, tamm_relkind how)
+static int release_rec(tamm_ctx *ctx, tamm__bufrec *r, tamm__relkind how)
 {
     int crc = TAMM_UNLIKELY(r->flags & TAMM_BR_CHECKED) ? tamm__check_release(ctx, r, how == TAMM_REL_PUT) : TAMM_OK;
     int rc = release_effect(ctx, r, how);
     return crc ? crc : rc;
 }
 
-int tamm__release(tamm_ctx *ctx, void *buf, tamm_relkind how)
+int tamm__release(tamm_ctx *ctx, void *buf, tamm__relkind how)
 {
     if (!ctx)
         return tamm__error(NULL, TAMM_ESTATE, "%s needs the context of a running task (ctx is NULL)", tamm__rel_name(how));
-    tamm_bufrec *found = NULL, *stale = NULL;
+    tamm__bufrec *found = NULL, *stale = NULL;
     for (int i = ctx->n - 1; i >= 0; i--) {
-        tamm_bufrec *r = &ctx->recs[i];
+        tamm__bufrec *r = &ctx->recs[i];
         if (r->ptr != buf) continue;
         if (!(r->flags & TAMM_BR_RELEASED)) { found = r; break; }
         stale = r;
@@ -599,7 +599,7 @@ void tamm__ctx_end(tamm_ctx *ctx)
 {
     char bn[128];
     for (int i = 0; i < ctx->n; i++) {
-        tamm_bufrec *r = &ctx->recs[i];
+        tamm__bufrec *r = &ctx->recs[i];
         if ((r->flags & (TAMM_BR_RELEASED | TAMM_BR_PENDING)) == TAMM_BR_RELEASED) continue;
         if (TAMM_UNLIKELY(r->flags & TAMM_BR_PENDING)) { /* TAMM_CHECK_ACCESS: no later buffer wrote the rest */
             tamm__check_pending(ctx, r);
@@ -645,7 +645,7 @@ int tamm__ctx_held(const tamm_ctx *ctx)
 void tamm__ctx_drop_implicit(tamm_ctx *ctx)
 {
     for (int i = 0; i < ctx->n; i++) {
-        tamm_bufrec *r = &ctx->recs[i];
+        tamm__bufrec *r = &ctx->recs[i];
         if ((r->flags & (TAMM_BR_IMPLICIT | TAMM_BR_RELEASED)) == TAMM_BR_IMPLICIT)
             release_rec(ctx, r, commit_how(r));
     }
@@ -666,14 +666,14 @@ static int rw_allowed(unsigned perm)
  * unit) becomes a readwrite hold, if the task's permission allows it: the
  * unit's reference is given back and taken again in RW.  On the host the
  * buffer does not move (a device unit would fetch here). */
-static int widen_to_rw(tamm_ctx *ctx, tamm_bufrec *r)
+static int widen_to_rw(tamm_ctx *ctx, tamm__bufrec *r)
 {
     if (ctx->unit) return 0; /* a GPU unit's hold would have to fetch: not widened */
     if (r->flags & TAMM_BR_CANCELLABLE) return 0; /* the block's memory must not be written: a private copy instead */
     if (!rw_allowed(tamm__task_perm(ctx->task, r->T, r->lin, NULL))) return 0;
-    static const tamm_blk_op again[] = { [TAMM_BK_READ] = TAMM_BOP_READ, [TAMM_BK_WRITE] = TAMM_BOP_WRITE,
+    static const tamm__blk_op again[] = { [TAMM_BK_READ] = TAMM_BOP_READ, [TAMM_BK_WRITE] = TAMM_BOP_WRITE,
                                          [TAMM_BK_ACC_INPLACE] = TAMM_BOP_ACC };
-    tamm_block_s *b = &r->T->blocks[r->lin];
+    tamm__block_s *b = &r->T->blocks[r->lin];
     int ok = 0;
     tamm__spin_lock(&b->lock);
     if (host_fsm(r->T, r->lin, TAMM_BOP_RELEASE) == TAMM_BLK_OK) {
@@ -687,7 +687,7 @@ static int widen_to_rw(tamm_ctx *ctx, tamm_bufrec *r)
 
 /* The record of block lin of T that the task still holds, or NULL (usually
  * none or a few records: a linear scan, newest first). */
-static tamm_bufrec *find_held(tamm_ctx *ctx, tamm_tensor *T, long lin)
+static tamm__bufrec *find_held(tamm_ctx *ctx, tamm_tensor *T, long lin)
 {
     for (int i = ctx->n - 1; i >= 0; i--)
         if (ctx->recs[i].lin == lin && ctx->recs[i].T == T && !(ctx->recs[i].flags & TAMM_BR_RELEASED))
@@ -700,10 +700,10 @@ static tamm_bufrec *find_held(tamm_ctx *ctx, tamm_tensor *T, long lin)
  * errors).  `claim`: the caller will release it once more (tammcc's code);
  * tamm_block's implicit uses never release, so they claim nothing, and a
  * claim takes an implicit hold over. */
-static void *share_held(tamm_ctx *ctx, tamm_bufrec *r, tamm_bufreq req, int claim)
+static void *share_held(tamm_ctx *ctx, tamm__bufrec *r, tamm__bufreq req, int claim)
 {
     int acc = req == TAMM_REQ_ACC;
-    switch ((tamm_bufkind)r->kind) {
+    switch ((tamm__bufkind)r->kind) {
     case TAMM_BK_RW:
         break;
     case TAMM_BK_WRITE: /* the host buffer is the home: reading it reads what the task wrote */
@@ -742,11 +742,11 @@ static void *share_held(tamm_ctx *ctx, tamm_bufrec *r, tamm_bufreq req, int clai
 
 void *tamm_cc_acquire(tamm_ctx *ctx, tamm_tensor *T, const long *idx, unsigned how)
 {
-    tamm_bufreq req = how == TAMM_CC_READ ? TAMM_REQ_READ : how == TAMM_CC_WRITE ? TAMM_REQ_WRITE
+    tamm__bufreq req = how == TAMM_CC_READ ? TAMM_REQ_READ : how == TAMM_CC_WRITE ? TAMM_REQ_WRITE
                     : how == TAMM_CC_ACC ? TAMM_REQ_ACC : TAMM_REQ_RW;
     if (TAMM_LIKELY(ctx && T && idx)) {
         long lin = tamm__block_lin(T, idx, T->ndim);
-        tamm_bufrec *held = find_held(ctx, T, lin);
+        tamm__bufrec *held = find_held(ctx, T, lin);
         if (held) {
             void *ptr = share_held(ctx, held, req, 1);
             if (ptr) return ptr;

@@ -11,16 +11,16 @@
 
 #include "task.h"
 
-typedef enum tamm_bufkind {
+typedef enum tamm__bufkind {
     TAMM_BK_READ, TAMM_BK_WRITE, TAMM_BK_RW, TAMM_BK_ACC_INPLACE, TAMM_BK_ACC_PRIVATE,
     TAMM_BK_TMP, TAMM_BK_CWRITE, TAMM_BK_CRW, TAMM_BK_SCRATCH
-} tamm_bufkind;
+} tamm__bufkind;
 
 /** What a get_buf call asks for. */
-typedef enum tamm_bufreq {
+typedef enum tamm__bufreq {
     TAMM_REQ_READ, TAMM_REQ_WRITE, TAMM_REQ_RW, TAMM_REQ_ACC, TAMM_REQ_TMP, TAMM_REQ_CWRITE, TAMM_REQ_CRW,
     TAMM_REQ_IMPLICIT /* tamm_block_at inside a task: the widest mode permitted */
-} tamm_bufreq;
+} tamm__bufreq;
 
 /* TAMM_BR_ALIASED: one buffer serves several claims on the same block (the
  * code tammcc generates reaches a block through two index expressions that
@@ -37,13 +37,13 @@ typedef enum tamm_bufreq {
  * buffer of the block takes the check over (check.h). */
 enum { TAMM_BR_RELEASED = 1, TAMM_BR_IMPLICIT = 2, TAMM_BR_CANCELLABLE = 4, TAMM_BR_ALIASED = 8, TAMM_BR_SOLE = 16,
        TAMM_BR_CHECKED = 32, TAMM_BR_CC = 64, TAMM_BR_PENDING = 128 };
-typedef enum { TAMM_REL_PUT, TAMM_REL_ADD, TAMM_REL_CANCEL } tamm_relkind;
+typedef enum { TAMM_REL_PUT, TAMM_REL_ADD, TAMM_REL_CANCEL } tamm__relkind;
 
-void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req);
+void *tamm__get_buf(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm__bufreq req);
 /** tamm__get_buf for a block reference whose source text src ("A[I-1][J]",
  *  from tammcc) an index-range error names. */
-void *tamm__get_buf_src(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm_bufreq req, const char *src);
-int tamm__release(tamm_ctx *ctx, void *buf, tamm_relkind how);
+void *tamm__get_buf_src(tamm_ctx *ctx, tamm_tensor *T, const long *idx, int nidx, tamm__bufreq req, const char *src);
+int tamm__release(tamm_ctx *ctx, void *buf, tamm__relkind how);
 /** A running task submits a child: give back the blocks tamm_block fetched
  *  implicitly in it, so that the child does not find them held (their memory
  *  stays where it is; the body must not touch them until a taskwait, as in
@@ -52,12 +52,12 @@ void tamm__ctx_drop_implicit(tamm_ctx *ctx);
 /** Block buffers ctx holds now (records not given back). */
 int tamm__ctx_held(const tamm_ctx *ctx);
 /** A new buffer record in ctx (grows its array). */
-tamm_bufrec *tamm__ctx_rec_add(tamm_ctx *ctx);
-/** "read", "accum", ... of a tamm_bufkind; "tamm_release_put", ... of a tamm_relkind (messages). */
+tamm__bufrec *tamm__ctx_rec_add(tamm_ctx *ctx);
+/** "read", "accum", ... of a tamm__bufkind; "tamm_release_put", ... of a tamm__relkind (messages). */
 const char *tamm__buf_kind_name(int kind);
-const char *tamm__rel_name(tamm_relkind how);
+const char *tamm__rel_name(tamm__relkind how);
 /** Release the read reference on block lin of T that a worker kept between
- *  readers (dag.h tamm_held). */
+ *  readers (dag.h tamm__held). */
 void tamm__buf_drop_read(tamm_tensor *T, long lin);
 /** The task's function has returned: report and release what it still holds. */
 void tamm__ctx_end(tamm_ctx *ctx);

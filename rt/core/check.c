@@ -32,10 +32,10 @@ uint64_t tamm__check_hash(const void *p, size_t n)
 /* The newest record of ctx before r that held r's block for write or
  * readwrite in the block's memory and was given back, or NULL: the task wrote
  * the block already, and its memory holds what it wrote. */
-static tamm_bufrec *earlier_write(tamm_ctx *ctx, const tamm_bufrec *r)
+static tamm__bufrec *earlier_write(tamm_ctx *ctx, const tamm__bufrec *r)
 {
     for (int i = ctx->n - 1; i >= 0; i--) {
-        tamm_bufrec *e = &ctx->recs[i];
+        tamm__bufrec *e = &ctx->recs[i];
         if (e != r && e->T == r->T && e->lin == r->lin && (e->flags & TAMM_BR_RELEASED) &&
             (e->kind == TAMM_BK_WRITE || e->kind == TAMM_BK_RW))
             return e;
@@ -46,9 +46,9 @@ static tamm_bufrec *earlier_write(tamm_ctx *ctx, const tamm_bufrec *r)
 /* A task that uses a block while a nested task it submitted, which writes the block (or reads
  * it, when the task modifies it), has not completed: the plain build ran the nested task at
  * once, so the use sees what the nested task has not yet done (a missing taskwait). */
-static void check_children(tamm_ctx *ctx, const tamm_bufrec *r)
+static void check_children(tamm_ctx *ctx, const tamm__bufrec *r)
 {
-    tamm_domain *d = ctx->task ? ctx->task->children : NULL;
+    tamm__domain *d = ctx->task ? ctx->task->children : NULL;
     if (!d || r->kind == TAMM_BK_TMP || r->kind == TAMM_BK_SCRATCH) return;
     int o = tamm__dag_outstanding(d, r->T, r->lin);
     int acc = r->kind == TAMM_BK_ACC_INPLACE || r->kind == TAMM_BK_ACC_PRIVATE;
@@ -63,7 +63,7 @@ static void check_children(tamm_ctx *ctx, const tamm_bufrec *r)
                 o == TAMM_DS_READ ? "reads" : o == TAMM_DS_ACC ? "accumulates into" : "writes");
 }
 
-void tamm__check_acquire(tamm_ctx *ctx, tamm_bufrec *r)
+void tamm__check_acquire(tamm_ctx *ctx, tamm__bufrec *r)
 {
     if (!r->ptr || !r->T) return;
     check_children(ctx, r);
@@ -73,7 +73,7 @@ void tamm__check_acquire(tamm_ctx *ctx, tamm_bufrec *r)
         /* a write buffer in the block's memory after an earlier write of the task: one write in
          * several buffers (tammcc's code around nested submissions); the canary would destroy
          * what the task wrote, and the elements no buffer wrote still hold it */
-        tamm_bufrec *e = r->kind == TAMM_BK_WRITE ? earlier_write(ctx, r) : NULL;
+        tamm__bufrec *e = r->kind == TAMM_BK_WRITE ? earlier_write(ctx, r) : NULL;
         if (e) e->flags &= (unsigned char)~TAMM_BR_PENDING; /* this buffer's commit counts again */
         else memset(r->ptr, TAMM_CHECK_CANARY, r->bytes);
     } else {
@@ -84,7 +84,7 @@ void tamm__check_acquire(tamm_ctx *ctx, tamm_bufrec *r)
 
 void tamm__check_cc(tamm_ctx *ctx, const void *buf)
 {
-    tamm_bufrec *r = ctx && ctx->n ? &ctx->recs[ctx->n - 1] : NULL;
+    tamm__bufrec *r = ctx && ctx->n ? &ctx->recs[ctx->n - 1] : NULL;
     if (r && buf && r->ptr == buf && r->kind == TAMM_BK_WRITE && (r->flags & TAMM_BR_CHECKED))
         r->flags |= TAMM_BR_CC;
 }
@@ -124,7 +124,7 @@ static const char *mode_hint(void)
 }
 
 /* The report of write buffer r that left `left` of its elements unwritten, the first number `first`. */
-static int report_unwritten(tamm_ctx *ctx, const tamm_bufrec *r, size_t left, size_t first)
+static int report_unwritten(tamm_ctx *ctx, const tamm__bufrec *r, size_t left, size_t first)
 {
     char at[160], bn[128];
     size_t es = r->T->esize ? r->T->esize : 1;
@@ -144,13 +144,13 @@ static uint64_t pending_pack(size_t left, size_t first)
     return l << 32 | f;
 }
 
-int tamm__check_pending(tamm_ctx *ctx, tamm_bufrec *r)
+int tamm__check_pending(tamm_ctx *ctx, tamm__bufrec *r)
 {
     r->flags &= (unsigned char)~TAMM_BR_PENDING;
     return report_unwritten(ctx, r, (size_t)(r->fp >> 32), (size_t)(r->fp & 0xFFFFFFFFu));
 }
 
-int tamm__check_release(tamm_ctx *ctx, tamm_bufrec *r, int commit)
+int tamm__check_release(tamm_ctx *ctx, tamm__bufrec *r, int commit)
 {
     if (ctx->unit || !(r->flags & TAMM_BR_CHECKED) || !r->ptr || !r->T) return TAMM_OK;
     char bn[128];

@@ -59,7 +59,7 @@ uint64_t tamm__check_hash(const void *p, size_t n);
  *  readwrite is not filled (it holds what the task wrote) and takes over the
  *  check a TAMM_BR_PENDING record of that block left.  Other kinds are left
  *  alone. */
-void tamm__check_acquire(tamm_ctx *ctx, tamm_bufrec *r);
+void tamm__check_acquire(tamm_ctx *ctx, tamm__bufrec *r);
 
 /** tamm_cc_acquire (tammcc's code) got buf from a new record of ctx: mark a
  *  checked write record TAMM_BR_CC, so that its commit's coverage check
@@ -76,11 +76,11 @@ void tamm__check_cc(tamm_ctx *ctx, const void *buf);
  *  buffer of the block takes it over).  Returns TAMM_OK, or TAMM_EACCESS
  *  after reporting the violation with tamm__error (which exits unless
  *  TAMM_ON_ERROR=return). */
-int tamm__check_release(tamm_ctx *ctx, tamm_bufrec *r, int commit);
+int tamm__check_release(tamm_ctx *ctx, tamm__bufrec *r, int commit);
 
 /** The task of ctx has ended and r (released) is still TAMM_BR_PENDING: no
  *  later buffer wrote the elements its commit found unwritten.  Reports them
  *  (TAMM_EACCESS through tamm__error) and clears the mark; returns the code. */
-int tamm__check_pending(tamm_ctx *ctx, tamm_bufrec *r);
+int tamm__check_pending(tamm_ctx *ctx, tamm__bufrec *r);
 
 #endif

@@ -32,26 +32,26 @@
 #include <string.h>
 
 /* One cache line: what the submitter and the completers of its members touch. */
-struct tamm_epoch {
+struct tamm__epoch {
     atomic_int count;         /* UNSEALED - completed members, then members left once sealed */
     atomic_int npreds;        /* unfinished predecessors (+1 guard while being built) */
     atomic_int refs;          /* 2: the chain's (until retired) and the completion's */
-    unsigned char mode;       /* tamm_dep_state of the set: READ, WRITE or ACC (immutable) */
+    unsigned char mode;       /* tamm__dep_state of the set: READ, WRITE or ACC (immutable) */
     unsigned char coarse;     /* a whole-tensor epoch (immutable) */
     unsigned char sealed;     /* the submitter's: no more joins */
-    _Atomic(tamm_dep *) waiters;       /* members waiting for the start, or STARTED */
-    _Atomic(tamm_epoch *) dependents;  /* epochs waiting for the completion (dep_link), or DONE */
-    _Atomic(tamm_epoch *) next;        /* later epoch of the same chain, waiting for this one */
-    _Atomic(struct tamm_task_s *) next_first; /* next's first member: a hint for prefetching only */
-    tamm_epoch *barrier;      /* whole-tensor epoch waiting for this block epoch */
-    tamm_epoch *dep_link;     /* link in another epoch's dependents stack */
+    _Atomic(tamm__dep *) waiters;       /* members waiting for the start, or STARTED */
+    _Atomic(tamm__epoch *) dependents;  /* epochs waiting for the completion (dep_link), or DONE */
+    _Atomic(tamm__epoch *) next;        /* later epoch of the same chain, waiting for this one */
+    _Atomic(struct tamm__task_s *) next_first; /* next's first member: a hint for prefetching only */
+    tamm__epoch *barrier;      /* whole-tensor epoch waiting for this block epoch */
+    tamm__epoch *dep_link;     /* link in another epoch's dependents stack */
 };
-_Static_assert(sizeof(struct tamm_epoch) <= TAMM_CACHELINE, "an epoch fits in one cache line");
+_Static_assert(sizeof(struct tamm__epoch) <= TAMM_CACHELINE, "an epoch fits in one cache line");
 
 #define UNSEALED (1 << 30)
 static char started_mark, done_mark;
-#define STARTED ((tamm_dep *)(void *)&started_mark)
-#define DONE ((tamm_epoch *)(void *)&done_mark)
+#define STARTED ((tamm__dep *)(void *)&started_mark)
+#define DONE ((tamm__epoch *)(void *)&done_mark)
 
 /* Edge recording only (TAMM_DAG / TAMM_TRACE): follows the epoch in the same
  * pool object, which is that much larger when recording is on. */
@@ -63,19 +63,19 @@ typedef struct tamm_epoch_rec {
 
 size_t tamm__dag_epoch_size(int recording)
 {
-    return recording ? TAMM_CACHELINE + sizeof(tamm_epoch_rec) : sizeof(struct tamm_epoch);
+    return recording ? TAMM_CACHELINE + sizeof(tamm_epoch_rec) : sizeof(struct tamm__epoch);
 }
 
 /* ------------------------------------------------------------------ */
 /* epoch allocation                                                      */
 /* ------------------------------------------------------------------ */
 static pthread_mutex_t foreign_lock = PTHREAD_MUTEX_INITIALIZER;
-static tamm_pool_cache foreign_cache;
+static tamm__pool_cache foreign_cache;
 
-static tamm_epoch *epoch_new(int mode, int coarse)
+static tamm__epoch *epoch_new(int mode, int coarse)
 {
-    tamm_worker *w = tamm__self();
-    tamm_epoch *e;
+    tamm__worker *w = tamm__self();
+    tamm__epoch *e;
     if (TAMM_LIKELY(w != NULL)) {
         e = tamm__pool_get(&tamm__rt.epoch_pool, &w->epoch_cache);
     } else {
@@ -98,13 +98,13 @@ static tamm_epoch *epoch_new(int mode, int coarse)
     return e;
 }
 
-static void epoch_free(tamm_epoch *e)
+static void epoch_free(tamm__epoch *e)
 {
     if (TAMM_UNLIKELY(tamm__rt.recording)) {
         free(EREC(e)->ids);
         free(EREC(e)->pred_ids);
     }
-    tamm_worker *w = tamm__self();
+    tamm__worker *w = tamm__self();
     if (TAMM_LIKELY(w != NULL)) {
         tamm__pool_put(&tamm__rt.epoch_pool, &w->epoch_cache, e);
     } else {
@@ -114,7 +114,7 @@ static void epoch_free(tamm_epoch *e)
     }
 }
 
-void tamm__chain_init(tamm_chain *c)
+void tamm__chain_init(tamm__chain *c)
 {
     c->cur = NULL;
     c->gen = 0;
@@ -128,9 +128,9 @@ void tamm__chain_init(tamm_chain *c)
 /* edge recording (TAMM_DAG / TAMM_TRACE)                                */
 /* ------------------------------------------------------------------ */
 static pthread_mutex_t rec_lock = PTHREAD_MUTEX_INITIALIZER;
-static tamm_edge *edges;
+static tamm__edge *edges;
 static size_t nedges, capedges;
-const tamm_edge *tamm__dag_edges(size_t *n)
+const tamm__edge *tamm__dag_edges(size_t *n)
 {
     *n = nedges;
     return edges;
@@ -167,7 +167,7 @@ static void ids_push(uint64_t **a, int *n, int *cap, uint64_t v)
 }
 
 /* The new epoch e waits for pred: its members become e's predecessors in the DAG. */
-static void rec_pred(tamm_epoch *e, tamm_epoch *pred)
+static void rec_pred(tamm__epoch *e, tamm__epoch *pred)
 {
     tamm_epoch_rec *er = EREC(e), *pr = EREC(pred);
     for (int i = 0; i < pr->nids; i++)
@@ -177,18 +177,18 @@ static void rec_pred(tamm_epoch *e, tamm_epoch *pred)
 /* ------------------------------------------------------------------ */
 /* starting and completing epochs                                       */
 /* ------------------------------------------------------------------ */
-static void epoch_start(tamm_epoch *e)
+static void epoch_start(tamm__epoch *e)
 {
-    tamm_dep *w = atomic_exchange_explicit(&e->waiters, STARTED, memory_order_acq_rel);
+    tamm__dep *w = atomic_exchange_explicit(&e->waiters, STARTED, memory_order_acq_rel);
     while (w) {
-        tamm_dep *n = w->next_waiter; /* read before the task may run and reuse w */
+        tamm__dep *n = w->next_waiter; /* read before the task may run and reuse w */
         if (n) TAMM_PREFETCH(n);  /* the next waiter's record, fetched while this one is woken */
         tamm__task_dep_satisfied(w->task);
         w = n;
     }
 }
 
-static inline void notify(tamm_epoch *e)
+static inline void notify(tamm__epoch *e)
 {
     int was = atomic_fetch_sub_explicit(&e->npreds, 1, memory_order_acq_rel);
     TAMM_ASSERT(was >= 1); /* a predecessor completed that e did not count */
@@ -197,7 +197,7 @@ static inline void notify(tamm_epoch *e)
 }
 
 /* Drop one of e's two references (the chain's or the completion's). */
-static inline void epoch_unref(tamm_epoch *e)
+static inline void epoch_unref(tamm__epoch *e)
 {
     int was = atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel);
     TAMM_ASSERT(was == 1 || was == 2); /* two references: the chain's and the completion's */
@@ -207,17 +207,17 @@ static inline void epoch_unref(tamm_epoch *e)
 
 /* e is sealed and has no members left: it is complete (exactly one thread
  * gets here per epoch).  Its successors are notified once e is released. */
-static TAMM_NOINLINE void epoch_complete(tamm_epoch *e)
+static TAMM_NOINLINE void epoch_complete(tamm__epoch *e)
 {
-    tamm_epoch *next = atomic_load_explicit(&e->next, memory_order_relaxed), *barrier = e->barrier;
-    tamm_epoch *d = atomic_exchange_explicit(&e->dependents, DONE, memory_order_acq_rel);
+    tamm__epoch *next = atomic_load_explicit(&e->next, memory_order_relaxed), *barrier = e->barrier;
+    tamm__epoch *d = atomic_exchange_explicit(&e->dependents, DONE, memory_order_acq_rel);
     TAMM_ASSERT(d != DONE); /* exactly one completion per epoch */
     TAMM_ASSERT(e->sealed);
     epoch_unref(e);
     if (next) notify(next);
     if (TAMM_UNLIKELY(barrier != NULL)) notify(barrier);
     while (TAMM_UNLIKELY(d != NULL)) {
-        tamm_epoch *n = d->dep_link; /* read before d may start, run and be freed */
+        tamm__epoch *n = d->dep_link; /* read before d may start, run and be freed */
         notify(d);
         d = n;
     }
@@ -225,7 +225,7 @@ static TAMM_NOINLINE void epoch_complete(tamm_epoch *e)
 
 /* Take k off e's count: completed members, or the seal's UNSEALED - joined.
  * The step that takes it to 0 completes e. */
-static inline void count_down(tamm_epoch *e, int k)
+static inline void count_down(tamm__epoch *e, int k)
 {
     TAMM_ASSERT(k > 0);
     int was = atomic_fetch_sub_explicit(&e->count, k, memory_order_acq_rel);
@@ -236,7 +236,7 @@ static inline void count_down(tamm_epoch *e, int k)
 
 /* Seal e (no more joins; `joined` tasks joined it), if it is not sealed yet.
  * The submitter only. */
-static void seal(tamm_epoch *e, int joined)
+static void seal(tamm__epoch *e, int joined)
 {
     if (e->sealed) return;
     TAMM_ASSERT(joined >= 0 && joined < UNSEALED);
@@ -250,17 +250,17 @@ static void seal(tamm_epoch *e, int joined)
 typedef struct dom_ent {
     const tamm_tensor *T;
     long lin;             /* -1: the tensor's chain */
-    tamm_chain *chain;
+    tamm__chain *chain;
 } dom_ent;
 
-struct tamm_domain {
+struct tamm__domain {
     dom_ent *tab;
     size_t cap, n;
 };
 
-tamm_domain *tamm__domain_new(void)
+tamm__domain *tamm__domain_new(void)
 {
-    tamm_domain *d = tamm__xcalloc(1, sizeof *d);
+    tamm__domain *d = tamm__xcalloc(1, sizeof *d);
     d->cap = 16;
     d->tab = tamm__xcalloc(d->cap, sizeof *d->tab);
     return d;
@@ -272,7 +272,7 @@ static size_t dom_hash(const tamm_tensor *T, long lin)
     return (size_t)(h ^ (h >> 31));
 }
 
-static tamm_chain *dom_chain(tamm_domain *d, const tamm_tensor *T, long lin)
+static tamm__chain *dom_chain(tamm__domain *d, const tamm_tensor *T, long lin)
 {
     if (d->n * 2 >= d->cap) {
         dom_ent *old = d->tab;
@@ -293,7 +293,7 @@ static tamm_chain *dom_chain(tamm_domain *d, const tamm_tensor *T, long lin)
             return d->tab[j].chain;
         j = (j + 1) & (d->cap - 1);
     }
-    tamm_chain *c = tamm__xmalloc(sizeof *c);
+    tamm__chain *c = tamm__xmalloc(sizeof *c);
     tamm__chain_init(c);
     d->tab[j].T = T;
     d->tab[j].lin = lin;
@@ -303,7 +303,7 @@ static tamm_chain *dom_chain(tamm_domain *d, const tamm_tensor *T, long lin)
 }
 
 /* d's chain of (T, lin), or NULL: a lookup that adds nothing */
-static tamm_chain *dom_find(const tamm_domain *d, const tamm_tensor *T, long lin)
+static tamm__chain *dom_find(const tamm__domain *d, const tamm_tensor *T, long lin)
 {
     size_t j = dom_hash(T, lin) & (d->cap - 1);
     while (d->tab[j].chain) {
@@ -313,12 +313,12 @@ static tamm_chain *dom_find(const tamm_domain *d, const tamm_tensor *T, long lin
     return NULL;
 }
 
-int tamm__dag_outstanding(tamm_domain *d, const tamm_tensor *T, long lin)
+int tamm__dag_outstanding(tamm__domain *d, const tamm_tensor *T, long lin)
 {
     int worst = TAMM_DS_UNACCESSED;
     for (int k = 0; k < 2 && d; k++) {
-        tamm_chain *c = dom_find(d, T, k ? -1 : lin);
-        tamm_epoch *e = c ? c->cur : NULL;
+        tamm__chain *c = dom_find(d, T, k ? -1 : lin);
+        tamm__epoch *e = c ? c->cur : NULL;
         if (!e) continue;
         int count = atomic_load_explicit(&e->count, memory_order_acquire);
         int left = e->sealed ? count : c->joined - (UNSEALED - count);
@@ -333,19 +333,19 @@ int tamm__dag_outstanding(tamm_domain *d, const tamm_tensor *T, long lin)
     return worst;
 }
 
-static void chain_drop(tamm_chain *c)
+static void chain_drop(tamm__chain *c)
 {
     /* every task of the chain has completed: sealing its current epoch, if
      * any, completes it (nothing waits for it) */
     if (c->cur) {
-        tamm_epoch *e = c->cur;
+        tamm__epoch *e = c->cur;
         c->cur = NULL;
         seal(e, c->joined);
         epoch_unref(e);
     }
 }
 
-void tamm__domain_free(tamm_domain *d)
+void tamm__domain_free(tamm__domain *d)
 {
     if (!d) return;
     for (size_t i = 0; i < d->cap; i++)
@@ -367,7 +367,7 @@ void tamm__dag_tensor_done(tamm_tensor *T)
 /* ------------------------------------------------------------------ */
 /* registration                                                          */
 /* ------------------------------------------------------------------ */
-static void rec_join(tamm_epoch *e, tamm_task_s *t)
+static void rec_join(tamm__epoch *e, tamm__task_s *t)
 {
     tamm_epoch_rec *r = EREC(e);
     ids_push(&r->ids, &r->nids, &r->capids, t->id);
@@ -376,7 +376,7 @@ static void rec_join(tamm_epoch *e, tamm_task_s *t)
 }
 
 /* t becomes a member of e, its chain's newest epoch (c->joined counts it). */
-static inline void member(tamm_chain *c, tamm_epoch *e, tamm_task_s *t, tamm_dep *dep)
+static inline void member(tamm__chain *c, tamm__epoch *e, tamm__task_s *t, tamm__dep *dep)
 {
     TAMM_ASSERT(e == c->cur && !e->sealed); /* only the newest, unsealed epoch takes members */
     dep->epoch = e;
@@ -388,12 +388,12 @@ static inline void member(tamm_chain *c, tamm_epoch *e, tamm_task_s *t, tamm_dep
 /* t joins e, its chain's newest epoch.  If e has not started, t waits for it:
  * one more start condition, counted in t->nwait and added to t->deps when the
  * submission guard is dropped (task.c). */
-static inline void join(tamm_chain *c, tamm_epoch *e, tamm_task_s *t, tamm_dep *dep)
+static inline void join(tamm__chain *c, tamm__epoch *e, tamm__task_s *t, tamm__dep *dep)
 {
     member(c, e, t, dep);
     /* once seen started, e's line is not read again: its completers write it */
     if (c->started) return;
-    tamm_dep *old = atomic_load_explicit(&e->waiters, memory_order_acquire);
+    tamm__dep *old = atomic_load_explicit(&e->waiters, memory_order_acquire);
     while (old != STARTED) {
         dep->next_waiter = old;
         if (atomic_compare_exchange_weak_explicit(&e->waiters, &old, dep, memory_order_acq_rel,
@@ -407,11 +407,11 @@ static inline void join(tamm_chain *c, tamm_epoch *e, tamm_task_s *t, tamm_dep *
 
 /* The new epoch e (under construction) waits for the completion of the
  * whole-tensor epoch pred, unless it has completed. */
-static void add_dependent(tamm_epoch *pred, tamm_epoch *e)
+static void add_dependent(tamm__epoch *pred, tamm__epoch *e)
 {
     TAMM_ASSERT(pred->coarse && pred != e); /* only whole-tensor epochs keep dependents */
     atomic_fetch_add_explicit(&e->npreds, 1, memory_order_relaxed);
-    tamm_epoch *old = atomic_load_explicit(&pred->dependents, memory_order_acquire);
+    tamm__epoch *old = atomic_load_explicit(&pred->dependents, memory_order_acquire);
     for (;;) {
         if (old == DONE) { /* completed: nothing to wait for (e's guard keeps npreds > 0) */
             atomic_fetch_sub_explicit(&e->npreds, 1, memory_order_relaxed);
@@ -431,9 +431,9 @@ enum { LINK_NEXT, LINK_DEPENDENT, LINK_BARRIER };
 /* c's newest epoch stops being newest and e comes after it: e waits for it,
  * it is sealed, and the chain drops its reference.  A block epoch is sealed
  * only here, so the link is in place before it can complete. */
-static void retire(tamm_chain *c, tamm_epoch *e, int how)
+static void retire(tamm__chain *c, tamm__epoch *e, int how)
 {
-    tamm_epoch *cur = c->cur;
+    tamm__epoch *cur = c->cur;
     TAMM_ASSERT(cur != NULL && cur != e);
     if (how == LINK_DEPENDENT) {
         add_dependent(cur, e);
@@ -455,14 +455,14 @@ static void retire(tamm_chain *c, tamm_epoch *e, int how)
 /* The submission-FSM step for the chain's newest epoch: t joins it (returns
  * NULL), or a new epoch comes after it and becomes the newest (returned with
  * its construction guard; t has not joined it yet). */
-static tamm_epoch *open_epoch(tamm_chain *c, tamm_task_s *t, unsigned perm, tamm_dep *dep, int coarse)
+static tamm__epoch *open_epoch(tamm__chain *c, tamm__task_s *t, unsigned perm, tamm__dep *dep, int coarse)
 {
-    tamm_epoch *cur = c->cur;
-    tamm_dep_state s = cur ? (tamm_dep_state)c->mode : TAMM_DS_UNACCESSED;
+    tamm__epoch *cur = c->cur;
+    tamm__dep_state s = cur ? (tamm__dep_state)c->mode : TAMM_DS_UNACCESSED;
     /* the from-state: UNACCESSED exactly when the chain has no epoch, else the newest epoch's mode */
-    TAMM_ASSERT(cur ? s > TAMM_DS_UNACCESSED && s < TAMM_DS_COUNT && s == (tamm_dep_state)cur->mode
+    TAMM_ASSERT(cur ? s > TAMM_DS_UNACCESSED && s < TAMM_DS_COUNT && s == (tamm__dep_state)cur->mode
                     : c->mode < TAMM_DS_COUNT);
-    tamm_dep_step st = tamm__dep_step(s, tamm__dep_perm_of(perm));
+    tamm__dep_step_t st = tamm__dep_step(s, tamm__dep_perm_of(perm));
     /* the table: from UNACCESSED every permission follows; no transition leads back to it */
     TAMM_ASSERT(st.next != TAMM_DS_UNACCESSED && (cur || st.after));
     /* a whole-tensor epoch with block accesses after it takes no more members
@@ -471,7 +471,7 @@ static tamm_epoch *open_epoch(tamm_chain *c, tamm_task_s *t, unsigned perm, tamm
         join(c, cur, t, dep);
         return NULL;
     }
-    tamm_epoch *e = epoch_new(st.next, coarse);
+    tamm__epoch *e = epoch_new(st.next, coarse);
     if (cur) {
         if (!coarse) atomic_store_explicit(&cur->next_first, t, memory_order_relaxed);
         retire(c, e, coarse ? LINK_DEPENDENT : LINK_NEXT);
@@ -487,7 +487,7 @@ static tamm_epoch *open_epoch(tamm_chain *c, tamm_task_s *t, unsigned perm, tamm
  * dropped.  Until then nothing can start e, so t is its only waiter without
  * a CAS (the guard's release publishes it); if dropping the guard starts e,
  * t does not wait after all. */
-static void join_new(tamm_chain *c, tamm_epoch *e, tamm_task_s *t, tamm_dep *dep)
+static void join_new(tamm__chain *c, tamm__epoch *e, tamm__task_s *t, tamm__dep *dep)
 {
     member(c, e, t, dep);
     TAMM_ASSERT(c->joined == 1); /* t is the new epoch's first member */
@@ -504,15 +504,15 @@ static void join_new(tamm_chain *c, tamm_epoch *e, tamm_task_s *t, tamm_dep *dep
 }
 
 /* A block access (top level or nested). */
-static void register_block(tamm_chain *c, tamm_chain *tc, tamm_task_s *t, unsigned perm, tamm_dep *dep)
+static void register_block(tamm__chain *c, tamm__chain *tc, tamm__task_s *t, unsigned perm, tamm__dep *dep)
 {
-    tamm_epoch *e = open_epoch(c, t, perm, dep, 0);
+    tamm__epoch *e = open_epoch(c, t, perm, dep, 0);
     if (!e) return;
     if (TAMM_UNLIKELY(c->gen != tc->gen)) {
         /* first access to this block since a whole-tensor epoch: wait for it */
         c->gen = tc->gen;
         tc->touched = 1;
-        tamm_epoch *ce = tc->cur;
+        tamm__epoch *ce = tc->cur;
         if (ce) {
             seal(ce, tc->joined);
             add_dependent(ce, e);
@@ -523,7 +523,7 @@ static void register_block(tamm_chain *c, tamm_chain *tc, tamm_task_s *t, unsign
 
 /* A whole-tensor epoch e is being built: the block chain c ends its
  * generation, and e waits for c's newest epoch. */
-static void end_generation(tamm_chain *c, tamm_epoch *e)
+static void end_generation(tamm__chain *c, tamm__epoch *e)
 {
     if (!c->cur) return;
     retire(c, e, LINK_BARRIER);
@@ -532,10 +532,10 @@ static void end_generation(tamm_chain *c, tamm_epoch *e)
 }
 
 /* A whole-tensor access. */
-static void register_tensor(tamm_domain *d, tamm_tensor *T, tamm_chain *tc, tamm_task_s *t, unsigned perm,
-                            tamm_dep *dep)
+static void register_tensor(tamm__domain *d, tamm_tensor *T, tamm__chain *tc, tamm__task_s *t, unsigned perm,
+                            tamm__dep *dep)
 {
-    tamm_epoch *e = open_epoch(tc, t, perm, dep, 1);
+    tamm__epoch *e = open_epoch(tc, t, perm, dep, 1);
     if (!e) return;
     tc->gen++;
     tc->touched = 0;
@@ -553,7 +553,7 @@ static void register_tensor(tamm_domain *d, tamm_tensor *T, tamm_chain *tc, tamm
     join_new(tc, e, t, dep);
 }
 
-void tamm__dag_register(tamm_domain *d, tamm_task_s *t, tamm_tensor *T, long lin, unsigned perm, tamm_dep *dep)
+void tamm__dag_register(tamm__domain *d, tamm__task_s *t, tamm_tensor *T, long lin, unsigned perm, tamm__dep *dep)
 {
     TAMM_ASSERT(T != NULL && lin >= -1 && lin < T->nblk);
     dep->next_waiter = NULL;
@@ -563,7 +563,7 @@ void tamm__dag_register(tamm_domain *d, tamm_task_s *t, tamm_tensor *T, long lin
         else
             register_tensor(NULL, T, &T->coarse, t, perm, dep);
     } else {
-        tamm_chain *tc = dom_chain(d, T, -1);
+        tamm__chain *tc = dom_chain(d, T, -1);
         if (lin >= 0)
             register_block(dom_chain(d, T, lin), tc, t, perm, dep);
         else
@@ -571,32 +571,32 @@ void tamm__dag_register(tamm_domain *d, tamm_task_s *t, tamm_tensor *T, long lin
     }
 }
 
-void tamm__dag_release(tamm_dep *dep)
+void tamm__dag_release(tamm__dep *dep)
 {
-    tamm_epoch *e = dep->epoch;
+    tamm__epoch *e = dep->epoch;
     if (!e) return;
     dep->epoch = NULL;
     count_down(e, 1);
 }
 
-void tamm__dag_prefetch_completion(const tamm_dep *dep, int n)
+void tamm__dag_prefetch_completion(const tamm__dep *dep, int n)
 {
     /* the loads of the epochs' lines are independent: they overlap */
     for (int i = 0; i < n; i++) {
-        tamm_epoch *e = dep[i].epoch;
+        tamm__epoch *e = dep[i].epoch;
         if (!e) continue;
         TAMM_PREFETCHW(e); /* completion counts down there */
-        tamm_epoch *next = atomic_load_explicit(&e->next, memory_order_relaxed);
+        tamm__epoch *next = atomic_load_explicit(&e->next, memory_order_relaxed);
         if (!next) continue;
         TAMM_PREFETCHW(next);
-        struct tamm_task_s *f = atomic_load_explicit(&e->next_first, memory_order_relaxed);
+        struct tamm__task_s *f = atomic_load_explicit(&e->next_first, memory_order_relaxed);
         if (f) tamm__task_prefetch(f);
     }
 }
 
-void tamm__dag_flush(tamm_held *h)
+void tamm__dag_flush(tamm__held *h)
 {
-    tamm_epoch *e = h->epoch;
+    tamm__epoch *e = h->epoch;
     if (!e) return;
     if (h->rT) { /* before the count-downs: a writer they let in must find RC 0 */
         tamm__buf_drop_read(h->rT, h->rlin);
@@ -609,9 +609,9 @@ void tamm__dag_flush(tamm_held *h)
     count_down(e, n);
 }
 
-void tamm__dag_release_held(tamm_dep *dep, tamm_held *h)
+void tamm__dag_release_held(tamm__dep *dep, tamm__held *h)
 {
-    tamm_epoch *e = dep->epoch;
+    tamm__epoch *e = dep->epoch;
     if (!e) return;
     if (dep->perm & TAMM_WRITE) { /* the only member of its epoch: nothing to fold */
         tamm__dag_release(dep);
@@ -625,26 +625,26 @@ void tamm__dag_release_held(tamm_dep *dep, tamm_held *h)
     h->n++;
 }
 
-int tamm__dag_sole_member(tamm_dep *dep)
+int tamm__dag_sole_member(tamm__dep *dep)
 {
     /* count-downs this worker holds back on the epoch would hide members that are done */
-    tamm_worker *w = tamm__self();
+    tamm__worker *w = tamm__self();
     if (w && w->held.epoch == dep->epoch) tamm__dag_flush(&w->held);
     /* count is 1 only once the epoch is sealed (UNSEALED is far above any
      * number of members), with dep's task its last member */
-    tamm_epoch *e = dep->epoch;
+    tamm__epoch *e = dep->epoch;
     return e && !e->coarse && atomic_load_explicit(&e->count, memory_order_acquire) == 1;
 }
 
 /* ------------------------------------------------------------------ */
 /* deadlock reports (stuck.c)                                            */
 /* ------------------------------------------------------------------ */
-int tamm__dag_dep_started(const tamm_dep *d)
+int tamm__dag_dep_started(const tamm__dep *d)
 {
     return !d->epoch || atomic_load_explicit(&d->epoch->waiters, memory_order_acquire) == STARTED;
 }
 
-int tamm__dag_dep_follows(const tamm_dep *later, const tamm_dep *earlier)
+int tamm__dag_dep_follows(const tamm__dep *later, const tamm__dep *earlier)
 {
     return later->epoch && earlier->epoch && later->epoch != earlier->epoch &&
            atomic_load_explicit(&earlier->epoch->next, memory_order_acquire) == later->epoch;

@@ -25,42 +25,42 @@
 #include "util.h"
 #include <stdint.h>
 
-struct tamm_task_s;
+struct tamm__task_s;
 struct tamm_tensor;
-typedef struct tamm_epoch tamm_epoch;
-typedef struct tamm_domain tamm_domain;
+typedef struct tamm__epoch tamm__epoch;
+typedef struct tamm__domain tamm__domain;
 
 /** One block's (or one tensor's) chain of epochs in one domain. */
-typedef struct tamm_chain {
-    tamm_epoch *cur;      /* newest epoch, NULL = _UNACCESSED (the domain's submitter only) */
+typedef struct tamm__chain {
+    tamm__epoch *cur;      /* newest epoch, NULL = _UNACCESSED (the domain's submitter only) */
     unsigned gen;         /* block chain: tensor generation when last touched; tensor chain: generation */
     int joined;           /* tasks that joined cur */
     unsigned char touched;/* tensor chain: block accesses since the current whole-tensor epoch */
-    unsigned char mode;   /* cur's tamm_dep_state, so that deciding to join does not read cur */
+    unsigned char mode;   /* cur's tamm__dep_state, so that deciding to join does not read cur */
     unsigned char started;/* cur is known to have started: joining it writes only the joining task */
-} tamm_chain;
+} tamm__chain;
 
 /** A task's membership in one epoch (one per distinct block or tensor it names). */
-typedef struct tamm_dep {
-    tamm_epoch *epoch;
-    struct tamm_task_s *task;
-    struct tamm_dep *next_waiter;
+typedef struct tamm__dep {
+    tamm__epoch *epoch;
+    struct tamm__task_s *task;
+    struct tamm__dep *next_waiter;
     struct tamm_tensor *T;
     long lin;             /* -1: whole tensor */
     unsigned perm;        /* TAMM_READ/WRITE/ACCUM bits */
-} tamm_dep;
+} tamm__dep;
 
-void tamm__chain_init(tamm_chain *c);
+void tamm__chain_init(tamm__chain *c);
 
 /** Register task t's permission `perm` (TAMM_READ/WRITE/ACCUM bits) on block
  *  lin of T (lin == -1: the whole tensor) in domain d (NULL: top level).
  *  If the epoch has not started, t->nwait is incremented (task.c adds it to
  *  t->deps when it drops the submission guard) and t is woken
  *  (tamm__task_dep_satisfied) when the epoch starts. */
-void tamm__dag_register(tamm_domain *d, struct tamm_task_s *t, struct tamm_tensor *T, long lin,
-                        unsigned perm, tamm_dep *dep);
+void tamm__dag_register(tamm__domain *d, struct tamm__task_s *t, struct tamm_tensor *T, long lin,
+                        unsigned perm, tamm__dep *dep);
 /** t has completed: leave the epoch (may start later epochs and wake their tasks). */
-void tamm__dag_release(tamm_dep *dep);
+void tamm__dag_release(tamm__dep *dep);
 
 /** Count-downs a CPU worker holds back on one read or accumulation epoch, so
  *  that members of one set completing one after another on that worker cost
@@ -68,8 +68,8 @@ void tamm__dag_release(tamm_dep *dep);
  *  completions write the same line).  The epoch cannot complete while some
  *  are held, so the holder applies them (tamm__dag_flush) before it runs a
  *  task that is not a member, finds no task, or returns to the caller. */
-typedef struct tamm_held {
-    tamm_epoch *epoch;
+typedef struct tamm__held {
+    tamm__epoch *epoch;
     int n;
     /* One read reference on a block of that epoch, kept between its members
      * (rT NULL: none; buffer.c sets and takes it).  Readers of one block
@@ -79,30 +79,30 @@ typedef struct tamm_held {
      * drops it before the count-downs, so a writer never finds it. */
     struct tamm_tensor *rT;
     long rlin;
-} tamm_held;
+} tamm__held;
 
 /** As tamm__dag_release, holding the count-down in h when dep's permission
  *  is read or accumulate (a set with other members). */
-void tamm__dag_release_held(tamm_dep *dep, tamm_held *h);
+void tamm__dag_release_held(tamm__dep *dep, tamm__held *h);
 /** Drop the read reference and apply the count-downs h holds (may complete
  *  the epoch). */
-void tamm__dag_flush(tamm_held *h);
+void tamm__dag_flush(tamm__held *h);
 /** Whether the epoch of dep may be accumulated into in place (t is its only
  *  member that can still run, and no other can join).  Applies the calling
  *  worker's count-downs held on that epoch first, so the count is exact. */
-int tamm__dag_sole_member(tamm_dep *dep);
+int tamm__dag_sole_member(tamm__dep *dep);
 
 /** Start fetching what completing the n epochs of a running task will touch
  *  on other threads' lines: each epoch, its successor in its chain, and that
  *  successor's first member (the submitter records it; it may be stale,
  *  which only wastes the prefetch). */
-void tamm__dag_prefetch_completion(const tamm_dep *dep, int n);
+void tamm__dag_prefetch_completion(const tamm__dep *dep, int n);
 
 /** For deadlock reports (every thread idle): has the epoch of dep started? */
-int tamm__dag_dep_started(const tamm_dep *d);
+int tamm__dag_dep_started(const tamm__dep *d);
 /** Is later's epoch the one that comes right after earlier's in its chain
  *  (so later's task waits for earlier's to complete)? */
-int tamm__dag_dep_follows(const tamm_dep *later, const tamm_dep *earlier);
+int tamm__dag_dep_follows(const tamm__dep *later, const tamm__dep *earlier);
 
 /** Size of an epoch's pool object (larger when recording edges). */
 size_t tamm__dag_epoch_size(int recording);
@@ -112,17 +112,17 @@ size_t tamm__dag_epoch_size(int recording);
  *  TAMM_DS_ACC when only accumulations are, TAMM_DS_WRITE for anything else
  *  that is outstanding, TAMM_DS_UNACCESSED when nothing is.  The domain's
  *  submitter only (a parent, about its children). */
-int tamm__dag_outstanding(tamm_domain *d, const struct tamm_tensor *T, long lin);
-tamm_domain *tamm__domain_new(void);
+int tamm__dag_outstanding(tamm__domain *d, const struct tamm_tensor *T, long lin);
+tamm__domain *tamm__domain_new(void);
 /** Free a domain whose tasks have all completed. */
-void tamm__domain_free(tamm_domain *d);
+void tamm__domain_free(tamm__domain *d);
 /** Drop the top-level chains of a tensor (all its tasks have completed). */
 void tamm__dag_tensor_done(struct tamm_tensor *T);
 
 /* Edge recording for TAMM_DAG / TAMM_TRACE: on when tamm__rt.recording (costs nothing when off). */
-typedef struct { uint64_t from, to; } tamm_edge;
+typedef struct { uint64_t from, to; } tamm__edge;
 /** Recorded edges (valid until tamm__dag_record_reset). */
-const tamm_edge *tamm__dag_edges(size_t *n);
+const tamm__edge *tamm__dag_edges(size_t *n);
 void tamm__dag_record_reset(void);
 
 #endif

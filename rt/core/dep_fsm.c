@@ -4,7 +4,7 @@
 
 #define J(s) { s, 0 }
 #define A(s) { s, 1 }
-const tamm_dep_step tamm__dep_table[TAMM_DS_COUNT][TAMM_DP_COUNT] = {
+const tamm__dep_step_t tamm__dep_table[TAMM_DS_COUNT][TAMM_DP_COUNT] = {
     /*                      Read               Write               Accum */
     [TAMM_DS_UNACCESSED] = { A(TAMM_DS_READ), A(TAMM_DS_WRITE), A(TAMM_DS_ACC) },
     [TAMM_DS_READ]       = { J(TAMM_DS_READ), A(TAMM_DS_WRITE), A(TAMM_DS_ACC) },
@@ -12,7 +12,7 @@ const tamm_dep_step tamm__dep_table[TAMM_DS_COUNT][TAMM_DP_COUNT] = {
     [TAMM_DS_ACC]        = { A(TAMM_DS_READ), A(TAMM_DS_WRITE), J(TAMM_DS_ACC) },
 };
 
-const char *tamm__dep_state_name(tamm_dep_state s)
+const char *tamm__dep_state_name(tamm__dep_state s)
 {
     static const char *n[TAMM_DS_COUNT] = { "_UNACCESSED", "_READ", "_WRITE", "_ACC" };
     return (unsigned)s < TAMM_DS_COUNT ? n[s] : "?";

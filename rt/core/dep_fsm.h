@@ -21,22 +21,22 @@
 
 #include "perm.h"
 
-typedef enum tamm_dep_state { TAMM_DS_UNACCESSED, TAMM_DS_READ, TAMM_DS_WRITE, TAMM_DS_ACC, TAMM_DS_COUNT } tamm_dep_state;
+typedef enum tamm__dep_state { TAMM_DS_UNACCESSED, TAMM_DS_READ, TAMM_DS_WRITE, TAMM_DS_ACC, TAMM_DS_COUNT } tamm__dep_state;
 /** Permission kinds of the table; read+write counts as Write. */
-typedef enum tamm_dep_perm { TAMM_DP_READ, TAMM_DP_WRITE, TAMM_DP_ACC, TAMM_DP_COUNT } tamm_dep_perm;
+typedef enum tamm__dep_perm { TAMM_DP_READ, TAMM_DP_WRITE, TAMM_DP_ACC, TAMM_DP_COUNT } tamm__dep_perm;
 
-typedef struct tamm_dep_step {
-    tamm_dep_state next; /**< state after the transition */
+typedef struct tamm__dep_step_t {
+    tamm__dep_state next; /**< state after the transition */
     int after;           /**< 1: edges from the current set to T, then the set is {T}; 0: T joins the set */
-} tamm_dep_step;
+} tamm__dep_step_t;
 
 /* The table lives in dep_fsm.c (the single source of truth); the step is inline. */
-extern const tamm_dep_step tamm__dep_table[TAMM_DS_COUNT][TAMM_DP_COUNT];
+extern const tamm__dep_step_t tamm__dep_table[TAMM_DS_COUNT][TAMM_DP_COUNT];
 
-static inline tamm_dep_step tamm__dep_step(tamm_dep_state s, tamm_dep_perm p)
+static inline tamm__dep_step_t tamm__dep_step(tamm__dep_state s, tamm__dep_perm p)
 {
     if ((unsigned)s >= TAMM_DS_COUNT || (unsigned)p >= TAMM_DP_COUNT) {
-        tamm_dep_step bad = { TAMM_DS_WRITE, 1 }; /* the safe, exclusive answer */
+        tamm__dep_step_t bad = { TAMM_DS_WRITE, 1 }; /* the safe, exclusive answer */
         return bad;
     }
     return tamm__dep_table[s][p];
@@ -44,13 +44,13 @@ static inline tamm_dep_step tamm__dep_step(tamm_dep_state s, tamm_dep_perm p)
 
 /** The table's kind for a permission mask (TAMM_READ/WRITE/ACCUM bits = 1/2/4,
  *  TAMM__PERM_ORDERED: reproducible accumulation, exclusive). */
-static inline tamm_dep_perm tamm__dep_perm_of(unsigned mask)
+static inline tamm__dep_perm tamm__dep_perm_of(unsigned mask)
 {
     if (mask & (2u | TAMM__PERM_ORDERED)) return TAMM_DP_WRITE; /* write, or an ordered accumulation */
     if ((mask & 1u) && (mask & 4u)) return TAMM_DP_WRITE; /* read+accumulate: exclusive */
     if (mask & 4u) return TAMM_DP_ACC;
     return TAMM_DP_READ;
 }
-const char *tamm__dep_state_name(tamm_dep_state s);
+const char *tamm__dep_state_name(tamm__dep_state s);
 
 #endif

@@ -10,11 +10,11 @@
 
 int tamm__submit_divert; /* tamm__flow_on, or a streaming scope keeps tasks */
 int tamm__flow_on;
-const tamm_flow_ops *tamm__flow;
+const tamm__flow_ops *tamm__flow;
 
 void tamm__divert_update(void) { tamm__submit_divert = tamm__flow_on || tamm__scope_keeping(); }
 
-void tamm__flow_install(const tamm_flow_ops *ops)
+void tamm__flow_install(const tamm__flow_ops *ops)
 {
     tamm__flow = ops;
     tamm__flow_on = ops != NULL;
@@ -22,7 +22,7 @@ void tamm__flow_install(const tamm_flow_ops *ops)
 }
 
 /* tamm__submit's one test for a top-level task found tamm__submit_divert set */
-int tamm__divert_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flags, tamm_task_s **out)
+int tamm__divert_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flags, tamm__task_s **out)
 {
     if (tamm__flow_on) { /* several ranks: the submission filter (the sequential task flow), given a valid task */
         if (out) *out = NULL;

@@ -10,7 +10,7 @@
 
 #include "tamm.h"
 
-struct tamm_task_s;
+struct tamm__task_s;
 
 /** Nonzero when tamm__submit must look twice at a top-level task: the
  *  submission filter is installed, or a streaming scope keeps tasks. */
@@ -18,7 +18,7 @@ extern int tamm__submit_divert;
 
 /** tamm__submit of a top-level task while tamm__submit_divert: the submission
  *  filter (the task validated first), else the streaming scope's. */
-int tamm__divert_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flags, struct tamm_task_s **out);
+int tamm__divert_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flags, struct tamm__task_s **out);
 /** Recompute tamm__submit_divert: a scope began, flushes or ended (scope.c),
  *  or the filter was installed or removed. */
 void tamm__divert_update(void);

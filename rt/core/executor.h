@@ -16,7 +16,7 @@
  *                       (wake); a thread that waits runs tasks meanwhile
  *                       (help_until, help_throttle) and learns of a deadlock.
  *   policies            TAMM_SCHED: where a ready task is queued and which
- *                       task an idle worker takes (tamm_sched_ops).
+ *                       task an idle worker takes (tamm__sched_ops).
  */
 #ifndef TAMM_EXECUTOR_H
 #define TAMM_EXECUTOR_H
@@ -30,22 +30,22 @@
 
 /* A recorded event (TAMM_TRACE / TAMM_DAG; trace.h): a task on a CPU worker, a
  * task or write-back batch on a GPU stream, a host-device copy. */
-typedef enum { TAMM_TEV_TASK = 0, TAMM_TEV_GPU_TASK, TAMM_TEV_GPU_FLUSH, TAMM_TEV_COPY } tamm_tev_kind;
-typedef struct tamm_trace_ev {
+typedef enum { TAMM_TEV_TASK = 0, TAMM_TEV_GPU_TASK, TAMM_TEV_GPU_FLUSH, TAMM_TEV_COPY } tamm__tev_kind;
+typedef struct tamm__trace_ev {
     uint64_t id, t0, t1;   /* the task (0: none); start and end, ns */
     uint64_t bytes;        /* a copy's */
     char *name;            /* a copy's ("H2D A[3]", malloc'd); NULL otherwise */
-    int kind;              /* tamm_tev_kind */
+    int kind;              /* tamm__tev_kind */
     int track;             /* GPU events: the stream (-1: the copy stream) */
-} tamm_trace_ev;
+} tamm__trace_ev;
 
-typedef struct tamm_worker {
+typedef struct tamm__worker {
     int id;
     pthread_t thread;
-    tamm_deque dq;
+    tamm__deque dq;
     uint64_t rng;
-    tamm_pool_cache task_cache, epoch_cache;
-    tamm_buf_cache bufs;
+    tamm__pool_cache task_cache, epoch_cache;
+    tamm__buf_cache bufs;
     /* statistics (written by the owner; read at finalize) */
     atomic_ullong ntasks;
     atomic_long top_done;      /* top-level tasks completed on this worker */
@@ -53,15 +53,15 @@ typedef struct tamm_worker {
     uint64_t busy_ns, idle_ns, nsteals, nsleeps;
     uint64_t nlate; /* waits that ended by their slice's timeout with their condition met (TAMM_STATS) */
     /* trace events (only when tracing) */
-    tamm_trace_ev *ev;
+    tamm__trace_ev *ev;
     size_t nev, capev;
     tamm_ctx *cur_ctx;         /* context of the task running on this worker */
-    tamm_held held;            /* epoch count-downs held back (CPU workers; dag.h) */
+    tamm__held held;            /* epoch count-downs held back (CPU workers; dag.h) */
     int steal_min;             /* work stealing takes from a deque holding at least this many (0 or 1: any) */
     int wait_depth;            /* taskwaits of task functions under way on this worker, nested */
-} __attribute__((aligned(TAMM_CACHELINE))) tamm_worker;
+} __attribute__((aligned(TAMM_CACHELINE))) tamm__worker;
 
-extern _Thread_local tamm_worker *tamm__tls_worker;
+extern _Thread_local tamm__worker *tamm__tls_worker;
 
 /* How deep taskwaits of task functions may nest on one worker's stack (each
  * waiting task runs other tasks on top of its own frames). */
@@ -83,9 +83,9 @@ int tamm__help_until_nested(int (*cond)(void *), void *arg);
  *  idle when nothing can run, and it leaves another worker's lone ready task
  *  to that worker while the workers make progress: taking it would only move
  *  a chain of dependent tasks, and its data, to this thread. */
-void tamm__help_throttle(tamm_worker *w, long pending, long lim);
+void tamm__help_throttle(tamm__worker *w, long pending, long lim);
 /** Apply the epoch count-downs w holds: before w leaves the runtime or waits. */
-static inline void tamm__worker_flush(tamm_worker *w)
+static inline void tamm__worker_flush(tamm__worker *w)
 {
     if (w->held.epoch) tamm__dag_flush(&w->held);
 }
@@ -99,18 +99,18 @@ static inline void tamm__worker_flush(tamm_worker *w)
  *   fifo eager central FIFO queue;
  *   prio central priority queue (highest priority first, FIFO among equals).
  * ------------------------------------------------------------------ */
-typedef struct tamm_sched_ops {
+typedef struct tamm__sched_ops {
     const char *name;
     void (*init)(int nworkers);
     void (*fini)(void);
     /** Queue a ready task; w is the calling worker (NULL: not a worker thread). */
-    void (*push)(struct tamm_worker *w, tamm_task_s *t);
+    void (*push)(struct tamm__worker *w, tamm__task_s *t);
     /** Take a task for worker w, or NULL. */
-    tamm_task_s *(*pop)(struct tamm_worker *w);
+    tamm__task_s *(*pop)(struct tamm__worker *w);
     /** Approximately: nothing is queued anywhere. */
     int (*empty)(void);
-} tamm_sched_ops;
+} tamm__sched_ops;
 
-extern const tamm_sched_ops tamm__sched_ws, tamm__sched_fifo, tamm__sched_prio;
+extern const tamm__sched_ops tamm__sched_ws, tamm__sched_fifo, tamm__sched_prio;
 
 #endif

@@ -29,7 +29,7 @@ tamm_fence *tamm_fence_create(void)
     return f;
 }
 
-int tamm__fence_add_waiter(tamm_fence *f, tamm_task_s *t)
+int tamm__fence_add_waiter(tamm_fence *f, tamm__task_s *t)
 {
     tamm__spin_lock(&f->lock);
     if (f->signalled) {
@@ -58,7 +58,7 @@ void tamm__fence_signal(tamm_fence *f)
 {
     tamm__spin_lock(&f->lock);
     int fire = --f->pending == 0;
-    tamm_task_s **w = NULL;
+    tamm__task_s **w = NULL;
     int n = 0;
     if (fire) {
         f->signalled = 1;
@@ -93,7 +93,7 @@ int tamm_fence_wait(tamm_fence *f)
 static int fence_wait(tamm_fence *f)
 {
     if (!tamm__rt.initialised) return TAMM_ESTATE;
-    tamm_worker *w = tamm__self();
+    tamm__worker *w = tamm__self();
     if (w && w->cur_ctx) /* a task never blocks its worker (docs/language.md "Taskwait and continuations") */
         return tamm__error(w->cur_ctx->task, TAMM_ESTATE, "tamm_fence_wait inside a task: a task never blocks its "
                                                          "worker; give the task a wait(f) clause instead");
@@ -148,7 +148,7 @@ void tamm__fence_free_all(void)
     pthread_mutex_unlock(&live_lock);
 }
 
-int tamm__fence_waited_by(const tamm_task_s *t, char *buf, size_t n, tamm_fence **f_out)
+int tamm__fence_waited_by(const tamm__task_s *t, char *buf, size_t n, tamm_fence **f_out)
 {
     int found = 0;
     pthread_mutex_lock(&live_lock);
@@ -173,19 +173,19 @@ int tamm__fence_waited_by(const tamm_task_s *t, char *buf, size_t n, tamm_fence 
 /* ------------------------------------------------------------------ */
 /* execution fences (fence.h)                                           */
 /* ------------------------------------------------------------------ */
-struct tamm_xfence {
+struct tamm__xfence {
     tamm_fence gate;               /* what the tasks after it wait for; signalled when it fires */
     long target;                   /* top-level tasks submitted before it */
     int reached;                   /* (xf_lock) its count was reached: agreement under way, or fired */
-    struct tamm_xfence *next;      /* (xf_lock) the queue of fences not yet fired, oldest first */
-    struct tamm_xfence *all_next;  /* (top-level thread) every fence not yet freed */
+    struct tamm__xfence *next;      /* (xf_lock) the queue of fences not yet fired, oldest first */
+    struct tamm__xfence *all_next;  /* (top-level thread) every fence not yet freed */
 };
 
 tamm_fence *tamm__xf_gate;
 static pthread_mutex_t xf_lock = PTHREAD_MUTEX_INITIALIZER;
-static tamm_xfence *xf_head, *xf_tail;
+static tamm__xfence *xf_head, *xf_tail;
 static atomic_long xf_target;      /* the armed fence's target */
-static tamm_xfence *xf_all;
+static tamm__xfence *xf_all;
 
 /* Top-level tasks completed: the per-worker counts (as tamm__top_pending). */
 static long top_done_sum(void)
@@ -196,28 +196,28 @@ static long top_done_sum(void)
     return done;
 }
 
-static void xf_arm(tamm_xfence *x) /* under xf_lock */
+static void xf_arm(tamm__xfence *x) /* under xf_lock */
 {
     atomic_store_explicit(&xf_target, x->target, memory_order_relaxed);
     atomic_store_explicit(&tamm__rt.xf_armed, 1, memory_order_seq_cst);
 }
 
 /* Every rank has reached x: the tasks after it may start; arm the next. */
-static void xf_fire(tamm_xfence *x)
+static void xf_fire(tamm__xfence *x)
 {
     pthread_mutex_lock(&xf_lock);
     xf_head = x->next;
     if (!xf_head) xf_tail = NULL;
-    tamm_xfence *n = xf_head;
+    tamm__xfence *n = xf_head;
     if (n) xf_arm(n);
     pthread_mutex_unlock(&xf_lock);
     tamm__fence_signal(&x->gate); /* x may be freed from here on (by the top-level thread) */
     if (n) tamm__xfence_poll();
 }
 
-const tamm_fence_filter *tamm__fence_filter;
+const tamm__fence_filter_t *tamm__fence_filter;
 
-void tamm__xfence_agreed(tamm_xfence *x) { xf_fire(x); }
+void tamm__xfence_agreed(tamm__xfence *x) { xf_fire(x); }
 
 void tamm__xfence_poll(void)
 {
@@ -229,7 +229,7 @@ void tamm__xfence_poll(void)
     long target = atomic_load_explicit(&xf_target, memory_order_relaxed);
     if (top_done_sum() < target) return;
     pthread_mutex_lock(&xf_lock);
-    tamm_xfence *x = xf_head;
+    tamm__xfence *x = xf_head;
     if (!x || x->reached || x->target != target) { /* another thread got there first */
         pthread_mutex_unlock(&xf_lock);
         return;
@@ -244,7 +244,7 @@ void tamm__xfence_poll(void)
     }
 }
 
-int tamm__xfence_fired(tamm_xfence *x) { return fence_reached(&x->gate); }
+int tamm__xfence_fired(tamm__xfence *x) { return fence_reached(&x->gate); }
 
 int tamm__xfence_all_fired(void *arg)
 {
@@ -258,8 +258,8 @@ int tamm__xfence_all_fired(void *arg)
 /* Free the fences that have fired and no longer gate submissions. */
 static void xf_sweep(int all)
 {
-    for (tamm_xfence **p = &xf_all; *p;) {
-        tamm_xfence *x = *p;
+    for (tamm__xfence **p = &xf_all; *p;) {
+        tamm__xfence *x = *p;
         if (all || (&x->gate != tamm__xf_gate && tamm__xfence_fired(x))) {
             *p = x->all_next;
             free(x->gate.waiters);
@@ -270,13 +270,13 @@ static void xf_sweep(int all)
     }
 }
 
-tamm_xfence *tamm__xfence_new(void)
+tamm__xfence *tamm__xfence_new(void)
 {
     xf_sweep(0);
     /* several ranks: open accumulation runs close before it (their messages
      * are tasks before it), and it is an event of the stream */
     if (tamm__fence_filter) tamm__fence_filter->xfence();
-    tamm_xfence *x = tamm__xcalloc(1, sizeof *x);
+    tamm__xfence *x = tamm__xcalloc(1, sizeof *x);
     tamm__spin_init(&x->gate.lock);
     x->gate.registered = x->gate.pending = 1;
     x->target = atomic_load_explicit(&tamm__rt.top_submitted, memory_order_relaxed);
@@ -294,7 +294,7 @@ tamm_xfence *tamm__xfence_new(void)
     return x;
 }
 
-void tamm__xfence_gate(tamm_task_s *t)
+void tamm__xfence_gate(tamm__task_s *t)
 {
     if (!tamm__fence_add_waiter(tamm__xf_gate, t)) tamm__xf_gate = NULL; /* it has fired */
 }

@@ -9,14 +9,14 @@
 #include "util.h"
 #include <tamm.h>
 
-struct tamm_task_s;
+struct tamm__task_s;
 
 struct tamm_fence {
-    tamm_spin lock;
+    tamm__spin lock;
     int registered;        /* signalling tasks ever submitted */
     int pending;           /* signalling tasks not yet complete */
     int signalled;
-    struct tamm_task_s **waiters;
+    struct tamm__task_s **waiters;
     int nw, capw;
     struct tamm_fence *next_live;
     /* several ranks (mpi_flow.c): the fence's number in the stream and its
@@ -28,7 +28,7 @@ struct tamm_fence {
 };
 
 /** t waits for f: returns 1 (and counts one start condition of t) if f is not signalled. */
-int tamm__fence_add_waiter(tamm_fence *f, struct tamm_task_s *t);
+int tamm__fence_add_waiter(tamm_fence *f, struct tamm__task_s *t);
 /** One more task signals f (a fence whose signallers had all completed is
  *  re-armed: waiters that come after this wait for it). */
 void tamm__fence_add_signaller(tamm_fence *f);
@@ -37,7 +37,7 @@ void tamm__fence_signal(tamm_fence *f);
 /** For deadlock reports: the unsignalled fence t waits for ("fence #3, which
  *  no task signals" or "... which N tasks still have to signal") into buf;
  *  0 if t waits for none.  *f_out is the fence. */
-int tamm__fence_waited_by(const struct tamm_task_s *t, char *buf, size_t n, tamm_fence **f_out);
+int tamm__fence_waited_by(const struct tamm__task_s *t, char *buf, size_t n, tamm_fence **f_out);
 /** Free every fence still alive (finalize). */
 void tamm__fence_free_all(void);
 
@@ -59,15 +59,15 @@ void tamm__fence_free_all(void);
  * an MPI_Ibarrier that the progress thread runs (every rank reached it), and
  * the next one is armed.
  */
-typedef struct tamm_xfence tamm_xfence;
+typedef struct tamm__xfence tamm__xfence;
 /** The newest execution fence not yet seen fired (the top-level thread only), or NULL. */
 extern tamm_fence *tamm__xf_gate;
 /** Top level: a new execution fence after everything submitted so far. */
-tamm_xfence *tamm__xfence_new(void);
+tamm__xfence *tamm__xfence_new(void);
 /** Whether x has fired (every rank completed what came before it). */
-int tamm__xfence_fired(tamm_xfence *x);
+int tamm__xfence_fired(tamm__xfence *x);
 /** Top-level task t (being submitted, its guard held) waits for the gate. */
-void tamm__xfence_gate(struct tamm_task_s *t);
+void tamm__xfence_gate(struct tamm__task_s *t);
 /** The armed fence may have been reached: check, and fire it (any thread). */
 void tamm__xfence_poll(void);
 /** Whether every execution fence has fired (tamm__help_until's condition; arg unused). */
@@ -79,7 +79,7 @@ void tamm__xfence_reset(void);
  * installs it while several ranks run (tamm__flow_session_start) and removes
  * it at the session's end; NULL otherwise, and then every fence is local.
  * Called on the top-level thread, except `reached` (any thread). */
-typedef struct tamm_fence_filter {
+typedef struct tamm__fence_filter_t {
     /** A user fence was created: it is an event of the task stream. */
     void (*created)(tamm_fence *f);
     /** The top level is about to wait on f: signallers on other ranks tell this one. */
@@ -88,10 +88,10 @@ typedef struct tamm_fence_filter {
     void (*xfence)(void);
     /** x was reached on this rank: call tamm__xfence_agreed(x) on a worker once
      *  every rank has reached it. */
-    void (*reached)(tamm_xfence *x);
-} tamm_fence_filter;
-extern const tamm_fence_filter *tamm__fence_filter;
+    void (*reached)(tamm__xfence *x);
+} tamm__fence_filter_t;
+extern const tamm__fence_filter_t *tamm__fence_filter;
 /** Every rank has reached x (the filter's `reached`): fire it, arm the next. */
-void tamm__xfence_agreed(tamm_xfence *x);
+void tamm__xfence_agreed(tamm__xfence *x);
 
 #endif

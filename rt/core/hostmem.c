@@ -54,10 +54,10 @@ void tamm__hostmem_free(void *p, size_t bytes)
 }
 
 /* ---- block homes ------------------------------------------------------ */
-static const tamm_home_ops *home_pin; /* NULL: plain host memory */
+static const tamm__home_ops *home_pin; /* NULL: plain host memory */
 
-void tamm__home_pin_install(const tamm_home_ops *ops) { home_pin = ops; }
-const tamm_home_ops *tamm__home_pin_ops(void) { return home_pin; }
+void tamm__home_pin_install(const tamm__home_ops *ops) { home_pin = ops; }
+const tamm__home_ops *tamm__home_pin_ops(void) { return home_pin; }
 
 void *tamm__home_alloc(size_t bytes)
 {

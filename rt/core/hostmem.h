@@ -32,14 +32,14 @@ void tamm__home_free(void *p, size_t bytes);
  *  contents undefined, not counted, never kept in a pool.  Installed with
  *  tamm__home_pin_install before the first tensor exists and removed (NULL)
  *  after the last is freed. */
-typedef struct tamm_home_ops {
+typedef struct tamm__home_ops {
     void *(*alloc)(size_t bytes);
     void (*free)(void *p, size_t bytes);
     void *(*raw_alloc)(size_t bytes);
     void (*raw_free)(void *p, size_t bytes);
-} tamm_home_ops;
-void tamm__home_pin_install(const tamm_home_ops *ops);
+} tamm__home_ops;
+void tamm__home_pin_install(const tamm__home_ops *ops);
 /** The installed pinning hook, or NULL. */
-const tamm_home_ops *tamm__home_pin_ops(void);
+const tamm__home_ops *tamm__home_pin_ops(void);
 
 #endif

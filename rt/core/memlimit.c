@@ -28,7 +28,7 @@ int tamm__ml_on;
 
 static size_t limit;
 static pthread_mutex_t mlk = PTHREAD_MUTEX_INITIALIZER; /* everything below; taken after a block lock, never before */
-static tamm_mblk lru = { .prev = &lru, .next = &lru }; /* next: most recent, prev: least */
+static tamm__mblk lru = { .prev = &lru, .next = &lru }; /* next: most recent, prev: least */
 static size_t reserved;     /* bytes of blocks pinned by admitted tasks, and their private buffers */
 static size_t top_bytes;    /* bytes pinned by top-level tamm_block */
 static int nadmitted;       /* admitted tasks whose body (or unit's work) has not returned (the MPI flow's message tasks aside) */
@@ -36,8 +36,8 @@ static int nholds;          /* other units' holds on homes (tamm__ml_hold) */
 static size_t fixed;        /* memory units keep for themselves (tamm__ml_fixed) */
 static size_t fixed_max;    /* (TAMM_STATS) */
 static int test_store;      /* TAMM_MEMORY_TEST_STORE=1 (tests only): no write-back from a unit holds a home */
-static tamm_task_s *qhead, *qtail; /* tasks waiting for memory, FIFO (linked by t->next) */
-static tamm_mblk **tops;    /* top-level pins, oldest first */
+static tamm__task_s *qhead, *qtail; /* tasks waiting for memory, FIFO (linked by t->next) */
+static tamm__mblk **tops;    /* top-level pins, oldest first */
 static int ntops, ctops;
 /* the spill file */
 static int fd = -1;
@@ -52,15 +52,15 @@ static pthread_t io_thread;
 static int io_started, io_stop;
 static pthread_cond_t io_cond = PTHREAD_COND_INITIALIZER;  /* work for the I/O thread, or stop */
 static pthread_cond_t io_idle = PTHREAD_COND_INITIALIZER;  /* io_cur changed */
-static tamm_mblk **ioq;      /* blocks to read back, FIFO ring */
+static tamm__mblk **ioq;      /* blocks to read back, FIFO ring */
 static int ioq_head, ioq_n, ioq_cap;
-static tamm_mblk *io_cur;    /* the block the I/O thread is reading back */
-static tamm_mblk *io_clean;  /* the block the I/O thread is writing back ahead of its eviction */
+static tamm__mblk *io_cur;    /* the block the I/O thread is reading back */
+static tamm__mblk *io_clean;  /* the block the I/O thread is writing back ahead of its eviction */
 static int clean_wanted;     /* memory is three-quarters full: write dirty blocks back ahead */
 /* admitted tasks whose spilled blocks are still being read back: they hold no
  * worker meanwhile, and the I/O thread queues each once its reads are done
  * (the scheduler is given only tasks whose blocks are resident) */
-static tamm_task_s *phead, *ptail; /* linked by t->next, in admission order */
+static tamm__task_s *phead, *ptail; /* linked by t->next, in admission order */
 static int nparked;
 /* TAMM_STATS */
 static atomic_ullong st_holds, st_holds_over, st_stores, st_ahead_w, st_in_task, st_parked, st_msg_over, st_nested_over, st_ahead, st_spilled, st_writes, st_readback, st_reads, st_evict, st_drop, st_regen, st_waits, st_wait_ns,
@@ -68,8 +68,8 @@ static atomic_ullong st_holds, st_holds_over, st_stores, st_ahead_w, st_in_task,
 
 static void spare_drop(void);
 static void unpark_and_push(void);
-static void drain_locked(tamm_task_s **go, tamm_task_s **bad);
-static void drained(tamm_task_s *go, tamm_task_s *bad);
+static void drain_locked(tamm__task_s **go, tamm__task_s **bad);
+static void drained(tamm__task_s *go, tamm__task_s *bad);
 
 void (*tamm__ml_wake)(void);
 static inline void wake_units(void)
@@ -83,7 +83,7 @@ static _Thread_local int on_io_thread; /* set on the I/O thread (TAMM_TRACE's I/
 /* TAMM_TRACE / TAMM_DAG: a spill-file transfer of block lin of T, from t0 to now. */
 static TAMM_COLD void record_io(int write, tamm_tensor *T, long lin, size_t bytes, uint64_t t0)
 {
-    tamm_worker *w = tamm__self();
+    tamm__worker *w = tamm__self();
     int by = on_io_thread ? TAMM_IO_BY_IO_THREAD : w && w->id < tamm__rt.nworkers ? w->id : TAMM_IO_BY_OTHER;
     uint64_t task = w && w->cur_ctx && w->cur_ctx->task ? w->cur_ctx->task->id : 0;
     tamm__recorder->io(write, T, lin, bytes, by, task, t0, tamm__now_ns());
@@ -92,7 +92,7 @@ static TAMM_COLD void record_io(int write, tamm_tensor *T, long lin, size_t byte
 /* Memory is three-quarters full: the I/O thread writes dirty blocks back ahead of their eviction. */
 static inline int memory_high(void) { return tamm__mem_in_use() >= limit - limit / 4; }
 
-static inline int spin_trylock(tamm_spin *l)
+static inline int spin_trylock(tamm__spin *l)
 {
     return !atomic_load_explicit(&l->v, memory_order_relaxed) &&
            !atomic_exchange_explicit(&l->v, 1, memory_order_acquire);
@@ -196,7 +196,7 @@ static size_t page_round(size_t n)
  * contents undefined), else zero-filled (*zeroed = 1). */
 static void *raw_alloc(size_t bytes, int *zeroed)
 {
-    const tamm_home_ops *pin = tamm__home_pin_ops();
+    const tamm__home_ops *pin = tamm__home_pin_ops();
     if (pin) {
         *zeroed = 0;
         return pin->raw_alloc(bytes ? bytes : 1);
@@ -210,7 +210,7 @@ static void *raw_alloc(size_t bytes, int *zeroed)
 static void raw_free(void *p, size_t bytes)
 {
     if (!p) return;
-    const tamm_home_ops *pin = tamm__home_pin_ops();
+    const tamm__home_ops *pin = tamm__home_pin_ops();
     if (pin) pin->raw_free(p, bytes ? bytes : 1);
     else if (bytes < ML_MMAP_MIN) free(p);
     else munmap(p, page_round(bytes));
@@ -262,7 +262,7 @@ static void spare_drop(void)
     memmove(&spares[0], &spares[1], (size_t)(--nspares) * sizeof spares[0]);
 }
 
-static void lru_remove(tamm_mblk *m)
+static void lru_remove(tamm__mblk *m)
 {
     if (!m->in_lru) return;
     TAMM_ASSERT(m->prev->next == m && m->next->prev == m); /* a consistent list */
@@ -271,7 +271,7 @@ static void lru_remove(tamm_mblk *m)
     m->in_lru = 0;
 }
 
-static void lru_front(tamm_mblk *m)
+static void lru_front(tamm__mblk *m)
 {
     TAMM_ASSERT(tamm__mutex_held(&mlk));
     lru_remove(m);
@@ -329,7 +329,7 @@ static void slot_free(int64_t off, size_t len)
 
 /* Give block m a slot in the spill file (opened at first need).  mlk held.
  * 0: done; -1: spilling is broken (reported already). */
-static int slot_prepare(tamm_mblk *m, size_t bytes)
+static int slot_prepare(tamm__mblk *m, size_t bytes)
 {
     if (spill_broken || spill_open()) {
         spill_broken = 1;
@@ -341,7 +341,7 @@ static int slot_prepare(tamm_mblk *m, size_t bytes)
 
 /* Write p to m's slot.  The block lock held (its home cannot change), mlk
  * not needed.  0, or the errno of the failed write. */
-static int slot_write(const tamm_mblk *m, const void *p, size_t bytes)
+static int slot_write(const tamm__mblk *m, const void *p, size_t bytes)
 {
     size_t done = 0;
     while (done < bytes) {
@@ -354,7 +354,7 @@ static int slot_write(const tamm_mblk *m, const void *p, size_t bytes)
 }
 
 /* A write of m to the spill file failed with errno e: spilling stops.  mlk held. */
-static TAMM_COLD void spill_report(tamm_mblk *m, size_t bytes, int e)
+static TAMM_COLD void spill_report(tamm__mblk *m, size_t bytes, int e)
 {
     char bn[128];
     spill_broken = 1;
@@ -367,13 +367,13 @@ static TAMM_COLD void spill_report(tamm_mblk *m, size_t bytes, int e)
 }
 
 /* A write of m to its slot failed with errno e.  mlk and the block lock held. */
-static TAMM_COLD void spill_failed(tamm_mblk *m, size_t bytes, int e)
+static TAMM_COLD void spill_failed(tamm__mblk *m, size_t bytes, int e)
 {
     m->valid = 0; /* the slot may hold part of this write: never read it */
     spill_report(m, bytes, e);
 }
 
-static void spill_counted(tamm_mblk *m, size_t bytes, uint64_t t0)
+static void spill_counted(tamm__mblk *m, size_t bytes, uint64_t t0)
 {
     atomic_fetch_add(&st_spilled, bytes);
     atomic_fetch_add(&st_writes, 1);
@@ -381,7 +381,7 @@ static void spill_counted(tamm_mblk *m, size_t bytes, uint64_t t0)
 }
 
 /* Write block m (home p) to its slot.  mlk and the block lock held. 0: done. */
-static int spill_write(tamm_mblk *m, const void *p, size_t bytes)
+static int spill_write(tamm__mblk *m, const void *p, size_t bytes)
 {
     TAMM_ASSERT(tamm__mutex_held(&mlk) && tamm__spin_held(&m->T->blocks[m->lin].lock));
     if (slot_prepare(m, bytes)) return -1;
@@ -400,10 +400,10 @@ static int spill_write(tamm_mblk *m, const void *p, size_t bytes)
  * its contents are about to be replaced whole, and the slot is stale), then
  * its memory is given up.  mlk and the block lock held.  0: evicted; -1: the
  * write failed (reported: it stays). */
-static int evict_locked(tamm_mblk *m, int discard)
+static int evict_locked(tamm__mblk *m, int discard)
 {
-    tamm_block_s *b = &m->T->blocks[m->lin];
-    tamm_unit_state *u = &b->units[0];
+    tamm__block_s *b = &m->T->blocks[m->lin];
+    tamm__unit_state *u = &b->units[0];
     TAMM_ASSERT(tamm__mutex_held(&mlk) && tamm__spin_held(&b->lock));
     /* the execution FSM's EVICT needs RC == 0; a pinned block is in use */
     TAMM_ASSERT(u->rc == 0 && !u->pending && m->pins == 0 && !m->toppin && b->home != NULL);
@@ -438,15 +438,15 @@ static int evict_locked(tamm_mblk *m, int discard)
 static int evict_one(void)
 {
     int busy = 0;
-    for (tamm_mblk *m = lru.prev; m != &lru; m = m->prev) {
+    for (tamm__mblk *m = lru.prev; m != &lru; m = m->prev) {
         if (m->pins || m->toppin) continue;
         tamm_tensor *T = m->T;
-        tamm_block_s *b = &T->blocks[m->lin];
+        tamm__block_s *b = &T->blocks[m->lin];
         if (!spin_trylock(&b->lock)) { /* in use right now: another one, and maybe this one again */
             busy = 1;
             continue;
         }
-        tamm_unit_state *u = &b->units[0];
+        tamm__unit_state *u = &b->units[0];
         if (!b->home || u->rc || u->pending) {
             tamm__spin_unlock(&b->lock);
             continue;
@@ -530,7 +530,7 @@ void tamm__ml_tensor_init(tamm_tensor *T)
 static void top_drop_at(int i)
 {
     TAMM_ASSERT(i >= 0 && i < ntops);
-    tamm_mblk *m = tops[i];
+    tamm__mblk *m = tops[i];
     TAMM_ASSERT(m->toppin && top_bytes >= m->T->blocks[m->lin].bytes);
     m->toppin = 0;
     top_bytes -= m->T->blocks[m->lin].bytes;
@@ -538,7 +538,7 @@ static void top_drop_at(int i)
     ntops--;
 }
 
-static void top_drop(tamm_mblk *m)
+static void top_drop(tamm__mblk *m)
 {
     for (int i = 0; i < ntops; i++)
         if (tops[i] == m) {
@@ -559,15 +559,15 @@ void tamm__ml_tensor_free(tamm_tensor *T)
     }
     int keep = 0;
     for (int i = 0; i < ioq_n; i++) { /* drop its blocks from the read-ahead queue */
-        tamm_mblk *q = ioq[(ioq_head + i) % ioq_cap];
+        tamm__mblk *q = ioq[(ioq_head + i) % ioq_cap];
         if (q->T != T) ioq[(ioq_head + keep++) % ioq_cap] = q;
     }
     ioq_n = keep;
     /* a home leaves the LRU and the bytes in use together (under mlk): room() never sees bytes
      * in use that no list holds (it would find nothing evictable and go over the limit) */
     for (long b = 0; b < T->nblk; b++) {
-        tamm_mblk *m = &T->ml[b];
-        tamm_block_s *blk = &T->blocks[b];
+        tamm__mblk *m = &T->ml[b];
+        tamm__block_s *blk = &T->blocks[b];
         lru_remove(m);
         if (m->toppin) top_drop(m);
         slot_free(m->off, blk->bytes);
@@ -586,14 +586,14 @@ void tamm__ml_tensor_free(tamm_tensor *T)
  * (a permission-only write task), so no other task uses it. */
 void tamm__ml_release(tamm_tensor *T, long lin)
 {
-    tamm_block_s *b = &T->blocks[lin];
-    tamm_mblk *m = &T->ml[lin];
+    tamm__block_s *b = &T->blocks[lin];
+    tamm__mblk *m = &T->ml[lin];
     pthread_mutex_lock(&mlk);
     while (io_cur == m || io_clean == m || m->holds) pthread_cond_wait(&io_idle, &mlk);
     if (m->ioq) { /* queued for read-ahead (pinned by the releasing task): nothing to read any more */
         int keep = 0;
         for (int i = 0; i < ioq_n; i++) {
-            tamm_mblk *q = ioq[(ioq_head + i) % ioq_cap];
+            tamm__mblk *q = ioq[(ioq_head + i) % ioq_cap];
             if (q != m) ioq[(ioq_head + keep++) % ioq_cap] = q;
         }
         ioq_n = keep;
@@ -627,8 +627,8 @@ void tamm__ml_release(tamm_tensor *T, long lin)
  * is dirty.  Block lock held. */
 static void *home_in(tamm_tensor *T, long lin, int overwrite)
 {
-    tamm_block_s *b = &T->blocks[lin];
-    tamm_mblk *m = &T->ml[lin];
+    tamm__block_s *b = &T->blocks[lin];
+    tamm__mblk *m = &T->ml[lin];
     size_t bytes = b->bytes;
     TAMM_ASSERT(!b->home); /* made resident once (under the block lock, or by its sole user) */
     pthread_mutex_lock(&mlk);
@@ -661,7 +661,7 @@ static void *home_in(tamm_tensor *T, long lin, int overwrite)
         }
         atomic_fetch_add(&st_readback, bytes);
         atomic_fetch_add(&st_reads, 1);
-        tamm_worker *w = tamm__self();
+        tamm__worker *w = tamm__self();
         if (w && w->cur_ctx) atomic_fetch_add(&st_in_task, 1); /* a stall: a task's body waited for this read */
         if (TAMM_UNLIKELY(tamm__rt.recording)) record_io(0, T, lin, bytes, t0);
     } else if (T->opts.gen) { /* an on-demand block: made again rather than spilled */
@@ -691,7 +691,7 @@ void tamm__ml_dirty(tamm_tensor *T, long lin)
 void tamm__ml_top_pin(tamm_tensor *T, long lin)
 {
     if (!T->ml) return;
-    tamm_mblk *m = &T->ml[lin];
+    tamm__mblk *m = &T->ml[lin];
     m->dirty = 1; /* top-level code may write through the pointer */
     pthread_mutex_lock(&mlk);
     if (!m->toppin) {
@@ -731,13 +731,13 @@ void tamm__ml_unpin(tamm_tensor *T, long lin)
 /* ------------------------------------------------------------------ */
 /* A private buffer the task may need for the block beside it: an accumulation
  * (zeroed partial sum) or a cancellable access (private copy). */
-static inline size_t extra_of(const tamm_dep *d, size_t bytes)
+static inline size_t extra_of(const tamm__dep *d, size_t bytes)
 {
     return (d->perm & (TAMM_ACCUM | TAMM_CANCELLABLE)) ? bytes : 0;
 }
 
 /* One pin on m goes back; at 0 its bytes are no longer reserved.  mlk held. */
-static void unpin(tamm_mblk *m, size_t bytes)
+static void unpin(tamm__mblk *m, size_t bytes)
 {
     TAMM_ASSERT(tamm__mutex_held(&mlk));
     TAMM_ASSERT(m->pins > 0); /* pins and unpins balance: never below zero */
@@ -756,13 +756,13 @@ static void unreserve(size_t bytes)
 
 /* ---- read-ahead ---- */
 /* Whether block m is queued for or under a read-back.  mlk held. */
-static inline int read_pending(const tamm_mblk *m) { return m->ioq || io_cur == m; }
+static inline int read_pending(const tamm__mblk *m) { return m->ioq || io_cur == m; }
 
 /* Whether one of t's blocks is still to be read back.  mlk held. */
-static int reads_pending(const tamm_task_s *t)
+static int reads_pending(const tamm__task_s *t)
 {
     for (int i = 0; i < t->ndep; i++) {
-        const tamm_dep *d = &t->dep[i];
+        const tamm__dep *d = &t->dep[i];
         if (d->lin >= 0 && d->T->ml && read_pending(&d->T->ml[d->lin])) return 1;
     }
     return 0;
@@ -771,10 +771,10 @@ static int reads_pending(const tamm_task_s *t)
 /* Take the parked tasks whose blocks are all resident off the parked list, in
  * order, as a list (linked by next) for the caller to queue after dropping
  * mlk.  mlk held. */
-static tamm_task_s *unpark(void)
+static tamm__task_s *unpark(void)
 {
-    tamm_task_s *go = NULL, *gotail = NULL, *prev = NULL;
-    for (tamm_task_s *t = phead, *n; t; t = n) {
+    tamm__task_s *go = NULL, *gotail = NULL, *prev = NULL;
+    for (tamm__task_s *t = phead, *n; t; t = n) {
         n = t->next;
         if (reads_pending(t)) {
             prev = t;
@@ -793,10 +793,10 @@ static tamm_task_s *unpark(void)
     return go;
 }
 
-static void push_all(tamm_task_s *go)
+static void push_all(tamm__task_s *go)
 {
     while (go) {
-        tamm_task_s *n = go->next;
+        tamm__task_s *n = go->next;
         go->next = NULL;
         tamm__task_push(go);
         go = n;
@@ -807,7 +807,7 @@ static void push_all(tamm_task_s *go)
 static void unpark_and_push(void)
 {
     if (!phead) return;
-    tamm_task_s *go = unpark();
+    tamm__task_s *go = unpark();
     if (!go) return;
     pthread_mutex_unlock(&mlk);
     push_all(go);
@@ -828,16 +828,16 @@ static int clean_one(void)
 {
     if (spill_broken || !memory_high()) return 0;
     size_t seen = 0;
-    for (tamm_mblk *m = lru.prev; m != &lru && seen < limit / 4; m = m->prev) {
-        tamm_block_s *b = &m->T->blocks[m->lin];
+    for (tamm__mblk *m = lru.prev; m != &lru && seen < limit / 4; m = m->prev) {
+        tamm__block_s *b = &m->T->blocks[m->lin];
         seen += b->bytes;
         if (m->pins || m->toppin) continue;
         if (!spin_trylock(&b->lock)) continue;
-        tamm_unit_state *u = &b->units[0];
+        tamm__unit_state *u = &b->units[0];
         size_t bytes = b->bytes;
         /* the FSM decides: _Dirty (RC 0) flushes with a Put; _DirtyAcc would need an AccAll
          * (a sum, not a write-back), and the other states flush with nothing to do */
-        tamm_blk_step st = tamm__blk_step((tamm_blk_state)u->state, u->rc, u->pending, TAMM_BOP_FLUSH);
+        tamm__blk_step_t st = tamm__blk_step((tamm__blk_state)u->state, u->rc, u->pending, TAMM_BOP_FLUSH);
         int dirty = m->dirty || u->state == TAMM_BS_DIRTY;
         if (!b->home || !dirty || u->pending || st.result != TAMM_BLK_OK || (st.actions & ~(unsigned)TAMM_ACT_PUT) ||
             slot_prepare(m, bytes)) {
@@ -882,7 +882,7 @@ static void *io_main(void *arg)
             if (!clean_one()) clean_wanted = 0;
             continue;
         }
-        tamm_mblk *m = ioq[ioq_head];
+        tamm__mblk *m = ioq[ioq_head];
         ioq_head = (ioq_head + 1) % ioq_cap;
         ioq_n--;
         m->ioq = 0;
@@ -898,7 +898,7 @@ static void *io_main(void *arg)
         m->pins++;
         pthread_mutex_unlock(&mlk);
         tamm_tensor *T = m->T;
-        tamm_block_s *b = &T->blocks[m->lin];
+        tamm__block_s *b = &T->blocks[m->lin];
         tamm__spin_lock(&b->lock);
         int ahead = !b->home;
         if (ahead) tamm__block_home(T, m->lin); /* the Get; the task's Allocate then finds the home */
@@ -930,12 +930,12 @@ static int io_start(void)
 }
 
 /* Queue m for read-ahead.  mlk held. */
-static void io_enqueue(tamm_mblk *m)
+static void io_enqueue(tamm__mblk *m)
 {
     if (io_start()) return;
     if (ioq_n == ioq_cap) {
         int nc = ioq_cap ? 2 * ioq_cap : 64;
-        tamm_mblk **nq = tamm__xmalloc((size_t)nc * sizeof *nq);
+        tamm__mblk **nq = tamm__xmalloc((size_t)nc * sizeof *nq);
         for (int i = 0; i < ioq_n; i++) nq[i] = ioq[(ioq_head + i) % ioq_cap];
         free(ioq);
         ioq = nq;
@@ -960,13 +960,13 @@ static inline int releasing(void) { return nadmitted || nholds; }
  * its blocks are being read back (park it), 0: does not fit now, -1: can
  * never fit (*total: its footprint).  want (NULL: every block): which
  * spilled blocks to read back before it runs. */
-static int try_admit(tamm_task_s *t, size_t *total, tamm_ml_want want, void *warg)
+static int try_admit(tamm__task_s *t, size_t *total, tamm_ml_want want, void *warg)
 {
     size_t all = 0, need = 0;
     for (int i = 0; i < t->ndep; i++) {
-        tamm_dep *d = &t->dep[i];
+        tamm__dep *d = &t->dep[i];
         if (d->lin < 0 || !d->T->ml) continue; /* whole-tensor accesses: paged on use, not reserved */
-        tamm_mblk *m = &d->T->ml[d->lin];
+        tamm__mblk *m = &d->T->ml[d->lin];
         size_t bytes = d->T->blocks[d->lin].bytes;
         if (m->toppin) top_drop(m); /* a task uses it now: the top-level pointer's time is over */
         all += bytes + extra_of(d, bytes);
@@ -989,9 +989,9 @@ static int try_admit(tamm_task_s *t, size_t *total, tamm_ml_want want, void *war
     }
     int reading = 0;
     for (int i = 0; i < t->ndep; i++) {
-        tamm_dep *d = &t->dep[i];
+        tamm__dep *d = &t->dep[i];
         if (d->lin < 0 || !d->T->ml) continue;
-        tamm_mblk *m = &d->T->ml[d->lin];
+        tamm__mblk *m = &d->T->ml[d->lin];
         size_t bytes = d->T->blocks[d->lin].bytes;
         if (m->pins++ == 0) reserved += bytes;
         reserved += extra_of(d, bytes);
@@ -1007,7 +1007,7 @@ static int try_admit(tamm_task_s *t, size_t *total, tamm_ml_want want, void *war
 }
 
 /* t waits for the reads of its blocks, holding no worker.  mlk held. */
-static void park(tamm_task_s *t)
+static void park(tamm__task_s *t)
 {
     t->next = NULL;
     if (ptail) ptail->next = t;
@@ -1018,14 +1018,14 @@ static void park(tamm_task_s *t)
 }
 
 /* t can never fit: reported, and completed as skipped. */
-static TAMM_COLD void fail_task(tamm_task_s *t)
+static TAMM_COLD void fail_task(tamm__task_s *t)
 {
     char list[512];
     int o = 0, shown = 0;
     size_t total = 0;
     list[0] = 0;
     for (int i = 0; i < t->ndep; i++) {
-        tamm_dep *d = &t->dep[i];
+        tamm__dep *d = &t->dep[i];
         if (d->lin < 0 || !d->T->ml) continue;
         char bn[128];
         size_t bytes = d->T->blocks[d->lin].bytes;
@@ -1041,7 +1041,7 @@ static TAMM_COLD void fail_task(tamm_task_s *t)
     tamm__task_body_done(t); /* skipped, so nothing waits forever */
 }
 
-int tamm__ml_admit(tamm_task_s *t)
+int tamm__ml_admit(tamm__task_s *t)
 {
     if ((t->flags & (TAMM_TF_SENTINEL | TAMM_TF_DESTROY | TAMM_TF_COLLECTIVE)) || !t->ndep) return 1;
     size_t total = 0;
@@ -1063,36 +1063,36 @@ int tamm__ml_admit(tamm_task_s *t)
     return r == 1;
 }
 
-int tamm__ml_keep(tamm_task_s *t)
+int tamm__ml_keep(tamm__task_s *t)
 {
     if (!(t->flags & TAMM_TF_MLRES)) return 0;
     t->flags &= ~(unsigned)TAMM_TF_MLRES; /* (on the worker running t's body, which reads it after the body) */
     return 1;
 }
 
-static void unpin_and_drain(tamm_task_s *t);
+static void unpin_and_drain(tamm__task_s *t);
 
-void tamm__ml_done(tamm_task_s *t)
+void tamm__ml_done(tamm__task_s *t)
 {
     t->flags &= ~(unsigned)TAMM_TF_MLRES;
     unpin_and_drain(t);
 }
 
-void tamm__ml_kept_done(tamm_task_s *t) { unpin_and_drain(t); }
+void tamm__ml_kept_done(tamm__task_s *t) { unpin_and_drain(t); }
 
 /* Admit the tasks waiting for memory that fit now: those to queue into *go,
  * those that can never fit into *bad (lists linked by next), for drained()
  * once mlk is dropped.  mlk held. */
-static void drain_locked(tamm_task_s **go, tamm_task_s **bad)
+static void drain_locked(tamm__task_s **go, tamm__task_s **bad)
 {
-    tamm_task_s *gotail = NULL, *badtail = NULL;
+    tamm__task_s *gotail = NULL, *badtail = NULL;
     *go = *bad = NULL;
     uint64_t now = tamm__now_ns();
     while (qhead) {
         size_t total = 0;
         int r = try_admit(qhead, &total, NULL, NULL);
         if (r == 0) break;
-        tamm_task_s *q = qhead;
+        tamm__task_s *q = qhead;
         qhead = q->next;
         if (!qhead) qtail = NULL;
         atomic_fetch_add(&st_waits, 1);
@@ -1113,11 +1113,11 @@ static void drain_locked(tamm_task_s **go, tamm_task_s **bad)
 }
 
 /* After drain_locked, mlk dropped: queue what was admitted, report what never fits. */
-static void drained(tamm_task_s *go, tamm_task_s *bad)
+static void drained(tamm__task_s *go, tamm__task_s *bad)
 {
     push_all(go);
     while (bad) {
-        tamm_task_s *n = bad->next;
+        tamm__task_s *n = bad->next;
         bad->next = NULL;
         fail_task(bad);
         bad = n;
@@ -1125,14 +1125,14 @@ static void drained(tamm_task_s *go, tamm_task_s *bad)
 }
 
 /* t's pins go back; the tasks waiting for memory that fit now are admitted. */
-static void unpin_and_drain(tamm_task_s *t)
+static void unpin_and_drain(tamm__task_s *t)
 {
-    tamm_task_s *go, *bad;
+    tamm__task_s *go, *bad;
     pthread_mutex_lock(&mlk);
     for (int i = 0; i < t->ndep; i++) {
-        tamm_dep *d = &t->dep[i];
+        tamm__dep *d = &t->dep[i];
         if (d->lin < 0 || !d->T->ml) continue;
-        tamm_mblk *m = &d->T->ml[d->lin];
+        tamm__mblk *m = &d->T->ml[d->lin];
         size_t bytes = d->T->blocks[d->lin].bytes;
         unpin(m, bytes);
         unreserve(extra_of(d, bytes));
@@ -1165,7 +1165,7 @@ int tamm__ml_busy(void)
 /* ------------------------------------------------------------------ */
 /* other memory units (memlimit.h)                                       */
 /* ------------------------------------------------------------------ */
-int tamm__ml_admit_unit(tamm_task_s *t, tamm_ml_want want, void *arg)
+int tamm__ml_admit_unit(tamm__task_s *t, tamm_ml_want want, void *arg)
 {
     if ((t->flags & (TAMM_TF_SENTINEL | TAMM_TF_DESTROY | TAMM_TF_COLLECTIVE)) || !t->ndep) return 1;
     size_t total = 0;
@@ -1180,7 +1180,7 @@ int tamm__ml_admit_unit(tamm_task_s *t, tamm_ml_want want, void *arg)
     return r;
 }
 
-int tamm__ml_reading(const tamm_task_s *t)
+int tamm__ml_reading(const tamm__task_s *t)
 {
     pthread_mutex_lock(&mlk);
     int r = reads_pending(t);
@@ -1190,8 +1190,8 @@ int tamm__ml_reading(const tamm_task_s *t)
 
 int tamm__ml_hold(tamm_tensor *T, long lin, size_t extra, unsigned how, void **home)
 {
-    tamm_mblk *m = &T->ml[lin];
-    tamm_block_s *b = &T->blocks[lin];
+    tamm__mblk *m = &T->ml[lin];
+    tamm__block_s *b = &T->blocks[lin];
     size_t bytes = b->bytes;
     pthread_mutex_lock(&mlk);
     size_t need = (m->pins ? 0 : bytes) + extra;
@@ -1221,8 +1221,8 @@ int tamm__ml_hold(tamm_tensor *T, long lin, size_t extra, unsigned how, void **h
 
 void tamm__ml_unhold(tamm_tensor *T, long lin, size_t extra)
 {
-    tamm_mblk *m = &T->ml[lin];
-    tamm_task_s *go, *bad;
+    tamm__mblk *m = &T->ml[lin];
+    tamm__task_s *go, *bad;
     pthread_mutex_lock(&mlk);
     TAMM_ASSERT(m->holds > 0 && nholds > 0); /* an unhold for every hold */
     unpin(m, T->blocks[lin].bytes);
@@ -1282,8 +1282,8 @@ static int write_all(const void *p, size_t n, int64_t off)
 int tamm__ml_store(tamm_tensor *T, long lin, int add, int (*fetch)(void *arg, void *dst, size_t off, size_t n), void *arg,
                    void *buf, void *buf2)
 {
-    tamm_block_s *b = &T->blocks[lin];
-    tamm_mblk *m = &T->ml[lin];
+    tamm__block_s *b = &T->blocks[lin];
+    tamm__mblk *m = &T->ml[lin];
     size_t bytes = b->bytes, chunk = tamm__ml_chunk();
     /* the block lock for the whole store: the home can be neither evicted nor made resident
      * meanwhile, and a sum from another unit into the same block waits */
@@ -1293,7 +1293,7 @@ int tamm__ml_store(tamm_tensor *T, long lin, int add, int (*fetch)(void *arg, vo
          * whole): kept through the store, it would be memory no reservation covers and no
          * eviction can take (the caller found no room beside the reservations).  A home that is
          * pinned is reserved already: stored into. */
-        tamm_unit_state *u = &b->units[0];
+        tamm__unit_state *u = &b->units[0];
         pthread_mutex_lock(&mlk);
         if (!m->pins && !m->toppin && !u->rc && !u->pending) (void)evict_locked(m, !add);
         pthread_mutex_unlock(&mlk);

@@ -53,17 +53,17 @@
 #include <stdio.h>
 
 struct tamm_tensor;
-struct tamm_task_s;
-struct tamm_config;
-struct tamm_dep;
+struct tamm__task_s;
+struct tamm__config;
+struct tamm__dep;
 
 /** Nonzero when the host memory limit is enforced (set by tamm_init). */
 extern int tamm__ml_on;
 
 /** Per-block state of the host unit's backing store: one per block of a
  *  tensor (T->ml), allocated only under a limit. */
-typedef struct tamm_mblk {
-    struct tamm_mblk *prev, *next; /* LRU list of resident blocks (ml lock) */
+typedef struct tamm__mblk {
+    struct tamm__mblk *prev, *next; /* LRU list of resident blocks (ml lock) */
     struct tamm_tensor *T;
     long lin;
     /* the fields under the ml lock, then (after off) those under the block lock: a word the
@@ -78,7 +78,7 @@ typedef struct tamm_mblk {
     unsigned char valid; /* the spill slot holds the block's data (block lock) */
     unsigned char dirty; /* the home may be newer than the spill slot (block lock) */
     unsigned char made;  /* generated once already (block lock) */
-} tamm_mblk;
+} tamm__mblk;
 
 /** tamm_init: decide whether the limit applies (limit set; on each rank under MPI). */
 void tamm__ml_init(size_t limit, int nranks);
@@ -113,30 +113,30 @@ void tamm__ml_buf_put(void *p, size_t bytes);
 /** task_ready: 1 if t may run now (its blocks are pinned, TAMM_TF_MLRES set
  *  when it pinned any), 0 if it waits for memory or failed (then it was
  *  reported and completed). */
-int tamm__ml_admit(struct tamm_task_s *t);
+int tamm__ml_admit(struct tamm__task_s *t);
 /** t's body has returned: give its pins back and admit waiting tasks. */
-void tamm__ml_done(struct tamm_task_s *t);
+void tamm__ml_done(struct tamm__task_s *t);
 /** In the body of one of the MPI flow's message tasks (TAMM_TF_PSEUDO), before
  *  its message is posted: t keeps its pins after its body returns, until
  *  tamm__ml_kept_done (the message's memory is in use until it completes).
  *  1 if t held pins (then tamm__ml_kept_done must follow), else 0. */
-int tamm__ml_keep(struct tamm_task_s *t);
+int tamm__ml_keep(struct tamm__task_s *t);
 /** The message of a task that tamm__ml_keep kept has completed: its pins go back. */
-void tamm__ml_kept_done(struct tamm_task_s *t);
+void tamm__ml_kept_done(struct tamm__task_s *t);
 /* ---- other memory units (layer.h) ---- */
 /** Whether a unit reads the home of dep d of the task it is admitting (a
  *  spilled home is then read back before the task starts).  Called under
  *  this module's lock: it must take no lock. */
-typedef int (*tamm_ml_want)(void *arg, const struct tamm_dep *d);
+typedef int (*tamm_ml_want)(void *arg, const struct tamm__dep *d);
 /** A unit is about to start t: admit it as tamm__ml_admit would, but never
  *  queue it.  1: admitted (its blocks pinned, TAMM_TF_MLRES set; tamm__ml_done
  *  when its work is complete), 2: admitted, and the homes `want` names that
  *  were spilled are being read back (tamm__ml_reading says until when), 0: it
  *  does not fit now (try again after tamm__ml_wake), -1: it never fits
  *  (reported, and t completed as skipped). */
-int tamm__ml_admit_unit(struct tamm_task_s *t, tamm_ml_want want, void *arg);
+int tamm__ml_admit_unit(struct tamm__task_s *t, tamm_ml_want want, void *arg);
 /** Whether a home of t's that admission queued is still being read back. */
-int tamm__ml_reading(const struct tamm_task_s *t);
+int tamm__ml_reading(const struct tamm__task_s *t);
 /** How a unit holds a home (tamm__ml_hold). */
 enum {
     TAMM_HOLD_TRY = 1,       /* only if it fits beside the reservations (else nothing is held) */

@@ -20,14 +20,14 @@ const unsigned char tamm__perm_table[TAMM_OP_COUNT][TAMM_PCOL_COUNT] = {
     [TAMM_OP_DONE_WAITING] = { ST, ST, NO, ST },
 };
 
-tamm_perm_cell tamm__perm_cell(tamm_op op, tamm_perm_col col)
+tamm__perm_cell_t tamm__perm_cell(tamm__op op, tamm__perm_col col)
 {
     if ((unsigned)op >= TAMM_OP_COUNT || (unsigned)col >= TAMM_PCOL_COUNT)
         return TAMM_PERM_DENIED;
-    return (tamm_perm_cell)tamm__perm_table[op][col];
+    return (tamm__perm_cell_t)tamm__perm_table[op][col];
 }
 
-const char *tamm__op_name(tamm_op op)
+const char *tamm__op_name(tamm__op op)
 {
     static const char *names[TAMM_OP_COUNT] = {
         "READ", "WRITE", "RW", "ACC", "TMP", "RELEASE", "CANCEL", "EVICT", "FLUSH", "DONE_WAITING"};

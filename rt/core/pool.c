@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-struct tamm_pool_obj {
-    tamm_pool_obj *next;        /* next object in the same batch / cache */
-    tamm_pool_obj *next_batch;  /* (batch head only) next batch on the global stack */
-    tamm_pool_obj *last;        /* (batch head only) last object of the batch */
+struct tamm__pool_obj {
+    tamm__pool_obj *next;        /* next object in the same batch / cache */
+    tamm__pool_obj *next_batch;  /* (batch head only) next batch on the global stack */
+    tamm__pool_obj *last;        /* (batch head only) last object of the batch */
     int count;                  /* (batch head only) objects in the batch */
 };
 
@@ -16,9 +16,9 @@ struct tamm_pool_obj {
 #define PREFETCH_BYTES 256
 #define SLAB 256
 
-void tamm__pool_init(tamm_pool *p, size_t size)
+void tamm__pool_init(tamm__pool *p, size_t size)
 {
-    if (size < sizeof(tamm_pool_obj)) size = sizeof(tamm_pool_obj);
+    if (size < sizeof(tamm__pool_obj)) size = sizeof(tamm__pool_obj);
     p->size = (size + 63) & ~(size_t)63;
     atomic_init(&p->batches, NULL);
     pthread_mutex_init(&p->slab_lock, NULL);
@@ -26,7 +26,7 @@ void tamm__pool_init(tamm_pool *p, size_t size)
     atomic_init(&p->allocated, 0);
 }
 
-void tamm__pool_destroy(tamm_pool *p)
+void tamm__pool_destroy(tamm__pool *p)
 {
     void *s = p->slabs;
     while (s) {
@@ -39,16 +39,16 @@ void tamm__pool_destroy(tamm_pool *p)
     pthread_mutex_destroy(&p->slab_lock);
 }
 
-static void refill(tamm_pool *p, tamm_pool_cache *c)
+static void refill(tamm__pool *p, tamm__pool_cache *c)
 {
-    tamm_pool_obj *b = atomic_exchange_explicit(&p->batches, NULL, memory_order_acquire);
+    tamm__pool_obj *b = atomic_exchange_explicit(&p->batches, NULL, memory_order_acquire);
     if (b) {
         while (b) {
-            tamm_pool_obj *nb = b->next_batch;
+            tamm__pool_obj *nb = b->next_batch;
             int cnt = b->count;
             /* not a walk of the batch: its objects were freed on another core,
              * and each step would be a cache miss */
-            tamm_pool_obj *last = b->last;
+            tamm__pool_obj *last = b->last;
             last->next = c->head;
             c->head = b;
             c->n += cnt;
@@ -69,14 +69,14 @@ static void refill(tamm_pool *p, tamm_pool_cache *c)
     pthread_mutex_unlock(&p->slab_lock);
     atomic_fetch_add(&p->allocated, SLAB);
     for (int i = SLAB - 1; i >= 0; i--) {
-        tamm_pool_obj *o = (tamm_pool_obj *)(s + 64 + (size_t)i * p->size);
+        tamm__pool_obj *o = (tamm__pool_obj *)(s + 64 + (size_t)i * p->size);
         o->next = c->head;
         c->head = o;
     }
     c->n += SLAB;
 }
 
-void *tamm__pool_get(tamm_pool *p, tamm_pool_cache *c)
+void *tamm__pool_get(tamm__pool *p, tamm__pool_cache *c)
 {
     if (TAMM_UNLIKELY(!c->head)) {
         if (c->spill) { /* the batch being filled becomes the list handed out */
@@ -88,7 +88,7 @@ void *tamm__pool_get(tamm_pool *p, tamm_pool_cache *c)
             refill(p, c);
         }
     }
-    tamm_pool_obj *o = c->head;
+    tamm__pool_obj *o = c->head;
     c->head = o->next;
     c->n--;
     /* objects often come back from another core: start fetching the next one
@@ -100,20 +100,20 @@ void *tamm__pool_get(tamm_pool *p, tamm_pool_cache *c)
     return o;
 }
 
-static void push_batch(tamm_pool *p, tamm_pool_obj *head, tamm_pool_obj *last, int count)
+static void push_batch(tamm__pool *p, tamm__pool_obj *head, tamm__pool_obj *last, int count)
 {
     head->count = count;
     head->last = last;
-    tamm_pool_obj *top = atomic_load_explicit(&p->batches, memory_order_relaxed);
+    tamm__pool_obj *top = atomic_load_explicit(&p->batches, memory_order_relaxed);
     do {
         head->next_batch = top;
     } while (!atomic_compare_exchange_weak_explicit(&p->batches, &top, head, memory_order_release,
                                                     memory_order_relaxed));
 }
 
-void tamm__pool_put(tamm_pool *p, tamm_pool_cache *c, void *ptr)
+void tamm__pool_put(tamm__pool *p, tamm__pool_cache *c, void *ptr)
 {
-    tamm_pool_obj *o = ptr;
+    tamm__pool_obj *o = ptr;
     if (TAMM_LIKELY(c->n < BATCH)) {
         o->next = c->head;
         c->head = o;
@@ -131,10 +131,10 @@ void tamm__pool_put(tamm_pool *p, tamm_pool_cache *c, void *ptr)
     }
 }
 
-void tamm__pool_flush(tamm_pool *p, tamm_pool_cache *c)
+void tamm__pool_flush(tamm__pool *p, tamm__pool_cache *c)
 {
     if (c->head) {
-        tamm_pool_obj *last = c->head;
+        tamm__pool_obj *last = c->head;
         while (last->next) last = last->next;
         push_batch(p, c->head, last, c->n);
     }
@@ -167,7 +167,7 @@ static int size_class(size_t bytes)
     return k;
 }
 
-void *tamm__buf_get(tamm_buf_cache *c, size_t bytes)
+void *tamm__buf_get(tamm__buf_cache *c, size_t bytes)
 {
     int k = size_class(bytes);
     size_t sz = (size_t)1 << k;
@@ -185,7 +185,7 @@ void *tamm__buf_get(tamm_buf_cache *c, size_t bytes)
     return b;
 }
 
-void tamm__buf_put(tamm_buf_cache *c, void *buf, size_t bytes)
+void tamm__buf_put(tamm__buf_cache *c, void *buf, size_t bytes)
 {
     if (!buf) return;
     int k = size_class(bytes);
@@ -203,7 +203,7 @@ void tamm__buf_put(tamm_buf_cache *c, void *buf, size_t bytes)
     }
 }
 
-void tamm__buf_cache_free(tamm_buf_cache *c)
+void tamm__buf_cache_free(tamm__buf_cache *c)
 {
     for (int k = 0; k < TAMM_BUF_CLASSES; k++) {
         void *b = c->head[k];
@@ -217,7 +217,7 @@ void tamm__buf_cache_free(tamm_buf_cache *c)
     }
 }
 
-void tamm__pool_each(tamm_pool *p, void (*fn)(void *obj, void *arg), void *arg)
+void tamm__pool_each(tamm__pool *p, void (*fn)(void *obj, void *arg), void *arg)
 {
     pthread_mutex_lock(&p->slab_lock);
     for (char *s = p->slabs; s; s = *(void **)s)

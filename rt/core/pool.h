@@ -14,49 +14,49 @@
 #include <pthread.h>
 #include <stddef.h>
 
-typedef struct tamm_pool_obj tamm_pool_obj;
+typedef struct tamm__pool_obj tamm__pool_obj;
 
-typedef struct tamm_pool {
+typedef struct tamm__pool {
     size_t size;                       /* object size */
-    _Atomic(tamm_pool_obj *) batches;  /* stack of batches returned by other threads */
+    _Atomic(tamm__pool_obj *) batches;  /* stack of batches returned by other threads */
     pthread_mutex_t slab_lock;
     void *slabs;                       /* every slab, for freeing */
     atomic_size_t allocated;           /* objects ever made */
-} tamm_pool;
+} tamm__pool;
 
 /** A thread's cache for one pool: the objects it hands out, and a batch of
  *  freed ones being filled for the pool once the first list is full (so that
  *  handing a batch over never walks a list). */
-typedef struct tamm_pool_cache {
-    tamm_pool_obj *head;
+typedef struct tamm__pool_cache {
+    tamm__pool_obj *head;
     int n;
     int nspill;
-    tamm_pool_obj *spill, *spill_last;
-} tamm_pool_cache;
+    tamm__pool_obj *spill, *spill_last;
+} tamm__pool_cache;
 
-void tamm__pool_init(tamm_pool *p, size_t size);
+void tamm__pool_init(tamm__pool *p, size_t size);
 /** Free every slab (all objects must be back or abandoned). */
-void tamm__pool_destroy(tamm_pool *p);
-void *tamm__pool_get(tamm_pool *p, tamm_pool_cache *c);
-void tamm__pool_put(tamm_pool *p, tamm_pool_cache *c, void *o);
+void tamm__pool_destroy(tamm__pool *p);
+void *tamm__pool_get(tamm__pool *p, tamm__pool_cache *c);
+void tamm__pool_put(tamm__pool *p, tamm__pool_cache *c, void *o);
 /** Call fn on every object the pool ever made, handed out or not (a slab
  *  starts zeroed).  For reports when every thread is idle (a deadlock). */
-void tamm__pool_each(tamm_pool *p, void (*fn)(void *obj, void *arg), void *arg);
+void tamm__pool_each(tamm__pool *p, void (*fn)(void *obj, void *arg), void *arg);
 /** Return a thread's whole cache to the pool (thread exit). */
-void tamm__pool_flush(tamm_pool *p, tamm_pool_cache *c);
+void tamm__pool_flush(tamm__pool *p, tamm__pool_cache *c);
 
 /* Block-sized buffers, by power-of-two size class. */
 #define TAMM_BUF_CLASSES 40
-typedef struct tamm_buf_cache {
+typedef struct tamm__buf_cache {
     void *head[TAMM_BUF_CLASSES];
     int n[TAMM_BUF_CLASSES];
-} tamm_buf_cache;
+} tamm__buf_cache;
 
 /** A buffer of at least `bytes` bytes (64-byte aligned). */
-void *tamm__buf_get(tamm_buf_cache *c, size_t bytes);
-void tamm__buf_put(tamm_buf_cache *c, void *buf, size_t bytes);
+void *tamm__buf_get(tamm__buf_cache *c, size_t bytes);
+void tamm__buf_put(tamm__buf_cache *c, void *buf, size_t bytes);
 /** Free every cached buffer. */
-void tamm__buf_cache_free(tamm_buf_cache *c);
+void tamm__buf_cache_free(tamm__buf_cache *c);
 /** Block memory the runtime holds on the host (TAMM_STATS "peak memory"):
  *  block homes, which on a rank that does not own a block are its copy of it
  *  (tamm__home_alloc / _free), private buffers (tamm__buf_get / _put, by size

@@ -23,11 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-tamm_runtime tamm__rt;
+tamm__runtime tamm__rt;
 
 int tamm_num_workers(void) { return tamm__rt.initialised ? tamm__rt.nworkers : 0; }
 
-void tamm__core_start(const tamm_config *cfg, int rank, int nranks)
+void tamm__core_start(const tamm__config *cfg, int rank, int nranks)
 {
     memset(&tamm__rt, 0, sizeof tamm__rt);
     tamm__rt.cfg = *cfg;
@@ -38,7 +38,7 @@ void tamm__core_start(const tamm_config *cfg, int rank, int nranks)
     tamm__error_take();
     tamm__rt.sched = cfg->sched == TAMM_SCHED_FIFO ? &tamm__sched_fifo
                    : cfg->sched == TAMM_SCHED_PRIO ? &tamm__sched_prio : &tamm__sched_ws;
-    tamm__pool_init(&tamm__rt.task_pool, sizeof(tamm_task_s));
+    tamm__pool_init(&tamm__rt.task_pool, sizeof(tamm__task_s));
     tamm__rt.recording = cfg->trace_file || cfg->dag_file;
     tamm__check_on = cfg->check_access;
     tamm__pool_init(&tamm__rt.epoch_pool, tamm__dag_epoch_size(tamm__rt.recording));
@@ -71,7 +71,7 @@ static int top_level_only(const char *what)
     if (!tamm__rt.initialised) {
         return tamm__not_init(what);
     }
-    tamm_worker *w = tamm__self();
+    tamm__worker *w = tamm__self();
     if (!w) return tamm__error(NULL, TAMM_ESTATE, "%s called from a thread the runtime does not know", what);
     if (w->cur_ctx)
         return tamm__error(w->cur_ctx->task, TAMM_ESTATE,
@@ -118,7 +118,7 @@ static int barrier(const char *what)
     if (rc) return rc;
     if (TAMM_UNLIKELY(tamm__submit_divert)) (void)tamm__scope_flush(); /* kept streaming tasks */
     if (tamm__flow_on) tamm__flow->sync_wait(); /* close accumulation runs; compare streams */
-    tamm_xfence *x = tamm__xfence_new();
+    tamm__xfence *x = tamm__xfence_new();
     rc = tamm__help_until(xfence_reached, x);
     atomic_store(&tamm__rt.top_waiting, 0);
     if (rc) return tamm__error(NULL, rc, "%s: %ld tasks can never run (they wait for fences that are never signalled, "
@@ -151,7 +151,7 @@ int tamm_fence_submit(void)
 /* every child of task p has completed: only its body is pending */
 static int children_done(void *arg)
 {
-    tamm_task_s *p = arg;
+    tamm__task_s *p = arg;
     return atomic_load_explicit(&p->pending, memory_order_acquire) == 1;
 }
 
@@ -160,7 +160,7 @@ int tamm_cc_taskwait(void)
     if (!tamm__rt.initialised) {
         return tamm__not_init("a taskwait");
     }
-    tamm_worker *w = tamm__self();
+    tamm__worker *w = tamm__self();
     if (!w || !w->cur_ctx) { /* at top level: every task submitted; the generated code drops the
                                 * result, so an error stays for the program's next wait and its exit */
         int rc = wait_all();
@@ -168,7 +168,7 @@ int tamm_cc_taskwait(void)
         return rc;
     }
     tamm_ctx *ctx = w->cur_ctx;
-    tamm_task_s *p = ctx->task;
+    tamm__task_s *p = ctx->task;
     if (ctx->unit)
         return tamm__error(p, TAMM_ENOTSUP, "a taskwait in a function called from a task that runs on a GPU");
     int held = tamm__ctx_held(ctx);
@@ -239,13 +239,13 @@ int tamm__core_end(int rc, int deadlocked)
 /* ------------------------------------------------------------------ */
 static int sentinel_ready(void *arg)
 {
-    tamm_task_s *t = arg;
+    tamm__task_s *t = arg;
     return atomic_load_explicit(&t->ready_flag, memory_order_acquire) != 0;
 }
 
 /* Submit a bodiless task with refs and wait until it may run; the caller
  * then does its work and calls tamm__task_finish_sentinel. */
-static int sentinel_wait(const tamm_ref *refs, int n, const char *what, unsigned flags, tamm_task_s **out)
+static int sentinel_wait(const tamm_ref *refs, int n, const char *what, unsigned flags, tamm__task_s **out)
 {
     tamm_task sk;
     memset(&sk, 0, sizeof sk);
@@ -253,7 +253,7 @@ static int sentinel_wait(const tamm_ref *refs, int n, const char *what, unsigned
     sk.nrefs = n;
     sk.label = what;
     sk.rank = -1;
-    tamm_task_s *t = NULL;
+    tamm__task_s *t = NULL;
     if (TAMM_UNLIKELY(tamm__submit_divert)) (void)tamm__scope_flush(); /* kept streaming tasks first */
     int rc = tamm__submit(NULL, &sk, NULL, TAMM_TF_SENTINEL | flags, &t);
     if (rc) return rc;
@@ -280,7 +280,7 @@ static int wait_on(const tamm_ref *refs, int nrefs)
         rw[i] = refs[i];
         rw[i].mode = TAMM_READWRITE;
     }
-    tamm_task_s *t = NULL;
+    tamm__task_s *t = NULL;
     rc = sentinel_wait(rw, nrefs, "tamm_wait_on", TAMM_TF_WAIT_ONLY, &t);
     free(rw);
     if (rc) return rc;
@@ -329,9 +329,9 @@ void tamm_cc_translated(void) { translated = 1; }
 /* wait for the tasks using block lin of T, then its memory (keep: and a copy for tamm_cancel) */
 static void *top_block(tamm_tensor *T, const tamm_ref *r, long lin, int keep)
 {
-    tamm_task_s *t = NULL;
+    tamm__task_s *t = NULL;
     if (sentinel_wait(r, 1, "tamm_block", 0, &t)) return NULL;
-    tamm_block_s *b = &T->blocks[lin];
+    tamm__block_s *b = &T->blocks[lin];
     tamm__spin_lock(&b->lock);
     void *home = tamm__block_home(T, lin); /* read back if it was spilled */
     if (T->ml) tamm__ml_top_pin(T, lin);   /* resident while top-level code uses it */
@@ -352,7 +352,7 @@ void *tamm_block_at(tamm_tensor *T, const long *idx, int n)
         (void)tamm__not_init("tamm_block");
         return NULL;
     }
-    tamm_worker *w = tamm__self();
+    tamm__worker *w = tamm__self();
     if (w && w->cur_ctx) {
         if (T && idx && n != T->ndim)
             tamm__error(w->cur_ctx->task, TAMM_EINVAL, "tamm_block on '%s': %d indices given, the tensor has %d dimensions",
@@ -369,7 +369,7 @@ void *tamm_block_at(tamm_tensor *T, const long *idx, int n)
 
 void *tamm_cc_block_at(tamm_tensor *T, const long *idx, int n, const char *src)
 {
-    tamm_worker *w = tamm__rt.initialised ? tamm__self() : NULL;
+    tamm__worker *w = tamm__rt.initialised ? tamm__self() : NULL;
     if (!w || !w->cur_ctx) return tamm_block_at(T, idx, n);
     if (T && idx && n != T->ndim)
         tamm__error(w->cur_ctx->task, TAMM_EINVAL, "tamm_block(%s): %d indices given, the tensor '%s' has %d dimensions",
@@ -387,7 +387,7 @@ static toptemp *temps;
 void *tamm_temp_at(tamm_tensor *T, const long *idx, int n)
 {
     if (!tamm__rt.initialised) return NULL;
-    tamm_worker *w = tamm__self();
+    tamm__worker *w = tamm__self();
     if (w && w->cur_ctx) return tamm__get_buf(w->cur_ctx, T, idx, n, TAMM_REQ_TMP);
     tamm_ref r;
     long lin = -1;
@@ -428,7 +428,7 @@ static int find_home(const void *p, tamm_tensor **TT, long *lin)
  * tamm_block): a put or add ends the use (the writes are in the block) and
  * drops the copy kept for a cancel; a cancel copies it back (see "the
  * sequential elision's cancellation"). */
-static int home_release(tamm_tensor *T, long lin, tamm_relkind how)
+static int home_release(tamm_tensor *T, long lin, tamm__relkind how)
 {
     char bn[128];
     void *undo = T->undo ? T->undo[lin] : NULL;
@@ -460,7 +460,7 @@ static int home_release(tamm_tensor *T, long lin, tamm_relkind how)
     return home ? TAMM_OK : TAMM_EINVAL;
 }
 
-static int top_release(void *buf, tamm_relkind how)
+static int top_release(void *buf, tamm__relkind how)
 {
     pthread_mutex_lock(&temps_lock);
     toptemp **p = &temps, *tt = NULL;
@@ -493,10 +493,10 @@ static int top_release(void *buf, tamm_relkind how)
     return rc;
 }
 
-static int put_add_cancel(void *buf, tamm_relkind how)
+static int put_add_cancel(void *buf, tamm__relkind how)
 {
     if (!tamm__rt.initialised) return TAMM_ESTATE;
-    tamm_worker *w = tamm__self();
+    tamm__worker *w = tamm__self();
     if (w && w->cur_ctx) return tamm__release(w->cur_ctx, buf, how);
     return top_release(buf, how);
 }
@@ -610,7 +610,7 @@ static int whole(tamm_tensor *T, void *arr, int to_arr, const char *what)
     r.tensor = T;
     r.nidx = 0;
     r.mode = TAMM_READWRITE;
-    tamm_task_s *s = NULL;
+    tamm__task_s *s = NULL;
     rc = sentinel_wait(&r, 1, what, TAMM_TF_WAIT_ONLY, &s);
     if (rc) return rc;
     tamm__task_finish_sentinel(s);
@@ -654,13 +654,13 @@ static int submit_local_collective(const tamm_task *t, const tamm_task_opts *o)
 int tamm_submit_ex(tamm_ctx *ctx, const tamm_task *t, const tamm_task_opts *o)
 {
     if (o && o->outside_store && t && tamm__rt.nranks > 1) {
-        tamm_where at = { t->label, t->file, t->line };
+        tamm__where at = { t->label, t->file, t->line };
         return tamm__error_where(&at, TAMM_ENOTSUP, "the task stores to %s, outside any tensor: with %d ranks the "
                                  "task runs on one rank and the others never see that store; keep the result in a "
                                  "tensor block", o->outside_store, tamm__rt.nranks);
     }
     if (o && o->collective && t && !ctx && tamm__rt.initialised && !tamm__flow_on) {
-        tamm_worker *w = tamm__self();
+        tamm__worker *w = tamm__self();
         if (w && !w->cur_ctx) return submit_local_collective(t, o); /* top level */
     }
     return tamm__submit(ctx, t, o, 0, NULL);
@@ -668,7 +668,7 @@ int tamm_submit_ex(tamm_ctx *ctx, const tamm_task *t, const tamm_task_opts *o)
 
 tamm_ctx *tamm_current_ctx(void)
 {
-    tamm_worker *w = tamm__self();
+    tamm__worker *w = tamm__self();
     return w ? w->cur_ctx : NULL;
 }
 

@@ -28,18 +28,18 @@
 #include <pthread.h>
 
 /* An idle worker's polling rounds (tamm__pause each, ~10-40 us in all) before it sleeps; a few
- * when the node's polling threads outnumber its cores (tamm_runtime.spin_rounds). */
+ * when the node's polling threads outnumber its cores (tamm__runtime.spin_rounds). */
 #define TAMM_SPIN_ROUNDS 4000
 #define TAMM_SPIN_SHARED 64
 
-typedef struct tamm_runtime {
+typedef struct tamm__runtime {
     int initialised;
-    tamm_config cfg;
+    tamm__config cfg;
     int rank, nranks;              /* this process in the run, and the run's processes (from the MPI layer) */
     int nworkers;
     int nthreads;                  /* entries of workers[]: the CPU workers, then one per CUDA worker */
-    tamm_worker *workers;
-    const tamm_sched_ops *sched;
+    tamm__worker *workers;
+    const tamm__sched_ops *sched;
     int recording;                 /* TAMM_DAG or TAMM_TRACE: record edges */
     uint64_t t0;                   /* init time, for traces */
     pthread_mutex_t tensors_lock;
@@ -61,8 +61,8 @@ typedef struct tamm_runtime {
     _Alignas(TAMM_CACHELINE) atomic_long top_submitted; /* top-level tasks submitted */
     atomic_ullong next_id;
     /* written when batches of objects change threads */
-    _Alignas(TAMM_CACHELINE) tamm_pool task_pool;
-    _Alignas(TAMM_CACHELINE) tamm_pool epoch_pool;
+    _Alignas(TAMM_CACHELINE) tamm__pool task_pool;
+    _Alignas(TAMM_CACHELINE) tamm__pool epoch_pool;
     /* statistics */
     _Alignas(TAMM_CACHELINE) atomic_ullong bytes_h2h; /* bytes copied host<->host by transfers */
     atomic_ullong inplace_acc, private_acc;
@@ -70,15 +70,15 @@ typedef struct tamm_runtime {
     atomic_ullong nskipped;        /* tasks not run because of an error (a failed GPU, no GPU can take it) */
     atomic_ullong nwithheld;       /* tasks submitted without their CUDA variant: a check of its kernel failed
                                       (tamm_task_opts.cuda_withheld) */
-} tamm_runtime;
+} tamm__runtime;
 
-extern tamm_runtime tamm__rt;
+extern tamm__runtime tamm__rt;
 
 /* The core's steps of the lifecycle; rt/init/tamm.c calls them around
  * starting and stopping the layers (tamm_init, tamm_finalize). */
 /** tamm_init, once the configuration is read and the ranks are known: the
  *  global state, pools, trace. */
-void tamm__core_start(const tamm_config *cfg, int rank, int nranks);
+void tamm__core_start(const tamm__config *cfg, int rank, int nranks);
 /** tamm_wait_all for the runtime's own callers (no error marked seen). */
 int tamm__wait_all(void);
 /** tamm_finalize, first: every top-level task and execution fence done (an error, or TAMM_OK). */
@@ -92,7 +92,7 @@ int tamm__core_release(void);
 int tamm__core_end(int rc, int deadlocked);
 
 /** The calling thread's worker, or worker 0's caches for a foreign thread. */
-static inline tamm_worker *tamm__self(void) { return tamm__tls_worker; }
+static inline tamm__worker *tamm__self(void) { return tamm__tls_worker; }
 
 /** Top-level tasks not yet complete: submitted minus the per-worker completion
  *  counts (no shared counter is written per task). */

@@ -165,7 +165,7 @@ static int by_key(const void *a, const void *b)
 
 /* ---- keeping tasks ---------------------------------------------------- */
 
-int tamm__scope_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flags, tamm_task_s **out)
+int tamm__scope_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flags, tamm__task_s **out)
 {
     int plain_o = !o || (!o->nwait && !o->nsignal && !o->undeferred && !o->collective);
     int keep = depth > 0 && !flushing && !tamm__flow_on && !out && (flags & ~(unsigned)TAMM_TF_DESTROY) == 0 && u &&
@@ -214,7 +214,7 @@ static void release_body(tamm_ctx *ctx, void *args)
         tamm__ml_release(T, lin);
         return;
     }
-    tamm_block_s *b = &T->blocks[lin];
+    tamm__block_s *b = &T->blocks[lin];
     tamm__spin_lock(&b->lock);
     void *p = b->home;
     TAMM_ASSERT(!b->units[0].rc && !b->units[0].pending); /* this task holds the block: no buffer of it is out */

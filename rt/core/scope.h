@@ -7,7 +7,7 @@
 
 #include "tamm.h"
 
-struct tamm_task_s;
+struct tamm__task_s;
 
 /** tamm_streaming_begin / _end (after their checks); end flushes at the outermost. */
 void tamm__scope_begin(void);
@@ -15,7 +15,7 @@ int tamm__scope_end(void);
 int tamm__scope_depth(void);
 /** A top-level task while tamm__submit_divert (divert.h) and no submission filter: TAMM_OK if
  *  kept (or an error), -1 if the caller submits it (after the kept tasks were submitted). */
-int tamm__scope_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flags, struct tamm_task_s **out);
+int tamm__scope_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flags, struct tamm__task_s **out);
 /** Submit the kept tasks now, column by column (waits, barriers, fences). */
 int tamm__scope_flush(void);
 /** 1 while a scope keeps tasks (tamm_tensor_destroy defers its mark then; divert.c). */

@@ -28,14 +28,14 @@
 #define MAX_LISTED 20
 
 typedef struct {
-    tamm_task_s **v;
+    tamm__task_s **v;
     int n, cap;
 } tvec;
 
 static void collect(void *obj, void *arg)
 {
     tvec *s = arg;
-    tamm_task_s *t = obj;
+    tamm__task_s *t = obj;
     int deps = atomic_load_explicit(&t->deps, memory_order_acquire);
     int pending = atomic_load_explicit(&t->pending, memory_order_acquire);
     if (!((deps > 0 && deps < TAMM_DEPS_GUARD) || (deps == 0 && pending >= 1))) return;
@@ -70,7 +70,7 @@ static void add(sbuf *b, const char *fmt, ...)
 }
 
 /* "task 'label' (file:line)", "task 'label'", or the top level's wait */
-static void name_task(sbuf *b, const tamm_task_s *t)
+static void name_task(sbuf *b, const tamm__task_s *t)
 {
     if (t->flags & TAMM_TF_SENTINEL) {
         add(b, "the top level's %s", t->label ? t->label : "wait");
@@ -94,10 +94,10 @@ static void name_block(sbuf *b, const tamm_tensor *T, long lin)
 }
 
 /* the stuck task (other than t) in the epoch just before d's, or NULL */
-static const tamm_task_s *holder(const tvec *s, const tamm_task_s *t, const tamm_dep *d)
+static const tamm__task_s *holder(const tvec *s, const tamm__task_s *t, const tamm__dep *d)
 {
     for (int i = 0; i < s->n; i++) {
-        const tamm_task_s *u = s->v[i];
+        const tamm__task_s *u = s->v[i];
         if (u == t) continue;
         for (int k = 0; k < u->ndep; k++)
             if (u->dep[k].T == d->T && tamm__dag_dep_follows(d, &u->dep[k])) return u;
@@ -106,10 +106,10 @@ static const tamm_task_s *holder(const tvec *s, const tamm_task_s *t, const tamm
 }
 
 /* a stuck task that signals f, or NULL */
-static const tamm_task_s *signaller(const tvec *s, const tamm_fence *f)
+static const tamm__task_s *signaller(const tvec *s, const tamm_fence *f)
 {
     for (int i = 0; i < s->n; i++) {
-        const tamm_task_s *u = s->v[i];
+        const tamm__task_s *u = s->v[i];
         if (!(u->flags & TAMM_TF_SIGNALS)) continue;
         for (int k = 0; k < u->nsignal; k++)
             if (u->signal[k] == f) return u;
@@ -118,7 +118,7 @@ static const tamm_task_s *signaller(const tvec *s, const tamm_fence *f)
 }
 
 /* One line: the task and everything it is known to wait for. */
-static void describe(sbuf *b, const tvec *s, const tamm_task_s *t)
+static void describe(sbuf *b, const tvec *s, const tamm__task_s *t)
 {
     add(b, "  ");
     name_task(b, t);
@@ -135,7 +135,7 @@ static void describe(sbuf *b, const tvec *s, const tamm_task_s *t)
     tamm_fence *f = NULL;
     if (tamm__fence_waited_by(t, fb, sizeof fb, &f)) {
         add(b, " waits for %s", fb);
-        const tamm_task_s *u = signaller(s, f);
+        const tamm__task_s *u = signaller(s, f);
         if (u) {
             add(b, " (");
             name_task(b, u);
@@ -144,11 +144,11 @@ static void describe(sbuf *b, const tvec *s, const tamm_task_s *t)
         said = 1;
     }
     for (int i = 0; i < t->ndep; i++) {
-        const tamm_dep *d = &t->dep[i];
+        const tamm__dep *d = &t->dep[i];
         if (tamm__dag_dep_started(d)) continue;
         add(b, said ? "; for " : " waits for ");
         name_block(b, d->T, d->lin);
-        const tamm_task_s *u = holder(s, t, d);
+        const tamm__task_s *u = holder(s, t, d);
         if (u) {
             add(b, ", held until ");
             name_task(b, u);
@@ -172,7 +172,7 @@ static void describe(sbuf *b, const tvec *s, const tamm_task_s *t)
 
 /* the order of the list: tasks that wait for fences (the usual root cause)
  * first, then the others, then parents waiting for children */
-static int rank_of(const tamm_task_s *t)
+static int rank_of(const tamm__task_s *t)
 {
     if (atomic_load_explicit(&t->deps, memory_order_acquire) == 0) return 2;
     char fb[160];

@@ -22,28 +22,28 @@
 /* ------------------------------------------------------------------ */
 /* allocation                                                            */
 /* ------------------------------------------------------------------ */
-static tamm_task_s *task_alloc(void)
+static tamm__task_s *task_alloc(void)
 {
-    tamm_worker *w = tamm__self();
-    tamm_task_s *t = tamm__pool_get(&tamm__rt.task_pool, &w->task_cache);
+    tamm__worker *w = tamm__self();
+    tamm__task_s *t = tamm__pool_get(&tamm__rt.task_pool, &w->task_cache);
     return t;
 }
 
-static void task_free(tamm_task_s *t)
+static void task_free(tamm__task_s *t)
 {
     if (t->flags & TAMM_TF_HEAP_DEPS) free(t->dep);
     if (t->flags & TAMM_TF_HEAP_ARGS) free(t->args);
     if (t->flags & TAMM_TF_SIGNALS) free(t->signal);
-    tamm_worker *w = tamm__self();
+    tamm__worker *w = tamm__self();
     tamm__pool_put(&tamm__rt.task_pool, &w->task_cache, t);
 }
 
 /* ------------------------------------------------------------------ */
 /* errors: base/error.c is told the task's label and location           */
 /* ------------------------------------------------------------------ */
-int tamm__error(const tamm_task_s *t, int err, const char *fmt, ...)
+int tamm__error(const tamm__task_s *t, int err, const char *fmt, ...)
 {
-    tamm_where where;
+    tamm__where where;
     if (t) {
         where.label = t->label;
         where.file = t->file;
@@ -59,7 +59,7 @@ int tamm__error(const tamm_task_s *t, int err, const char *fmt, ...)
 /* ------------------------------------------------------------------ */
 /* permissions                                                           */
 /* ------------------------------------------------------------------ */
-tamm_dep *tamm__task_dep_for(tamm_task_s *t, const tamm_tensor *T, long lin)
+tamm__dep *tamm__task_dep_for(tamm__task_s *t, const tamm_tensor *T, long lin)
 {
     for (int i = 0; i < t->ndep; i++)
         if (t->dep[i].T == T && (t->dep[i].lin == lin || t->dep[i].lin < 0))
@@ -84,7 +84,7 @@ static int child_within(unsigned c, unsigned p)
  * user's terms (tammcc passes the reference as written) for a block number
  * outside the tensor (out of line: check_ref is on the submission path of
  * every task). */
-static TAMM_NOINLINE int check_indices(const tamm_task_s *t, const tamm_ref *r, int i, const char *const *texts)
+static TAMM_NOINLINE int check_indices(const tamm__task_s *t, const tamm_ref *r, int i, const char *const *texts)
 {
     const char *src = texts ? texts[i] : NULL; /* tammcc's text of the ref (tamm_task.ref_text) */
     for (int d = 0; d < r->nidx; d++)
@@ -104,7 +104,7 @@ static TAMM_NOINLINE int check_indices(const tamm_task_s *t, const tamm_ref *r, 
 /* A ref whose number of indices is not the tensor's number of dimensions; with
  * tammcc's text of the ref (a block fetched in a pragma body: tamm_block(A, i)
  * on a 2-D tensor), the block as written. */
-static TAMM_NOINLINE int nidx_error(const tamm_task_s *t, const tamm_ref *r, int i, const char *const *texts)
+static TAMM_NOINLINE int nidx_error(const tamm__task_s *t, const tamm_ref *r, int i, const char *const *texts)
 {
     const tamm_tensor *T = r->tensor;
     const char *src = texts ? texts[i] : NULL;
@@ -116,7 +116,7 @@ static TAMM_NOINLINE int nidx_error(const tamm_task_s *t, const tamm_ref *r, int
                        "expected, or 0 for the whole tensor)", i, T->name, r->nidx, T->ndim, T->ndim);
 }
 
-int tamm__valid_on(const tamm_task_s *where, int rank)
+int tamm__valid_on(const tamm__task_s *where, int rank)
 {
     int n = tamm__rt.nranks;
     if (rank >= -1 && rank < n) return TAMM_OK;
@@ -124,7 +124,7 @@ int tamm__valid_on(const tamm_task_s *where, int rank)
                                            "written)", rank, n, n == 1 ? "" : "s", n - 1);
 }
 
-static int check_ref(const tamm_task_s *t, const tamm_ref *r, int i, const char *const *texts)
+static int check_ref(const tamm__task_s *t, const tamm_ref *r, int i, const char *const *texts)
 {
     int allow_destroyed = (t->flags & TAMM_TF_DESTROY) != 0;
     if (!r->tensor)
@@ -158,11 +158,11 @@ static int check_ref(const tamm_task_s *t, const tamm_ref *r, int i, const char 
 /* what a ref contributes to a dependence record: its mode bits and the cancellable flag */
 #define PERMBITS(mode) ((mode) & (7u | TAMM_CANCELLABLE))
 
-typedef struct { tamm_dep *v; int n, cap; int heap; } depvec;
+typedef struct { tamm__dep *v; int n, cap; int heap; } depvec;
 
 /* An accumulation into a tensor with reproducible accumulation is ordered:
  * exclusive in submission order, on the block itself (TAMM__PERM_ORDERED). */
-static inline unsigned ordered_bits(tamm_task_s *t, const tamm_tensor *T, unsigned perm)
+static inline unsigned ordered_bits(tamm__task_s *t, const tamm_tensor *T, unsigned perm)
 {
     if (TAMM_UNLIKELY((perm & TAMM_ACCUM) && T->ordered)) {
         t->flags |= TAMM_TF_ORDERED;
@@ -171,7 +171,7 @@ static inline unsigned ordered_bits(tamm_task_s *t, const tamm_tensor *T, unsign
     return perm;
 }
 
-static void dep_add(depvec *dv, tamm_task_s *t, tamm_tensor *T, long lin, unsigned perm)
+static void dep_add(depvec *dv, tamm__task_s *t, tamm_tensor *T, long lin, unsigned perm)
 {
     perm = ordered_bits(t, T, perm);
     for (int i = 0; i < dv->n; i++)
@@ -181,14 +181,14 @@ static void dep_add(depvec *dv, tamm_task_s *t, tamm_tensor *T, long lin, unsign
         }
     if (dv->n == dv->cap) {
         int nc = dv->cap * 2;
-        tamm_dep *nv = tamm__xmalloc((size_t)nc * sizeof *nv);
+        tamm__dep *nv = tamm__xmalloc((size_t)nc * sizeof *nv);
         memcpy(nv, dv->v, (size_t)dv->n * sizeof *nv);
         if (dv->heap) free(dv->v);
         dv->v = nv;
         dv->cap = nc;
         dv->heap = 1;
     }
-    tamm_dep *d = &dv->v[dv->n++];
+    tamm__dep *d = &dv->v[dv->n++];
     d->epoch = NULL;
     d->task = t;
     d->next_waiter = NULL;
@@ -229,7 +229,7 @@ static long ref_iter_next(ref_iter *it)
 
 /* Expand a slice or range into its blocks (so refs to disjoint ranges share
  * no record and do not depend on each other). */
-static void dep_add_slice(depvec *dv, tamm_task_s *t, const tamm_ref *r)
+static void dep_add_slice(depvec *dv, tamm__task_s *t, const tamm_ref *r)
 {
     ref_iter it;
     ref_iter_init(&it, r);
@@ -238,7 +238,7 @@ static void dep_add_slice(depvec *dv, tamm_task_s *t, const tamm_ref *r)
 }
 
 /* The records go to `inl` (room for `cap`) while they fit, else to the heap. */
-static void build_deps(tamm_task_s *t, const tamm_ref *refs, int nrefs, tamm_dep *inl, int cap)
+static void build_deps(tamm__task_s *t, const tamm_ref *refs, int nrefs, tamm__dep *inl, int cap)
 {
     depvec dv = { inl, 0, cap, 0 };
     /* whole-tensor refs first: other refs to the same tensor fold into them */
@@ -273,7 +273,7 @@ static void build_deps(tamm_task_s *t, const tamm_ref *refs, int nrefs, tamm_dep
     if (dv.heap) t->flags |= TAMM_TF_HEAP_DEPS;
 }
 
-static int parent_refuses(tamm_task_s *t, tamm_task_s *p, tamm_tensor *T, long lin, unsigned c)
+static int parent_refuses(tamm__task_s *t, tamm__task_s *p, tamm_tensor *T, long lin, unsigned c)
 {
     if (lin < 0) { /* a whole-tensor child: every block must be within the parent's permission there */
         for (long b = 0; b < T->nblk; b++) {
@@ -293,7 +293,7 @@ static int parent_refuses(tamm_task_s *t, tamm_task_s *p, tamm_tensor *T, long l
 }
 
 /* Every ref of the child (before folding) must lie within the parent's permissions. */
-static int check_within_parent(tamm_task_s *t, tamm_task_s *p, const tamm_ref *refs, int nrefs)
+static int check_within_parent(tamm__task_s *t, tamm__task_s *p, const tamm_ref *refs, int nrefs)
 {
     for (int i = 0; i < nrefs; i++) {
         const tamm_ref *r = &refs[i];
@@ -317,9 +317,9 @@ static int check_within_parent(tamm_task_s *t, tamm_task_s *p, const tamm_ref *r
 /* ------------------------------------------------------------------ */
 /* readiness                                                             */
 /* ------------------------------------------------------------------ */
-static void task_ready(tamm_task_s *t);
+static void task_ready(tamm__task_s *t);
 
-void tamm__task_dep_satisfied(tamm_task_s *t)
+void tamm__task_dep_satisfied(tamm__task_s *t)
 {
     int was = atomic_fetch_sub_explicit(&t->deps, 1, memory_order_acq_rel);
     TAMM_ASSERT(was >= 1); /* one start condition more satisfied than t waited for */
@@ -328,7 +328,7 @@ void tamm__task_dep_satisfied(tamm_task_s *t)
 }
 
 /* Submission is over: replace the guard by the epochs t waits for. */
-static inline void drop_guard(tamm_task_s *t)
+static inline void drop_guard(tamm__task_s *t)
 {
     TAMM_ASSERT(t->nwait >= 0 && t->nwait < TAMM_DEPS_GUARD);
     int n = TAMM_DEPS_GUARD - t->nwait;
@@ -339,10 +339,10 @@ static inline void drop_guard(tamm_task_s *t)
 }
 
 int tamm__task_extra;
-const tamm_route_ops *tamm__route;
+const tamm__route_ops *tamm__route;
 
 static void record_no_node(uint64_t id, const char *label, uint64_t parent) { (void)id; (void)label; (void)parent; }
-static void record_no_event(struct tamm_worker *w, uint64_t id, uint64_t t0, uint64_t t1)
+static void record_no_event(struct tamm__worker *w, uint64_t id, uint64_t t0, uint64_t t1)
 {
     (void)w; (void)id; (void)t0; (void)t1;
 }
@@ -352,28 +352,28 @@ static void record_no_io(int write, const tamm_tensor *T, long lin, size_t bytes
     (void)write; (void)T; (void)lin; (void)bytes; (void)by; (void)task; (void)t0; (void)t1;
 }
 static void record_no_withheld(uint64_t id, const char *why) { (void)id; (void)why; }
-static const tamm_record_ops record_nothing = { record_no_node, record_no_event, record_no_io, record_no_withheld };
-const tamm_record_ops *tamm__recorder = &record_nothing;
+static const tamm__record_ops record_nothing = { record_no_node, record_no_event, record_no_io, record_no_withheld };
+const tamm__record_ops *tamm__recorder = &record_nothing;
 
-void tamm__recorder_install(const tamm_record_ops *ops) { tamm__recorder = ops ? ops : &record_nothing; }
+void tamm__recorder_install(const tamm__record_ops *ops) { tamm__recorder = ops ? ops : &record_nothing; }
 const char *tamm__no_device_why = "";
 
-void tamm__route_install(const tamm_route_ops *ops)
+void tamm__route_install(const tamm__route_ops *ops)
 {
     tamm__route = ops;
     if (ops) tamm__task_extra |= TAMM_EXTRA_ROUTE;
     else tamm__task_extra &= ~TAMM_EXTRA_ROUTE;
 }
 
-static inline void task_push(tamm_task_s *t)
+static inline void task_push(tamm__task_s *t)
 {
-    tamm_worker *w = tamm__self();
+    tamm__worker *w = tamm__self();
     tamm__rt.sched->push(w, t);
     if (atomic_load_explicit(&tamm__rt.nsleepers, memory_order_seq_cst) > 0)
         tamm__wake_one();
 }
 
-static void task_ready(tamm_task_s *t)
+static void task_ready(tamm__task_s *t)
 {
     if (TAMM_UNLIKELY(t->flags & TAMM_TF_COLLECTIVE)) {
         /* collectives run on CPU workers, once every rank is ready for them */
@@ -399,12 +399,12 @@ push:
     task_push(t);
 }
 
-void tamm__task_push(tamm_task_s *t)
+void tamm__task_push(tamm__task_s *t)
 {
     /* from a thread that is no CPU worker (the I/O thread, a GPU's worker releasing memory):
      * the shared queue, which every CPU worker takes from (a GPU worker's own deque is never
      * stolen from) */
-    tamm_worker *w = tamm__self();
+    tamm__worker *w = tamm__self();
     if (w && w->id < tamm__rt.nworkers) {
         task_push(t);
         return;
@@ -422,12 +422,12 @@ void tamm__task_push(tamm_task_s *t)
  * took the slot to TAMM_KIDS_ARMED + 0), which resets the slot and makes the
  * continuation ready.  The slot is reset before `cont` is cleared: p's body
  * reuses it only after seeing `cont` NULL. */
-static void cont_fire(tamm_task_s *p, unsigned slot)
+static void cont_fire(tamm__task_s *p, unsigned slot)
 {
     TAMM_ASSERT(slot < 2);
     TAMM_ASSERT(atomic_load_explicit(&p->kids[slot], memory_order_relaxed) == TAMM_KIDS_ARMED);
     atomic_store_explicit(&p->kids[slot], 0, memory_order_relaxed);
-    tamm_task_s *k = atomic_exchange_explicit(&p->cont, NULL, memory_order_acq_rel);
+    tamm__task_s *k = atomic_exchange_explicit(&p->cont, NULL, memory_order_acq_rel);
     TAMM_ASSERT(k != NULL); /* an armed slot has a continuation waiting for it */
     tamm__task_dep_satisfied(k);
 }
@@ -439,7 +439,7 @@ static void cont_fire(tamm_task_s *p, unsigned slot)
  * NULL where nothing would apply them (other threads and paths).  Only
  * tamm__task_run passes it, after prefetching the first
  * TAMM_TASK_INLINE_REFS epochs of t (tamm__dag_prefetch_completion). */
-static void task_complete(tamm_task_s *t, tamm_held *held)
+static void task_complete(tamm__task_s *t, tamm__held *held)
 {
     int from = held ? TAMM_TASK_INLINE_REFS : 1;
     for (;;) {
@@ -461,7 +461,7 @@ static void task_complete(tamm_task_s *t, tamm_held *held)
         }
         if (t->flags & TAMM_TF_DESTROY)
             tamm__tensor_free(t->destroy_tensor);
-        tamm_task_s *parent = t->parent;
+        tamm__task_s *parent = t->parent;
         unsigned slot = (t->flags & TAMM_TF_KSLOT1) ? 1u : 0u;
         task_free(t);
         if (parent) {
@@ -482,7 +482,7 @@ static void task_complete(tamm_task_s *t, tamm_held *held)
             if (TAMM_UNLIKELY(was == 2) && atomic_load_explicit(&tamm__rt.nested_waiting, memory_order_seq_cst))
                 tamm__wake_all();
         } else {
-            tamm_worker *w = tamm__self();
+            tamm__worker *w = tamm__self();
             atomic_store_explicit(&w->top_done, atomic_load_explicit(&w->top_done, memory_order_relaxed) + 1,
                                   memory_order_release);
             if (atomic_load_explicit(&tamm__rt.top_waiting, memory_order_seq_cst))
@@ -495,7 +495,7 @@ static void task_complete(tamm_task_s *t, tamm_held *held)
     }
 }
 
-static inline void body_done_held(tamm_task_s *t, tamm_held *held)
+static inline void body_done_held(tamm__task_s *t, tamm__held *held)
 {
     int was = atomic_fetch_sub_explicit(&t->pending, 1, memory_order_acq_rel);
     TAMM_ASSERT(was >= 1); /* the body or a hold ended twice */
@@ -505,15 +505,15 @@ static inline void body_done_held(tamm_task_s *t, tamm_held *held)
         tamm__wake_all(); /* an undeferred task's submitter may sleep until only its hold is left */
 }
 
-static inline void body_done(tamm_task_s *t) { body_done_held(t, NULL); }
+static inline void body_done(tamm__task_s *t) { body_done_held(t, NULL); }
 
-void tamm__task_finish_sentinel(tamm_task_s *t) { body_done(t); }
-void tamm__task_hold(tamm_task_s *t) { atomic_fetch_add_explicit(&t->pending, 1, memory_order_relaxed); }
-void tamm__task_unhold(tamm_task_s *t) { body_done(t); }
-void tamm__task_make_ready(tamm_task_s *t) { task_ready(t); }
-void tamm__task_body_done(tamm_task_s *t) { body_done(t); }
+void tamm__task_finish_sentinel(tamm__task_s *t) { body_done(t); }
+void tamm__task_hold(tamm__task_s *t) { atomic_fetch_add_explicit(&t->pending, 1, memory_order_relaxed); }
+void tamm__task_unhold(tamm__task_s *t) { body_done(t); }
+void tamm__task_make_ready(tamm__task_s *t) { task_ready(t); }
+void tamm__task_body_done(tamm__task_s *t) { body_done(t); }
 
-void tamm__task_end_deps(tamm_task_s *t)
+void tamm__task_end_deps(tamm__task_s *t)
 {
     TAMM_ASSERT(!(t->flags & TAMM_TF_DEPS_ENDED)); /* ending them twice would count its epochs down twice */
     t->flags |= TAMM_TF_DEPS_ENDED; /* before: a successor may complete first, never t's completion */
@@ -521,7 +521,7 @@ void tamm__task_end_deps(tamm_task_s *t)
     t->ndep = 0; /* so task_complete ends nothing twice, at no cost to tasks that never end early */
 }
 
-void tamm__task_run(tamm_worker *w, tamm_task_s *t)
+void tamm__task_run(tamm__worker *w, tamm__task_s *t)
 {
     /* t was written by the submitting thread: fetch what the body and the
      * buffer calls read, together rather than one miss after another */
@@ -569,7 +569,7 @@ void tamm__task_run(tamm_worker *w, tamm_task_s *t)
 /* submission                                                            */
 /* ------------------------------------------------------------------ */
 /* The task's description and references are valid (errors name `where`). */
-static __attribute__((always_inline)) inline int check_task(const tamm_task_s *where, const tamm_task *u,
+static __attribute__((always_inline)) inline int check_task(const tamm__task_s *where, const tamm_task *u,
                                                             unsigned flags)
 {
     int rc = TAMM_OK;
@@ -589,22 +589,22 @@ static __attribute__((always_inline)) inline int check_task(const tamm_task_s *w
 int tamm__task_check(const tamm_task *u, unsigned flags)
 {
     if (!u) return tamm__error(NULL, TAMM_EINVAL, "tamm_submit: NULL task");
-    tamm_task_s where = { .label = u->label, .file = u->file, .line = u->line, .flags = flags };
+    tamm__task_s where = { .label = u->label, .file = u->file, .line = u->line, .flags = flags };
     return check_task(&where, u, flags);
 }
 
 static int only_hold_left(void *arg)
 {
-    tamm_task_s *t = arg;
+    tamm__task_s *t = arg;
     return atomic_load_explicit(&t->pending, memory_order_acquire) == 1;
 }
 
-int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, unsigned flags, tamm_task_s **out)
+int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, unsigned flags, tamm__task_s **out)
 {
     if (!tamm__rt.initialised) {
         return tamm__not_init("tamm_submit");
     }
-    tamm_worker *w = tamm__self();
+    tamm__worker *w = tamm__self();
     if (!w)
         return tamm__error(NULL, TAMM_ESTATE, "tamm_submit called from a thread that is neither the thread "
                                               "that called tamm_init nor a task");
@@ -614,7 +614,7 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
                                                         * scope keeps top-level tasks (scope.c) */
     if (!u) return tamm__error(ctx ? ctx->task : NULL, TAMM_EINVAL, "tamm_submit: NULL task");
 
-    tamm_task_s *t = task_alloc();
+    tamm__task_s *t = task_alloc();
     t->cpu = u->cpu;
     t->cuda = u->cuda;
     t->label = u->label;
@@ -653,8 +653,8 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
         aroom = (u->args_size + 15) & ~(size_t)15;
     }
     if (u->args_size) memcpy(t->args, u->args, u->args_size);
-    build_deps(t, u->refs, u->nrefs, (tamm_dep *)(t->inl + aroom),
-               (int)((TAMM_TASK_INLINE_BYTES - aroom) / sizeof(tamm_dep)));
+    build_deps(t, u->refs, u->nrefs, (tamm__dep *)(t->inl + aroom),
+               (int)((TAMM_TASK_INLINE_BYTES - aroom) / sizeof(tamm__dep)));
 
     if (t->parent && (rc = check_within_parent(t, t->parent, u->refs, u->nrefs))) {
         task_free(t);
@@ -681,9 +681,9 @@ int tamm__submit(tamm_ctx *ctx, const tamm_task *u, const tamm_task_opts *o, uns
     if (flags & TAMM_TF_DESTROY) t->destroy_tensor = u->refs[0].tensor;
 
     /* from here on the task exists */
-    tamm_domain *dom = NULL;
+    tamm__domain *dom = NULL;
     if (t->parent) {
-        tamm_task_s *p = t->parent;
+        tamm__task_s *p = t->parent;
         if (TAMM_UNLIKELY(ctx->nimplicit)) tamm__ctx_drop_implicit(ctx);
         atomic_fetch_add_explicit(&p->pending, 1, memory_order_relaxed);
         int closed = -1;
@@ -772,13 +772,13 @@ int tamm_submit_continuation(tamm_ctx *ctx, const tamm_task *u, const tamm_task_
         return tamm__not_init("tamm_submit_continuation");
     }
     /* errors name the continuation (it does not exist yet) */
-    tamm_task_s where = { .label = u ? u->label : NULL, .file = u ? u->file : NULL, .line = u ? u->line : 0 };
-    tamm_worker *w = tamm__self();
+    tamm__task_s where = { .label = u ? u->label : NULL, .file = u ? u->file : NULL, .line = u ? u->line : 0 };
+    tamm__worker *w = tamm__self();
     if (!ctx || !w || ctx != w->cur_ctx || !ctx->task)
         return tamm__error(&where, TAMM_ESTATE,
                            "tamm_submit_continuation needs the context of the task running on this thread (%s)",
                            !ctx ? "ctx is NULL" : "ctx is not the running task's context");
-    tamm_task_s *p = ctx->task;
+    tamm__task_s *p = ctx->task;
     /* only p's body arms p->cont; it is cleared when the continuation is made ready */
     if (atomic_load_explicit(&p->cont, memory_order_acquire))
         return tamm__error(&where, TAMM_ESTATE,

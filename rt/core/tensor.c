@@ -15,10 +15,10 @@
 #include <string.h>
 
 /* the per-tensor hooks of the registered layers (layer.h), in order */
-static const tamm_tensor_hooks *hooks[TAMM_MAX_TENSOR_HOOKS];
+static const tamm__tensor_hooks *hooks[TAMM_MAX_TENSOR_HOOKS];
 static int nhooks;
 
-void tamm__tensor_hooks_add(const tamm_tensor_hooks *h)
+void tamm__tensor_hooks_add(const tamm__tensor_hooks *h)
 {
     if (nhooks == TAMM_MAX_TENSOR_HOOKS) {
         fprintf(stderr, "tamm: internal error: more than %d layers with per-tensor state\n", TAMM_MAX_TENSOR_HOOKS);
@@ -117,7 +117,7 @@ const char *tamm__block_name(const tamm_tensor *T, long lin, char *buf, int n)
     return buf;
 }
 
-int tamm__range_error(const struct tamm_task_s *t, const char *what, const tamm_tensor *T, const long *idx, int nidx,
+int tamm__range_error(const struct tamm__task_s *t, const char *what, const tamm_tensor *T, const long *idx, int nidx,
                       int slice, const char *src)
 {
     char val[256], rng[256];
@@ -141,7 +141,7 @@ int tamm__range_error(const struct tamm_task_s *t, const char *what, const tamm_
 void *tamm__block_home(tamm_tensor *T, long lin)
 {
     TAMM_ASSERT(lin >= 0 && lin < T->nblk);
-    tamm_block_s *b = &T->blocks[lin];
+    tamm__block_s *b = &T->blocks[lin];
     if (TAMM_UNLIKELY(!b->home)) {
         if (T->ml) return tamm__ml_home(T, lin); /* read back, regenerated or zeroed, within the limit */
         size_t bytes = b->bytes;

@@ -18,20 +18,20 @@
 /** Memory units: 0 is this rank's host memory; GPUs are added after it. */
 #define TAMM_MAX_UNITS 9
 
-typedef struct tamm_unit_state {
-    unsigned char state;   /* tamm_blk_state */
+typedef struct tamm__unit_state {
+    unsigned char state;   /* tamm__blk_state */
     unsigned char pending; /* a transfer into this unit is in flight */
     int rc;                /* reference count */
     void *buf;             /* the buffer in this unit (aliases home on the host unit) */
-} tamm_unit_state;
+} tamm__unit_state;
 
-typedef struct tamm_block_s {
-    _Alignas(TAMM_CACHELINE) tamm_spin lock; /* guards home and units[] (the executors' line) */
+typedef struct tamm__block_s {
+    _Alignas(TAMM_CACHELINE) tamm__spin lock; /* guards home and units[] (the executors' line) */
     void *home;            /* home buffer (owner rank's host memory), NULL until allocated */
     int owner;             /* owner rank */
     size_t bytes;          /* size of the block (elements * esize), fixed at creation */
-    tamm_unit_state units[1]; /* host unit; GPU units live in a side array when present */
-} tamm_block_s;
+    tamm__unit_state units[1]; /* host unit; GPU units live in a side array when present */
+} tamm__block_s;
 
 struct tamm_tensor {
     char name[64];
@@ -41,22 +41,22 @@ struct tamm_tensor {
     size_t dims[TAMM_MAX_DIMS], tile[TAMM_MAX_DIMS];
     long nblocks[TAMM_MAX_DIMS];
     long nblk;                  /* total blocks */
-    tamm_block_s *blocks;       /* one cache line each: what the executors touch */
-    tamm_chain *chains;         /* top-level dependence chain of each block: what the submitter
+    tamm__block_s *blocks;       /* one cache line each: what the executors touch */
+    tamm__chain *chains;         /* top-level dependence chain of each block: what the submitter
                                  * touches, packed in an allocation of its own (tamm__xcalloc_lines:
                                  * the adjacent-line prefetcher moves lines in pairs) */
-    tamm_chain coarse;          /* top-level chain for whole-tensor accesses */
+    tamm__chain coarse;          /* top-level chain for whole-tensor accesses */
     tamm_tensor_opts opts;
     struct tamm_tensor *next_live, *prev_live; /* list of live tensors */
-    struct tamm_tgpu *gpu;      /* the blocks' state in GPU memories (memunit.h), NULL without GPUs */
+    struct tamm__tgpu *gpu;      /* the blocks' state in GPU memories (memunit.h), NULL without GPUs */
     atomic_int destroyed;
-    struct tamm_dist_tensor *dist; /* flow state with several ranks (dist.h), else NULL */
+    struct tamm__dist_tensor *dist; /* flow state with several ranks (dist.h), else NULL */
     int ordered;                /* reproducible accumulation (TAMM_REPRODUCIBLE or the tensor option) of
                                  * a floating-point tensor: its accumulations are exclusive, in
                                  * submission order, on the block itself (docs/runtime.md) */
     int nosole;                 /* dist, or a host memory limit: a top-level writer is never the block's
                                  * only possible user (buffer.c sole_user) */
-    struct tamm_mblk *ml;       /* host memory limit: the blocks' backing-store state (memlimit.h), else NULL */
+    struct tamm__mblk *ml;       /* host memory limit: the blocks' backing-store state (memlimit.h), else NULL */
     void **undo;                /* plain builds: the contents each block had when top-level
                                  * tamm_block last returned it, for tamm_cancel (runtime.c,
                                  * "the sequential elision's cancellation"); NULL until needed */
@@ -117,7 +117,7 @@ size_t tamm__block_elems_lin(const tamm_tensor *T, long lin);
 void *tamm__block_home(tamm_tensor *T, long lin);
 /** "A[1,2]" style name of a block, for messages. */
 const char *tamm__block_name(const tamm_tensor *T, long lin, char *buf, int n);
-struct tamm_task_s;
+struct tamm__task_s;
 /** Report (tamm__error, TAMM_ERANGE) a block index outside T, in the user's
  *  terms: "<what>block A[I-1][J] = A[-1][2] is outside the tensor 'A'
  *  (blocks 0..3 x 0..3)" where src is the source text of the reference
@@ -125,7 +125,7 @@ struct tamm_task_s;
  *  is NULL.  what may be "" or a prefix such as "ref 1: ".  idx has nidx ==
  *  T->ndim entries; slice: a ref, where TAMM_ALL is ':' (else a block index,
  *  where it is a number like any other).  Returns TAMM_ERANGE. */
-int tamm__range_error(const struct tamm_task_s *t, const char *what, const tamm_tensor *T, const long *idx, int nidx,
+int tamm__range_error(const struct tamm__task_s *t, const char *what, const tamm_tensor *T, const long *idx, int nidx,
                       int slice, const char *src);
 /** Free a destroyed tensor's blocks now (no task may use it); its record stays,
  *  marked destroyed, until tamm__tensor_free_all. */

@@ -4,7 +4,7 @@
 #include "tensor.h"
 #include <string.h>
 
-void tamm__xfer_start(tamm_xfer *x)
+void tamm__xfer_start(tamm__xfer *x)
 {
     if (x->dst != x->src && x->bytes) {
         if (x->kind == TAMM_XK_ACCALL) {
@@ -17,8 +17,8 @@ void tamm__xfer_start(tamm_xfer *x)
     if (x->done) x->done(x, x->arg);
 }
 
-void tamm__xfer_host(tamm_xfer_kind kind, void *dst, const void *src, size_t bytes, tamm_dtype dt)
+void tamm__xfer_host(tamm__xfer_kind kind, void *dst, const void *src, size_t bytes, tamm_dtype dt)
 {
-    tamm_xfer x = { kind, 0, 0, dst, src, bytes, dt, NULL, NULL };
+    tamm__xfer x = { kind, 0, 0, dst, src, bytes, dt, NULL, NULL };
     tamm__xfer_start(&x);
 }

@@ -12,22 +12,22 @@
 #include <tamm.h>
 #include <stddef.h>
 
-typedef enum { TAMM_XK_GET, TAMM_XK_PUT, TAMM_XK_ACCALL, TAMM_XK_COPY } tamm_xfer_kind;
+typedef enum { TAMM_XK_GET, TAMM_XK_PUT, TAMM_XK_ACCALL, TAMM_XK_COPY } tamm__xfer_kind;
 
-typedef struct tamm_xfer {
-    tamm_xfer_kind kind;
+typedef struct tamm__xfer {
+    tamm__xfer_kind kind;
     int src_unit, dst_unit;      /* 0: host */
     void *dst;
     const void *src;
     size_t bytes;
     tamm_dtype dtype;            /* for ACCALL: element-wise sum */
-    void (*done)(struct tamm_xfer *x, void *arg);
+    void (*done)(struct tamm__xfer *x, void *arg);
     void *arg;
-} tamm_xfer;
+} tamm__xfer;
 
 /** Start x; x->done (if any) runs when the data has arrived. */
-void tamm__xfer_start(tamm_xfer *x);
+void tamm__xfer_start(tamm__xfer *x);
 /** Convenience: a synchronous host copy or sum (counts bytes moved). */
-void tamm__xfer_host(tamm_xfer_kind kind, void *dst, const void *src, size_t bytes, tamm_dtype dt);
+void tamm__xfer_host(tamm__xfer_kind kind, void *dst, const void *src, size_t bytes, tamm_dtype dt);
 
 #endif

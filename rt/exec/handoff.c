@@ -2,12 +2,12 @@
 #include "handoff.h"
 #include "worker.h"
 
-_Atomic(tamm_handoff *) tamm__handoff_head;
+_Atomic(tamm__handoff *) tamm__handoff_head;
 atomic_long tamm__handoff_inflight;
 
-void tamm__handoff_push(tamm_handoff *h)
+void tamm__handoff_push(tamm__handoff *h)
 {
-    tamm_handoff *old = atomic_load_explicit(&tamm__handoff_head, memory_order_relaxed);
+    tamm__handoff *old = atomic_load_explicit(&tamm__handoff_head, memory_order_relaxed);
     do {
         h->next = old;
     } while (!atomic_compare_exchange_weak_explicit(&tamm__handoff_head, &old, h, memory_order_release,
@@ -17,18 +17,18 @@ void tamm__handoff_push(tamm_handoff *h)
 
 int tamm__handoff_drain_all(void)
 {
-    tamm_handoff *l = atomic_exchange_explicit(&tamm__handoff_head, NULL, memory_order_acquire);
+    tamm__handoff *l = atomic_exchange_explicit(&tamm__handoff_head, NULL, memory_order_acquire);
     /* reverse: finish in push order */
-    tamm_handoff *r = NULL;
+    tamm__handoff *r = NULL;
     while (l) {
-        tamm_handoff *n = l->next;
+        tamm__handoff *n = l->next;
         l->next = r;
         r = l;
         l = n;
     }
     int k = 0;
     while (r) {
-        tamm_handoff *n = r->next;
+        tamm__handoff *n = r->next;
         r->finish(r);
         k++;
         r = n;

@@ -16,12 +16,12 @@
 #include "tamm_assert.h"
 #include "util.h"
 
-typedef struct tamm_handoff {
-    struct tamm_handoff *next;
-    void (*finish)(struct tamm_handoff *h); /* runs on a worker; may free h */
-} tamm_handoff;
+typedef struct tamm__handoff {
+    struct tamm__handoff *next;
+    void (*finish)(struct tamm__handoff *h); /* runs on a worker; may free h */
+} tamm__handoff;
 
-extern _Atomic(tamm_handoff *) tamm__handoff_head;
+extern _Atomic(tamm__handoff *) tamm__handoff_head;
 /** Operations posted to the progress engine and not yet finished by a worker. */
 extern atomic_long tamm__handoff_inflight;
 
@@ -30,7 +30,7 @@ extern atomic_long tamm__handoff_inflight;
 static inline void tamm__handoff_done(void) { TAMM_COUNT_DOWN(&tamm__handoff_inflight, memory_order_release); }
 
 /** Progress thread: queue h for a worker and wake one. */
-void tamm__handoff_push(tamm_handoff *h);
+void tamm__handoff_push(tamm__handoff *h);
 /** Worker: finish every queued record (in the order they were pushed).  Returns how many. */
 int tamm__handoff_drain_all(void);
 static inline int tamm__handoff_drain(void)

@@ -3,21 +3,21 @@
 #include "util.h"
 #include <stdlib.h>
 
-struct tamm_prioq_ent { tamm_task_s *t; int prio; uint64_t seq; };
+struct tamm__prioq_ent { tamm__task_s *t; int prio; uint64_t seq; };
 
-static int before(const tamm_prioq_ent *a, const tamm_prioq_ent *b)
+static int before(const tamm__prioq_ent *a, const tamm__prioq_ent *b)
 {
     return a->prio > b->prio || (a->prio == b->prio && a->seq < b->seq);
 }
 
-void tamm__prioq_reset(tamm_prioq *q)
+void tamm__prioq_reset(tamm__prioq *q)
 {
     q->n = 0;
     q->seq = 0;
     atomic_store(&q->count, 0);
 }
 
-void tamm__prioq_free(tamm_prioq *q)
+void tamm__prioq_free(tamm__prioq *q)
 {
     free(q->heap);
     q->heap = NULL;
@@ -25,7 +25,7 @@ void tamm__prioq_free(tamm_prioq *q)
     atomic_store(&q->count, 0);
 }
 
-void tamm__prioq_push(tamm_prioq *q, tamm_task_s *t)
+void tamm__prioq_push(tamm__prioq *q, tamm__task_s *t)
 {
     pthread_mutex_lock(&q->lock);
     if (q->n == q->cap) {
@@ -33,7 +33,7 @@ void tamm__prioq_push(tamm_prioq *q, tamm_task_s *t)
         q->heap = tamm__xrealloc(q->heap, q->cap * sizeof *q->heap);
     }
     size_t i = q->n++;
-    tamm_prioq_ent e = { t, t->priority, q->seq++ };
+    tamm__prioq_ent e = { t, t->priority, q->seq++ };
     while (i > 0) {
         size_t p = (i - 1) / 2;
         if (!before(&e, &q->heap[p])) break;
@@ -45,13 +45,13 @@ void tamm__prioq_push(tamm_prioq *q, tamm_task_s *t)
     pthread_mutex_unlock(&q->lock);
 }
 
-tamm_task_s *tamm__prioq_take(tamm_prioq *q)
+tamm__task_s *tamm__prioq_take(tamm__prioq *q)
 {
     pthread_mutex_lock(&q->lock);
-    tamm_task_s *t = NULL;
+    tamm__task_s *t = NULL;
     if (q->n > 0) {
         t = q->heap[0].t;
-        tamm_prioq_ent last = q->heap[--q->n];
+        tamm__prioq_ent last = q->heap[--q->n];
         size_t i = 0;
         for (;;) {
             size_t c = 2 * i + 1;

@@ -9,13 +9,13 @@
 #include "executor.h"
 #include "taskq.h"
 
-static tamm_taskq inject = TAMM_TASKQ_INIT; /* tasks made ready outside a worker */
-static tamm_prioq urgent = TAMM_PRIOQ_INIT; /* ready tasks with priority > 0 */
+static tamm__taskq inject = TAMM_TASKQ_INIT; /* tasks made ready outside a worker */
+static tamm__prioq urgent = TAMM_PRIOQ_INIT; /* ready tasks with priority > 0 */
 
 static void ws_init(int n) { (void)n; tamm__taskq_reset(&inject); tamm__prioq_reset(&urgent); }
 static void ws_fini(void) { tamm__prioq_free(&urgent); }
 
-static void ws_push(tamm_worker *w, tamm_task_s *t)
+static void ws_push(tamm__worker *w, tamm__task_s *t)
 {
     if (TAMM_UNLIKELY(t->priority > 0)) {
         tamm__prioq_push(&urgent, t);
@@ -35,9 +35,9 @@ static inline uint64_t xorshift(uint64_t *s)
     return *s = x;
 }
 
-static tamm_task_s *ws_pop(tamm_worker *w)
+static tamm__task_s *ws_pop(tamm__worker *w)
 {
-    tamm_task_s *t = tamm__prioq_pop(&urgent);
+    tamm__task_s *t = tamm__prioq_pop(&urgent);
     if (TAMM_UNLIKELY(t != NULL)) return t;
     t = tamm__deque_pop(&w->dq);
     if (t) return t;
@@ -49,7 +49,7 @@ static tamm_task_s *ws_pop(tamm_worker *w)
             if (v == w->id) continue;
             if (TAMM_UNLIKELY(w->steal_min > 1) && tamm__deque_size(&tamm__rt.workers[v].dq) < w->steal_min)
                 continue; /* the submission throttle leaves lone tasks to their worker */
-            tamm_task_s *got[TAMM_DEQUE_BATCH];
+            tamm__task_s *got[TAMM_DEQUE_BATCH];
             int ngot = tamm__deque_steal_batch(&tamm__rt.workers[v].dq, got, TAMM_DEQUE_BATCH);
             if (ngot) {
                 /* run the oldest; the others go to w's deque (where thieves can
@@ -74,4 +74,4 @@ static int ws_empty(void)
     return tamm__taskq_empty(&inject) && tamm__prioq_empty(&urgent);
 }
 
-const tamm_sched_ops tamm__sched_ws = { "ws", ws_init, ws_fini, ws_push, ws_pop, ws_empty };
+const tamm__sched_ops tamm__sched_ws = { "ws", ws_init, ws_fini, ws_push, ws_pop, ws_empty };

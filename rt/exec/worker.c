@@ -14,7 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-_Thread_local tamm_worker *tamm__tls_worker;
+_Thread_local tamm__worker *tamm__tls_worker;
 
 #define DEADLOCK_TIMEOUT_MS 100 /* sleep slice of a waiting thread */
 /* pauses between the throttled submitter's looks at the other deques
@@ -47,7 +47,7 @@ void tamm__wake_all(void)
     futex_wake(&tamm__rt.wake_seq, INT_MAX);
 }
 
-static void run(tamm_worker *w, tamm_task_s *t)
+static void run(tamm__worker *w, tamm__task_s *t)
 {
     if (TAMM_UNLIKELY(tamm__rt.cfg.stats)) {
         uint64_t a = tamm__now_ns();
@@ -60,23 +60,23 @@ static void run(tamm_worker *w, tamm_task_s *t)
 
 /* The next task for w; first finish what the MPI progress engine handed back
  * (one load of an empty list without MPI). */
-static inline tamm_task_s *next_task(tamm_worker *w)
+static inline tamm__task_s *next_task(tamm__worker *w)
 {
     tamm__handoff_drain();
-    tamm_task_s *t = tamm__rt.sched->pop(w);
+    tamm__task_s *t = tamm__rt.sched->pop(w);
     if (!t) tamm__worker_flush(w); /* nothing to run: what w holds back may be awaited */
     return t;
 }
 
 static uint64_t progress(void);
 
-void tamm__help_throttle(tamm_worker *w, long pending, long lim)
+void tamm__help_throttle(tamm__worker *w, long pending, long lim)
 {
     int lone_ok = 0, spins = 0;
     uint64_t last = progress();
     w->steal_min = 2;
     for (long k = pending - lim; k > 0;) {
-        tamm_task_s *t = next_task(w);
+        tamm__task_s *t = next_task(w);
         if (t) {
             run(w, t);
             k--; /* counted here, not re-read from the lines the workers write */
@@ -113,7 +113,7 @@ static int stopping(void *arg)
  * (tamm__wake_one/_all bump wake_seq) or the timeout (0: none).  Returns the
  * task found on that last look, or NULL; *seq is the wake_seq slept on and
  * *others the sleepers besides this thread. */
-static tamm_task_s *sleep_once(tamm_worker *w, int (*done)(void *), void *arg, int timeout_ms, unsigned *seq,
+static tamm__task_s *sleep_once(tamm__worker *w, int (*done)(void *), void *arg, int timeout_ms, unsigned *seq,
                                int *others)
 {
     *seq = atomic_load_explicit(&tamm__rt.wake_seq, memory_order_seq_cst);
@@ -121,7 +121,7 @@ static tamm_task_s *sleep_once(tamm_worker *w, int (*done)(void *), void *arg, i
     /* an execution fence armed while this thread completed the last task
      * before it may have missed that completion: look before sleeping */
     tamm__xfence_poll();
-    tamm_task_s *t = NULL;
+    tamm__task_s *t = NULL;
     if (!done(arg) && !(t = next_task(w))) {
         w->nsleeps++;
         /* a wait whose condition holds once its slice has run out was not woken: a lost wake-up
@@ -135,10 +135,10 @@ static tamm_task_s *sleep_once(tamm_worker *w, int (*done)(void *), void *arg, i
 
 static void *worker_main(void *arg)
 {
-    tamm_worker *w = arg;
+    tamm__worker *w = arg;
     tamm__tls_worker = w;
     while (!atomic_load_explicit(&tamm__rt.stop, memory_order_acquire)) {
-        tamm_task_s *t = next_task(w);
+        tamm__task_s *t = next_task(w);
         if (t) { run(w, t); continue; }
         uint64_t idle0 = tamm__rt.cfg.stats ? tamm__now_ns() : 0;
         for (int i = 0; i < tamm__rt.spin_rounds && !t; i++) {
@@ -168,11 +168,11 @@ int tamm__workers_start(int n, int others, int (*others_busy)(void))
     tamm__rt.nthreads = n + others; /* the other executors' entries follow (they start them) */
     others_busy_fn = others_busy;
     int all = tamm__rt.nthreads;
-    tamm__rt.workers = aligned_alloc(TAMM_CACHELINE, sizeof(tamm_worker) * (size_t)all);
+    tamm__rt.workers = aligned_alloc(TAMM_CACHELINE, sizeof(tamm__worker) * (size_t)all);
     if (!tamm__rt.workers) return TAMM_ENOMEM;
-    memset(tamm__rt.workers, 0, sizeof(tamm_worker) * (size_t)all);
+    memset(tamm__rt.workers, 0, sizeof(tamm__worker) * (size_t)all);
     for (int i = 0; i < all; i++) {
-        tamm_worker *w = &tamm__rt.workers[i];
+        tamm__worker *w = &tamm__rt.workers[i];
         w->id = i;
         w->rng = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
         tamm__deque_init(&w->dq, 4096);
@@ -214,9 +214,9 @@ int tamm__help_until_nested(int (*cond)(void *), void *arg) { return help_loop(c
 
 static int help_loop(int (*cond)(void *), void *arg, int top)
 {
-    tamm_worker *w = tamm__self();
+    tamm__worker *w = tamm__self();
     if (!w) return TAMM_ESTATE;
-    const tamm_sched_ops *s = tamm__rt.sched;
+    const tamm__sched_ops *s = tamm__rt.sched;
     int spins = 0, quiet = 0;
     uint64_t last = progress();
     for (;;) {
@@ -224,7 +224,7 @@ static int help_loop(int (*cond)(void *), void *arg, int top)
             tamm__worker_flush(w); /* back to the caller */
             return TAMM_OK;
         }
-        tamm_task_s *t = next_task(w);
+        tamm__task_s *t = next_task(w);
         if (t) {
             run(w, t);
             spins = 0;

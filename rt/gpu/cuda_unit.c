@@ -40,10 +40,10 @@
 
 #define OPS (tamm__gpus.ops)
 
-static inline tamm_ublk *U(const tamm_gpu *g, const tamm_tensor *T, long lin) { return &T->gpu->u[(size_t)g->id * (size_t)T->nblk + (size_t)lin]; }
-static inline tamm_gblk *GB(const tamm_tensor *T, long lin) { return &T->gpu->blk[lin]; }
-static inline unsigned BIT(const tamm_gpu *g) { return 1u << g->id; }
-static inline void *task_stream(tamm_gpu *g, tamm_pend *rec) { return rec->stream < 0 ? g->copy_stream : g->stream[rec->stream]; }
+static inline tamm__ublk *U(const tamm__gpu *g, const tamm_tensor *T, long lin) { return &T->gpu->u[(size_t)g->id * (size_t)T->nblk + (size_t)lin]; }
+static inline tamm__gblk *GB(const tamm_tensor *T, long lin) { return &T->gpu->blk[lin]; }
+static inline unsigned BIT(const tamm__gpu *g) { return 1u << g->id; }
+static inline void *task_stream(tamm__gpu *g, tamm__pend *rec) { return rec->stream < 0 ? g->copy_stream : g->stream[rec->stream]; }
 
 /* ------------------------------------------------------------------ */
 /* pinned host memory: homes and staging buffers                         */
@@ -149,7 +149,7 @@ static void home_raw_put(void *p, size_t bytes)
     if (bytes < RAW_POOLED_BELOW) pin_give((pinned *)p - 1);
     else pinned_delete((pinned *)p - 1);
 }
-const tamm_home_ops tamm__pinned_homes = { home_get, home_put, home_raw_get, home_raw_put };
+const tamm__home_ops tamm__pinned_homes = { home_get, home_put, home_raw_get, home_raw_put };
 
 /* A staging buffer (write-backs of partial sums, commits of private buffers): within the host
  * memory limit when there is one (the reservation of its task or hold covers it). */
@@ -176,9 +176,9 @@ static void pinned_release_all(void)
 /* ------------------------------------------------------------------ */
 /* tensors                                                               */
 /* ------------------------------------------------------------------ */
-tamm_tgpu *tamm__tgpu_new(tamm_tensor *T, int ngpu)
+tamm__tgpu *tamm__tgpu_new(tamm_tensor *T, int ngpu)
 {
-    tamm_tgpu *tg = tamm__xcalloc(1, sizeof *tg);
+    tamm__tgpu *tg = tamm__xcalloc(1, sizeof *tg);
     tg->blk = tamm__xcalloc((size_t)T->nblk, sizeof *tg->blk);
     tg->u = tamm__xcalloc((size_t)T->nblk * (size_t)ngpu, sizeof *tg->u);
     for (long b = 0; b < T->nblk; b++) {
@@ -187,7 +187,7 @@ tamm_tgpu *tamm__tgpu_new(tamm_tensor *T, int ngpu)
         atomic_init(&tg->blk[b].valid, 0);
         atomic_init(&tg->blk[b].ver, 1);
         for (int g = 0; g < ngpu; g++) {
-            tamm_ublk *u = &tg->u[(size_t)g * (size_t)T->nblk + (size_t)b];
+            tamm__ublk *u = &tg->u[(size_t)g * (size_t)T->nblk + (size_t)b];
             u->state = TAMM_BS_UNALLOC;
             u->T = T;
             u->lin = b;
@@ -200,10 +200,10 @@ void tamm__tgpu_free(tamm_tensor *T)
 {
     if (!T->gpu) return;
     for (int i = 0; i < tamm__gpus.n; i++) {
-        tamm_gpu *g = &tamm__gpus.g[i];
+        tamm__gpu *g = &tamm__gpus.g[i];
         pthread_mutex_lock(&g->lock);
         for (long b = 0; b < T->nblk; b++) {
-            tamm_ublk *u = U(g, T, b);
+            tamm__ublk *u = U(g, T, b);
             if (u->in_lru) {
                 u->prev->next = u->next;
                 u->next->prev = u->prev;
@@ -227,7 +227,7 @@ void tamm__tgpu_free(tamm_tensor *T)
     T->gpu = NULL;
 }
 
-void tamm__unit_drain_frees(tamm_gpu *g)
+void tamm__unit_drain_frees(tamm__gpu *g)
 {
     pthread_mutex_lock(&g->lock);
     if (g->nfrees) /* a task that ended its dependences early may still use them: free after what is issued */
@@ -240,11 +240,11 @@ void tamm__unit_drain_frees(tamm_gpu *g)
     pthread_mutex_unlock(&g->lock);
 }
 
-size_t tamm__task_footprint(const tamm_task_s *t)
+size_t tamm__task_footprint(const tamm__task_s *t)
 {
     size_t n = 0;
     for (int i = 0; i < t->ndep; i++) {
-        const tamm_dep *d = &t->dep[i];
+        const tamm__dep *d = &t->dep[i];
         if (d->lin >= 0) { n += d->T->blocks[d->lin].bytes; continue; }
         for (long b = 0; b < d->T->nblk; b++) n += d->T->blocks[b].bytes;
     }
@@ -254,27 +254,27 @@ size_t tamm__task_footprint(const tamm_task_s *t)
 /* ------------------------------------------------------------------ */
 /* records, ordering, LRU                                                */
 /* ------------------------------------------------------------------ */
-static void item_add(tamm_pend *rec, tamm_pi_kind k, tamm_tensor *T, long lin, tamm_ublk *u, void *staging, size_t bytes)
+static void item_add(tamm__pend *rec, tamm__pi_kind k, tamm_tensor *T, long lin, tamm__ublk *u, void *staging, size_t bytes)
 {
     if (rec->nitems == rec->capitems) {
         rec->capitems = rec->capitems ? 2 * rec->capitems : 8;
         rec->items = tamm__xrealloc(rec->items, (size_t)rec->capitems * sizeof *rec->items);
     }
-    rec->items[rec->nitems++] = (tamm_pitem){ k, T, lin, u, staging, bytes };
+    rec->items[rec->nitems++] = (tamm__pitem){ k, T, lin, u, staging, bytes };
 }
 
 /* Recording: rec issued a copy of block (T, lin) (the trace draws it when rec completes). */
-static void trace_copy(tamm_pend *rec, tamm_cp_dir dir, tamm_tensor *T, long lin, size_t bytes)
+static void trace_copy(tamm__pend *rec, tamm__cp_dir dir, tamm_tensor *T, long lin, size_t bytes)
 {
     if (TAMM_LIKELY(!tamm__rt.recording)) return;
     if (rec->ntcopies == rec->captcopies) {
         rec->captcopies = rec->captcopies ? 2 * rec->captcopies : 8;
         rec->tcopies = tamm__xrealloc(rec->tcopies, (size_t)rec->captcopies * sizeof *rec->tcopies);
     }
-    rec->tcopies[rec->ntcopies++] = (tamm_tcopy){ tamm__now_ns(), bytes, T, lin, (int)dir };
+    rec->tcopies[rec->ntcopies++] = (tamm__tcopy){ tamm__now_ns(), bytes, T, lin, (int)dir };
 }
 
-static void waiter_add(tamm_pend *rec, tamm_task_s *t)
+static void waiter_add(tamm__pend *rec, tamm__task_s *t)
 {
     if (rec->nwaiters == rec->capwaiters) {
         rec->capwaiters = rec->capwaiters ? 2 * rec->capwaiters : 8;
@@ -283,12 +283,12 @@ static void waiter_add(tamm_pend *rec, tamm_task_s *t)
     rec->waiters[rec->nwaiters++] = t;
 }
 
-static inline int live(const tamm_pend *p, uint64_t seq) { return p && p->seq == seq; }
+static inline int live(const tamm__pend *p, uint64_t seq) { return p && p->seq == seq; }
 
-static tamm_pend *batch(tamm_gpu *g)
+static tamm__pend *batch(tamm__gpu *g)
 {
     if (!g->batch) {
-        tamm_pend *r = tamm__rec_get(g);
+        tamm__pend *r = tamm__rec_get(g);
         r->stream = -1;
         r->task = NULL;
         r->t_issue = tamm__now_ns();
@@ -297,9 +297,9 @@ static tamm_pend *batch(tamm_gpu *g)
     return g->batch;
 }
 
-void tamm__unit_close_batch(tamm_gpu *g)
+void tamm__unit_close_batch(tamm__gpu *g)
 {
-    tamm_pend *r = g->batch;
+    tamm__pend *r = g->batch;
     if (!r) return;
     g->batch = NULL;
     if (OPS->record(r->ev, g->copy_stream)) tamm__gpu_fail(g, NULL, "recording the copy stream's event");
@@ -311,7 +311,7 @@ void tamm__unit_close_batch(tamm_gpu *g)
 }
 
 /* Order rec's stream after record p (another stream's) unless p is done. */
-static void wait_rec(tamm_gpu *g, tamm_pend *p, uint64_t seq, tamm_pend *rec)
+static void wait_rec(tamm__gpu *g, tamm__pend *p, uint64_t seq, tamm__pend *rec)
 {
     if (!live(p, seq) || p == rec) return;
     if (p->task && rec->task && (p->task->flags & TAMM_TF_DEPS_ENDED)) rec->ahead = 1; /* behind its parent in flight */
@@ -320,12 +320,12 @@ static void wait_rec(tamm_gpu *g, tamm_pend *p, uint64_t seq, tamm_pend *rec)
     if (OPS->wait(task_stream(g, rec), p->ev)) tamm__gpu_fail(g, rec->task, "ordering streams (cudaStreamWaitEvent)");
 }
 
-static inline int sidx(const tamm_pend *rec) { return rec->stream < 0 ? TAMM_GPU_STREAMS : rec->stream; }
+static inline int sidx(const tamm__pend *rec) { return rec->stream < 0 ? TAMM_GPU_STREAMS : rec->stream; }
 
 /* Before rec's stream reads u->buf: wait for the last record that wrote it on
  * another stream; rec becomes a reader.  Readers on different streams are not
  * ordered with each other (read-read sharing).  Unit lock held. */
-static void use_read(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
+static void use_read(tamm__gpu *g, tamm__ublk *u, tamm__pend *rec)
 {
     TAMM_ASSERT(tamm__mutex_held(&g->lock));
     wait_rec(g, u->use, u->use_seq, rec);
@@ -337,7 +337,7 @@ static void use_read(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
 /* Before rec's stream writes (or frees) u->buf: wait for the last writer and
  * for every reader since, on other streams; rec becomes the last writer.
  * Unit lock held. */
-static void use_write(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
+static void use_write(tamm__gpu *g, tamm__ublk *u, tamm__pend *rec)
 {
     TAMM_ASSERT(tamm__mutex_held(&g->lock));
     wait_rec(g, u->use, u->use_seq, rec);
@@ -350,7 +350,7 @@ static void use_write(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
 }
 
 /* rec (a task being issued: its event is not recorded yet) has touched u->buf */
-static int touched_unrecorded(const tamm_ublk *u)
+static int touched_unrecorded(const tamm__ublk *u)
 {
     if (live(u->use, u->use_seq) && u->use->task && !u->use->closed) return 1;
     for (int k = 0; k <= TAMM_GPU_STREAMS; k++)
@@ -358,7 +358,7 @@ static int touched_unrecorded(const tamm_ublk *u)
     return 0;
 }
 
-static void lru_remove(tamm_gpu *g, tamm_ublk *u)
+static void lru_remove(tamm__gpu *g, tamm__ublk *u)
 {
     (void)g;
     if (!u->in_lru) return;
@@ -367,7 +367,7 @@ static void lru_remove(tamm_gpu *g, tamm_ublk *u)
     u->in_lru = 0;
 }
 
-static void lru_push(tamm_gpu *g, tamm_ublk *u)
+static void lru_push(tamm__gpu *g, tamm__ublk *u)
 {
     if (u->in_lru) lru_remove(g, u);
     u->prev = g->lru.prev;
@@ -377,13 +377,13 @@ static void lru_push(tamm_gpu *g, tamm_ublk *u)
     u->in_lru = 1;
 }
 
-void tamm__unit_init(tamm_gpu *g)
+void tamm__unit_init(tamm__gpu *g)
 {
     pthread_mutex_init(&g->lock, NULL);
     g->lru.next = g->lru.prev = &g->lru;
 }
 
-void tamm__unit_fini(tamm_gpu *g)
+void tamm__unit_fini(tamm__gpu *g)
 {
     free(g->frees);
     g->frees = NULL;
@@ -396,7 +396,7 @@ void tamm__unit_fini(tamm_gpu *g)
 /* ------------------------------------------------------------------ */
 static void *home_of(tamm_tensor *T, long lin)
 {
-    tamm_block_s *b = &T->blocks[lin];
+    tamm__block_s *b = &T->blocks[lin];
     tamm__spin_lock(&b->lock);
     void *h = tamm__block_home(T, lin);
     tamm__spin_unlock(&b->lock);
@@ -404,20 +404,20 @@ static void *home_of(tamm_tensor *T, long lin)
 }
 
 /* rec holds the home of (T, lin) (with extra staging bytes) until it completes */
-static void rec_hold(tamm_pend *rec, tamm_tensor *T, long lin, size_t extra)
+static void rec_hold(tamm__pend *rec, tamm_tensor *T, long lin, size_t extra)
 {
     if (rec->nholds == rec->capholds) {
         rec->capholds = rec->capholds ? 2 * rec->capholds : 8;
         rec->holds = tamm__xrealloc(rec->holds, (size_t)rec->capholds * sizeof *rec->holds);
     }
-    rec->holds[rec->nholds++] = (tamm_phold){ T, lin, extra };
+    rec->holds[rec->nholds++] = (tamm__phold){ T, lin, extra };
 }
 
 /* The home of (T, lin) for a copy rec issues now: one that reads it (read), or one that
  * overwrites it whole.  Under TAMM_MEMORY_LIMIT it is held until rec completes: a block of
  * rec's task is pinned by the task's admission already; any other (a whole-tensor ref's)
  * is held beyond the reservations if need be, as a CPU task's body makes it resident. */
-static void *hold_home(tamm_pend *rec, tamm_tensor *T, long lin, int read)
+static void *hold_home(tamm__pend *rec, tamm_tensor *T, long lin, int read)
 {
     if (!tamm__ml_on) return home_of(T, lin);
     void *h = NULL;
@@ -427,7 +427,7 @@ static void *hold_home(tamm_pend *rec, tamm_tensor *T, long lin, int read)
 }
 
 /* ---- write-backs without a hold (TAMM_MEMORY_LIMIT) ---- */
-int tamm__unit_wb_init(tamm_gpu *g)
+int tamm__unit_wb_init(tamm__gpu *g)
 {
     size_t c = tamm__ml_chunk();
     if (OPS->event_create(&g->wb_ev)) return -1;
@@ -437,7 +437,7 @@ int tamm__unit_wb_init(tamm_gpu *g)
     return 0;
 }
 
-void tamm__unit_wb_fini(tamm_gpu *g)
+void tamm__unit_wb_fini(tamm__gpu *g)
 {
     if (!g->wb[0]) return;
     size_t c = tamm__ml_chunk();
@@ -449,14 +449,14 @@ void tamm__unit_wb_fini(tamm_gpu *g)
     g->wb_ev = NULL;
 }
 
-typedef struct { tamm_gpu *g; tamm_ublk *u; } wb_arg;
+typedef struct { tamm__gpu *g; tamm__ublk *u; } wb_arg;
 
 /* tamm__ml_store's fetch: bytes [off, off + n) of the copy into dst, on the copy stream,
  * waited for here (the copy stream is ordered after the copy's last writer already) */
 static int wb_fetch(void *arg, void *dst, size_t off, size_t n)
 {
     wb_arg *a = arg;
-    tamm_gpu *g = a->g;
+    tamm__gpu *g = a->g;
     if (OPS->d2h(dst, (char *)a->u->buf + off, n, g->copy_stream) || OPS->record(g->wb_ev, g->copy_stream)) {
         tamm__gpu_fail(g, NULL, "writing a block back to the host memory limit's spill file");
         return -1;
@@ -480,14 +480,14 @@ static int wb_fetch(void *arg, void *dst, size_t off, size_t n)
  * chunk, into its home or (not resident) its slot in the spill file, without holding host
  * memory (tamm__ml_store).  use_read on the copy stream was done.  1: stored (u is Ready, or UNI
  * after a sum), 0: not possible (the caller holds the home instead).  Unit lock held. */
-static int store_now(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
+static int store_now(tamm__gpu *g, tamm__ublk *u, tamm__pend *rec)
 {
     TAMM_ASSERT(tamm__mutex_held(&g->lock) && u->rc == 0); /* a copy no task holds is written back */
     if (!g->wb[0] || g->fatal) return 0;
     int acc = u->state == TAMM_BS_DIRTYACC;
     wb_arg a = { g, u };
     if (tamm__ml_store(u->T, u->lin, acc, wb_fetch, &a, g->wb[0], g->wb[1])) return 0;
-    tamm_gblk *gb = GB(u->T, u->lin);
+    tamm__gblk *gb = GB(u->T, u->lin);
     /* an earlier write-back of this copy still in flight clears the masks when it completes
      * (until then the home may lack what it brings) */
     int earlier = live(u->flush, u->flush_seq);
@@ -508,7 +508,7 @@ static int store_now(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
  * DirtyAcc -> AccAll -> UNI.  The home is current when rec completes
  * (1), or already (0: nothing to flush, or stored at once under
  * TAMM_MEMORY_LIMIT).  Unit lock held. */
-static int flush_locked(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
+static int flush_locked(tamm__gpu *g, tamm__ublk *u, tamm__pend *rec)
 {
     TAMM_ASSERT(tamm__mutex_held(&g->lock) && u->rc == 0); /* the table's FLUSH needs RC == 0 */
     tamm_tensor *T = u->T;
@@ -556,15 +556,15 @@ static int flush_locked(tamm_gpu *g, tamm_ublk *u, tamm_pend *rec)
  * (on the copy stream), then free it in stream order.  A copy the task being
  * issued has touched (creadwrite reads it without holding it) is skipped: its
  * event is not recorded yet, so nothing could wait for it.  Unit lock held. */
-static int evict_one(tamm_gpu *g)
+static int evict_one(tamm__gpu *g)
 {
     TAMM_ASSERT(tamm__mutex_held(&g->lock));
-    tamm_ublk *u = g->lru.next;
+    tamm__ublk *u = g->lru.next;
     while (u != &g->lru && touched_unrecorded(u)) u = u->next;
     if (u == &g->lru) return -1;
     TAMM_ASSERT(u->rc == 0 && u->buf != NULL); /* the LRU holds only copies no task holds */
     lru_remove(g, u);
-    tamm_pend *b = batch(g);
+    tamm__pend *b = batch(g);
     flush_locked(g, u, b);
     use_write(g, u, b);
     if (OPS->free(u->buf, g->copy_stream)) tamm__gpu_fail(g, NULL, "freeing an evicted block");
@@ -579,7 +579,7 @@ static int evict_one(tamm_gpu *g)
 
 /* Device memory for rec's stream within the limit, evicting as needed.
  * Returns NULL (and *why) when even an empty unit cannot hold it. */
-static void *dev_alloc(tamm_gpu *g, tamm_pend *rec, size_t bytes, const char **why)
+static void *dev_alloc(tamm__gpu *g, tamm__pend *rec, size_t bytes, const char **why)
 {
     int evicted = 0;
     while (g->used + bytes > g->limit) {
@@ -589,7 +589,7 @@ static void *dev_alloc(tamm_gpu *g, tamm_pend *rec, size_t bytes, const char **w
     void *s = task_stream(g, rec);
     if (evicted && g->batch && rec->stream >= 0) {
         /* the write-backs of what was evicted happen before this stream reuses the memory */
-        tamm_pend *b = g->batch;
+        tamm__pend *b = g->batch;
         tamm__unit_close_batch(g);
         if (OPS->wait(s, b->ev)) tamm__gpu_fail(g, rec->task, "ordering an eviction before reuse");
     }
@@ -603,15 +603,15 @@ static void *dev_alloc(tamm_gpu *g, tamm_pend *rec, size_t bytes, const char **w
     return p;
 }
 
-int tamm__unit_flush(tamm_gpu *g, tamm_flushreq *r)
+int tamm__unit_flush(tamm__gpu *g, tamm__flushreq *r)
 {
     pthread_mutex_lock(&g->lock);
     if (!r->T->gpu) { pthread_mutex_unlock(&g->lock); tamm__task_dep_satisfied(r->t); return 1; }
-    tamm_ublk *u = U(g, r->T, r->lin);
+    tamm__ublk *u = U(g, r->T, r->lin);
     int done_now = 0;
     if (u->state == TAMM_BS_DIRTY || u->state == TAMM_BS_DIRTYACC) {
         if (u->rc > 0) { pthread_mutex_unlock(&g->lock); return 0; }
-        tamm_pend *b = batch(g);
+        tamm__pend *b = batch(g);
         if (flush_locked(g, u, b)) waiter_add(b, r->t);
         else if (live(u->flush, u->flush_seq)) waiter_add(u->flush, r->t); /* stored now, after an earlier one */
         else done_now = 1;
@@ -628,16 +628,16 @@ int tamm__unit_flush(tamm_gpu *g, tamm_flushreq *r)
 /* ------------------------------------------------------------------ */
 /* prefetch                                                              */
 /* ------------------------------------------------------------------ */
-int tamm__unit_prefetch(tamm_gpu *g, tamm_tensor *T, long lin)
+int tamm__unit_prefetch(tamm__gpu *g, tamm_tensor *T, long lin)
 {
     if (!T->gpu) return 0;
-    tamm_gblk *gb = GB(T, lin);
+    tamm__gblk *gb = GB(T, lin);
     /* the home is current (its task is ready: a newer copy elsewhere was flushed before it was queued) */
     if (atomic_load(&gb->dirty_w) || atomic_load(&gb->dirty_a)) return 0;
     size_t bytes = T->blocks[lin].bytes;
     int did = 0;
     pthread_mutex_lock(&g->lock);
-    tamm_ublk *u = U(g, T, lin);
+    tamm__ublk *u = U(g, T, lin);
     if (u->state == TAMM_BS_READY && u->ver != atomic_load(&gb->ver)) u->state = TAMM_BS_UNI; /* the home changed */
     if ((u->state == TAMM_BS_UNALLOC || u->state == TAMM_BS_UNI) && u->rc == 0 &&
         (u->buf || g->used + bytes <= g->limit)) { /* never an eviction: room only */
@@ -649,7 +649,7 @@ int tamm__unit_prefetch(tamm_gpu *g, tamm_tensor *T, long lin)
             pthread_mutex_unlock(&g->lock);
             return 0;
         }
-        tamm_pend *b = batch(g);
+        tamm__pend *b = batch(g);
         if (tamm__ml_on) rec_hold(b, T, lin, 0);
         if (!u->buf) {
             if (OPS->alloc(&u->buf, bytes, g->copy_stream)) { /* the device is full: not now */
@@ -676,30 +676,30 @@ int tamm__unit_prefetch(tamm_gpu *g, tamm_tensor *T, long lin)
     return did;
 }
 
-int tamm__unit_parent_stream(tamm_gpu *g, const tamm_task_s *t)
+int tamm__unit_parent_stream(tamm__gpu *g, const tamm__task_s *t)
 {
     int k = -1;
     pthread_mutex_lock(&g->lock);
     for (int i = 0; i < t->ndep && k < 0; i++) {
-        const tamm_dep *d = &t->dep[i];
+        const tamm__dep *d = &t->dep[i];
         if (d->lin < 0 || !d->T->gpu) continue;
-        const tamm_ublk *u = U(g, d->T, d->lin);
+        const tamm__ublk *u = U(g, d->T, d->lin);
         if (live(u->use, u->use_seq) && u->use->task && (u->use->task->flags & TAMM_TF_DEPS_ENDED)) k = u->use->stream;
     }
     pthread_mutex_unlock(&g->lock);
     return k;
 }
 
-int tamm__unit_home_busy(tamm_gpu *g, const tamm_task_s *t)
+int tamm__unit_home_busy(tamm__gpu *g, const tamm__task_s *t)
 {
     int busy = 0;
     pthread_mutex_lock(&g->lock);
     for (int i = 0; i < t->ndep && !busy; i++) {
-        const tamm_dep *d = &t->dep[i];
+        const tamm__dep *d = &t->dep[i];
         if (!d->T->gpu) continue;
         long b0 = d->lin >= 0 ? d->lin : 0, b1 = d->lin >= 0 ? d->lin + 1 : d->T->nblk;
         for (long b = b0; b < b1 && !busy; b++) {
-            const tamm_ublk *u = U(g, d->T, b);
+            const tamm__ublk *u = U(g, d->T, b);
             busy = u->buf && live(u->use, u->use_seq) && !u->use->task; /* a copy-stream write: a prefetch */
         }
     }
@@ -707,13 +707,13 @@ int tamm__unit_home_busy(tamm_gpu *g, const tamm_task_s *t)
     return busy;
 }
 
-int tamm__unit_wants_home(void *arg, const tamm_dep *d)
+int tamm__unit_wants_home(void *arg, const tamm__dep *d)
 {
-    const tamm_gpu *g = arg;
+    const tamm__gpu *g = arg;
     /* a read (or a creadwrite's copy) from the home, unless g holds a current or newer copy (the
      * masks are hints, read without a lock: a copy evicted since is read back on use) */
     if (d->lin < 0 || !(d->perm & (TAMM_READ | TAMM_CANCELLABLE)) || !d->T->gpu) return 0;
-    const tamm_gblk *gb = GB(d->T, d->lin);
+    const tamm__gblk *gb = GB(d->T, d->lin);
     return !((atomic_load_explicit(&gb->valid, memory_order_relaxed) | atomic_load_explicit(&gb->dirty_w, memory_order_relaxed)) &
              BIT(g));
 }
@@ -721,9 +721,9 @@ int tamm__unit_wants_home(void *arg, const tamm_dep *d)
 /* ------------------------------------------------------------------ */
 /* get_buf on a GPU                                                      */
 /* ------------------------------------------------------------------ */
-static void *record(tamm_ctx *ctx, void *ptr, tamm_tensor *T, long lin, size_t bytes, tamm_bufkind k, unsigned flags)
+static void *record(tamm_ctx *ctx, void *ptr, tamm_tensor *T, long lin, size_t bytes, tamm__bufkind k, unsigned flags)
 {
-    tamm_bufrec *r = tamm__ctx_rec_add(ctx);
+    tamm__bufrec *r = tamm__ctx_rec_add(ctx);
     r->ptr = ptr;
     r->T = T;
     r->lin = lin;
@@ -734,8 +734,8 @@ static void *record(tamm_ctx *ctx, void *ptr, tamm_tensor *T, long lin, size_t b
 }
 
 /* a private device buffer (accumulation, temp, cancellable, scratch) */
-static void *private_dev(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T, long lin, size_t bytes,
-                         tamm_bufkind k, unsigned flags, int zero)
+static void *private_dev(tamm__gpu *g, tamm__pend *rec, tamm_ctx *ctx, tamm_tensor *T, long lin, size_t bytes,
+                         tamm__bufkind k, unsigned flags, int zero)
 {
     const char *why = NULL;
     char bn[128];
@@ -750,7 +750,7 @@ static void *private_dev(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor
     return record(ctx, p, T, lin, bytes, k, flags);
 }
 
-void *tamm__unit_scratch(tamm_gpu *g, tamm_pend *rec, size_t bytes)
+void *tamm__unit_scratch(tamm__gpu *g, tamm__pend *rec, size_t bytes)
 {
     pthread_mutex_lock(&g->lock);
     void *p = private_dev(g, rec, &rec->ctx, NULL, 0, bytes ? bytes : 1, TAMM_BK_SCRATCH, 0, 0);
@@ -758,7 +758,7 @@ void *tamm__unit_scratch(tamm_gpu *g, tamm_pend *rec, size_t bytes)
     return p;
 }
 
-void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T, long lin, int req, int implicit,
+void *tamm__unit_get(tamm__gpu *g, tamm__pend *rec, tamm_ctx *ctx, tamm_tensor *T, long lin, int req, int implicit,
                      int canc)
 {
     size_t bytes = T->blocks[lin].bytes;
@@ -766,11 +766,11 @@ void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T,
     unsigned flags = (implicit ? TAMM_BR_IMPLICIT : 0) | (canc ? TAMM_BR_CANCELLABLE : 0);
     char bn[128], why[160];
     pthread_mutex_lock(&g->lock);
-    tamm_ublk *u = U(g, T, lin);
-    tamm_gblk *gb = GB(T, lin);
+    tamm__ublk *u = U(g, T, lin);
+    tamm__gblk *gb = GB(T, lin);
     void *out = NULL;
     if (req == TAMM_REQ_TMP || req == TAMM_REQ_CWRITE || req == TAMM_REQ_CRW) {
-        tamm_bufkind k = req == TAMM_REQ_TMP ? TAMM_BK_TMP : req == TAMM_REQ_CWRITE ? TAMM_BK_CWRITE : TAMM_BK_CRW;
+        tamm__bufkind k = req == TAMM_REQ_TMP ? TAMM_BK_TMP : req == TAMM_REQ_CWRITE ? TAMM_BK_CWRITE : TAMM_BK_CRW;
         out = private_dev(g, rec, ctx, T, lin, bytes, k, flags, 0);
         if (out && req == TAMM_REQ_CRW) {
             int r;
@@ -791,7 +791,7 @@ void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T,
         pthread_mutex_unlock(&g->lock);
         return out;
     }
-    tamm_blk_op op = req == TAMM_REQ_READ ? TAMM_BOP_READ : req == TAMM_REQ_WRITE ? TAMM_BOP_WRITE
+    tamm__blk_op op = req == TAMM_REQ_READ ? TAMM_BOP_READ : req == TAMM_REQ_WRITE ? TAMM_BOP_WRITE
                    : req == TAMM_REQ_RW ? TAMM_BOP_RW : TAMM_BOP_ACC;
     if (op == TAMM_BOP_ACC && (u->rc > 0 || canc)) {
         /* another running task holds the copy (or the sum may be cancelled): a private zeroed buffer */
@@ -819,9 +819,9 @@ void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T,
     TAMM_ASSERT(tamm__mutex_held(&g->lock)); /* the GPU's lock guards its units' states */
     for (;;) {
         TAMM_ASSERT(tamm__blk_consistent(u->state, u->rc));
-        tamm_blk_step st = tamm__blk_step((tamm_blk_state)u->state, u->rc, 0, op);
+        tamm__blk_step_t st = tamm__blk_step((tamm__blk_state)u->state, u->rc, 0, op);
         if (st.result != TAMM_BLK_OK) {
-            tamm__blk_why((tamm_blk_state)u->state, u->rc, 0, op, why, sizeof why);
+            tamm__blk_why((tamm__blk_state)u->state, u->rc, 0, op, why, sizeof why);
             tamm__error(ctx->task, TAMM_EFSM, "%s on %s (GPU %d): %s (a block can be held once for writing in a task)",
                         tamm__blk_op_name(op), tamm__block_name(T, lin, bn, sizeof bn), g->id, why);
             goto scratch;
@@ -878,7 +878,7 @@ void *tamm__unit_get(tamm_gpu *g, tamm_pend *rec, tamm_ctx *ctx, tamm_tensor *T,
         atomic_fetch_and(&gb->valid, ~BIT(g));
     }
     lru_remove(g, u);
-    tamm_bufkind k = op == TAMM_BOP_READ ? TAMM_BK_READ : op == TAMM_BOP_WRITE ? TAMM_BK_WRITE
+    tamm__bufkind k = op == TAMM_BOP_READ ? TAMM_BK_READ : op == TAMM_BOP_WRITE ? TAMM_BK_WRITE
                    : op == TAMM_BOP_RW ? TAMM_BK_RW : TAMM_BK_ACC_INPLACE;
     out = record(ctx, u->buf, T, lin, bytes, k, flags);
     pthread_mutex_unlock(&g->lock);
@@ -889,13 +889,13 @@ scratch: /* under TAMM_ON_ERROR=return the task goes on with a buffer that is dr
     return out;
 }
 
-int tamm__unit_release(tamm_ctx *ctx, tamm_bufrec *r, int how)
+int tamm__unit_release(tamm_ctx *ctx, tamm__bufrec *r, int how)
 {
-    tamm_task_s *t = ctx->task;
+    tamm__task_s *t = ctx->task;
     char bn[128];
     int rc = TAMM_OK, eff = how;
     const char *name = r->T ? tamm__block_name(r->T, r->lin, bn, sizeof bn) : "?";
-    switch ((tamm_bufkind)r->kind) {
+    switch ((tamm__bufkind)r->kind) {
     case TAMM_BK_READ:
         if (how == TAMM_REL_ADD) {
             rc = tamm__error(t, TAMM_EBUF, "tamm_release_add on the read buffer of %s (use tamm_release_put or "
@@ -909,7 +909,7 @@ int tamm__unit_release(tamm_ctx *ctx, tamm_bufrec *r, int how)
             rc = tamm__error(t, TAMM_ECANCEL, "tamm_release_cancel on the %s buffer of %s, which is not cancellable",
                              tamm__buf_kind_name(r->kind), name);
         else if ((how == TAMM_REL_ADD) != want_add)
-            rc = tamm__error(t, TAMM_EBUF, "%s on the %s buffer of %s (use %s)", tamm__rel_name((tamm_relkind)how), tamm__buf_kind_name(r->kind), name,
+            rc = tamm__error(t, TAMM_EBUF, "%s on the %s buffer of %s (use %s)", tamm__rel_name((tamm__relkind)how), tamm__buf_kind_name(r->kind), name,
                              want_add ? "tamm_release_add" : "tamm_release_put");
         eff = TAMM_REL_PUT; /* the copy is released either way */
         break;
@@ -928,7 +928,7 @@ int tamm__unit_release(tamm_ctx *ctx, tamm_bufrec *r, int how)
             unsigned perm = tamm__task_perm(t, r->T, r->lin, NULL);
             if (!tamm__perm_allows(how == TAMM_REL_PUT ? TAMM_OP_WRITE : TAMM_OP_ACC, perm)) {
                 rc = tamm__error(t, TAMM_EPERM, "%s of a tmp buffer into %s: the task has %s permission on that block",
-                                 tamm__rel_name((tamm_relkind)how), name, tamm__perm_name(perm));
+                                 tamm__rel_name((tamm__relkind)how), name, tamm__perm_name(perm));
                 eff = TAMM_REL_CANCEL;
             }
         }
@@ -952,17 +952,17 @@ int tamm__unit_release(tamm_ctx *ctx, tamm_bufrec *r, int how)
 /* ------------------------------------------------------------------ */
 /* the end of a task                                                     */
 /* ------------------------------------------------------------------ */
-static void free_private(tamm_gpu *g, tamm_pend *rec, tamm_bufrec *r)
+static void free_private(tamm__gpu *g, tamm__pend *rec, tamm__bufrec *r)
 {
     if (OPS->free(r->ptr, task_stream(g, rec))) tamm__gpu_fail(g, rec->task, "freeing a private buffer");
     g->used -= r->bytes;
 }
 
 /* Commit private buffer r into the home when rec completes (by copy or by sum). */
-static void commit_private(tamm_gpu *g, tamm_pend *rec, tamm_bufrec *r, int add)
+static void commit_private(tamm__gpu *g, tamm__pend *rec, tamm__bufrec *r, int add)
 {
     void *s = task_stream(g, rec);
-    tamm_ublk *u = U(g, r->T, r->lin);
+    tamm__ublk *u = U(g, r->T, r->lin);
     /* the commit is applied at the home when rec completes: after any write-back of this GPU's
      * copy still in flight, which would otherwise overwrite it (rec's event waits for it) */
     wait_rec(g, u->flush, u->flush_seq, rec);
@@ -988,13 +988,13 @@ static void commit_private(tamm_gpu *g, tamm_pend *rec, tamm_bufrec *r, int add)
     item_add(rec, add ? TAMM_PI_COMMIT_ADD : TAMM_PI_COMMIT_PUT, r->T, r->lin, NULL, st, r->bytes);
 }
 
-void tamm__unit_task_end(tamm_gpu *g, tamm_pend *rec)
+void tamm__unit_task_end(tamm__gpu *g, tamm__pend *rec)
 {
     tamm_ctx *ctx = &rec->ctx;
     char bn[128];
     pthread_mutex_lock(&g->lock);
     for (int i = 0; i < ctx->n; i++) {
-        tamm_bufrec *r = &ctx->recs[i];
+        tamm__bufrec *r = &ctx->recs[i];
         int private_kind = r->kind == TAMM_BK_ACC_PRIVATE || r->kind == TAMM_BK_TMP || r->kind == TAMM_BK_CWRITE ||
                            r->kind == TAMM_BK_CRW || r->kind == TAMM_BK_SCRATCH;
         if (!(r->flags & TAMM_BR_RELEASED)) {
@@ -1018,17 +1018,17 @@ void tamm__unit_task_end(tamm_gpu *g, tamm_pend *rec)
     pthread_mutex_unlock(&g->lock);
 }
 
-void tamm__unit_task_released(tamm_gpu *g, tamm_pend *rec)
+void tamm__unit_task_released(tamm__gpu *g, tamm__pend *rec)
 {
     tamm_ctx *ctx = &rec->ctx;
     pthread_mutex_lock(&g->lock);
     for (int i = 0; i < ctx->n; i++) {
-        tamm_bufrec *r = &ctx->recs[i];
+        tamm__bufrec *r = &ctx->recs[i];
         if (r->kind != TAMM_BK_READ && r->kind != TAMM_BK_WRITE && r->kind != TAMM_BK_RW && r->kind != TAMM_BK_ACC_INPLACE)
             continue;
-        tamm_ublk *u = U(g, r->T, r->lin);
-        tamm_blk_op op = (r->kind == TAMM_BK_READ && (r->flags & TAMM_BR_GPU_CANCEL)) ? TAMM_BOP_CANCEL : TAMM_BOP_RELEASE;
-        tamm_blk_step st = tamm__blk_step((tamm_blk_state)u->state, u->rc, 0, op);
+        tamm__ublk *u = U(g, r->T, r->lin);
+        tamm__blk_op op = (r->kind == TAMM_BK_READ && (r->flags & TAMM_BR_GPU_CANCEL)) ? TAMM_BOP_CANCEL : TAMM_BOP_RELEASE;
+        tamm__blk_step_t st = tamm__blk_step((tamm__blk_state)u->state, u->rc, 0, op);
         /* the task held this buffer, so the table allows its release (RC > 0) */
         TAMM_ASSERT(st.result == TAMM_BLK_OK && tamm__blk_consistent(st.next, st.rc));
         if (st.result == TAMM_BLK_OK) {
@@ -1046,7 +1046,7 @@ void tamm__unit_task_released(tamm_gpu *g, tamm_pend *rec)
 /* The home of (T, lin) changes by copy or sum of src: every Ready copy is stale. */
 static void home_update(tamm_tensor *T, long lin, const void *src, size_t bytes, int add)
 {
-    tamm_block_s *b = &T->blocks[lin];
+    tamm__block_s *b = &T->blocks[lin];
     tamm__spin_lock(&b->lock);
     void *h = tamm__block_home(T, lin);
     if (add) tamm__accumulate(T->dtype, h, src, bytes / T->esize);
@@ -1057,20 +1057,20 @@ static void home_update(tamm_tensor *T, long lin, const void *src, size_t bytes,
     tamm__spin_unlock(&b->lock);
 }
 
-void tamm__unit_complete(tamm_gpu *g, tamm_pend *rec)
+void tamm__unit_complete(tamm__gpu *g, tamm__pend *rec)
 {
     for (int i = 0; i < rec->nitems; i++) {
-        tamm_pitem *it = &rec->items[i];
+        tamm__pitem *it = &rec->items[i];
         if (it->kind == TAMM_PI_ACCALL || it->kind == TAMM_PI_COMMIT_ADD || it->kind == TAMM_PI_COMMIT_PUT) {
             home_update(it->T, it->lin, it->staging, it->bytes, it->kind != TAMM_PI_COMMIT_PUT);
             stage_put(it->staging, it->bytes);
         }
         if (it->u) {
             pthread_mutex_lock(&g->lock);
-            tamm_ublk *u = it->u;
+            tamm__ublk *u = it->u;
             if (u->flush == rec && u->flush_seq == rec->seq) {
                 u->flush = NULL;
-                tamm_gblk *gb = GB(it->T, it->lin);
+                tamm__gblk *gb = GB(it->T, it->lin);
                 if (u->state != TAMM_BS_DIRTY) atomic_fetch_and(&gb->dirty_w, ~BIT(g));
                 if (u->state != TAMM_BS_DIRTYACC) atomic_fetch_and(&gb->dirty_a, ~BIT(g));
             }

@@ -41,10 +41,10 @@
 #include <stdio.h>
 #include <string.h>
 
-tamm_gpus tamm__gpus;
-void (*tamm__gpu_recorder)(tamm_gpu *g, tamm_pend *r, uint64_t from, uint64_t to);
-static _Thread_local tamm_pend *cur_rec; /* the record of the GPU task running on this thread */
-static _Thread_local tamm_gpu *cur_gpu;
+tamm__gpus_t tamm__gpus;
+void (*tamm__gpu_recorder)(tamm__gpu *g, tamm__pend *r, uint64_t from, uint64_t to);
+static _Thread_local tamm__pend *cur_rec; /* the record of the GPU task running on this thread */
+static _Thread_local tamm__gpu *cur_gpu;
 
 #define OPS (tamm__gpus.ops)
 
@@ -98,7 +98,7 @@ void *tamm_cuda_lib_sym(unsigned lib, const char *name)
 void *tamm_cusolver_handle(void)
 {
     if (!cur_rec || cur_rec->stream < 0) return NULL;
-    tamm_gpu *g = cur_gpu;
+    tamm__gpu *g = cur_gpu;
     int k = cur_rec->stream;
     if (!g->solver[k] && !g->solver_failed[k]) { /* the CUDA worker's thread: no other touches g->solver */
         if (!lib_usable(TAMM_CUSOLVER) || OPS->solver_create(&g->solver[k], g->stream[k])) {
@@ -113,18 +113,18 @@ void *tamm_cuda_scratch(size_t bytes) { return cur_rec ? tamm__unit_scratch(cur_
 
 void *tamm__gpu_get_buf(tamm_ctx *ctx, tamm_tensor *T, long lin, int req, int implicit, int canc)
 {
-    return tamm__unit_get(cur_gpu, (tamm_pend *)ctx->unit, ctx, T, lin, req, implicit, canc);
+    return tamm__unit_get(cur_gpu, (tamm__pend *)ctx->unit, ctx, T, lin, req, implicit, canc);
 }
 
 /* a GPU's memory as a memory unit of the core (layer.h) */
-const tamm_unit_ops tamm__gpu_unit_ops = { "GPU", tamm__gpu_get_buf, tamm__unit_release };
+const tamm__unit_ops tamm__gpu_unit_ops = { "GPU", tamm__gpu_get_buf, tamm__unit_release };
 
 /* TAMM_MEMORY_LIMIT: host memory may have been given back; a worker waiting for it tries again */
 static void mem_wake(void)
 {
     atomic_fetch_add(&tamm__gpus.mem_gen, 1);
     for (int i = 0; i < tamm__gpus.n; i++) {
-        tamm_gpu *g = &tamm__gpus.g[i];
+        tamm__gpu *g = &tamm__gpus.g[i];
         /* (none waiting now: one that starts to wait read mem_gen before it tried, so it sees this bump) */
         if (!atomic_load(&g->nwaiting)) continue;
         pthread_mutex_lock(&g->req_lock);
@@ -134,7 +134,7 @@ static void mem_wake(void)
 }
 
 /* the CUDA workers as executors of ready tasks (layer.h) */
-static const tamm_route_ops gpu_router = { tamm__gpu_route, tamm__gpu_cpu_ran };
+static const tamm__route_ops gpu_router = { tamm__gpu_route, tamm__gpu_cpu_ran };
 
 /* the blocks' state in the GPUs' memories, per tensor (layer.h) */
 static int tgpu_created(tamm_tensor *T)
@@ -142,9 +142,9 @@ static int tgpu_created(tamm_tensor *T)
     T->gpu = tamm__tgpu_new(T, tamm__gpus.n);
     return TAMM_OK;
 }
-static const tamm_tensor_hooks tgpu_hooks = { tgpu_created, tamm__tgpu_free };
+static const tamm__tensor_hooks tgpu_hooks = { tgpu_created, tamm__tgpu_free };
 
-void tamm__gpu_fail(tamm_gpu *g, const tamm_task_s *t, const char *what)
+void tamm__gpu_fail(tamm__gpu *g, const tamm__task_s *t, const char *what)
 {
     /* the cause first: tasks routed once fatal is seen report theirs after it */
     tamm__error(t, TAMM_ENOTSUP, "GPU %d (%s): %s: %s", g->id, g->info.name, what, OPS->error());
@@ -154,9 +154,9 @@ void tamm__gpu_fail(tamm_gpu *g, const tamm_task_s *t, const char *what)
 /* ------------------------------------------------------------------ */
 /* records                                                               */
 /* ------------------------------------------------------------------ */
-tamm_pend *tamm__rec_get(tamm_gpu *g)
+tamm__pend *tamm__rec_get(tamm__gpu *g)
 {
-    tamm_pend *r = g->free_recs;
+    tamm__pend *r = g->free_recs;
     if (r) {
         g->free_recs = r->next;
     } else {
@@ -177,7 +177,7 @@ tamm_pend *tamm__rec_get(tamm_gpu *g)
     return r;
 }
 
-static void rec_put(tamm_gpu *g, tamm_pend *r)
+static void rec_put(tamm__gpu *g, tamm__pend *r)
 {
     int live = atomic_fetch_sub(&g->live_recs, 1);
     TAMM_ASSERT(live >= 1); /* a record goes back once */
@@ -186,10 +186,10 @@ static void rec_put(tamm_gpu *g, tamm_pend *r)
     g->free_recs = r;
 }
 
-static void rec_destroy_all(tamm_gpu *g)
+static void rec_destroy_all(tamm__gpu *g)
 {
     while (g->free_recs) {
-        tamm_pend *r = g->free_recs;
+        tamm__pend *r = g->free_recs;
         g->free_recs = r->next;
         if (r->ev) OPS->event_destroy(r->ev);
         free(r->items);
@@ -222,7 +222,7 @@ static void need_add(needvec *nv, tamm_tensor *T, long lin, int h)
 /* The flushes block (T, b) needs before a task with permission perm runs on unit. */
 static void block_needs(needvec *nv, tamm_tensor *T, long b, unsigned perm, int unit)
 {
-    tamm_gblk *gb = &T->gpu->blk[b];
+    tamm__gblk *gb = &T->gpu->blk[b];
     unsigned w = atomic_load(&gb->dirty_w), a = atomic_load(&gb->dirty_a);
     if ((perm & (7u | TAMM__PERM_ORDERED)) == TAMM_ACCUM) a = 0; /* partial sums and accumulations commute (not
                                                                      * in submission order: ordered ones wait) */
@@ -230,23 +230,23 @@ static void block_needs(needvec *nv, tamm_tensor *T, long b, unsigned perm, int 
     for (unsigned m = w | a; m; m &= m - 1) need_add(nv, T, b, __builtin_ctz(m));
 }
 
-static void post_flush(tamm_gpu *g, tamm_tensor *T, long lin, tamm_task_s *t)
+static void post_flush(tamm__gpu *g, tamm_tensor *T, long lin, tamm__task_s *t)
 {
     pthread_mutex_lock(&g->req_lock);
     if (g->nreqs == g->capreqs) {
         g->capreqs = g->capreqs ? 2 * g->capreqs : 64;
         g->reqs = tamm__xrealloc(g->reqs, (size_t)g->capreqs * sizeof *g->reqs);
     }
-    g->reqs[g->nreqs++] = (tamm_flushreq){ T, lin, t };
+    g->reqs[g->nreqs++] = (tamm__flushreq){ T, lin, t };
     pthread_cond_signal(&g->cond);
     pthread_mutex_unlock(&g->req_lock);
 }
 
 /* The home of every block t may change on the CPU is about to change: GPU copies become stale. */
-static void cpu_writes(const tamm_task_s *t)
+static void cpu_writes(const tamm__task_s *t)
 {
     for (int i = 0; i < t->ndep; i++) {
-        const tamm_dep *d = &t->dep[i];
+        const tamm__dep *d = &t->dep[i];
         if (!(d->perm & (TAMM_WRITE | TAMM_ACCUM)) || !d->T->gpu) continue;
         long b0 = d->lin >= 0 ? d->lin : 0, b1 = d->lin >= 0 ? d->lin + 1 : d->T->nblk;
         for (long b = b0; b < b1; b++) {
@@ -256,7 +256,7 @@ static void cpu_writes(const tamm_task_s *t)
     }
 }
 
-int tamm__gpu_route(tamm_task_s *t)
+int tamm__gpu_route(tamm__task_s *t)
 {
     int sentinel = (t->flags & TAMM_TF_SENTINEL) != 0;
     int unit = 0;
@@ -265,7 +265,7 @@ int tamm__gpu_route(tamm_task_s *t)
      * into an FMA, so a task with an ordered accumulation runs its CPU variant */
     if (!sentinel && t->cuda && !(t->cpu && (t->flags & TAMM_TF_ORDERED))) {
         size_t fp = tamm__task_footprint(t);
-        tamm_pick_in in;
+        tamm__pick_in in;
         tamm__gpu_pick_input(t, fp, &in);
         unit = tamm__gpu_pick(tamm__rt.cfg.gpu_sched, &in);
         if (unit < 0) {
@@ -283,7 +283,7 @@ int tamm__gpu_route(tamm_task_s *t)
     needvec nv = { NULL, 0, 16, { { 0 } } };
     nv.v = nv.inl;
     for (int i = 0; i < t->ndep; i++) {
-        const tamm_dep *d = &t->dep[i];
+        const tamm__dep *d = &t->dep[i];
         if (!d->T->gpu) continue;
         if (d->lin >= 0) block_needs(&nv, d->T, d->lin, d->perm, unit);
         else for (long b = 0; b < d->T->nblk; b++) block_needs(&nv, d->T, b, d->perm, unit);
@@ -303,7 +303,7 @@ int tamm__gpu_route(tamm_task_s *t)
         atomic_fetch_add(&tamm__gpus.cpu_running, 1);
         double b = atomic_load(&tamm__gpus.cpu_busy_ns);
         while (!atomic_compare_exchange_weak(&tamm__gpus.cpu_busy_ns, &b, b + est)) {}
-        tamm_worker *w = tamm__self();
+        tamm__worker *w = tamm__self();
         if (w && w->id >= tamm__rt.nworkers) { /* a CUDA worker's thread: CPU workers take it from the shared queue */
             if (tamm__ml_on && !tamm__ml_admit(t)) return 1; /* (queued by the host memory limit once it fits) */
             tamm__rt.sched->push(NULL, t);
@@ -312,7 +312,7 @@ int tamm__gpu_route(tamm_task_s *t)
         }
         return 0;
     }
-    tamm_gpu *g = &tamm__gpus.g[unit - 1];
+    tamm__gpu *g = &tamm__gpus.g[unit - 1];
     atomic_fetch_add(&g->queued, 1);
     double b = atomic_load(&g->busy_ns);
     while (!atomic_compare_exchange_weak(&g->busy_ns, &b, b + est)) {}
@@ -323,7 +323,7 @@ int tamm__gpu_route(tamm_task_s *t)
     return 1;
 }
 
-void tamm__gpu_cpu_ran(tamm_task_s *t, uint64_t ns)
+void tamm__gpu_cpu_ran(tamm__task_s *t, uint64_t ns)
 {
     atomic_fetch_sub(&tamm__gpus.cpu_running, 1);
     double est = t->est_ns, b = atomic_load(&tamm__gpus.cpu_busy_ns);
@@ -334,7 +334,7 @@ void tamm__gpu_cpu_ran(tamm_task_s *t, uint64_t ns)
 int tamm__gpu_busy(void)
 {
     for (int i = 0; i < tamm__gpus.n; i++) {
-        tamm_gpu *g = &tamm__gpus.g[i];
+        tamm__gpu *g = &tamm__gpus.g[i];
         if (atomic_load(&g->queued) || atomic_load(&g->running) || atomic_load(&g->live_recs) || atomic_load(&g->nwaiting))
             return 1;
         pthread_mutex_lock(&g->req_lock);
@@ -348,9 +348,9 @@ int tamm__gpu_busy(void)
 /* ------------------------------------------------------------------ */
 /* the CUDA worker                                                       */
 /* ------------------------------------------------------------------ */
-static void complete(tamm_gpu *g, tamm_pend *r, int k)
+static void complete(tamm__gpu *g, tamm__pend *r, int k)
 {
-    tamm_task_s *t = r->task;
+    tamm__task_s *t = r->task;
     /* a stream runs its records in order: r ran from its issue, or the previous one's completion, to now */
     uint64_t now = tamm__now_ns();
     uint64_t from = r->t_issue > g->last_done[k] ? r->t_issue : g->last_done[k];
@@ -382,8 +382,8 @@ static void complete(tamm_gpu *g, tamm_pend *r, int k)
 
 /* Finish every record whose event has fired.  A failed query is reported and
  * the record finished anyway: results are then wrong, but nothing hangs. */
-static int inflight(tamm_gpu *g);
-static int poll(tamm_gpu *g)
+static int inflight(tamm__gpu *g);
+static int poll(tamm__gpu *g)
 {
     int did = 0;
     if (TAMM_UNLIKELY(g->fatal) && inflight(g)) {
@@ -393,7 +393,7 @@ static int poll(tamm_gpu *g)
         OPS->sync(g->copy_stream);
     }
     for (int k = 0; k <= TAMM_GPU_STREAMS; k++) {
-        tamm_pend *r;
+        tamm__pend *r;
         while ((r = g->fifo_head[k])) {
             int q = g->fatal ? 1 : OPS->query(r->ev);
             if (q == 0) break;
@@ -407,12 +407,12 @@ static int poll(tamm_gpu *g)
     return did;
 }
 
-static int serve_requests(tamm_gpu *g)
+static int serve_requests(tamm__gpu *g)
 {
     pthread_mutex_lock(&g->req_lock);
     int n = g->nreqs;
     if (!n) { pthread_mutex_unlock(&g->req_lock); return 0; }
-    tamm_flushreq *v = g->reqs; /* take them all: the producers fill the spare array meanwhile */
+    tamm__flushreq *v = g->reqs; /* take them all: the producers fill the spare array meanwhile */
     int cap = g->capreqs;
     g->reqs = g->spare;
     g->capreqs = g->capspare;
@@ -456,7 +456,7 @@ static int serve_requests(tamm_gpu *g)
  * short), a failed device, several ranks (the MPI flow's messages), a prefetch of one of
  * its blocks still copying from the home (as a Get of its own), recording (the trace
  * of r names its tensors at completion), TAMM_CUDA_EARLY=0. */
-static int early_end(tamm_gpu *g, tamm_pend *r, tamm_task_s *t)
+static int early_end(tamm__gpu *g, tamm__pend *r, tamm__task_s *t)
 {
     if (!tamm__rt.cfg.cuda_early || g->fatal || r->home_reads || tamm__rt.recording) return 0;
     for (int i = 0; i < r->nitems; i++) /* a write-back of a copy read: the block stays dirty until it lands */
@@ -471,9 +471,9 @@ static int early_end(tamm_gpu *g, tamm_pend *r, tamm_task_s *t)
     return !tamm__unit_home_busy(g, t); /* a prefetch from one of its homes is in flight: as a Get */
 }
 
-static void run_task(tamm_gpu *g, tamm_task_s *t, int s, size_t fp)
+static void run_task(tamm__gpu *g, tamm__task_s *t, int s, size_t fp)
 {
-    tamm_pend *r = tamm__rec_get(g);
+    tamm__pend *r = tamm__rec_get(g);
     r->stream = s;
     r->task = t;
     r->reserved = fp;
@@ -512,7 +512,7 @@ static void run_task(tamm_gpu *g, tamm_task_s *t, int s, size_t fp)
 }
 
 /* t cannot run: the device failed (reported), so it is skipped and nothing waits for ever. */
-static void skip_failed(tamm_gpu *g, tamm_task_s *t)
+static void skip_failed(tamm__gpu *g, tamm__task_s *t)
 {
     OPS->sync(g->copy_stream); /* after any prefetch from its homes (its successors may write them) */
     if (t->flags & TAMM_TF_MLRES) tamm__ml_done(t);
@@ -522,10 +522,10 @@ static void skip_failed(tamm_gpu *g, tamm_task_s *t)
 
 /* TAMM_MEMORY_LIMIT: the first task of the reading list whose homes have all been read back
  * (taken off the list), or NULL. */
-static tamm_task_s *read_done(tamm_gpu *g)
+static tamm__task_s *read_done(tamm__gpu *g)
 {
-    for (tamm_task_s **p = &g->rd_head, *prev = NULL; *p; prev = *p, p = &(*p)->next) {
-        tamm_task_s *t = *p;
+    for (tamm__task_s **p = &g->rd_head, *prev = NULL; *p; prev = *p, p = &(*p)->next) {
+        tamm__task_s *t = *p;
         if (!g->fatal && tamm__ml_reading(t)) continue;
         *p = t->next;
         if (g->rd_tail == t) g->rd_tail = prev;
@@ -537,7 +537,7 @@ static tamm_task_s *read_done(tamm_gpu *g)
 }
 
 /* Append t to a list (linked by next). */
-static void list_add(tamm_task_s **head, tamm_task_s **tail, tamm_task_s *t)
+static void list_add(tamm__task_s **head, tamm__task_s **tail, tamm__task_s *t)
 {
     t->next = NULL;
     if (*tail) (*tail)->next = t;
@@ -546,13 +546,13 @@ static void list_add(tamm_task_s **head, tamm_task_s **tail, tamm_task_s *t)
 }
 
 /* Issue queued tasks while a stream has room and the memory limits admit them. */
-static int issue(tamm_gpu *g)
+static int issue(tamm__gpu *g)
 {
     int did = 0;
     unsigned gen = atomic_load(&tamm__gpus.mem_gen); /* before any try: a release after it wakes us */
     if (g->hw_head && (g->mem_seen != gen || g->fatal)) { /* host memory was given back: try those refused again */
         int n = 0;
-        for (tamm_task_s *t = g->hw_head; t; t = t->next) n++;
+        for (tamm__task_s *t = g->hw_head; t; t = t->next) n++;
         g->hw_retry = n;
         g->mem_seen = gen;
     }
@@ -564,7 +564,7 @@ static int issue(tamm_gpu *g)
         size_t fp;
         int from_hw = 0;
         /* a task admitted on the host whose homes are back (its device memory is reserved already) */
-        tamm_task_s *t = g->rd_head ? read_done(g) : NULL;
+        tamm__task_s *t = g->rd_head ? read_done(g) : NULL;
         if (t) {
             fp = tamm__task_footprint(t);
             if (g->fatal) {
@@ -649,27 +649,27 @@ static int issue(tamm_gpu *g)
  * (tamm__unit_prefetch), so that their Gets are hits when they are issued.  The queue is
  * popped only by this thread, so the tasks peeked at stay queued. */
 #define TAMM_PREFETCH_DEPTH 4
-static int prefetch(tamm_gpu *g)
+static int prefetch(tamm__gpu *g)
 {
     if (!tamm__rt.cfg.cuda_prefetch || g->fatal) return 0;
-    tamm_task_s *v[TAMM_PREFETCH_DEPTH + 1];
+    tamm__task_s *v[TAMM_PREFETCH_DEPTH + 1];
     int n = 0;
     if (g->held) v[n++] = g->held;
     if (atomic_load_explicit(&g->q.n, memory_order_relaxed)) {
         pthread_mutex_lock(&g->q.lock);
-        for (tamm_task_s *t = g->q.head; t && n < TAMM_PREFETCH_DEPTH + 1; t = t->next) v[n++] = t;
+        for (tamm__task_s *t = g->q.head; t && n < TAMM_PREFETCH_DEPTH + 1; t = t->next) v[n++] = t;
         pthread_mutex_unlock(&g->q.lock);
     }
     int did = 0;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < v[i]->ndep; j++) {
-            const tamm_dep *d = &v[i]->dep[j];
+            const tamm__dep *d = &v[i]->dep[j];
             if (d->lin >= 0 && (d->perm & TAMM_READ) && d->T->gpu) did |= tamm__unit_prefetch(g, d->T, d->lin);
         }
     return did;
 }
 
-static int inflight(tamm_gpu *g)
+static int inflight(tamm__gpu *g)
 {
     for (int k = 0; k <= TAMM_GPU_STREAMS; k++)
         if (g->fifo_head[k]) return 1;
@@ -678,7 +678,7 @@ static int inflight(tamm_gpu *g)
 
 static void *gpu_main(void *arg)
 {
-    tamm_gpu *g = arg;
+    tamm__gpu *g = arg;
     tamm__tls_worker = g->w;
     cur_gpu = g;
     if (OPS->bind(g->dev)) tamm__gpu_fail(g, NULL, "binding the worker thread");
@@ -738,7 +738,7 @@ static int cfg_error(const char *var, const char *fmt, ...)
 }
 
 /* Link bandwidth, host to device and back: one 8 MiB pinned copy each way. */
-static void measure_bandwidth(tamm_gpu *g)
+static void measure_bandwidth(tamm__gpu *g)
 {
     g->bw_h2d = g->bw_d2h = 10.0; /* bytes per ns: the emulated device's, and the fallback */
     if (OPS == &tamm__devops_emu) return;
@@ -798,7 +798,7 @@ int tamm__gpu_map(int ndev, int lrank, int lsize, int mode, const int *list, int
     return 1;
 }
 
-int tamm__gpu_init(const tamm_config *cfg)
+int tamm__gpu_init(const tamm__config *cfg)
 {
     memset(&tamm__gpus, 0, sizeof tamm__gpus);
     /* TAMM_CUDA_TEST_LIBDIR (tests): the CUDA backend over a stand-in libcudart, whose devices TAMM_CUDA_EMU counts */
@@ -831,7 +831,7 @@ int tamm__gpu_init(const tamm_config *cfg)
     if (n == 0) return TAMM_OK;
     tamm__gpus.g = tamm__xcalloc((size_t)n, sizeof *tamm__gpus.g);
     for (int i = 0; i < n; i++) {
-        tamm_gpu *g = &tamm__gpus.g[i];
+        tamm__gpu *g = &tamm__gpus.g[i];
         g->id = i;
         g->dev = dev[i];
         g->share = share[i];
@@ -877,7 +877,7 @@ int tamm__gpu_start(void)
 {
     tamm__gpus.blas_ok = 1;
     for (int i = 0; i < tamm__gpus.n; i++) {
-        tamm_gpu *g = &tamm__gpus.g[i];
+        tamm__gpu *g = &tamm__gpus.g[i];
         g->w = &tamm__rt.workers[tamm__rt.nworkers + i];
         if (OPS->bind(g->dev)) goto fail;
         for (int k = 0; k < g->nstreams; k++) {
@@ -908,7 +908,7 @@ void tamm__gpu_stop(void)
 {
     atomic_store(&tamm__gpus.stop, 1);
     for (int i = 0; i < tamm__gpus.n; i++) {
-        tamm_gpu *g = &tamm__gpus.g[i];
+        tamm__gpu *g = &tamm__gpus.g[i];
         pthread_mutex_lock(&g->req_lock);
         pthread_cond_signal(&g->cond);
         pthread_mutex_unlock(&g->req_lock);
@@ -920,7 +920,7 @@ void tamm__gpu_stop(void)
 void tamm__gpu_fini(void)
 {
     for (int i = 0; i < tamm__gpus.n; i++) {
-        tamm_gpu *g = &tamm__gpus.g[i];
+        tamm__gpu *g = &tamm__gpus.g[i];
         OPS->bind(g->dev);
         tamm__unit_drain_frees(g);
         for (int k = 0; k < TAMM_GPU_STREAMS; k++) {
@@ -958,7 +958,7 @@ void tamm__gpu_stats(FILE *f)
         return;
     }
     for (int i = 0; i < tamm__gpus.n; i++) {
-        tamm_gpu *g = &tamm__gpus.g[i];
+        tamm__gpu *g = &tamm__gpus.g[i];
         fprintf(f, "tamm stats: rank %d: GPU %d (%s, %s): %llu tasks, %llu bytes to device, %llu from device, %llu hits, "
                    "%llu misses, %llu evictions, peak %zu of %zu bytes of device memory, link %.1f/%.1f GB/s, "
                    "device %d, shared by %d rank%s, %llu tasks ended early, %llu issued behind a task in flight, "

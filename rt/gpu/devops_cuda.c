@@ -180,7 +180,7 @@ static int c_count(void)
 
 static int c_bind(int dev) { return check(p_cudaSetDevice(dev), "cudaSetDevice"); }
 
-static int c_info(int dev, tamm_devinfo *di)
+static int c_info(int dev, tamm__devinfo *di)
 {
     if (c_bind(dev)) return -1;
     struct cudaDeviceProp prop;
@@ -334,7 +334,7 @@ static int c_solver_create(void **h, void *s)
 }
 static void c_solver_destroy(void *h) { if (h && solver_loaded) p_cusolverDnDestroy((cusolverDnHandle_t)h); }
 
-const tamm_devops tamm__devops_cuda = {
+const tamm__devops tamm__devops_cuda = {
     "cuda", c_count, c_info, c_bind, c_alloc, c_free, c_host_alloc, c_host_free, c_stream_create, c_stream_destroy,
     c_event_create, c_event_destroy, c_h2d, c_d2h, c_d2d, c_zero, c_record, c_wait, c_query, c_sync, c_blas_create,
     c_blas_destroy, c_error, c_lib_open, c_lib_sym, c_solver_create, c_solver_destroy,
@@ -346,7 +346,7 @@ static int n_count(void) { return 0; }
 static const char *n_error(void) { return "libtammrt was built without CUDA (TAMM_WITH_CUDA=OFF): tasks run on the CPUs"; }
 static int n_lib_open(unsigned lib) { (void)lib; return -1; }
 static void *n_lib_sym(unsigned lib, const char *name) { (void)lib; (void)name; return NULL; }
-const tamm_devops tamm__devops_cuda = { .kind = "cuda", .count = n_count, .error = n_error, .lib_open = n_lib_open,
+const tamm__devops tamm__devops_cuda = { .kind = "cuda", .count = n_count, .error = n_error, .lib_open = n_lib_open,
                                         .lib_sym = n_lib_sym };
 
 #endif

@@ -87,11 +87,11 @@ typedef struct emu_op {
     void (*fn)(void *);
     const char *who;           /* what runs (launches and copies), for fault reports */
     char *who_own;             /* who, when allocated for the op */
-    tamm_emu_ref *refs;        /* the device allocations it uses */
+    tamm__emu_ref *refs;        /* the device allocations it uses */
     int nrefs, caprefs;
     void (*drop)(void *);      /* OP_LAUNCH: disposes of an argument the caller keeps when the op is dropped */
     int untimed;               /* OP_LAUNCH: an emulated library routine, which always ends: no watchdog */
-    tamm_emu_ref inl[EMU_INL_REFS];
+    tamm__emu_ref inl[EMU_INL_REFS];
 } emu_op;
 
 typedef struct emu_stream {
@@ -104,7 +104,7 @@ typedef struct emu_stream {
     uint64_t issued, done; /* mu */
     int dead;              /* mu: its thread is stuck in a kernel the watchdog gave up on */
     uint64_t rng;          /* the stream thread's */
-    tamm_emu_mark mark;    /* what its thread runs now (the stream thread's) */
+    tamm__emu_mark mark;    /* what its thread runs now (the stream thread's) */
     double t0;             /* wd_mu: when the kernel it runs started */
     int in_kernel;         /* wd_mu */
     struct emu_stream *next_all; /* wd_mu: every stream ever created */
@@ -126,7 +126,7 @@ static _Thread_local int cur_dev;
 
 /* ---- configuration (read once, at count()) ---- */
 static pthread_once_t cfg_once = PTHREAD_ONCE_INIT;
-static tamm_emu_fault faults[TAMM_EMU_MAX_FAULTS]; /* TAMM_CUDA_EMU_FAIL (base/emu_fail.h) */
+static tamm__emu_fault faults[TAMM_EMU_MAX_FAULTS]; /* TAMM_CUDA_EMU_FAIL (base/emu_fail.h) */
 static int nfaults;
 static atomic_long ncalls[TAMM_EMU_NCALLS];
 static long skip_wait;  /* 0: none, -1: all, n: the n-th */
@@ -155,14 +155,14 @@ static void reserve(void)
 static void who_task(char *buf, size_t n)
 {
     tamm_ctx *c = tamm_current_ctx();
-    const tamm_task_s *t = c ? c->task : NULL;
+    const tamm__task_s *t = c ? c->task : NULL;
     if (t) snprintf(buf, n, "task '%s' (%s:%d)", t->label ? t->label : "(unlabelled)", t->file ? t->file : "?", t->line);
     else if (n) buf[0] = 0;
 }
 
 static void read_cfg(void)
 {
-    const tamm_config *c = &tamm__rt.cfg;
+    const tamm__config *c = &tamm__rt.cfg;
     ndevs = c->fake_gpus;
     delay_us = c->emu_delay_us;
     seed = c->emu_seed;
@@ -489,11 +489,11 @@ static emu_op *op_new(int kind)
 }
 
 /* adds an allocation o uses; -1: no memory */
-static int op_ref(emu_op *o, const tamm_emu_ref *r)
+static int op_ref(emu_op *o, const tamm__emu_ref *r)
 {
     if (o->nrefs == o->caprefs) {
         int c = 2 * o->caprefs;
-        tamm_emu_ref *v = o->refs == o->inl ? malloc((size_t)c * sizeof *v) : realloc(o->refs, (size_t)c * sizeof *v);
+        tamm__emu_ref *v = o->refs == o->inl ? malloc((size_t)c * sizeof *v) : realloc(o->refs, (size_t)c * sizeof *v);
         if (!v) return -1;
         if (o->refs == o->inl) memcpy(v, o->inl, sizeof o->inl);
         o->refs = v;
@@ -515,7 +515,7 @@ static int e_count(void)
     return n > TAMM_MAX_GPUS ? TAMM_MAX_GPUS : n;
 }
 
-static int e_info(int dev, tamm_devinfo *di)
+static int e_info(int dev, tamm__devinfo *di)
 {
     snprintf(di->name, sizeof di->name, "emulated GPU %d (host threads)", dev);
     pthread_mutex_lock(&mem_mu);
@@ -713,7 +713,7 @@ static void e_event_destroy(void *e)
 
 /* The device side of a copy or memset: [p, p + n) inside a live allocation of s's device (its
  * ref into r), or an "invalid argument" error; side names it ("the destination"). */
-static int dev_side(emu_stream *s, const void *p, size_t n, tamm_emu_ref *r, const char *what, const char *side)
+static int dev_side(emu_stream *s, const void *p, size_t n, tamm__emu_ref *r, const char *what, const char *side)
 {
     int dev = -1;
     char why[400], m[560];
@@ -749,7 +749,7 @@ static int copy_op(int call, const char *what, void *dst, const void *src, size_
     if (!s) return -1;
     if (!n) return 0;
     if (!dst || !src) return fail_msg(what, "invalid argument (NULL pointer)");
-    tamm_emu_ref rd = { 0 }, rs = { 0 };
+    tamm__emu_ref rd = { 0 }, rs = { 0 };
     int pinned = 1; /* device to device: asynchronous */
     if (call == TAMM_EMU_H2D) {
         if (dev_side(s, dst, n, &rd, what, "the destination")) return -1;
@@ -786,7 +786,7 @@ static int zero_as(void *dst, size_t n, void *sp, const char *what)
     emu_stream *s = S(sp, what);
     if (!s) return -1;
     if (!n) return 0;
-    tamm_emu_ref r;
+    tamm__emu_ref r;
     if (dev_side(s, dst, n, &r, what, "the destination")) return -1;
     emu_op *o = op_new(OP_ZERO);
     if (!o) return fail_msg(what, "out of memory (host)");
@@ -909,7 +909,7 @@ static int refuse(tamm_emu_kernel *k, const char *what, const char *why, const c
 static int kernel_ptr(emu_stream *s, emu_op *o, tamm_emu_kernel *k, const void *p, int i, const char *what)
 {
     int dev = -1;
-    tamm_emu_ref r;
+    tamm__emu_ref r;
     char why[400], m[560], b[300], arg[200];
     int kind = tamm__emu_mem_where(p, 0, &dev, &r, why, sizeof why);
     if (kind == TAMM_EMU_DEVMEM && dev == s->dev) return op_ref(o, &r) ? fail_msg(what, "out of memory (host)") : 0;
@@ -968,7 +968,7 @@ static int emu_launch_any(void *stream, tamm_emu_kernel *k, void (*fn)(void *), 
             const void *p;
             memcpy(&p, (const char *)copy + off, sizeof p);
             int dev = -1;
-            tamm_emu_ref r;
+            tamm__emu_ref r;
             if (tamm__emu_mem_where(p, 0, &dev, &r, NULL, 0) == TAMM_EMU_DEVMEM && dev == s->dev && op_ref(o, &r))
                 bad = fail_msg(what, "out of memory (host)");
         }
@@ -1024,7 +1024,7 @@ void *tamm_emu_thread_mark(void) { return (void *)tamm__emu_mem_marked(); }
 void tamm_emu_set_thread_mark(void *mark) { tamm__emu_mem_mark(mark); }
 #endif
 
-const tamm_devops tamm__devops_emu = {
+const tamm__devops tamm__devops_emu = {
     "emu", e_count, e_info, e_bind, e_alloc, e_free, e_host_alloc, e_host_free, e_stream_create, e_stream_destroy,
     e_event_create, e_event_destroy, e_h2d, e_d2h, e_d2d, e_zero, e_record, e_wait, e_query, e_sync, e_blas_create,
     e_blas_destroy, e_error, e_lib_open, e_lib_sym, e_solver_create, e_solver_destroy,

@@ -81,7 +81,7 @@ static int init_ndev;
 static size_t init_cap;
 static atomic_ullong next_id;
 static atomic_long live;
-static _Thread_local const tamm_emu_mark *cur_mark;
+static _Thread_local const tamm__emu_mark *cur_mark;
 void (*tamm__emu_mem_host_who)(char *buf, size_t n);
 
 typedef struct pinreg { const char *p; size_t n; } pinreg;
@@ -206,7 +206,7 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
     pthread_mutex_lock(&devs[d].mu); /* never held by a thread touching device memory */
     describe(d, a, what, sizeof what);
     pthread_mutex_unlock(&devs[d].mu);
-    const tamm_emu_mark *m = cur_mark;
+    const tamm__emu_mark *m = cur_mark;
     int len;
     if (m)
         len = snprintf(msg, sizeof msg, "tamm: error: an illegal memory access was encountered on emulated GPU %d: "
@@ -427,7 +427,7 @@ static void drop(edev *e, ealloc *x)
     atomic_fetch_sub(&live, 1);
 }
 
-int tamm__emu_mem_where(const void *p, size_t n, int *dev, tamm_emu_ref *ref, char *why, size_t nwhy)
+int tamm__emu_mem_where(const void *p, size_t n, int *dev, tamm__emu_ref *ref, char *why, size_t nwhy)
 {
     const char *a = p;
     int d = dev_of((uintptr_t)a);
@@ -444,7 +444,7 @@ int tamm__emu_mem_where(const void *p, size_t n, int *dev, tamm_emu_ref *ref, ch
     ealloc *x = find(e, a);
     int ok = x && !x->freeing && !x->released && a >= x->p &&
              (n ? a + n <= x->p + x->n : a <= x->p + x->n); /* a pointer may point one past the end */
-    if (ok && ref) *ref = (tamm_emu_ref){ a, x->id };
+    if (ok && ref) *ref = (tamm__emu_ref){ a, x->id };
     if (!ok && why) {
         if (x && !x->freeing && !x->released && a >= x->p && a < x->p + x->n)
             snprintf(why, nwhy, "%zu bytes from offset %zu of the device %d allocation of %zu bytes at %p run past its end",
@@ -498,7 +498,7 @@ int tamm__emu_mem_release(const void *p)
     return busy ? -1 : 0;
 }
 
-int tamm__emu_mem_open(const tamm_emu_ref *r, char *why, size_t nwhy)
+int tamm__emu_mem_open(const tamm__emu_ref *r, char *why, size_t nwhy)
 {
     int d = dev_of((uintptr_t)r->p);
     if (d < 0) return 0; /* host memory (pinned): nothing to open */
@@ -525,7 +525,7 @@ int tamm__emu_mem_open(const tamm_emu_ref *r, char *why, size_t nwhy)
     return ok ? 0 : -1;
 }
 
-void tamm__emu_mem_close(const tamm_emu_ref *r)
+void tamm__emu_mem_close(const tamm__emu_ref *r)
 {
     int d = dev_of((uintptr_t)r->p);
     if (d < 0) return;
@@ -572,5 +572,5 @@ void tamm__emu_mem_unpin(const void *p)
 
 long tamm__emu_mem_live(void) { return atomic_load(&live); }
 
-void tamm__emu_mem_mark(const tamm_emu_mark *m) { cur_mark = m && m->dev >= 0 ? m : NULL; }
-const tamm_emu_mark *tamm__emu_mem_marked(void) { return cur_mark; }
+void tamm__emu_mem_mark(const tamm__emu_mark *m) { cur_mark = m && m->dev >= 0 ? m : NULL; }
+const tamm__emu_mark *tamm__emu_mem_marked(void) { return cur_mark; }

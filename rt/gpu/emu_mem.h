@@ -28,10 +28,10 @@
 
 /** An allocation a device operation uses: p points into it, id names it (a freed allocation's
  *  range may be given to a later one, with another id). */
-typedef struct tamm_emu_ref {
+typedef struct tamm__emu_ref {
     const void *p;
     uint64_t id;
-} tamm_emu_ref;
+} tamm__emu_ref;
 
 /** What [p, p + n) is (tamm__emu_mem_where). */
 enum { TAMM_EMU_HOSTMEM, TAMM_EMU_PINNED, TAMM_EMU_DEVMEM, TAMM_EMU_BADDEV };
@@ -48,7 +48,7 @@ void *tamm__emu_mem_alloc(int dev, size_t n, uint64_t *id, char *why, size_t nwh
  *  *ref names it (ref may be NULL); TAMM_EMU_BADDEV: in a device's range but not inside a live
  *  allocation (freed, never allocated, or past its end), why says which; otherwise host memory,
  *  pinned (registered) or not. */
-int tamm__emu_mem_where(const void *p, size_t n, int *dev, tamm_emu_ref *ref, char *why, size_t nwhy);
+int tamm__emu_mem_where(const void *p, size_t n, int *dev, tamm__emu_ref *ref, char *why, size_t nwhy);
 /** The call that frees p (cudaFreeAsync): 0 if p is the start of a live allocation not already
  *  being freed (*dev, *n: its device and size), -1 otherwise (why says what p is). */
 int tamm__emu_mem_free_begin(const void *p, int *dev, size_t *n, char *why, size_t nwhy);
@@ -57,8 +57,8 @@ int tamm__emu_mem_free_begin(const void *p, int *dev, size_t *n, char *why, size
 int tamm__emu_mem_release(const void *p);
 /** A device operation starts using r's allocation (its pages become accessible) / stops.
  *  open returns -1 when the allocation was freed meanwhile (why: a use after free). */
-int tamm__emu_mem_open(const tamm_emu_ref *r, char *why, size_t nwhy);
-void tamm__emu_mem_close(const tamm_emu_ref *r);
+int tamm__emu_mem_open(const tamm__emu_ref *r, char *why, size_t nwhy);
+void tamm__emu_mem_close(const tamm__emu_ref *r);
 /** Pinned host memory [p, p + n) (cudaHostAlloc) / its release. */
 void tamm__emu_mem_pin(const void *p, size_t n);
 void tamm__emu_mem_unpin(const void *p);
@@ -67,12 +67,12 @@ long tamm__emu_mem_live(void);
 
 /** The calling thread runs device code of device dev (who: what, for the fault report; its
  *  storage outlives the mark), or host code again (dev < 0). */
-typedef struct tamm_emu_mark {
+typedef struct tamm__emu_mark {
     int dev;
     const char *who;
-} tamm_emu_mark;
-void tamm__emu_mem_mark(const tamm_emu_mark *m);
-const tamm_emu_mark *tamm__emu_mem_marked(void);
+} tamm__emu_mark;
+void tamm__emu_mem_mark(const tamm__emu_mark *m);
+const tamm__emu_mark *tamm__emu_mem_marked(void);
 /** Writes what the calling host thread runs (a task: "task 'L' (file:line)") for the fault
  *  report, or nothing; set by whoever knows (libtammrt), NULL otherwise. */
 extern void (*tamm__emu_mem_host_who)(char *buf, size_t n);

@@ -4,7 +4,7 @@
  * the device interface the runtime drives, and the per-block state of each
  * GPU's memory.
  *
- * The device interface (tamm_devops) is the only place that knows CUDA: a
+ * The device interface (tamm__devops) is the only place that knows CUDA: a
  * stream-ordered allocator, asynchronous copies, events, pinned host memory.
  * devops_cuda.c implements it over the CUDA runtime (loaded at tamm_init);
  * devops_emu.c emulates a CUDA device with host threads, one per stream,
@@ -30,16 +30,16 @@
 /* ------------------------------------------------------------------ */
 /* the device interface                                                 */
 /* ------------------------------------------------------------------ */
-typedef struct tamm_devinfo {
+typedef struct tamm__devinfo {
     char name[128];
     size_t total, free;   /* device memory, bytes */
-} tamm_devinfo;
+} tamm__devinfo;
 
 /** Every call returns 0 on success, -1 on failure (then error() says why). */
-typedef struct tamm_devops {
+typedef struct tamm__devops {
     const char *kind;                                   /* "cuda" or "emu" */
     int (*count)(void);                                 /* devices present (0: none) */
-    int (*info)(int dev, tamm_devinfo *di);
+    int (*info)(int dev, tamm__devinfo *di);
     int (*bind)(int dev);                               /* make dev the calling thread's device */
     int (*alloc)(void **p, size_t n, void *stream);     /* stream-ordered device allocation */
     int (*free)(void *p, void *stream);                 /* stream-ordered release */
@@ -65,9 +65,9 @@ typedef struct tamm_devops {
     void *(*lib_sym)(unsigned lib, const char *name);   /* an entry point of a loaded library, or NULL */
     int (*solver_create)(void **h, void *stream);       /* a cuSOLVER dense handle bound to stream (may fail) */
     void (*solver_destroy)(void *h);
-} tamm_devops;
+} tamm__devops;
 
-extern const tamm_devops tamm__devops_cuda, tamm__devops_emu;
+extern const tamm__devops tamm__devops_cuda, tamm__devops_emu;
 /** Device allocations of the emulated device not yet freed (tests). */
 long tamm__emu_live_allocs(void);
 
@@ -86,47 +86,47 @@ void tamm__cuda_why_none(char *buf, size_t n, int code, const char *raw, int run
 /* per-block state                                                      */
 /* ------------------------------------------------------------------ */
 struct tamm_tensor;
-struct tamm_pend;
+struct tamm__pend;
 
 /** One block in all GPUs: which units hold data newer than the home, and
  *  the home's version (bumped whenever the home changes). */
-typedef struct tamm_gblk {
+typedef struct tamm__gblk {
     atomic_uint dirty_w;   /* bit g: GPU g holds the whole block newer than home (Dirty, or a Put in flight) */
     atomic_uint dirty_a;   /* bit g: GPU g holds a partial sum not yet in the home (DirtyAcc, or an AccAll in flight) */
     atomic_uint valid;     /* bit g: GPU g holds a current copy (a hint for the policies) */
     atomic_uint ver;
-} tamm_gblk;
+} tamm__gblk;
 
 #define TAMM_GPU_STREAMS 8       /* task streams per GPU, at most (TAMM_CUDA_STREAMS, default 4) */
 
 /** One block in one GPU's memory.  Guarded by the unit's lock. */
-typedef struct tamm_ublk {
-    unsigned char state;          /* tamm_blk_state */
+typedef struct tamm__ublk {
+    unsigned char state;          /* tamm__blk_state */
     unsigned char in_lru;
     unsigned char pf;             /* brought in by a prefetch and not used yet */
     int rc;
     unsigned ver;                 /* the home version a Ready copy holds */
     void *buf;                    /* device memory, NULL when Unalloc */
-    struct tamm_pend *use;        /* the in-flight record that last wrote buf (or freed, committed) ... */
+    struct tamm__pend *use;        /* the in-flight record that last wrote buf (or freed, committed) ... */
     uint64_t use_seq;             /* ... while its seq still equals this */
-    struct tamm_pend *rd[TAMM_GPU_STREAMS + 1]; /* per stream ([STREAMS]: copy), the last record that
+    struct tamm__pend *rd[TAMM_GPU_STREAMS + 1]; /* per stream ([STREAMS]: copy), the last record that
                                                    only read buf since that write */
     uint64_t rd_seq[TAMM_GPU_STREAMS + 1];
-    struct tamm_pend *flush;      /* the in-flight record whose completion makes the home current */
+    struct tamm__pend *flush;      /* the in-flight record whose completion makes the home current */
     uint64_t flush_seq;
-    struct tamm_ublk *prev, *next;/* LRU list of resident unreferenced copies */
+    struct tamm__ublk *prev, *next;/* LRU list of resident unreferenced copies */
     struct tamm_tensor *T;
     long lin;
-} tamm_ublk;
+} tamm__ublk;
 
 /** The GPU-side arrays of a tensor: blk[nblk] and, per GPU g, u[g * nblk + lin]. */
-typedef struct tamm_tgpu {
-    tamm_gblk *blk;
-    tamm_ublk *u;
-} tamm_tgpu;
+typedef struct tamm__tgpu {
+    tamm__gblk *blk;
+    tamm__ublk *u;
+} tamm__tgpu;
 
 /** Allocate / free a tensor's GPU-side arrays (ngpu GPUs). */
-tamm_tgpu *tamm__tgpu_new(struct tamm_tensor *T, int ngpu);
+tamm__tgpu *tamm__tgpu_new(struct tamm_tensor *T, int ngpu);
 /** The tensor is being freed (no task uses it): drop its device copies. */
 void tamm__tgpu_free(struct tamm_tensor *T);
 

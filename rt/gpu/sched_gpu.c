@@ -32,13 +32,13 @@
 
 #define SATURATED (2 * 4 * TAMM_GPU_PER_STREAM) /* twice what 4 streams hold */
 
-double tamm__eft_duration(const tamm_pick_in *in, int gpu)
+double tamm__eft_duration(const tamm__pick_in *in, int gpu)
 {
     double mine = gpu ? in->dur_gpu : in->dur_cpu, other = gpu ? in->dur_cpu : in->dur_gpu;
     return mine >= 0 ? mine : other >= 0 ? other : TAMM_EFT_DEFAULT_NS;
 }
 
-static int better(const tamm_pick_in *in, int a, int b, double ka, double kb)
+static int better(const tamm__pick_in *in, int a, int b, double ka, double kb)
 {
     if (b < 0) return 1;
     if (ka != kb) return ka < kb;
@@ -46,7 +46,7 @@ static int better(const tamm_pick_in *in, int a, int b, double ka, double kb)
     return a < b;
 }
 
-static int pick_gpu(tamm_gpu_policy p, const tamm_pick_in *in)
+static int pick_gpu(tamm_gpu_policy p, const tamm__pick_in *in)
 {
     int best = -1;
     double kbest = 0;
@@ -67,7 +67,7 @@ static int pick_gpu(tamm_gpu_policy p, const tamm_pick_in *in)
     return best;
 }
 
-int tamm__gpu_pick(tamm_gpu_policy p, const tamm_pick_in *in)
+int tamm__gpu_pick(tamm_gpu_policy p, const tamm__pick_in *in)
 {
     int g = in->has_gpu && in->ngpu > 0 ? pick_gpu(p, in) : -1;
     if (g < 0) return in->has_cpu ? 0 : -1;
@@ -146,17 +146,17 @@ void tamm__perf_reset(void)
 /* ------------------------------------------------------------------ */
 /* the policy's view of a task (racy reads: a heuristic)                 */
 /* ------------------------------------------------------------------ */
-static void block_xfer(tamm_pick_in *in, const tamm_tensor *T, long b, unsigned perm)
+static void block_xfer(tamm__pick_in *in, const tamm_tensor *T, long b, unsigned perm)
 {
     size_t bytes = T->blocks[b].bytes;
-    const tamm_gblk *gb = &T->gpu->blk[b];
+    const tamm__gblk *gb = &T->gpu->blk[b];
     unsigned valid = atomic_load(&gb->valid), dw = atomic_load(&gb->dirty_w), da = atomic_load(&gb->dirty_a);
     unsigned dirty = dw | da;
     for (unsigned m = dirty; m; m &= m - 1) /* the CPU would need it back */
         in->xfer_cpu += (double)bytes / tamm__gpus.g[__builtin_ctz(m)].bw_d2h;
     if (!(perm & TAMM_READ)) return; /* written or accumulated: nothing to bring in */
     for (int g = 0; g < in->ngpu; g++) {
-        const tamm_gpu *G = &tamm__gpus.g[g];
+        const tamm__gpu *G = &tamm__gpus.g[g];
         if ((valid | dw) & (1u << g)) continue;
         in->missing[g] += bytes;
         double lo, hi;
@@ -169,7 +169,7 @@ static void block_xfer(tamm_pick_in *in, const tamm_tensor *T, long b, unsigned 
             lo = hi = (double)bytes / G->bw_h2d;
         }
         for (unsigned m = src; m; m &= m - 1) {
-            const tamm_gpu *H = &tamm__gpus.g[__builtin_ctz(m)];
+            const tamm__gpu *H = &tamm__gpus.g[__builtin_ctz(m)];
             double bw = H->bw_d2h < G->bw_h2d ? H->bw_d2h : G->bw_h2d; /* staged through the host */
             double t = (double)bytes / bw;
             if (t < lo) lo = t;
@@ -180,20 +180,20 @@ static void block_xfer(tamm_pick_in *in, const tamm_tensor *T, long b, unsigned 
     }
 }
 
-void tamm__gpu_pick_input(const tamm_task_s *t, size_t footprint, tamm_pick_in *in)
+void tamm__gpu_pick_input(const tamm__task_s *t, size_t footprint, tamm__pick_in *in)
 {
     memset(in, 0, sizeof *in);
     in->ngpu = tamm__gpus.n;
     in->has_cpu = t->cpu != NULL;
     in->has_gpu = t->cuda != NULL;
     for (int g = 0; g < in->ngpu; g++) {
-        const tamm_gpu *G = &tamm__gpus.g[g];
+        const tamm__gpu *G = &tamm__gpus.g[g];
         in->fits[g] = !G->fatal && footprint <= G->limit;
         in->busy[g] = atomic_load(&G->queued) + atomic_load(&G->running);
         in->avail[g] = atomic_load(&G->busy_ns);
     }
     for (int i = 0; i < t->ndep; i++) {
-        const tamm_dep *d = &t->dep[i];
+        const tamm__dep *d = &t->dep[i];
         if (!d->T->gpu) continue;
         if (d->lin >= 0) block_xfer(in, d->T, d->lin, d->perm);
         else for (long b = 0; b < d->T->nblk; b++) block_xfer(in, d->T, b, d->perm);

@@ -33,7 +33,7 @@ void *tamm_comm(tamm_ctx *ctx)
 }
 
 /* the traces and DAG output (obs/trace.c) as the core's recorder (layer.h) */
-static const tamm_record_ops trace_recorder = { tamm__trace_node, tamm__trace_event, tamm__trace_io, tamm__trace_withheld };
+static const tamm__record_ops trace_recorder = { tamm__trace_node, tamm__trace_event, tamm__trace_io, tamm__trace_withheld };
 
 /* Whether work is under way off the CPU workers, which a deadlock check must
  * wait for: a GPU's, or the I/O thread's under TAMM_MEMORY_LIMIT. */
@@ -57,7 +57,7 @@ int tamm_init(int *argc, char ***argv)
     (void)argv;
     if (tamm__rt.initialised) /* like any other misuse: fatal, or (TAMM_ON_ERROR=return) returned and recorded */
         return tamm__error(NULL, TAMM_ESTATE, "tamm_init called twice without tamm_finalize");
-    tamm_config cfg;
+    tamm__config cfg;
     int rc = tamm__config_read(&cfg);
     if (!rc) rc = tamm__comm_init(); /* MPI, when launched by mpirun */
     if (rc) return init_failed(rc);
@@ -103,7 +103,7 @@ int tamm_init(int *argc, char ***argv)
 /* TAMM_STATS with several ranks: the flow's and the messages' figures */
 static void flow_stats(void)
 {
-    tamm_flow_stats fs;
+    tamm__flow_stats fs;
     tamm__flow_get_stats(&fs);
     fprintf(stderr, "tamm stats: rank %d: %llu top-level tasks, %llu run here, %llu skipped (%.0f ns each), "
             "%llu messages sent (%llu bytes), %llu received (%llu bytes), communication %.1f ms, of which "

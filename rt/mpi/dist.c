@@ -54,7 +54,7 @@ int tamm__dist_tensor_init(tamm_tensor *T)
         T->blocks[b].owner = owner;
     }
     if (!tamm__flow_on) return TAMM_OK;
-    tamm_dist_tensor *D = tamm__xcalloc(1, sizeof *D);
+    tamm__dist_tensor *D = tamm__xcalloc(1, sizeof *D);
     memcpy(D->grid, g, sizeof g);
     D->replicated = o->dist == TAMM_DIST_REPLICATED;
     D->words = (P + 63) / 64;
@@ -78,7 +78,7 @@ int tamm__dist_tensor_init(tamm_tensor *T)
 
 void tamm__dist_tensor_free(tamm_tensor *T)
 {
-    tamm_dist_tensor *D = T->dist;
+    tamm__dist_tensor *D = T->dist;
     if (!D) return;
     free(D->holders);
     free(D->contrib);
@@ -89,4 +89,4 @@ void tamm__dist_tensor_free(tamm_tensor *T)
     T->dist = NULL;
 }
 
-const tamm_tensor_hooks tamm__dist_hooks = { tamm__dist_tensor_init, tamm__dist_tensor_free };
+const tamm__tensor_hooks tamm__dist_hooks = { tamm__dist_tensor_init, tamm__dist_tensor_free };

@@ -30,14 +30,14 @@ enum { TAMM_DS_WRITTEN = 1, /* modified since creation: a copy must come from th
 
 /* A copy of a block on a rank other than its owner, in that rank's cache
  * (TAMM_MEMORY_LIMIT): every rank keeps every rank's list (mpi_flow.c). */
-typedef struct tamm_centry {
-    struct tamm_centry *prev, *next; /* in the rank's least-recently-used list (NULL: no copy) */
+typedef struct tamm__centry {
+    struct tamm__centry *prev, *next; /* in the rank's least-recently-used list (NULL: no copy) */
     struct tamm_tensor *T;
     long lin;
     uint64_t pin;                    /* the operation that needs it now cannot lose it */
-} tamm_centry;
+} tamm__centry;
 
-typedef struct tamm_dist_tensor {
+typedef struct tamm__dist_tensor {
     int id;               /* creation number in this session: the same on every rank */
     int replicated;
     int words;            /* 64-bit words per rank set */
@@ -48,17 +48,17 @@ typedef struct tamm_dist_tensor {
     int *src;             /* [nblk], replicated tensors only: the rank whose copy is the reference (always a
                            * holder): the last single-rank writer, or the root of the open accumulation run.
                            * It sends the block to a rank that needs it and sums the run's contributions. */
-    tamm_centry *ce;      /* [nblk][ranks] with a memory limit, else NULL */
-} tamm_dist_tensor;
+    tamm__centry *ce;      /* [nblk][ranks] with a memory limit, else NULL */
+} tamm__dist_tensor;
 
 /** Set the owner of every block of T (and, with several ranks, its flow
  *  state).  Returns TAMM_OK or reports a bad distribution (TAMM_EINVAL). */
 int tamm__dist_tensor_init(tamm_tensor *T);
 void tamm__dist_tensor_free(tamm_tensor *T);
 /** The two above as the core's per-tensor hooks (layer.h), added first at tamm_init. */
-extern const tamm_tensor_hooks tamm__dist_hooks;
+extern const tamm__tensor_hooks tamm__dist_hooks;
 
-static inline uint64_t *tamm__dist_set(uint64_t *base, const tamm_dist_tensor *D, long lin)
+static inline uint64_t *tamm__dist_set(uint64_t *base, const tamm__dist_tensor *D, long lin)
 {
     return base + (size_t)lin * (size_t)D->words;
 }

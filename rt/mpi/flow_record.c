@@ -44,7 +44,7 @@ void tamm__rec_done(uint64_t h)
 /* What each recent event was, in the program's terms (written by the top level into the slot of
  * the next event before tamm__rec_done publishes it) */
 #define DRING 4096
-static tamm_flow_ev dring[DRING];
+static tamm__flow_ev dring[DRING];
 /* The name of each tensor by its id, copied at its creation (a tensor may be
  * destroyed before a message names it). */
 static char **tensor_names;
@@ -68,9 +68,9 @@ void tamm__rec_tensor_name(int id, const char *name)
     tensor_names[id] = memcpy(tamm__xmalloc(nl), name, nl);
 }
 
-tamm_flow_ev *tamm__rec_next(int ev)
+tamm__flow_ev *tamm__rec_next(int ev)
 {
-    tamm_flow_ev *d = &dring[(atomic_load_explicit(&hcount, memory_order_relaxed) + 1) % DRING];
+    tamm__flow_ev *d = &dring[(atomic_load_explicit(&hcount, memory_order_relaxed) + 1) % DRING];
     d->ev = ev;
     d->line = d->nref = 0;
     d->a = d->b = 0;
@@ -83,7 +83,7 @@ int tamm__flow_event_text(uint64_t n, char *buf, size_t len)
 {
     uint64_t have = atomic_load_explicit(&hcount, memory_order_acquire);
     if (n == 0 || n > have || have - n >= DRING - 64) return 0; /* not yet, or overwritten */
-    const tamm_flow_ev *d = &dring[n % DRING];
+    const tamm__flow_ev *d = &dring[n % DRING];
     switch (d->ev) {
     case EV_TENSOR: snprintf(buf, len, "created tensor '%s' (tamm_tensor_create)", tensor_name(d->tid[0])); break;
     case EV_TASK: {

@@ -14,19 +14,19 @@ enum { EV_TENSOR = 1, EV_TASK, EV_BLOCK, EV_GATHER, EV_SCATTER, EV_SYNC, EV_FENC
 
 /* What an operation was: a task's first two refs (nref: all of them), copied raw and formatted
  * only when a message needs them */
-typedef struct tamm_flow_ev {
+typedef struct tamm__flow_ev {
     int ev, line, nref, nidx[2];
     int tid[2];                  /* tensors by id (tamm__rec_tensor_name) */
     long a, b, idx[2][TAMM_MAX_DIMS];
     const char *label, *file;    /* the task's, by pointer: they live until tamm_finalize (tamm.h) */
-} tamm_flow_ev;
+} tamm__flow_ev;
 
 /** A new record (the session's start): no operation yet. */
 void tamm__rec_start(void);
 /** Free the record (the session's end). */
 void tamm__rec_end(void);
 /** The slot describing the next operation, of kind ev, cleared for the caller to fill. */
-tamm_flow_ev *tamm__rec_next(int ev);
+tamm__flow_ev *tamm__rec_next(int ev);
 /** The hash of the stream so far, and one value mixed into a hash. */
 uint64_t tamm__rec_hash(void);
 uint64_t tamm__rec_mix(uint64_t h, uint64_t v);

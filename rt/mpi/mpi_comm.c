@@ -56,7 +56,7 @@ static MPI_Comm data_comm = MPI_COMM_NULL, ctl_comm = MPI_COMM_NULL, agree_comm 
 static pthread_t progress_thread;
 static int progress_running;
 static atomic_int progress_stop;
-static _Atomic(tamm_comm_op *) post_head;
+static _Atomic(tamm__comm_op *) post_head;
 static atomic_uint post_seq;
 static atomic_ullong bytes_sent, bytes_recv;
 static double stall_s = 2.0;
@@ -266,10 +266,10 @@ static void futex_wait_us(atomic_uint *a, unsigned val, long us)
     syscall(SYS_futex, (unsigned *)a, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
 }
 
-void tamm__comm_post(tamm_comm_op *op)
+void tamm__comm_post(tamm__comm_op *op)
 {
     if (op->h.finish) atomic_fetch_add_explicit(&tamm__handoff_inflight, 1, memory_order_relaxed);
-    tamm_comm_op *old = atomic_load_explicit(&post_head, memory_order_relaxed);
+    tamm__comm_op *old = atomic_load_explicit(&post_head, memory_order_relaxed);
     do {
         op->qnext = old;
     } while (!atomic_compare_exchange_weak_explicit(&post_head, &old, op, memory_order_release, memory_order_relaxed));
@@ -280,13 +280,13 @@ void tamm__comm_post(tamm_comm_op *op)
 /* ------------------------------------------------------------------ */
 /* the progress thread                                                  */
 /* ------------------------------------------------------------------ */
-typedef struct active { MPI_Request *req; tamm_comm_op **op; int n, cap; } active;
+typedef struct active { MPI_Request *req; tamm__comm_op **op; int n, cap; } active;
 static active act;
 static MPI_Request ctl_req = MPI_REQUEST_NULL;
 static ctl_msg ctl_in;
 static uint64_t last_progress_ns, last_status_ns;
 
-static void act_add(MPI_Request r, tamm_comm_op *op)
+static void act_add(MPI_Request r, tamm__comm_op *op)
 {
     if (act.n == act.cap) {
         act.cap = act.cap ? 2 * act.cap : 64;
@@ -311,7 +311,7 @@ static void comm_failed(const char *what, int peer, int rc)
 
 static void send_ctl(const ctl_msg *src, int dest)
 {
-    tamm_comm_op *op = tamm__xcalloc(1, sizeof *op + sizeof(ctl_msg));
+    tamm__comm_op *op = tamm__xcalloc(1, sizeof *op + sizeof(ctl_msg));
     ctl_msg *m = (ctl_msg *)(op + 1);
     *m = *src;
     op->kind = -1; /* control send, freed here */
@@ -326,7 +326,7 @@ static void send_ctl(const ctl_msg *src, int dest)
 
 static void compare_records(int p);
 
-static void start_op(tamm_comm_op *op)
+static void start_op(tamm__comm_op *op)
 {
     MPI_Request r = MPI_REQUEST_NULL;
     int rc = MPI_SUCCESS;
@@ -616,9 +616,9 @@ static void *progress_main(void *arg)
     while (!atomic_load_explicit(&progress_stop, memory_order_acquire)) {
         int did = 0;
         unsigned seq = atomic_load_explicit(&post_seq, memory_order_acquire);
-        tamm_comm_op *l = atomic_exchange_explicit(&post_head, NULL, memory_order_acquire), *r = NULL;
-        while (l) { tamm_comm_op *n = l->qnext; l->qnext = r; r = l; l = n; }
-        while (r) { tamm_comm_op *n = r->qnext; start_op(r); r = n; did = 1; }
+        tamm__comm_op *l = atomic_exchange_explicit(&post_head, NULL, memory_order_acquire), *r = NULL;
+        while (l) { tamm__comm_op *n = l->qnext; l->qnext = r; r = l; l = n; }
+        while (r) { tamm__comm_op *n = r->qnext; start_op(r); r = n; did = 1; }
         if (act.n > 0) {
             if (capidx < act.n) {
                 capidx = act.cap;
@@ -630,7 +630,7 @@ static void *progress_main(void *arg)
             if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) comm_failed("testing messages", -1, rc);
             if (outc != MPI_UNDEFINED && outc > 0) {
                 for (int k = 0; k < outc; k++) {
-                    tamm_comm_op *op = act.op[idx[k]];
+                    tamm__comm_op *op = act.op[idx[k]];
                     if (rc == MPI_ERR_IN_STATUS && sts[k].MPI_ERROR != MPI_SUCCESS)
                         comm_failed(op->kind == TAMM_COP_RECV ? "receiving a block" : "sending a message",
                                     op->kind == TAMM_COP_AGREE || op->kind == TAMM_COP_FENCE ? -1 : op->peer,
@@ -743,7 +743,7 @@ void tamm__comm_allgather_u64(uint64_t v, uint64_t *all)
 void tamm__comm_sync(int kind, uint64_t count, uint64_t hash)
 {
     if (!progress_running) return;
-    tamm_comm_op *op = tamm__xcalloc(1, sizeof *op);
+    tamm__comm_op *op = tamm__xcalloc(1, sizeof *op);
     uint64_t *h = tamm__xmalloc(sizeof *h);
     *h = hash;
     op->kind = TAMM_COP_SYNC;
@@ -899,7 +899,7 @@ void tamm__comm_world_gather(int root, const char *part, size_t n,
     (void)root;
     put(0, part, n, arg);
 }
-void tamm__comm_post(tamm_comm_op *op)
+void tamm__comm_post(tamm__comm_op *op)
 {
     (void)op;
     tamm__comm_fatal("internal error: a message was posted in a build without MPI");

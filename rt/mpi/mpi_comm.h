@@ -32,16 +32,16 @@
 
 /** An operation for the progress engine.  `h.finish` runs on a worker when it
  *  has completed (NULL: the engine frees the op itself). */
-typedef struct tamm_comm_op {
-    tamm_handoff h;
-    struct tamm_comm_op *qnext;   /* posting queue */
+typedef struct tamm__comm_op {
+    tamm__handoff h;
+    struct tamm__comm_op *qnext;   /* posting queue */
     int kind;                     /* TAMM_COP_* */
     int peer, tag;
     void *buf;
     size_t bytes;
     void *arg;                    /* for finish */
     long aux;                     /* for finish */
-} tamm_comm_op;
+} tamm__comm_op;
 
 enum { TAMM_COP_SEND = 1, TAMM_COP_RECV, TAMM_COP_AGREE /* Ibarrier of a collective task */,
        TAMM_COP_SYNC /* a synchronisation record, sent to every rank */,
@@ -69,7 +69,7 @@ void tamm__comm_local(int *rank, int *size);
 void *tamm__comm_leaf(void);
 
 /** Post an operation (any thread). */
-void tamm__comm_post(tamm_comm_op *op);
+void tamm__comm_post(tamm__comm_op *op);
 /** Top level: record synchronisation point (kind, stream length, stream hash)
  *  and send it to every rank; records are compared as they meet. */
 void tamm__comm_sync(int kind, uint64_t count, uint64_t hash);

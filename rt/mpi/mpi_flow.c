@@ -28,7 +28,7 @@ static tamm_tensor *token;                 /* orders collective tasks on this ra
  * written early would pin it until the receiver, itself bounded, gets to it. */
 #define MSG_WINDOW 2
 static tamm_tensor *msgwin;
-static tamm_flow_stats stats;
+static tamm__flow_stats stats;
 static uint64_t *limits;                   /* [nranks]: each rank's TAMM_MEMORY_LIMIT (0: none) */
 static int cache_on;                       /* some rank has a limit: the caches are kept */
 static atomic_ullong comm_ns, exposed_ns;
@@ -60,8 +60,8 @@ typedef struct pargs { int kind, peer; uint32_t seq; tamm_tensor *T; long lin; }
 void (*tamm__flow_msg_recorder)(int send, uint64_t task, int peer, uint32_t seq, size_t bytes, uint64_t t0, uint64_t t1);
 
 typedef struct flow_op {
-    tamm_comm_op c;
-    tamm_task_s *task;
+    tamm__comm_op c;
+    tamm__task_s *task;
     tamm_tensor *T;
     long lin;
     int acc;
@@ -78,12 +78,12 @@ static void record_msg(const flow_op *f)
                                 tamm__now_ns());
 }
 
-static void op_finish(tamm_handoff *h)
+static void op_finish(tamm__handoff *h)
 {
     flow_op *f = (flow_op *)h;
     if (TAMM_UNLIKELY(f->t_post)) record_msg(f);
     if (f->acc) {
-        tamm_block_s *b = &f->T->blocks[f->lin];
+        tamm__block_s *b = &f->T->blocks[f->lin];
         tamm__spin_lock(&b->lock);
         void *home = tamm__block_home(f->T, f->lin);
         tamm__accumulate(f->T->dtype, home, f->c.buf, b->bytes / f->T->esize);
@@ -96,7 +96,7 @@ static void op_finish(tamm_handoff *h)
             free(f->c.buf);
         }
     }
-    tamm_task_s *t = f->task;
+    tamm__task_s *t = f->task;
     int kept = f->kept;
     free(f);
     if (kept) tamm__ml_kept_done(t); /* the home (or copy) the message used may be evicted now */
@@ -107,7 +107,7 @@ static void op_finish(tamm_handoff *h)
 static void pseudo_body(tamm_ctx *ctx, void *args)
 {
     const pargs *a = args;
-    tamm_block_s *b = &a->T->blocks[a->lin];
+    tamm__block_s *b = &a->T->blocks[a->lin];
     tamm__spin_lock(&b->lock);
     void *home = tamm__block_home(a->T, a->lin);
     /* a receive or a zeroing changes the block outside the FSM: under a memory limit it must be
@@ -362,20 +362,20 @@ static void cache_stale(tamm_tensor *T, long lin, int keep);
  * tensor the rank recorded in src (a holder, see dist.h). */
 static int home_rank(const tamm_tensor *T, long lin)
 {
-    const tamm_dist_tensor *D = T->dist;
+    const tamm__dist_tensor *D = T->dist;
     return D->src ? D->src[lin] : T->blocks[lin].owner;
 }
 
 static void holders_all(tamm_tensor *T, long lin)
 {
-    tamm_dist_tensor *D = T->dist;
+    tamm__dist_tensor *D = T->dist;
     uint64_t *h = tamm__dist_set(D->holders, D, lin);
     for (int r = 0; r < nranks; r++) tamm__rs_add(h, r);
 }
 
 static void holders_only(tamm_tensor *T, long lin, int a, int b)
 {
-    tamm_dist_tensor *D = T->dist;
+    tamm__dist_tensor *D = T->dist;
     cache_stale(T, lin, b);
     uint64_t *h = tamm__dist_set(D->holders, D, lin);
     tamm__rs_clear(h, D->words);
@@ -385,7 +385,7 @@ static void holders_only(tamm_tensor *T, long lin, int a, int b)
 
 static void open_run(tamm_tensor *T, long lin)
 {
-    tamm_dist_tensor *D = T->dist;
+    tamm__dist_tensor *D = T->dist;
     D->st[lin] |= TAMM_DS_RUN | TAMM_DS_WRITTEN;
     tamm__rs_clear(tamm__dist_set(D->contrib, D, lin), D->words);
     holders_only(T, lin, home_rank(T, lin), -1);
@@ -401,7 +401,7 @@ static void open_run(tamm_tensor *T, long lin)
 /* The accumulation run of b closes: every contributor sends its sum to the owner. */
 static void end_run(tamm_tensor *T, long lin)
 {
-    tamm_dist_tensor *D = T->dist;
+    tamm__dist_tensor *D = T->dist;
     if (!(D->st[lin] & TAMM_DS_RUN)) return;
     D->st[lin] &= (unsigned char)~TAMM_DS_RUN;
     int o = home_rank(T, lin);
@@ -438,7 +438,7 @@ static void end_all_runs(void)
  * pseudo-task with write permission on the dropped copies and on the new
  * one frees them after the tasks that use them, before the new copy is
  * allocated. */
-static tamm_centry *lru;     /* [nranks]: list heads */
+static tamm__centry *lru;     /* [nranks]: list heads */
 static uint64_t *used;       /* [nranks]: bytes of copies */
 static uint64_t cur_op;
 static const tamm_task *cur_task; /* the user task being decided (errors), or NULL */
@@ -448,16 +448,16 @@ typedef struct { tamm_tensor *T; long lin; } victim_t;
 static victim_t *victims;
 static int nvictims, capvictims;
 
-static tamm_centry *ce_of(tamm_tensor *T, long lin, int r) { return &T->dist->ce[(size_t)lin * (size_t)nranks + (size_t)r]; }
-static void ce_unlink(tamm_centry *c)
+static tamm__centry *ce_of(tamm_tensor *T, long lin, int r) { return &T->dist->ce[(size_t)lin * (size_t)nranks + (size_t)r]; }
+static void ce_unlink(tamm__centry *c)
 {
     c->prev->next = c->next;
     c->next->prev = c->prev;
     c->next = c->prev = NULL;
 }
-static void ce_link(int r, tamm_centry *c, int front)
+static void ce_link(int r, tamm__centry *c, int front)
 {
-    tamm_centry *h = &lru[r];
+    tamm__centry *h = &lru[r];
     if (front) { c->prev = h; c->next = h->next; }
     else { c->next = h; c->prev = h->prev; }
     c->prev->next = c;
@@ -482,7 +482,7 @@ static void cache_stale(tamm_tensor *T, long lin, int keep)
 {
     if (!cache_on || !T->dist->ce) return;
     for (int q = 0; q < nranks; q++) {
-        tamm_centry *c = ce_of(T, lin, q);
+        tamm__centry *c = ce_of(T, lin, q);
         if (q == keep || !c->next) continue;
         ce_unlink(c);
         ce_link(q, c, 1);
@@ -497,7 +497,7 @@ static void evict_body(tamm_ctx *ctx, void *args)
     const int *n = args;
     const victim_t *v = (const victim_t *)((const char *)args + sizeof(victim_t));
     for (int i = 0; i < *n; i++) {
-        tamm_block_s *b = &v[i].T->blocks[v[i].lin];
+        tamm__block_s *b = &v[i].T->blocks[v[i].lin];
         if (v[i].T->ml) { /* under the host memory limit: its home or spill slot, and its place in the LRU */
             tamm__spin_lock(&b->lock);
             int held = b->units[0].rc != 0;
@@ -525,13 +525,13 @@ static void make_room(int r, size_t bytes, tamm_tensor *T, long lin)
     uint64_t lim = limits[r];
     if (!lim) return;
     nvictims = 0;
-    tamm_centry *h = &lru[r], *c = h->next;
+    tamm__centry *h = &lru[r], *c = h->next;
     while (used[r] + bytes > lim && c != h) {
-        tamm_centry *n = c->next;
+        tamm__centry *n = c->next;
         if (c->pin == cur_op) { c = n; continue; }
         tamm_tensor *VT = c->T;
         long vl = c->lin;
-        tamm_dist_tensor *VD = VT->dist;
+        tamm__dist_tensor *VD = VT->dist;
         if ((VD->st[vl] & TAMM_DS_RUN) && tamm__rs_has(tamm__dist_set(VD->contrib, VD, vl), r))
             end_run(VT, vl); /* its partial sum goes to the owner first */
         n = c->next;         /* (end_run does not touch the lists; be safe anyway) */
@@ -552,7 +552,7 @@ static void make_room(int r, size_t bytes, tamm_tensor *T, long lin)
         c = n;
     }
     if (used[r] + bytes > lim && cur_task && me == r && !cur_reported) {
-        tamm_task_s w;
+        tamm__task_s w;
         memset(&w, 0, sizeof w);
         w.label = cur_task->label;
         w.file = cur_task->file;
@@ -596,7 +596,7 @@ static void make_room(int r, size_t bytes, tamm_tensor *T, long lin)
 static void cache_use(tamm_tensor *T, long lin, int r)
 {
     if (!cached(T, lin, r)) return;
-    tamm_centry *c = ce_of(T, lin, r);
+    tamm__centry *c = ce_of(T, lin, r);
     if (c->next) {
         ce_unlink(c);
         ce_link(r, c, 0);
@@ -616,7 +616,7 @@ static void cache_drop_tensor(tamm_tensor *T)
     if (!cache_on || !T->dist->ce) return;
     for (long b = 0; b < T->nblk; b++)
         for (int q = 0; q < nranks; q++) {
-            tamm_centry *c = ce_of(T, b, q);
+            tamm__centry *c = ce_of(T, b, q);
             if (!c->next) continue;
             ce_unlink(c);
             used[q] -= T->blocks[b].bytes;
@@ -626,7 +626,7 @@ static void cache_drop_tensor(tamm_tensor *T)
 /* Rank e needs the current version of b before a task of its reads it. */
 static void need_copy(tamm_tensor *T, long lin, int e)
 {
-    tamm_dist_tensor *D = T->dist;
+    tamm__dist_tensor *D = T->dist;
     uint64_t *h = tamm__dist_set(D->holders, D, lin);
     cache_use(T, lin, e);
     if (tamm__rs_has(h, e)) return;
@@ -654,7 +654,7 @@ static void need_copy(tamm_tensor *T, long lin, int e)
  * No message goes to a rank that does not use the block. */
 static void rep_use(tamm_tensor *T, long lin, unsigned p, int exec)
 {
-    tamm_dist_tensor *D = T->dist;
+    tamm__dist_tensor *D = T->dist;
     int mod = (p & (TAMM_WRITE | TAMM_ACCUM)) != 0;
     if (exec == EXEC_ALL) {
         end_run(T, lin);
@@ -812,7 +812,7 @@ static int refs_readable(const tamm_task *u, unsigned flags)
 
 static void hash_task(const tamm_task *u, const tamm_task_opts *o, int coll, unsigned flags)
 {
-    tamm_flow_ev *dd = tamm__rec_next(EV_TASK);
+    tamm__flow_ev *dd = tamm__rec_next(EV_TASK);
     dd->label = u->label;
     dd->file = u->file;
     dd->line = u->line;
@@ -839,9 +839,9 @@ static void hash_task(const tamm_task *u, const tamm_task_opts *o, int coll, uns
     tamm__rec_done(h);
 }
 
-static tamm_task_s where_of(const tamm_task *u)
+static tamm__task_s where_of(const tamm_task *u)
 {
-    tamm_task_s w;
+    tamm__task_s w;
     memset(&w, 0, sizeof w);
     w.label = u->label;
     w.file = u->file;
@@ -896,7 +896,7 @@ static int submit_collective(const tamm_task *u, const tamm_task_opts *o, unsign
     for (int i = 0; i < nfb; i++) {
         tamm_tensor *T = fb[i].T;
         long lin = fb[i].lin;
-        tamm_dist_tensor *D = T->dist;
+        tamm__dist_tensor *D = T->dist;
         int o2 = T->blocks[lin].owner;
         if (D->replicated) {
             /* each leaf uses its rank's copy: every copy is brought up to date first */
@@ -929,7 +929,7 @@ static int submit_collective(const tamm_task *u, const tamm_task_opts *o, unsign
     return tamm__submit(NULL, &t, o, flags | TAMM_TF_INTERNAL, NULL);
 }
 
-int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flags, tamm_task_s **out)
+int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flags, tamm__task_s **out)
 {
     if (out) *out = NULL;
     if (!u || !refs_readable(u, flags)) return tamm__submit(NULL, u, o, flags | TAMM_TF_INTERNAL, out);
@@ -938,7 +938,7 @@ int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flag
     int destroy = (flags & TAMM_TF_DESTROY) != 0;
     hash_task(u, o, coll, flags);
     stats.tasks++;
-    tamm_task_s w = where_of(u);
+    tamm__task_s w = where_of(u);
     int exec;
     if (destroy || coll) {
         exec = EXEC_ALL;
@@ -979,7 +979,7 @@ int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flag
         tamm_tensor *T = fb[i].T;
         long lin = fb[i].lin;
         unsigned p = fb[i].perm;
-        tamm_dist_tensor *D = T->dist;
+        tamm__dist_tensor *D = T->dist;
         int ow = T->blocks[lin].owner;
         if (destroy) {
             end_run(T, lin);
@@ -1053,19 +1053,19 @@ int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flag
 /* ------------------------------------------------------------------ */
 /* collective tasks: all ranks at once                                  */
 /* ------------------------------------------------------------------ */
-typedef struct agree_op { tamm_comm_op c; tamm_task_s *t; } agree_op;
+typedef struct agree_op { tamm__comm_op c; tamm__task_s *t; } agree_op;
 
-static void agree_finish(tamm_handoff *h)
+static void agree_finish(tamm__handoff *h)
 {
     agree_op *a = (agree_op *)h;
-    tamm_task_s *t = a->t;
+    tamm__task_s *t = a->t;
     free(a);
     tamm__handoff_done();
     t->flags |= TAMM_TF_AGREED;
     tamm__task_make_ready(t);
 }
 
-void tamm__flow_collective_ready(tamm_task_s *t)
+void tamm__flow_collective_ready(tamm__task_s *t)
 {
     agree_op *a = tamm__xcalloc(1, sizeof *a);
     a->c.h.finish = agree_finish;
@@ -1094,19 +1094,19 @@ void tamm__flow_xfence(void)
 
 /* An execution fence reached on this rank fires when every rank has reached
  * it: an MPI_Ibarrier on the progress thread, finished on a worker. */
-typedef struct xf_op { tamm_comm_op c; tamm_xfence *x; } xf_op;
+typedef struct xf_op { tamm__comm_op c; tamm__xfence *x; } xf_op;
 
-static void xf_agreed(tamm_handoff *h)
+static void xf_agreed(tamm__handoff *h)
 {
     xf_op *o = (xf_op *)h;
-    tamm_xfence *x = o->x;
+    tamm__xfence *x = o->x;
     free(o);
     tamm__xfence_agreed(x);
     /* after the fire: a waiting thread never finds the run idle in between */
     tamm__handoff_done();
 }
 
-static void xf_reached(tamm_xfence *x)
+static void xf_reached(tamm__xfence *x)
 {
     xf_op *o = tamm__xcalloc(1, sizeof *o);
     o->c.h.finish = xf_agreed;
@@ -1116,7 +1116,7 @@ static void xf_reached(tamm_xfence *x)
 }
 
 /* the task flow's part in fences (core/fence.h), installed while flow_on */
-static const tamm_fence_filter flow_fences = {
+static const tamm__fence_filter_t flow_fences = {
     .created = tamm__flow_fence_created,
     .wait = tamm__flow_fence_wait,
     .xfence = tamm__flow_xfence,
@@ -1125,13 +1125,13 @@ static const tamm_fence_filter flow_fences = {
 
 static int sentinel_ready(void *arg)
 {
-    tamm_task_s *t = arg;
+    tamm__task_s *t = arg;
     return atomic_load_explicit(&t->ready_flag, memory_order_acquire) != 0;
 }
 
 /* A bodiless local task with refs; returns once it may run (the caller then
  * works and calls tamm__task_finish_sentinel). */
-static int local_sentinel(const tamm_ref *refs, int n, const char *what, tamm_task_s **out)
+static int local_sentinel(const tamm_ref *refs, int n, const char *what, tamm__task_s **out)
 {
     tamm_task sk;
     memset(&sk, 0, sizeof sk);
@@ -1139,7 +1139,7 @@ static int local_sentinel(const tamm_ref *refs, int n, const char *what, tamm_ta
     sk.nrefs = n;
     sk.label = what;
     sk.rank = -1;
-    tamm_task_s *t = NULL;
+    tamm__task_s *t = NULL;
     int rc = tamm__submit(NULL, &sk, NULL, TAMM_TF_SENTINEL | TAMM_TF_INTERNAL, &t);
     if (rc) return rc;
     rc = tamm__help_until(sentinel_ready, t);
@@ -1161,8 +1161,8 @@ void *tamm__flow_block_at(tamm_tensor *T, const long *idx, int n)
         else tamm__error(NULL, TAMM_ERANGE, "tamm_block on '%s': block index out of range", T->name);
         return NULL;
     }
-    tamm_dist_tensor *D = T->dist;
-    tamm_flow_ev *dd = tamm__rec_next(EV_BLOCK);
+    tamm__dist_tensor *D = T->dist;
+    tamm__flow_ev *dd = tamm__rec_next(EV_BLOCK);
     dd->tid[0] = D->id;
     dd->b = lin;
     tamm__rec_done(tamm__rec_mix(tamm__rec_mix(tamm__rec_mix(tamm__rec_hash(), EV_BLOCK), (uint64_t)D->id),
@@ -1195,9 +1195,9 @@ void *tamm__flow_block_at(tamm_tensor *T, const long *idx, int n)
     r.nidx = n;
     memcpy(r.idx, idx, (size_t)n * sizeof(long));
     r.mode = mode;
-    tamm_task_s *t = NULL;
+    tamm__task_s *t = NULL;
     if (local_sentinel(&r, 1, "tamm_block", &t)) return NULL;
-    tamm_block_s *b = &T->blocks[lin];
+    tamm__block_s *b = &T->blocks[lin];
     tamm__spin_lock(&b->lock);
     void *home = tamm__block_home(T, lin);
     if (T->ml) tamm__ml_top_pin(T, lin); /* resident while top-level code uses it */
@@ -1210,7 +1210,7 @@ int tamm__flow_whole(tamm_tensor *T, void *arr, int to_arr)
 {
     const char *what = to_arr ? "tamm_tensor_gather" : "tamm_tensor_scatter";
     if (!T || !arr || !T->dist) return tamm__error(NULL, TAMM_EINVAL, "%s: %s is NULL", what, T ? "the array" : "the tensor");
-    tamm_dist_tensor *D = T->dist;
+    tamm__dist_tensor *D = T->dist;
     tamm__rec_next(to_arr ? EV_GATHER : EV_SCATTER)->tid[0] = D->id;
     tamm__rec_done(
         tamm__rec_mix(tamm__rec_mix(tamm__rec_hash(), to_arr ? EV_GATHER : EV_SCATTER), (uint64_t)D->id));
@@ -1263,12 +1263,12 @@ int tamm__flow_whole(tamm_tensor *T, void *arr, int to_arr)
     }
     int rc = TAMM_OK;
     if (n > 0) {
-        tamm_task_s *t = NULL;
+        tamm__task_s *t = NULL;
         rc = local_sentinel(refs, n, what, &t);
         if (!rc) {
             for (long b = 0; b < T->nblk; b++) {
                 if (!to_arr && !D->replicated && T->blocks[b].owner != me) continue;
-                tamm_block_s *blk = &T->blocks[b];
+                tamm__block_s *blk = &T->blocks[b];
                 tamm__spin_lock(&blk->lock);
                 void *home = tamm__block_home(T, b);
                 if (T->ml) {
@@ -1292,7 +1292,7 @@ int tamm__flow_whole(tamm_tensor *T, void *arr, int to_arr)
 static void flow_sync_wait(void) { tamm__flow_sync(TAMM_SYNC_WAIT); }
 
 /* the flow as the core's submission filter (layer.h) */
-static const tamm_flow_ops flow_ops = {
+static const tamm__flow_ops flow_ops = {
     .submit = tamm__flow_submit,
     .collective_ready = tamm__flow_collective_ready,
     .sync_wait = flow_sync_wait,
@@ -1378,7 +1378,7 @@ void tamm__flow_note_comm(uint64_t dt, int exposed)
     if (exposed) atomic_fetch_add_explicit(&exposed_ns, dt, memory_order_relaxed);
 }
 
-void tamm__flow_get_stats(tamm_flow_stats *s)
+void tamm__flow_get_stats(tamm__flow_stats *s)
 {
     *s = stats;
     s->evictions = ev_count;

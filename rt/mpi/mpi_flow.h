@@ -64,9 +64,9 @@ extern void (*tamm__flow_msg_recorder)(int send, uint64_t task, int peer, uint32
                                        uint64_t t1);
 
 /** A top-level task, validated (tamm__submit forwards them while tamm__flow_on: the filter's submit). */
-int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flags, tamm_task_s **out);
+int tamm__flow_submit(const tamm_task *u, const tamm_task_opts *o, unsigned flags, tamm__task_s **out);
 /** A collective task's local dependences are satisfied: agree with the other ranks, then run. */
-void tamm__flow_collective_ready(tamm_task_s *t);
+void tamm__flow_collective_ready(tamm__task_s *t);
 /** Every rank created tensor T (stream event; gives T its id). */
 void tamm__flow_tensor_created(tamm_tensor *T);
 
@@ -97,14 +97,14 @@ int tamm__flow_stream_hash(uint64_t count, uint64_t *hash);
 int tamm__flow_event_text(uint64_t n, char *buf, size_t len);
 
 /** Statistics of the session (TAMM_STATS, benchmarks). */
-typedef struct tamm_flow_stats {
+typedef struct tamm__flow_stats {
     uint64_t tasks, executed, skipped;   /* top-level tasks seen / run here / skipped */
     uint64_t skip_ns;                    /* time spent deciding the skipped ones */
     uint64_t msgs_sent, msgs_recv;
     uint64_t comm_ns, exposed_ns;        /* time with messages in flight; of it, with every worker idle */
     uint64_t evictions, evicted_bytes;   /* copies of other ranks' blocks dropped here (TAMM_MEMORY_LIMIT) */
-} tamm_flow_stats;
-void tamm__flow_get_stats(tamm_flow_stats *s);
+} tamm__flow_stats;
+void tamm__flow_get_stats(tamm__flow_stats *s);
 /** The progress engine samples overlap: dt with messages in flight, of which `exposed` with all workers idle. */
 void tamm__flow_note_comm(uint64_t dt, int exposed);
 

@@ -103,20 +103,20 @@ void tamm__trace_withheld(uint64_t id, const char *why)
     pthread_mutex_unlock(&lock);
 }
 
-static tamm_trace_ev *ev_push(tamm_worker *w)
+static tamm__trace_ev *ev_push(tamm__worker *w)
 {
     if (w->nev == w->capev) {
         w->capev = w->capev ? w->capev * 2 : 1024;
         w->ev = tamm__xrealloc(w->ev, w->capev * sizeof *w->ev);
     }
-    tamm_trace_ev *e = &w->ev[w->nev++];
+    tamm__trace_ev *e = &w->ev[w->nev++];
     memset(e, 0, sizeof *e);
     return e;
 }
 
-void tamm__trace_event(tamm_worker *w, uint64_t id, uint64_t t0, uint64_t t1)
+void tamm__trace_event(tamm__worker *w, uint64_t id, uint64_t t0, uint64_t t1)
 {
-    tamm_trace_ev *e = ev_push(w);
+    tamm__trace_ev *e = ev_push(w);
     e->id = id;
     e->t0 = t0;
     e->t1 = t1;
@@ -129,9 +129,9 @@ void tamm__trace_event(tamm_worker *w, uint64_t id, uint64_t t0, uint64_t t1)
  * device, so its duration is estimated from the link bandwidth measured at
  * start (a device-to-device copy: a tenth of that; the emulated device's
  * nominal link is 10 GB/s). */
-void tamm__trace_gpu_record(tamm_gpu *g, tamm_pend *r, uint64_t from, uint64_t to)
+void tamm__trace_gpu_record(tamm__gpu *g, tamm__pend *r, uint64_t from, uint64_t to)
 {
-    tamm_trace_ev *e = ev_push(g->w); /* the copies' events follow: e is not used after them */
+    tamm__trace_ev *e = ev_push(g->w); /* the copies' events follow: e is not used after them */
     e->id = r->task ? r->task->id : 0;
     e->t0 = from;
     e->t1 = to;
@@ -139,7 +139,7 @@ void tamm__trace_gpu_record(tamm_gpu *g, tamm_pend *r, uint64_t from, uint64_t t
     e->track = r->stream;
     uint64_t cur = from;
     for (int i = 0; i < r->ntcopies; i++) {
-        const tamm_tcopy *c = &r->tcopies[i];
+        const tamm__tcopy *c = &r->tcopies[i];
         double bw = c->dir == TAMM_CP_D2H ? g->bw_d2h : c->dir == TAMM_CP_H2D ? g->bw_h2d : 10 * g->bw_h2d;
         uint64_t t0 = c->t > cur ? c->t : cur;
         if (t0 > to) t0 = to;
@@ -149,7 +149,7 @@ void tamm__trace_gpu_record(tamm_gpu *g, tamm_pend *r, uint64_t from, uint64_t t
         char bn[96], name[128];
         snprintf(name, sizeof name, "%s %s", c->dir == TAMM_CP_H2D ? "H2D" : c->dir == TAMM_CP_D2H ? "D2H" : "D2D",
                  tamm__block_name(c->T, c->lin, bn, sizeof bn));
-        tamm_trace_ev *ce = ev_push(g->w);
+        tamm__trace_ev *ce = ev_push(g->w);
         ce->id = r->task ? r->task->id : 0;
         ce->t0 = t0;
         ce->t1 = t1;
@@ -368,10 +368,10 @@ static void trace_part(jout *o)
         slice(o, TID_IO(io->lane), io->name, "io", io->t0, io->t1, args);
     }
     for (int i = 0; i < tamm__rt.nthreads; i++) {
-        tamm_worker *w = &tamm__rt.workers[i];
+        tamm__worker *w = &tamm__rt.workers[i];
         int gpu = i - tamm__rt.nworkers; /* >= 0: a CUDA worker */
         for (size_t k = 0; k < w->nev; k++) {
-            tamm_trace_ev *e = &w->ev[k];
+            tamm__trace_ev *e = &w->ev[k];
             int tid = gpu < 0 ? i : TID_GPU(gpu, e->track);
             const char *label = e->id && e->id <= nnodes && nodes[e->id - 1].label ? nodes[e->id - 1].label : "task";
             switch (e->kind) {
@@ -410,7 +410,7 @@ static void trace_part(jout *o)
         else flow(o, tid, "msg", 'f', msg_id(m->peer, me, m->seq, nranks), m->t1 > m->t0 ? m->t1 - 1 : m->t1);
     }
     size_t ne;
-    const tamm_edge *ed = tamm__dag_edges(&ne);
+    const tamm__edge *ed = tamm__dag_edges(&ne);
     for (size_t k = 0; k < ne; k++) {
         if (!ed[k].from || !ed[k].to || ed[k].from > nnodes || ed[k].to > nnodes) continue;
         node *a = &nodes[ed[k].from - 1], *b = &nodes[ed[k].to - 1];
@@ -447,7 +447,7 @@ static void dag_part(FILE *f, int me, int nranks)
                     (unsigned long long)nodes[i].parent, pre, i + 1);
     }
     size_t ne;
-    const tamm_edge *ed = tamm__dag_edges(&ne);
+    const tamm__edge *ed = tamm__dag_edges(&ne);
     for (size_t k = 0; k < ne; k++)
         fprintf(f, "%s%st%llu -> %st%llu;\n", ind, pre, (unsigned long long)ed[k].from, pre, (unsigned long long)ed[k].to);
     if (nranks == 1) return;
@@ -544,7 +544,7 @@ static void print_stats(void)
                "check of their kernel failed (TAMM_TRACE: args.cuda_withheld)\n",
             r, (unsigned long long)atomic_load(&tamm__rt.nwithheld));
     for (int i = 0; i < tamm__rt.nworkers; i++) {
-        tamm_worker *w = &tamm__rt.workers[i];
+        tamm__worker *w = &tamm__rt.workers[i];
         fprintf(f, "tamm stats: rank %d: worker %d: %llu tasks, busy %.1f ms, idle %.1f ms, %llu steals, %llu sleeps, "
                    "%llu waits not woken (their condition met when their time slice ran out)\n",
                 r, i, (unsigned long long)atomic_load(&w->ntasks), (double)w->busy_ns / 1e6, (double)w->idle_ns / 1e6,
@@ -589,7 +589,7 @@ void tamm__trace_finish(void)
     ios = NULL;
     nios = capios = 0;
     for (int i = 0; i < tamm__rt.nthreads; i++) {
-        tamm_worker *w = &tamm__rt.workers[i];
+        tamm__worker *w = &tamm__rt.workers[i];
         for (size_t k = 0; k < w->nev; k++) free(w->ev[k].name);
         free(w->ev);
         w->ev = NULL;

@@ -90,7 +90,7 @@ API cudaError_t cudaSetDevice(int dev) { return done(e_bind(dev), cudaErrorInval
 
 API cudaError_t cudaMemGetInfo(size_t *fr, size_t *total)
 {
-    tamm_devinfo di;
+    tamm__devinfo di;
     e_info(cur_dev, &di);
     *fr = di.free;
     *total = di.total;
@@ -101,7 +101,7 @@ API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int dev)
 {
     if (dev < 0 || dev >= e_count()) return done(fail_msg("cudaGetDeviceProperties", "invalid device ordinal"), cudaErrorInvalidDevice);
     memset(prop, 0, sizeof *prop);
-    tamm_devinfo di;
+    tamm__devinfo di;
     e_info(dev, &di);
     snprintf(prop->name, sizeof prop->name, "stand-in CUDA runtime, emulated GPU %d", dev);
     prop->totalGlobalMem = di.total;

@@ -85,7 +85,7 @@ int main(int argc, char **argv)
         CHECK(tamm_num_gpus() == ngpu, "%d GPUs, expected %d (%d devices, local rank %d of %d)", tamm_num_gpus(), ngpu,
               nd, lrank, lsize);
         for (int i = 0; i < tamm__gpus.n && i < ngpu; i++) {
-            tamm_gpu *g = &tamm__gpus.g[i];
+            tamm__gpu *g = &tamm__gpus.g[i];
             CHECK(g->dev == dev0 + i, "GPU %d is device %d, expected %d", i, g->dev, dev0 + i);
             CHECK(g->share == share, "GPU %d shared by %d ranks, expected %d", i, g->share, share);
             size_t lim = g->info.total / (size_t)share / 10 * 9;

@@ -195,7 +195,7 @@ int main(int argc, char **argv)
     for (size_t e = 0; e < vd; e++) bad += vgot[e] != v[e];
     CHECK(bad == 0, "V differs from the plain computation in %ld of %zu elements", bad, vd);
 
-    tamm_flow_stats fs;
+    tamm__flow_stats fs;
     memset(&fs, 0, sizeof fs);
     if (P > 1) tamm__flow_get_stats(&fs);
     tamm_tensor_destroy(A);

@@ -3,7 +3,7 @@
 # are in the built objects exactly when the build enables them, by nm on the objects.
 #   assert_symbols.sh ON|OFF RT_OBJECT_DIR [TAMMCC_OBJECT_DIR]
 # ON (Debug, sanitizer builds): the objects that apply the state machines and counts
-# (core/task.c, core/dag.c, core/buffer.c, core/memlimit.c; tammcc's emit_c.c, infer.c)
+# (core/task.c, core/dag.c, core/buffer.c, core/memlimit.c, core/spill.c; tammcc's emit_c.c, infer.c)
 # call tamm__assert_fail / cc_assert_fail.  OFF (Release, RelWithDebInfo): no object calls
 # either (each is still defined, in error.c and diag.c), so the hot path (task.c, dag.c,
 # exec/worker.c) carries no assertion code at all.
@@ -25,7 +25,7 @@ check() { # check DIR FUNCTION OBJECT...
         fi
     done
 }
-check "$rt" tamm__assert_fail task.c dag.c buffer.c memlimit.c
+check "$rt" tamm__assert_fail task.c dag.c buffer.c memlimit.c spill.c
 if [ "$mode" = OFF ]; then
     # no object of the library at all (exec/worker.c included)
     for f in $(find "$rt" -name '*.o'); do

@@ -17,7 +17,7 @@
  *   - a full disk (RLIMIT_FSIZE of 2 MiB in the child): a clear error naming the
  *     spill file, and results still equal to the reference;
  *   - blocks never written read as zeros although their memory is that of
- *     evicted blocks (memlimit.c's spare buffers).
+ *     evicted blocks (spill.c's spare buffers).
  * On a runtime that ignores the limit, the maxrss bound and the two errors fail.
  */
 #include <tamm.h>

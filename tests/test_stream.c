@@ -259,7 +259,7 @@ int main(int argc, char **argv)
             CHECK(l.hash == p.hash, "streaming under a memory limit: results differ");
             /* within the limit exactly (a CI run once saw one block over, peak 2621440: the block
              * the I/O thread had just read back was never a candidate for eviction, and a block
-             * whose lock was busy for a moment was given up on; memlimit.c evict_one / room) */
+             * whose lock was busy for a moment was given up on; spill.c evict_one / room) */
             CHECK(l.peak <= 2L << 20, "streaming under TAMM_MEMORY_LIMIT=2M: peak %lld", l.peak);
         }
     }

@@ -6,7 +6,7 @@
  * Pure: tamm__blk_step() says what a cell of the table does; rt/core/buffer.c
  * applies it to real buffers and issues the actions (Allocate, Dealloc and the
  * non-blocking Get, Put, AccAll of rt/core/xfer.c); rt/gpu/cuda_unit.c and
- * rt/core/memlimit.c apply it to a GPU's copies and to the host under a limit.
+ * rt/core/spill.c apply it to a GPU's copies and to the host under a limit.
  */
 #ifndef TAMM_BLOCK_FSM_H
 #define TAMM_BLOCK_FSM_H

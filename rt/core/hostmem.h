@@ -28,7 +28,7 @@ void tamm__home_free(void *p, size_t bytes);
  *  layer's pinned pool): alloc returns zero-filled memory of bytes and counts
  *  it in the memory statistics, free gives back what alloc returned (bytes:
  *  the size asked).  raw_alloc / raw_free are the same memory for the host
- *  memory limit (memlimit.c), which counts, zero-fills and reuses it itself:
+ *  memory limit (spill.c), which counts, zero-fills and reuses it itself:
  *  contents undefined, not counted, never kept in a pool.  Installed with
  *  tamm__home_pin_install before the first tensor exists and removed (NULL)
  *  after the last is freed. */

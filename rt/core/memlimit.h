@@ -8,7 +8,7 @@
  * where GPUs copy them), private accumulation / temporary / cancellable
  * buffers, other units' staging buffers, and under MPI the copies of other
  * ranks' blocks and the buffers of accumulations received from them — is
- * taken through room() in memlimit.c, which first evicts least recently used blocks
+ * taken through room() in spill.c, which first evicts least recently used blocks
  * that no running task holds: a block whose host copy may be newer than its
  * copy in the spill file (dirty) is written there first; a clean one, or one
  * a generator (tamm_tensor_create_ex) can make again, is dropped.  A block

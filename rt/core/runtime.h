@@ -3,7 +3,7 @@
  * blocks (tensor.c), tasks (task.c), the submission FSM and the DAG (dep_fsm.c,
  * dag.c), permissions (perm.c), the execution FSM (block_fsm.c), buffers
  * (buffer.c), transfers between memory units (xfer.c), the host memory unit
- * (hostmem.c, memlimit.c, and the object and buffer caches of pool.c), fences
+ * (hostmem.c, memlimit.c, spill.c, and the object and buffer caches of pool.c), fences
  * (fence.c), streaming scopes (scope.c), where a top-level task is diverted
  * (divert.c), the access checker (check.c), the deadlock report (stuck.c)
  * and the core's part of the lifecycle (runtime.c).

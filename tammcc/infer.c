@@ -2,8 +2,8 @@
  * block uses of a task's body (each tamm_block pointer analysed by infer_ptr.c) and the modes
  * they give, the indices known at submission (rules 35 and 36 of docs/language.md, "The
  * rules"), then the explicit clauses and the children's accesses merged into the task's
- * permissions, with those taskfn.c finds through calls (rules 34 and 38).  The other files of
- * the inference: infer_int.h. */
+ * permissions, with those taskfn.c finds through calls (rule 34; their ranges, rule 38, are
+ * taskfn_range.c's).  The other files of the inference: infer_int.h. */
 #include "infer_int.h"
 #include "guard.h"
 #include "text.h"

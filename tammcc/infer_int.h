@@ -4,7 +4,8 @@
  * are those of docs/language.md, "The rules"):
  *   infer.c          the per-task driver: the block uses of a body and their modes, indices
  *                    known at submission (rules 35, 36), clauses and children's accesses
- *                    merged into permissions (with those taskfn.c finds, rules 34, 38)
+ *                    merged into permissions (with those taskfn.c and taskfn_range.c find,
+ *                    rules 34, 38)
  *   infer_ptr.c      the uses of a value derived from a block pointer (rules 1-15, 24-31, 37)
  *   infer_call.c     a pointer passed to a call: callee summaries, annotations, mem functions,
  *                    BLAS (rules 16-23, 32, 33, 39)

@@ -10,10 +10,13 @@
  * the function's own terms (a parameter or a file-scope variable), the union of
  * their permissions; a call substitutes its arguments for the parameters.  It
  * then adds those needs to every task whose own body makes such a call, as
- * whole-tensor permissions (indices are not followed through calls: widening
- * is always correct), propagates them to enclosing tasks, and iterates to a
- * fixpoint (recursion).  Explicit permission clauses on a tensor win: the
- * runtime checks the children against them.  A need that cannot be named at
+ * whole-tensor permissions (widening is always correct), propagates them to
+ * enclosing tasks, and iterates to a fixpoint (recursion).  Once the needs are
+ * final, the ranges of recursive task functions are proved (taskfn_range.c,
+ * rule 38: the blocks the tasks of a call of f use lie within [lo, hi) of its
+ * arguments) and the needs are given again, as those slices where proved.
+ * Explicit permission clauses on a tensor win: the runtime checks the children
+ * against them.  A need that cannot be named at
  * the caller (a tensor held in a local of the callee) is an error that asks
  * for a permission(...) clause.
  */

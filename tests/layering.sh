@@ -108,7 +108,26 @@ if ! loop=$(tsort "$edges.dag" 2>&1 >/dev/null) || [ -n "$loop" ]; then
   echo "layering: NEW folder cycle in the include graph:" $(printf '%s\n' "$loop" | sed -n 's/^tsort: \([a-z]*\)$/\1/p')
   status=1
 fi
-rm -f "$edges" "$edges.dag" "$edges.back" "$scan"
+rm -f "$edges" "$edges.dag" "$edges.back"
+
+# ---- the documented graph ----
+# docs/architecture.md ("Include graph between folders") states the count of include lines of
+# each edge; where the tree has that file, the counts must be today's.
+doc=$root/docs/architecture.md
+if [ -f "$doc" ]; then
+  have=$(sed -n 's/^edge //p' "$scan" | sort | uniq -c | awk '{ print $2, "->", $3, $1 }' | sort)
+  said=$(awk '/^### Include graph between folders/ { g = 1; next }
+              g && /^```/ { if (++fence == 2) exit; next }
+              g && fence == 1 { for (i = 1; i + 3 <= NF; i++) if ($(i + 1) == "->") print $i, "->", $(i + 2), $(i + 3) }' "$doc" | sort)
+  if [ "$have" != "$said" ]; then
+    echo "layering: docs/architecture.md's include graph between folders is not the tree's (include lines per edge):"
+    printf '%s\n' "$said" >"$found.said"
+    printf '%s\n' "$have" | diff "$found.said" - | sed -n 's/^< /  documented: /p; s/^> /  in rt\/:     /p'
+    rm -f "$found.said"
+    status=1
+  fi
+fi
+rm -f "$scan"
 
 # ---- link level ----
 checked=

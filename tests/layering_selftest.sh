@@ -51,6 +51,15 @@ include_case core/task.c trace.h "NEW violation: rt/core/task.c includes trace.h
 # rule forbids the edge, only the acyclicity check catches it
 include_case core/task.c worker.h "NEW folder cycle*core"
 
+# the documented include graph: an include the rules allow (exec/ of a core header) changes the
+# count of its edge, which docs/architecture.md must then state
+rm -rf "$tmp/src" && mkdir -p "$tmp/src/docs" && cp -r "$root/rt" "$tmp/src/rt" && cp "$root/docs/architecture.md" "$tmp/src/docs/"
+if ! out=$(sh "$check" "$tmp/src"); then echo "FAIL: a copy of rt/ and docs/architecture.md fails: $out"; status=1; fi
+printf '#include "task.h"\n' >>"$tmp/src/rt/exec/worker.c"
+out=$(sh "$check" "$tmp/src")
+case $? in 0) echo "FAIL: an include more than docs/architecture.md counts passed: $out"; status=1 ;; esac
+case $out in *"in rt/:     exec -> core 12"*) ;; *) echo "FAIL: the stale count of exec -> core is not named: $out"; status=1 ;; esac
+
 # link level: the core calls the MPI layer; gpu/ calls obs/ (the layers below obs
 # reach it through the recorders init installs); the core calls an exec/ function
 # the executor interface (core/executor.h) does not declare

@@ -181,11 +181,34 @@ static int launched_by_mpi(void)
     return 0;
 }
 
+/* LeakSanitizer's switches, when the sanitizer runtime is linked in (an ASan build; weak, so NULL
+ * elsewhere).  What Open MPI allocates inside MPI_Init_thread and MPI_Finalize is its own, kept
+ * past the end of the program, and often allocated by components MPI_Finalize unloads, whose
+ * frames no suppression can then name: ignored, so that a program under ASan reports only leaks
+ * that are not MPI's start-up and shutdown (and LeakSanitizer need not symbolize hundreds of
+ * them at every exit).  The objects are ignored only while this thread is in those two calls. */
+extern void __lsan_disable(void) __attribute__((weak));
+extern void __lsan_enable(void) __attribute__((weak));
+
+static void lsan_off(void)
+{
+    if (__lsan_disable) __lsan_disable();
+}
+
+static void lsan_on(void)
+{
+    if (__lsan_enable) __lsan_enable();
+}
+
 static void finalize_at_exit(void)
 {
     int fin = 0;
     MPI_Finalized(&fin);
-    if (!fin && !atomic_load(&aborting)) MPI_Finalize();
+    if (!fin && !atomic_load(&aborting)) {
+        lsan_off();
+        MPI_Finalize();
+        lsan_on();
+    }
 }
 
 int tamm__comm_init(void)
@@ -198,14 +221,19 @@ int tamm__comm_init(void)
     MPI_Initialized(&inited);
     if (!inited) {
         int provided = 0;
-        if (MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+        lsan_off();
+        int ok = MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided) == MPI_SUCCESS;
+        lsan_on();
+        if (!ok) {
             fprintf(stderr, "tamm: error: MPI_Init_thread failed\n");
             return TAMM_ECOMM;
         }
         if (provided < MPI_THREAD_MULTIPLE) {
             fprintf(stderr, "tamm: error: this MPI gives thread level %d, the runtime needs MPI_THREAD_MULTIPLE "
                             "(its progress thread and collective tasks call MPI concurrently)\n", provided);
+            lsan_off();
             MPI_Finalize();
+            lsan_on();
             return TAMM_ECOMM;
         }
         atexit(finalize_at_exit);

@@ -61,8 +61,8 @@ fault "b) a heading" rt/core/buffer.h '/* docs/runtime.md "No such heading" */' 
 fault "b) a second heading" rt/core/buffer.h '/* docs/runtime.md "Block memory", "Nor this one" */' 'docs/runtime.md has no heading "Nor this one"'
 fault "c) SPEC" include/tamm.h '/* (SPEC 3.1) */' "cites 'SPEC'"
 fault "c) seeds/" rt/core/fence.c '// the table of seeds/tamm-runtime.md' "cites 'seeds/'"
-fault "c) SPEC in tests/" tests/test_api.c '/* (SPEC 7) */' "tests/test_api.c"
-fault "c) seeds/ in tests/" tests/test_perm_table.c '// the table of seeds/tamm-runtime.md' "cites 'seeds/'"
+fault "c) SPEC in tests/" tests/rt/test_api.c '/* (SPEC 7) */' "tests/rt/test_api.c"
+fault "c) seeds/ in tests/" tests/rt/core/test_perm_table.c '// the table of seeds/tamm-runtime.md' "cites 'seeds/'"
 fault "c) SPEC in bench/" bench/mpi_skip.c '/* (SPEC 5) */' "bench/mpi_skip.c"
 fault "c) SPEC in samples/" samples/gemm.c '/* (SPEC 3.1) */' "samples/gemm.c"
 fault "c) SPEC in tests/gpu/pregen" tests/gpu/pregen/blas_gemm.tamm.c '/* (SPEC 3.4) */' "tests/gpu/pregen/blas_gemm.tamm.c"
@@ -77,7 +77,7 @@ fault "c) seeds/ in a Python comment" tests/trace/check_trace.py '# see seeds/ta
 fault "c) SPEC in a Python docstring" tests/trace/check_trace.py '"""(SPEC 6)"""' "tests/trace/check_trace.py"
 fault "a) a path in a script" bench/run_linalg.sh '# see bench/no_such_script.sh' "names 'bench/no_such_script.sh'"
 fault "b) a heading in a CMake comment" tests/trace/CMakeLists.txt '# docs/runtime.md "No such heading"' 'docs/runtime.md has no heading "No such heading"'
-fault "b) a heading in a test" tests/test_api.c '/* docs/language.md "No such heading" */' 'docs/language.md has no heading "No such heading"'
+fault "b) a heading in a test" tests/rt/test_api.c '/* docs/language.md "No such heading" */' 'docs/language.md has no heading "No such heading"'
 fault "c) a page" docs/errors.md 'As SPEC section 6 says.' "docs/errors.md"
 fault "d) a function" rt/core/dag.h '/* done by free_all_the_things() */' "names free_all_the_things()"
 fault "d) a name of tamm's own" tammcc/guard.h '/* (how: tamm_no_such_kind, guard.c) */' "names tamm_no_such_kind,"

@@ -1,7 +1,7 @@
 /*
  * test_mpi_memlimit_rss.c — TAMM_MEMORY_LIMIT bounds each rank's resident
  * block memory, homes and copies of other ranks' blocks together (issue 19,
- * item 5; docs/runtime.md "Block memory"): tests/test_memlimit.c's cases with
+ * item 5; docs/runtime.md "Block memory"): tests/rt/core/test_memlimit.c's cases with
  * every child an MPI run of $TAMM_TEST_RANKS ranks.  The computation (64.5 MiB
  * over 3 tensors of 512 KiB blocks, block-cyclic: every rank reads copies of
  * the other ranks' Y blocks and accumulates into a copy of S) is run under
@@ -13,4 +13,4 @@
  */
 #define MEMLIMIT_MPI 1
 #define LIMIT_MB 8
-#include "../test_memlimit.c"
+#include "../rt/core/test_memlimit.c"

@@ -9,4 +9,4 @@
  * is combined over the ranks and compared too.
  */
 #define RANDOM_MPI 1
-#include "../test_random_dag.c"
+#include "../rt/test_random_dag.c"

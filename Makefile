@@ -81,7 +81,7 @@ run:
 # ---------------------------------------------------------------- gpu-check
 # Needs a GPU, nvcc and CMake; no Debian packages are installed (GPU machines
 # often have no network), libclang is not needed (the tammcc output it builds
-# is pregenerated in tests/gpu/pregen and bench/gpu/pregen).
+# is pregenerated in tests/rt/gpu/pregen and bench/gpu/pregen).
 gpu-check:
 	@bash bench/gpu/gpu_check.sh
 

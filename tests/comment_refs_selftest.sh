@@ -7,7 +7,7 @@
 # (tamm_..., cc_...) that no code has; (e) a function declared in tamm.h without an entry in
 # docs/api.md, and one whose entry does not say how it fails.  (c) again, and (a) and (b),
 # in every kind of file and folder the check covers: tests/, bench/, samples/, the generated
-# tests/gpu/pregen and bench/gpu/pregen, CMake files, the Makefile, shell and Python scripts
+# tests/rt/gpu/pregen and bench/gpu/pregen, CMake files, the Makefile, shell and Python scripts
 # (a # comment and a docstring), cmake/ and .ci/.  Each must make
 # the check fail with a message naming the fault; the copy without a fault checks exactly
 # as the tree does (the same report).
@@ -65,7 +65,7 @@ fault "c) SPEC in tests/" tests/rt/test_api.c '/* (SPEC 7) */' "tests/rt/test_ap
 fault "c) seeds/ in tests/" tests/rt/core/test_perm_table.c '// the table of seeds/tamm-runtime.md' "cites 'seeds/'"
 fault "c) SPEC in bench/" bench/mpi_skip.c '/* (SPEC 5) */' "bench/mpi_skip.c"
 fault "c) SPEC in samples/" samples/gemm.c '/* (SPEC 3.1) */' "samples/gemm.c"
-fault "c) SPEC in tests/gpu/pregen" tests/gpu/pregen/blas_gemm.tamm.c '/* (SPEC 3.4) */' "tests/gpu/pregen/blas_gemm.tamm.c"
+fault "c) SPEC in tests/rt/gpu/pregen" tests/rt/gpu/pregen/blas_gemm.tamm.c '/* (SPEC 3.4) */' "tests/rt/gpu/pregen/blas_gemm.tamm.c"
 fault "c) SPEC in bench/gpu/pregen" bench/gpu/pregen/b1.tamm.cu '/* (SPEC 3.4) */' "bench/gpu/pregen/b1.tamm.cu"
 fault "c) SPEC in a CMakeLists.txt" tests/mpi/CMakeLists.txt '# ranks (SPEC sections 5 and 7)' "tests/mpi/CMakeLists.txt"
 fault "c) SPEC in the top CMakeLists.txt" CMakeLists.txt '  # (SPEC 1)' "FAIL: CMakeLists.txt"

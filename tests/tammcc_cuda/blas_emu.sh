@@ -5,7 +5,7 @@
 #
 # tammcc builds PROGRAM.c with TAMMCC_NVCC=emu (its .cu compiled by the host C++ compiler);
 # it runs on the stand-in CUDA runtime, cuBLAS and cuSOLVER over the emulated device
-# (tests/cudart_emu, found through TAMM_CUDA_TEST_LIBDIR, random stream delays), at 1 and 2
+# (tests/rt/gpu/cudart_emu, found through TAMM_CUDA_TEST_LIBDIR, random stream delays), at 1 and 2
 # emulated GPUs (TAMM_CUDA_EMU) with one CPU worker and the round-robin policy.  Each run must
 # print what the plain C build (cc, the sequential elision) prints, and TAMM_STATS must show
 # most tasks on the GPU workers (more than on the CPU worker, or, when the emulated GPUs are as

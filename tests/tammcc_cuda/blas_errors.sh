@@ -3,7 +3,7 @@
 # refuses (blas_errors.c): each is the task's error (TAMM_EDEVICE or TAMM_ENOMEM, exit status 1)
 # naming the task, the call and its line; and a GPU without cuSOLVER runs the LAPACK task on the
 # CPUs (a warning, a TAMM_STATS line), as does the emulated device without cuBLAS.  LIBDIR holds
-# the stand-in libcudart, libcublas and libcusolver (tests/cudart_emu).
+# the stand-in libcudart, libcublas and libcusolver (tests/rt/gpu/cudart_emu).
 set -u
 tammcc=$1 src=$2 lib=$(cd "$3" && pwd) || exit 1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tammbe.XXXXXX") || exit 1

@@ -30,9 +30,9 @@
  * _MEMORY / _FAIL / _SKIP_WAIT as for the built-in emulator.
  */
 #define TAMM_EMU_STANDALONE 1
-#include "../../rt/base/emu_fail.c"
-#include "../../rt/gpu/emu_mem.c"
-#include "../../rt/gpu/devops_emu.c"
+#include "../../../../rt/base/emu_fail.c"
+#include "../../../../rt/gpu/emu_mem.c"
+#include "../../../../rt/gpu/devops_emu.c"
 #include "cudart_emu.h"
 #include <cuda_runtime_api.h>
 

@@ -1,5 +1,5 @@
 /*
- * kernels.cu — what the GPU variants of tests/test_gpu_fake.c do on a real
+ * kernels.cu — what the GPU variants of tests/rt/gpu/test_gpu_fake.c do on a real
  * device (built with -DTAMM_TEST_REAL_GPU): the same arithmetic as the host
  * loops, as kernels launched on the task's stream, and a cuBLAS DGEMM on the
  * handle the runtime bound to it.  Every launch is checked.  The same file

@@ -1,5 +1,5 @@
 /*
- * emu_faults_kernels.cu — the kernels of tests/gpu/emu_faults.c, which launch
+ * emu_faults_kernels.cu — the kernels of tests/rt/gpu/emu_faults.c, which launch
  * them wrongly on purpose: with a host pointer, another GPU's buffer, an index
  * past the buffer, or never ending.  Compiled for the host only
  * (include/tamm_cuda_emu.h, the emulated device): each launch returns NULL or

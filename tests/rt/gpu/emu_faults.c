@@ -21,7 +21,7 @@
  *                names the kernel, the task and the allocation.
  * Built twice: test_emu_faults over the runtime's emulated device (TAMM_CUDA_EMU),
  * test_emu_faults_cudart (TAMM_TEST_CUDART_EMU) over the stand-in CUDA runtime
- * (tests/cudart_emu, the CUDA backend), whose reports know no task of their own.
+ * (tests/rt/gpu/cudart_emu, the CUDA backend), whose reports know no task of their own.
  */
 #include "tamm_util.h"
 #include "gpu.h"

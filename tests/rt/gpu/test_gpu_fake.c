@@ -27,8 +27,8 @@
  *                (TAMM_CUDA_EMU_SKIP_WAIT=all) must fail.
  * Each case runs in a child process.
  *
- * The same file, built with -DTAMM_TEST_REAL_GPU and tests/gpu/kernels.cu
- * (tests/gpu/CMakeLists.txt, ctest label gpu), runs these cases on real GPUs:
+ * The same file, built with -DTAMM_TEST_REAL_GPU and tests/rt/gpu/kernels.cu
+ * (tests/rt/gpu/CMakeLists.txt, ctest label gpu), runs these cases on real GPUs:
  * the GPU variants then launch CUDA kernels on tamm_cuda_stream(), and the
  * program exits 77 (skipped) when there is no device.  Built the same way with
  * kernels.cu compiled for the host (include/tamm_cuda_emu.h) and linked with the
@@ -41,7 +41,7 @@
 
 
 /* What a GPU variant does to its buffers: host loops enqueued on the emulated device,
- * kernels on tamm_cuda_stream() on a real one (tests/gpu/kernels.cu). */
+ * kernels on tamm_cuda_stream() on a real one (tests/rt/gpu/kernels.cu). */
 static void apply(uint64_t *dst, const uint64_t *src, int kind, uint64_t k, size_t n);
 static void fill(uint64_t *x, uint64_t v, int plus_index, size_t n)
 {
@@ -64,7 +64,7 @@ void tg_axpb_dev(uint64_t *x, uint64_t a, uint64_t b, size_t n, void *stream);
 int tg_dgemm_dev(void *cublas, int n, const double *a, const double *b, double *c); /* c += a b, 0 on success */
 #else
 #ifdef TAMM_TEST_CUDART_EMU
-/* test_gpu_cudart: the CUDA backend (devops_cuda.c) over the stand-in libcudart (tests/cudart_emu):
+/* test_gpu_cudart: the CUDA backend (devops_cuda.c) over the stand-in libcudart (tests/rt/gpu/cudart_emu):
  * device work is what stands for a kernel there (tamm_emu_cudart_launch, in stream order), cuBLAS
  * the stand-in's */
 #include <dlfcn.h>

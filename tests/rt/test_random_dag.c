@@ -66,7 +66,7 @@
 #ifndef RANDOM_NESTED
 #define RANDOM_NESTED 0
 #endif
-/* RANDOM_MPI=1 (tests/mpi/): the same programs on every rank of an MPI run;
+/* RANDOM_MPI=1 (tests/rt/mpi/): the same programs on every rank of an MPI run;
  * some top-level tasks get on(r); what each task read is combined over the
  * ranks (a task's hash is set on the rank that ran it). */
 #ifndef RANDOM_MPI

@@ -5,7 +5,7 @@
  * every rank, before anything submitted after it starts on any rank.
  *
  * Built twice: here as a one-process test (ctest test_exec_fence), and in
- * tests/mpi with TAMM_XFENCE_MPI for 2, 3 and 4 ranks under mpirun
+ * tests/rt/mpi with TAMM_XFENCE_MPI for 2, 3 and 4 ranks under mpirun
  * (mpi_exec_fence_*_npN).  The ranks share one machine, so CLOCK_MONOTONIC is
  * one clock for all of them.
  *

@@ -38,7 +38,7 @@
 #ifndef LIMIT_MB
 #define LIMIT_MB 16
 #endif
-/* MEMLIMIT_MPI (tests/mpi/test_mpi_memlimit_rss.c): each child is an MPI run of
+/* MEMLIMIT_MPI (tests/rt/mpi/test_mpi_memlimit_rss.c): each child is an MPI run of
  * $TAMM_TEST_RANKS ranks launched by $MPIRUN; every rank prints its line, and a
  * child's result is the worst of them (maxrss: the largest). */
 #ifndef MEMLIMIT_MPI

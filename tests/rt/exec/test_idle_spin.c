@@ -3,7 +3,7 @@
  * (tamm__core_start, docs/runtime.md "Scheduling on CPUs"): the full polling when the
  * node's workers fit its cores, a few rounds when they outnumber them
  * (TAMM_NUM_WORKERS above the cores here; several ranks of a node count
- * together, tests/mpi), and tasks still run to the right result either way.
+ * together, tests/rt/mpi), and tasks still run to the right result either way.
  */
 #include "harness.h"
 #include "runtime.h"

@@ -12,7 +12,7 @@
  *      run: contributions dropped from a full cache are summed at the owner
  *      first;
  *   3. a task whose remote blocks cannot fit is a clear error (checked by
- *      tests/mpi/CMakeLists.txt with a tiny limit: mode "toobig").
+ *      tests/rt/mpi/CMakeLists.txt with a tiny limit: mode "toobig").
  * Results are exact integers, compared with the same computation done
  * plainly on every rank; with several ranks, some rank must have evicted
  * (the runtime's statistics).  Failures are summed over the ranks.

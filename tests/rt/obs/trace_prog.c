@@ -1,6 +1,6 @@
 /*
  * trace_prog.c — a small tamm program whose TAMM_TRACE / TAMM_DAG / TAMM_STATS
- * output tests/trace/check_trace.py examines (docs/runtime.md
+ * output tests/rt/obs/check_trace.py examines (docs/runtime.md
  * "Observability").  It checks its own results and prints one line with "OK".
  *
  *   trace_prog mpi   on any number of ranks: blocks written on their owners,

@@ -13,4 +13,4 @@
  */
 #define MEMLIMIT_MPI 1
 #define LIMIT_MB 8
-#include "../rt/core/test_memlimit.c"
+#include "../core/test_memlimit.c"

@@ -6,4 +6,4 @@
  */
 #define RANDOM_MPI 1
 #define RANDOM_NESTED 1
-#include "../rt/test_random_dag.c"
+#include "../test_random_dag.c"

@@ -1,6 +1,6 @@
 /*
  * test_mpi_api.c — the MPI surface of libtammrt on every rank of a run
- * (tests/mpi/CMakeLists.txt: 1 to 4 ranks):
+ * (tests/rt/mpi/CMakeLists.txt: 1 to 4 ranks):
  *   - block owners: block-cyclic over the automatic grid (2-D: pr x pc),
  *     TAMM_DIST_LOCAL, an explicit grid, replicated;
  *   - scatter / gather round trip, with owner-computes tasks between;

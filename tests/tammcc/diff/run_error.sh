@@ -13,13 +13,13 @@
 # others print "stopping because rank R failed"), so 1 to N such lines, and a
 # non-zero exit status.
 #
-# Environment: TAMM_INCLUDE (directory of tamm.h, default ../../include from
+# Environment: TAMM_INCLUDE (directory of tamm.h, default ../../../include from
 # this script), TMPDIR, RANKS, MPIRUN.
 set -u
 tammcc=$1
 file=$2
 here=$(cd "$(dirname "$0")" && pwd)
-: "${TAMM_INCLUDE:=$here/../../include}"
+: "${TAMM_INCLUDE:=$here/../../../include}"
 case $tammcc in /*) ;; *) tammcc=$(pwd)/$tammcc ;; esac
 dir=$(dirname "$file")
 name=$(basename "$file")

@@ -12,7 +12,7 @@
 #   CC            plain C compiler (default cc)
 #   CFLAGS        flags of the plain build
 #                 (default: -std=c11 -O1 -Wall -Wextra -Wno-unknown-pragmas)
-#   TAMM_INCLUDE  directory of tamm.h (default: ../../include from this script)
+#   TAMM_INCLUDE  directory of tamm.h (default: ../../../include from this script)
 #   TAMM_LIB      path of libtammrt.a (required for the plain build)
 #   WORKERS       worker counts for the tammcc build (default "1 2 4")
 #   TAMMCC_FLAGS  extra flags for tammcc (default -O1)
@@ -50,7 +50,7 @@ name=$(basename "$prog" .c)
 here=$(cd "$(dirname "$0")" && pwd)
 : "${CC:=cc}"
 : "${CFLAGS:=-std=c11 -O1 -Wall -Wextra -Wno-unknown-pragmas}"
-: "${TAMM_INCLUDE:=$here/../../include}"
+: "${TAMM_INCLUDE:=$here/../../../include}"
 : "${TAMM_LIB:=}"
 : "${WORKERS:=1 2 4}"
 : "${TAMMCC:=}"

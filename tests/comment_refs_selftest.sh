@@ -72,7 +72,7 @@ fault "c) SPEC in the top CMakeLists.txt" CMakeLists.txt '  # (SPEC 1)' "FAIL: C
 fault "c) SPEC in the Makefile" Makefile '# (SPEC 8)' "FAIL: Makefile"
 fault "c) SPEC in cmake/" cmake/install.cmake '# (SPEC 4)' "cmake/install.cmake"
 fault "c) SPEC in .ci/" .ci/run '# (SPEC 8)' ".ci/run"
-fault "c) SPEC in a shell script" tests/tammcc_cuda/blas_emu.sh 'true  # (SPEC 3.4)' "tests/tammcc_cuda/blas_emu.sh"
+fault "c) SPEC in a shell script" tests/tammcc/cuda/blas_emu.sh 'true  # (SPEC 3.4)' "tests/tammcc/cuda/blas_emu.sh"
 fault "c) seeds/ in a Python comment" tests/rt/obs/check_trace.py '# see seeds/tamm-runtime.md' "tests/rt/obs/check_trace.py"
 fault "c) SPEC in a Python docstring" tests/rt/obs/check_trace.py '"""(SPEC 6)"""' "tests/rt/obs/check_trace.py"
 fault "a) a path in a script" bench/run_linalg.sh '# see bench/no_such_script.sh' "names 'bench/no_such_script.sh'"

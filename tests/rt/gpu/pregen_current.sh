@@ -17,7 +17,7 @@ check() { # source outdir
         fi
     done
 }
-for f in tests/tammcc_cuda/*.c; do case $(basename "$f") in cuda_variant.c|variant_status.c|blas_errors.c) ;; *) check "$f" tests/rt/gpu/pregen;; esac; done
+for f in tests/tammcc/cuda/*.c; do case $(basename "$f") in cuda_variant.c|variant_status.c|blas_errors.c) ;; *) check "$f" tests/rt/gpu/pregen;; esac; done
 for f in bench/gpu/b[0-9]*.c bench/gpu/gemm_naive.c; do check "$f" bench/gpu/pregen; done
 [ $bad = 0 ] && echo "pregen_current: tests/rt/gpu/pregen and bench/gpu/pregen are current"
 exit $bad

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # regen.sh [TAMMCC] — regenerate the tammcc output that GPU machines build
-# without libclang: tests/rt/gpu/pregen/ (the programs of tests/tammcc_cuda) and
+# without libclang: tests/rt/gpu/pregen/ (the programs of tests/tammcc/cuda) and
 # bench/gpu/pregen/ (the GrCUDA benchmark ports).  Run from anywhere after a
 # build with tammcc; commit the result.  tests/rt/gpu/pregen_current.sh checks
 # that the committed files are what tammcc generates now.
@@ -16,7 +16,7 @@ gen() { # source dir outdir
     "$tammcc" --emit=cuda "$src" > "$out/$n.tamm.cu"
 }
 # cuda_variant.c and variant_status.c: their "CUDA variants" are host functions over the emulator: not for a GPU;
-# blas_errors.c: calls a GPU refuses, for tests/tammcc_cuda/blas_errors.sh
-for f in tests/tammcc_cuda/*.c; do case $(basename "$f") in cuda_variant.c|variant_status.c|blas_errors.c) ;; *) gen "$f" tests/rt/gpu/pregen;; esac; done
+# blas_errors.c: calls a GPU refuses, for tests/tammcc/cuda/blas_errors.sh
+for f in tests/tammcc/cuda/*.c; do case $(basename "$f") in cuda_variant.c|variant_status.c|blas_errors.c) ;; *) gen "$f" tests/rt/gpu/pregen;; esac; done
 for f in bench/gpu/b[0-9]*.c bench/gpu/gemm_naive.c; do [ -e "$f" ] && gen "$f" bench/gpu/pregen; done
 echo "regen.sh: regenerated tests/rt/gpu/pregen and bench/gpu/pregen with $tammcc"

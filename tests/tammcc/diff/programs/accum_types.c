@@ -10,7 +10,7 @@
  *   - two element types through one block, a callee that adds as float into
  *     an F64 tensor, a char element: readwrite or checked at submission;
  *   - nested children that add as float, and an explicit accum clause: accum;
- *   - loop nests over the elements (CUDA kernels, tests/tammcc_cuda runs them
+ *   - loop nests over the elements (CUDA kernels, tests/tammcc/cuda runs them
  *     on the emulated device): an int element fed a double (readwrite at
  *     compile time) and a float view of an F64 tensor (readwrite at submission).
  * Differential test: the output must equal the sequential elision's.

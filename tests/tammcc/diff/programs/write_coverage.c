@@ -14,7 +14,7 @@
  * callee whose arguments name the callee's other parameters.  Plus one true
  * full overwrite, which stays write.  Differential test.  On one rank without
  * GPUs a write task works in the block's home memory, where the old values
- * survive anyway; the inference itself is checked by the tammcc_front golden
+ * survive anyway; the inference itself is checked by the tests/tammcc/front golden
  * coverage.explain.check.
  */
 #include <tamm.h>

@@ -1,7 +1,7 @@
 /* test_linear.c — the linear-arithmetic prover of tammcc (tammcc/linear.c):
  * what it must prove, and, as much, what it must not (a claim that is false
  * for some integers, or that rests on a condition it cannot read). */
-#include "../../tammcc/linear.h"
+#include "../../../tammcc/linear.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,7 @@
 # fill kernels (the withheld kernels never ran); TAMM_TRACE must name why, on each task.
 set -u
 tammcc=$1 src=$2 cc=$3 lib=$4 cflags=$5
-inc=$(cd "$(dirname "$0")/../../include" && pwd)
+inc=$(cd "$(dirname "$0")/../../../include" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tammwh.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "withheld: $*"; exit 1; }

@@ -33,7 +33,7 @@ name=$(basename "$prog" .c)
 here=$(cd "$(dirname "$0")" && pwd)
 : "${CC:=cc}"
 : "${CFLAGS:=-std=c11 -O1 -Wno-unknown-pragmas}"
-: "${TAMM_INCLUDE:=$here/../../include}"
+: "${TAMM_INCLUDE:=$here/../../../include}"
 : "${TAMM_LIB:?TAMM_LIB must name libtammrt.a}"
 : "${TAMMCC:?TAMMCC must name tammcc}"
 : "${WORKERS:=1 3}"

@@ -8,7 +8,7 @@ tammcc=$1 lib=$2 cc=$3 cflags=${4:--std=c11 -Wno-unknown-pragmas}
 d=$(cd "$(dirname "$0")/two_units" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tamm2u.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-inc="$d/../../../include"
+inc="$d/../../../../include"
 $cc $cflags -I"$inc" -o "$tmp/seq" "$d/a.c" "$d/b.c" "$lib" -lpthread -lm || exit 1
 "$tmp/seq" > "$tmp/want" || exit 1
 TAMMCC_NVCC=emu "$tammcc" -O1 -o "$tmp/prog" "$d/a.c" "$d/b.c" || { echo "two_units: tammcc build failed"; exit 1; }

@@ -14,7 +14,7 @@ seed=${5:-}
 configs=${6:-3}
 maxblocks=1000
 here=$(cd "$(dirname "$0")" && pwd)
-inc=$(cd "$here/../../../include" && pwd)
+inc=$(cd "$here/../../../../include" && pwd)
 src=$here/reduce_sizes.c
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tammred.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT

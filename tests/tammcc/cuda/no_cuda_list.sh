@@ -1,6 +1,6 @@
 #!/bin/sh
 # no_cuda_list.sh TAMMCC INCLUDE_DIR PROGRAM.c... [-- CLANG_FLAGS...] — the programs that
-# tests/tammcc_cuda/CMakeLists.txt keeps out of tammcc_cuda_emu_* (TAMM_EMU_NO_CUDA) still have
+# tests/tammcc/cuda/CMakeLists.txt keeps out of tammcc_cuda_emu_* (TAMM_EMU_NO_CUDA) still have
 # no CUDA variant: `tammcc --emit=cuda` prints nothing for each.  One that gained a variant fails
 # here, so that it moves back to the emulated-kernel tests instead of going unchecked.
 set -u

@@ -7,7 +7,7 @@ work=$2
 case $tammcc in /*) ;; *) tammcc=$(pwd)/$tammcc ;; esac
 case $work in /*) ;; *) work=$(pwd)/$work ;; esac
 here=$(cd "$(dirname "$0")" && pwd)
-inc=$here/../../include
+inc=$here/../../../include
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
 printf '#include <tamm.h>\nint main(void) { return 0; }\n' >good.c
 printf 'int x = ;\n' >bad.h

@@ -7,7 +7,7 @@
 # compiles (nvcc takes every architecture it was given).
 set -u
 tammcc=$1 src=$2 realnvcc=${3:-}
-inc=$(cd "$(dirname "$0")/../../include" && pwd)
+inc=$(cd "$(dirname "$0")/../../../include" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tammarch.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/gpu" "$tmp/nogpu"

@@ -81,7 +81,7 @@ run:
 # ---------------------------------------------------------------- gpu-check
 # Needs a GPU, nvcc and CMake; no Debian packages are installed (GPU machines
 # often have no network), libclang is not needed (the tammcc output it builds
-# is pregenerated in tests/gpu/pregen and bench/gpu/pregen).
+# is pregenerated in tests/rt/gpu/pregen and bench/gpu/pregen).
 gpu-check:
 	@bash bench/gpu/gpu_check.sh
 
@@ -143,17 +143,17 @@ FUZZ_MPI_PROGRAMS ?= 200
 FUZZ_SEED         ?= 100000
 FUZZ_ENV = CC="$$(command -v mpicc || echo cc)" CFLAGS="-std=c11 -O1 -Wall -Wextra -Werror" \
            TAMM_INCLUDE=$(CURDIR)/include TAMM_LIB=$(CURDIR)/$(BUILD_DIR)/rt/libtammrt.a \
-           GEN=$(CURDIR)/$(BUILD_DIR)/tests/tammcc/gen_random_program TAMMCC=$(CURDIR)/$(BUILD_DIR)/tammcc/tammcc \
+           GEN=$(CURDIR)/$(BUILD_DIR)/tests/tammcc/diff/gen_random_program TAMMCC=$(CURDIR)/$(BUILD_DIR)/tammcc/tammcc \
            FAILDIR=$(CURDIR)/$(BUILD_DIR)/fuzz-failures TAMM_CHECK_ACCESS=1 JOBS=$(JOBS) \
            OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 .PHONY: fuzz
 fuzz: deps build
 	@echo "=== fuzz: $(FUZZ_PROGRAMS) programs from seed $(FUZZ_SEED) at 1, 2, 4 workers"
-	@env $(FUZZ_ENV) WORKERS="1 2 4" sh tests/tammcc/random_differential.sh $(FUZZ_PROGRAMS) $(FUZZ_SEED)
+	@env $(FUZZ_ENV) WORKERS="1 2 4" sh tests/tammcc/diff/random_differential.sh $(FUZZ_PROGRAMS) $(FUZZ_SEED)
 	@echo "=== fuzz: $(FUZZ_MPI_PROGRAMS) programs at 2 and 3 MPI ranks (2 workers each)"
 	@env $(FUZZ_ENV) WORKERS=2 RANKS="2 3" JOBS=1 MPIRUN="mpirun --oversubscribe --bind-to none" \
-	  sh tests/tammcc/random_differential.sh $(FUZZ_MPI_PROGRAMS) $(FUZZ_SEED)
+	  sh tests/tammcc/diff/random_differential.sh $(FUZZ_MPI_PROGRAMS) $(FUZZ_SEED)
 
 # ---------------------------------------------------------------- mutants
 # tests/mutants/run_mutants.py: one scratch copy and one build directory for all the

@@ -1,4 +1,4 @@
-# cuda_archs.cmake — the CUDA architectures of the project's own CUDA sources (tests/gpu,
+# cuda_archs.cmake — the CUDA architectures of the project's own CUDA sources (tests/rt/gpu,
 # bench/gpu) when CMAKE_CUDA_ARCHITECTURES is not given: the GPUs of the machine that builds
 # (`native`, when `nvidia-smi -L` lists one), else V100 to H100 (70 75 80 86 89 90, those the
 # CUDA compiler supports: CUDA 13 has no 70) as real code, plus PTX for 90.  The same choice as

@@ -43,7 +43,7 @@
 /* compiled for the host with tamm_cuda_emu.h, which declares cuBLAS's handle, status and operation
  * types and cublasDgemm (<cublas_v2.h>'s types would clash with its CUDA types): the rest of what is
  * called here, with the values and entry points of the real libraries (the stand-ins of
- * tests/cudart_emu implement them over the emulated device) */
+ * tests/rt/gpu/cudart_emu implement them over the emulated device) */
 #ifndef TAMM_CUDA_EMU
 #error "tamm_blas_cuda.h: include <cuda_runtime.h> (nvcc) or tamm_cuda_emu.h first"
 #endif

@@ -12,7 +12,7 @@
  * give order-dependent results.  Device memory is the emulated device's
  * (TAMM_CUDA_EMU): a launch runs in the order of the task's stream, queued with
  * tamm_emu_launch_kernel on the runtime's emulated device, or with the stand-in
- * CUDA runtime's tamm_emu_cudart_launch_kernel (tests/cudart_emu) when the
+ * CUDA runtime's tamm_emu_cudart_launch_kernel (tests/rt/gpu/cudart_emu) when the
  * runtime drives libcudart; either checks the kernel's pointer arguments first
  * (device memory of the stream's GPU, or pinned host memory: anything else is an
  * illegal memory access, the launch's error, and the device fails), and opens
@@ -130,7 +130,7 @@ static inline const char *cudaGetErrorString(cudaError_t e)
 /* ---- the part of cuBLAS (<cublas_v2.h>, whose types would clash with the ones above) that a
  * host-compiled .cu may call on tamm_cublas_handle(): declarations only, with the values and
  * entry points of the real library, so the calls go to whatever libcublas the program links
- * (the stand-in over the emulated device in tests, tests/cudart_emu) */
+ * (the stand-in over the emulated device in tests, tests/rt/gpu/cudart_emu) */
 #ifndef CUBLAS_V2_H_
 #define CUBLAS_V2_H_ /* a later #include <cublas_v2.h> adds nothing */
 #define CUBLAS_API_H_
@@ -275,7 +275,7 @@ template <int NT, class T> static inline bool tamm_cc_block_sum(T *v)
     return last;
 }
 
-/* the stand-in CUDA runtime's entries for host-compiled kernels (tests/cudart_emu), when it is loaded */
+/* the stand-in CUDA runtime's entries for host-compiled kernels (tests/rt/gpu/cudart_emu), when it is loaded */
 struct tamm_cuda_emu_cudart_t {
     int (*launch)(void *, tamm_emu_kernel *);
     void *(*mark)(void);

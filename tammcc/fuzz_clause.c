@@ -1,6 +1,6 @@
 /*
  * fuzz_clause.c — libFuzzer target for the `#pragma tamm` clause parser
- * (clause.h).  Build (tests/tammcc_front/CMakeLists.txt does this when
+ * (clause.h).  Build (tests/tammcc/front/CMakeLists.txt does this when
  * clang-14 is found):
  *
  *   clang-14 -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \

@@ -8,7 +8,7 @@
  * allocation through these functions fail (the path above then runs);
  * TAMMCC_FAIL_ALLOC=0 fails none and prints "tammcc: N allocations" on stderr
  * at exit (the count a fault-injection test iterates over;
- * tests/tammcc_front/fault_injection.sh); TAMMCC_FAIL_ALLOC=each makes every
+ * tests/tammcc/front/fault_injection.sh); TAMMCC_FAIL_ALLOC=each makes every
  * allocation fail once, each in a child process forked at that allocation,
  * checks that each child failed cleanly (exit status 1, the message last on
  * stderr, no sanitizer report, nothing on stdout) while the parent goes on,

@@ -3,7 +3,7 @@
 
 Over every comment of the sources, build files and scripts, and over docs/api.md against
 include/tamm.h.  The comments: /* ... */ and // ... of the .c .h .cu .cpp files under
-ROOT/rt tammcc include tests samples bench (generated ones too: tests/gpu/pregen and
+ROOT/rt tammcc include tests samples bench (generated ones too: tests/rt/gpu/pregen and
 bench/gpu/pregen copy their sources' comments); # ... of CMakeLists.txt, Makefile and the
 .cmake .cmake.in .sh .py .supp and #! files under those folders, cmake/, .ci/ and ROOT; and
 the triple-quoted strings of .py files.  c) skips this checker and its selftest

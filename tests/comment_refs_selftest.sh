@@ -7,7 +7,7 @@
 # (tamm_..., cc_...) that no code has; (e) a function declared in tamm.h without an entry in
 # docs/api.md, and one whose entry does not say how it fails.  (c) again, and (a) and (b),
 # in every kind of file and folder the check covers: tests/, bench/, samples/, the generated
-# tests/gpu/pregen and bench/gpu/pregen, CMake files, the Makefile, shell and Python scripts
+# tests/rt/gpu/pregen and bench/gpu/pregen, CMake files, the Makefile, shell and Python scripts
 # (a # comment and a docstring), cmake/ and .ci/.  Each must make
 # the check fail with a message naming the fault; the copy without a fault checks exactly
 # as the tree does (the same report).
@@ -61,23 +61,23 @@ fault "b) a heading" rt/core/buffer.h '/* docs/runtime.md "No such heading" */' 
 fault "b) a second heading" rt/core/buffer.h '/* docs/runtime.md "Block memory", "Nor this one" */' 'docs/runtime.md has no heading "Nor this one"'
 fault "c) SPEC" include/tamm.h '/* (SPEC 3.1) */' "cites 'SPEC'"
 fault "c) seeds/" rt/core/fence.c '// the table of seeds/tamm-runtime.md' "cites 'seeds/'"
-fault "c) SPEC in tests/" tests/test_api.c '/* (SPEC 7) */' "tests/test_api.c"
-fault "c) seeds/ in tests/" tests/test_perm_table.c '// the table of seeds/tamm-runtime.md' "cites 'seeds/'"
+fault "c) SPEC in tests/" tests/rt/test_api.c '/* (SPEC 7) */' "tests/rt/test_api.c"
+fault "c) seeds/ in tests/" tests/rt/core/test_perm_table.c '// the table of seeds/tamm-runtime.md' "cites 'seeds/'"
 fault "c) SPEC in bench/" bench/mpi_skip.c '/* (SPEC 5) */' "bench/mpi_skip.c"
 fault "c) SPEC in samples/" samples/gemm.c '/* (SPEC 3.1) */' "samples/gemm.c"
-fault "c) SPEC in tests/gpu/pregen" tests/gpu/pregen/blas_gemm.tamm.c '/* (SPEC 3.4) */' "tests/gpu/pregen/blas_gemm.tamm.c"
+fault "c) SPEC in tests/rt/gpu/pregen" tests/rt/gpu/pregen/blas_gemm.tamm.c '/* (SPEC 3.4) */' "tests/rt/gpu/pregen/blas_gemm.tamm.c"
 fault "c) SPEC in bench/gpu/pregen" bench/gpu/pregen/b1.tamm.cu '/* (SPEC 3.4) */' "bench/gpu/pregen/b1.tamm.cu"
-fault "c) SPEC in a CMakeLists.txt" tests/mpi/CMakeLists.txt '# ranks (SPEC sections 5 and 7)' "tests/mpi/CMakeLists.txt"
+fault "c) SPEC in a CMakeLists.txt" tests/rt/mpi/CMakeLists.txt '# ranks (SPEC sections 5 and 7)' "tests/rt/mpi/CMakeLists.txt"
 fault "c) SPEC in the top CMakeLists.txt" CMakeLists.txt '  # (SPEC 1)' "FAIL: CMakeLists.txt"
 fault "c) SPEC in the Makefile" Makefile '# (SPEC 8)' "FAIL: Makefile"
 fault "c) SPEC in cmake/" cmake/install.cmake '# (SPEC 4)' "cmake/install.cmake"
 fault "c) SPEC in .ci/" .ci/run '# (SPEC 8)' ".ci/run"
-fault "c) SPEC in a shell script" tests/tammcc_cuda/blas_emu.sh 'true  # (SPEC 3.4)' "tests/tammcc_cuda/blas_emu.sh"
-fault "c) seeds/ in a Python comment" tests/trace/check_trace.py '# see seeds/tamm-runtime.md' "tests/trace/check_trace.py"
-fault "c) SPEC in a Python docstring" tests/trace/check_trace.py '"""(SPEC 6)"""' "tests/trace/check_trace.py"
+fault "c) SPEC in a shell script" tests/tammcc/cuda/blas_emu.sh 'true  # (SPEC 3.4)' "tests/tammcc/cuda/blas_emu.sh"
+fault "c) seeds/ in a Python comment" tests/rt/obs/check_trace.py '# see seeds/tamm-runtime.md' "tests/rt/obs/check_trace.py"
+fault "c) SPEC in a Python docstring" tests/rt/obs/check_trace.py '"""(SPEC 6)"""' "tests/rt/obs/check_trace.py"
 fault "a) a path in a script" bench/run_linalg.sh '# see bench/no_such_script.sh' "names 'bench/no_such_script.sh'"
-fault "b) a heading in a CMake comment" tests/trace/CMakeLists.txt '# docs/runtime.md "No such heading"' 'docs/runtime.md has no heading "No such heading"'
-fault "b) a heading in a test" tests/test_api.c '/* docs/language.md "No such heading" */' 'docs/language.md has no heading "No such heading"'
+fault "b) a heading in a CMake comment" tests/rt/obs/CMakeLists.txt '# docs/runtime.md "No such heading"' 'docs/runtime.md has no heading "No such heading"'
+fault "b) a heading in a test" tests/rt/test_api.c '/* docs/language.md "No such heading" */' 'docs/language.md has no heading "No such heading"'
 fault "c) a page" docs/errors.md 'As SPEC section 6 says.' "docs/errors.md"
 fault "d) a function" rt/core/dag.h '/* done by free_all_the_things() */' "names free_all_the_things()"
 fault "d) a name of tamm's own" tammcc/guard.h '/* (how: tamm_no_such_kind, guard.c) */' "names tamm_no_such_kind,"

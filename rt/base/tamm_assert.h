@@ -12,7 +12,7 @@
  * RelWithDebInfo, MinSizeRel without a sanitizer) TAMM_ASSERT(expr) generates
  * no code and does not evaluate expr (it stays inside sizeof, so a variable
  * used only by an assertion still counts as used): the hot path (task.c's
- * submit and complete, rt/exec/) pays nothing.  tests/test_assert.c and
+ * submit and complete, rt/exec/) pays nothing.  tests/rt/base/test_assert.c and
  * tests/assert_symbols.sh check both halves.
  *
  * TAMM_ASSERT_ONLY(code): code present only with assertions (a debug-only

@@ -49,7 +49,7 @@ void tamm__core_start(const tamm__config *cfg, int rank, int nranks)
     /* an idle worker polls ~10-40 us before it sleeps, for the latency of the next task; when the
      * node's polling threads outnumber its cores, that polling takes the core from a thread with
      * work, another rank's most often (2 ranks of 2 workers on 2 cores: the random DAGs of
-     * tests/mpi took 3 to 4 times longer), so it polls only briefly then.  They are every rank's
+     * tests/rt/mpi took 3 to 4 times longer), so it polls only briefly then.  They are every rank's
      * workers, and each rank's message thread when ranks share the node (one rank per node:
      * its workers alone, as without MPI). */
     long pollers = (long)cfg->local_size * cfg->num_workers + (cfg->local_size > 1 ? cfg->local_size : 0);

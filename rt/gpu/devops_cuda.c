@@ -26,7 +26,7 @@
 /* Why there is no device, in words a user without a GPU understands (the
  * CUDA runtime's own text for a machine without a driver is "CUDA driver
  * version is insufficient for CUDA runtime version").  Outside the #ifdef so
- * that it is tested in every build (tests/test_cuda_msg.c). */
+ * that it is tested in every build (tests/rt/gpu/test_cuda_msg.c). */
 void tamm__cuda_why_none(char *buf, size_t n, int code, const char *raw, int runtime_version, int driver_found)
 {
     int maj = runtime_version / 1000, min = runtime_version % 1000 / 10;
@@ -87,7 +87,7 @@ static void *open_lib(const char *base, int major)
 {
     char p[512];
     void *h = NULL;
-    /* tests only: the stand-in CUDA runtime and cuBLAS over the emulated device (tests/cudart_emu) */
+    /* tests only: the stand-in CUDA runtime and cuBLAS over the emulated device (tests/rt/gpu/cudart_emu) */
     const char *test_dir = getenv("TAMM_CUDA_TEST_LIBDIR");
     if (test_dir && *test_dir) {
         snprintf(p, sizeof p, "%s/%s.so.%d", test_dir, base, major);

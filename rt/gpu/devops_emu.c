@@ -174,7 +174,7 @@ static void read_cfg(void)
     reserve();
 }
 #else
-/* built into the stand-in CUDA runtime (tests/cudart_emu): the same variables, read here; the
+/* built into the stand-in CUDA runtime (tests/rt/gpu/cudart_emu): the same variables, read here; the
  * runtime above it is libtammrt's business (no task is known here) */
 static void who_task(char *buf, size_t n) { if (n) buf[0] = 0; }
 static void read_cfg(void)

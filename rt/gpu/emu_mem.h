@@ -18,7 +18,7 @@
  * addressing); any other host memory is pageable.
  *
  * Compiled into libtammrt and, through #include, into the stand-in CUDA
- * runtime (tests/cudart_emu), each with its own state.
+ * runtime (tests/rt/gpu/cudart_emu), each with its own state.
  */
 #ifndef TAMM_EMU_MEM_H
 #define TAMM_EMU_MEM_H

@@ -23,7 +23,7 @@
  *                          TAMM_EFT_DEFAULT_NS), and work queued on a unit
  *                          counts at its estimate, so both kinds get measured.
  * A GPU whose memory limit cannot hold the task's blocks is never chosen.
- * tamm__gpu_pick is pure (tests/test_gpu_policy.c drives it directly).
+ * tamm__gpu_pick is pure (tests/rt/gpu/test_gpu_policy.c drives it directly).
  */
 #include "gpu.h"
 #include "runtime.h"

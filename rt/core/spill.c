@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Blocks of at least this size get a mapping of their own, so that freeing
@@ -390,13 +391,25 @@ static int evict_one(void)
     return busy ? 2 : 0;
 }
 
+/* How long room() waits for a block in use right then (its lock held) before it gives up
+ * and goes over the limit: far longer than any holder keeps a block lock (a unit's write-back
+ * stored chunk by chunk, a task's get_buf), even descheduled on a loaded machine, yet bounded
+ * (a holder that waited for room() itself would otherwise hang both). */
+#define ROOM_BUSY_WAIT_NS 1000000000ull
+
 /* Make room for `bytes` more and count them in: a spare of that size (returned:
  * the caller uses it), else NULL (the caller allocates).  mlk held (dropped
- * and taken again while a candidate's lock is busy: its holder may need mlk). */
+ * and taken again while a candidate's lock is busy: its holder may need mlk).
+ * A candidate that is busy is waited for: the block the I/O thread writes back
+ * ahead of its eviction (the least recently used, the very one wanted here)
+ * until that write ends; any other by yielding, then sleeping, up to
+ * ROOM_BUSY_WAIT_NS.  (Giving up after a thousand yields went over the limit
+ * whenever the holder was descheduled: test_gpu_memlimit under TSan.) */
 static void *room(size_t bytes)
 {
     TAMM_ASSERT(tamm__mutex_held(&tamm__ml_mlk));
-    int tries = 0;
+    uint64_t busy_since = 0;
+    unsigned tries = 0;
     for (;;) {
         void *p = spare_take(bytes);
         if (p) return p;
@@ -407,11 +420,25 @@ static void *room(size_t bytes)
         }
         int r = evict_one();
         if (r == 1) continue;
-        if (r == 2 && tries++ < 1000) { /* a transient lock (bounded: never a livelock) */
-            pthread_mutex_unlock(&tamm__ml_mlk);
-            sched_yield();
-            pthread_mutex_lock(&tamm__ml_mlk);
+        if (r == 2 && io_clean && !on_io_thread) { /* (signalled when its write ends, under mlk) */
+            pthread_cond_wait(&tamm__ml_io_idle, &tamm__ml_mlk);
             continue;
+        }
+        if (r == 2) {
+            uint64_t now = tamm__now_ns();
+            if (!busy_since) busy_since = now;
+            if (now - busy_since < ROOM_BUSY_WAIT_NS) {
+                pthread_mutex_unlock(&tamm__ml_mlk);
+                if (tries++ < 64) {
+                    sched_yield();
+                } else { /* 1, 2, 4 ... 1024 us */
+                    unsigned us = tries - 64 < 10 ? 1u << (tries - 64) : 1024u;
+                    struct timespec ts = { 0, (long)us * 1000L };
+                    nanosleep(&ts, NULL);
+                }
+                pthread_mutex_lock(&tamm__ml_mlk);
+                continue;
+            }
         }
         atomic_fetch_add(&tamm__ml_st.over, 1);
         break;
